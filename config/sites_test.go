@@ -1,0 +1,47 @@
+package config
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// TestShippedSiteFiles keeps the site files in configs/ valid.
+func TestShippedSiteFiles(t *testing.T) {
+	_, here, _, _ := runtime.Caller(0)
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(here), "..", "configs", "*.yaml"))
+	if len(files) == 0 {
+		t.Fatal("no site files in configs/")
+	}
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestShippedArticlePatterns(t *testing.T) {
+	_, here, _, _ := runtime.Caller(0)
+	c, err := Load(filepath.Join(filepath.Dir(here), "..", "configs", "sites.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]string{
+		"sina":    {"https://news.sina.com.cn/c/2024-11-20/doc-incwxyz1234567.shtml", "https://news.sina.com.cn/w/2012-06-15/doc-ifyeimzx1234567.shtml"},
+		"sohu":    {"https://www.sohu.com/a/825871234_121123456"},
+		"qq":      {"https://news.qq.com/rain/a/20241120A01ABC00", "https://new.qq.com/rain/a/20241120A01ABC00"},
+		"netease": {"https://www.163.com/news/article/JH2ABCDE000189FH.html", "https://www.163.com/dy/article/JH2ABCDE0512B07B.html", "https://news.163.com/12/0615/08/8PTE7SEI0025UESY.html"},
+	}
+	for _, s := range c.Sites {
+		for _, u := range cases[s.Name] {
+			if !s.ArticleRe.MatchString(u) {
+				t.Errorf("%s: article_url does not match %s", s.Name, u)
+			}
+		}
+		for _, u := range s.StartURLs {
+			if s.ArticleRe.MatchString(u) {
+				t.Errorf("%s: start URL %s matches article_url", s.Name, u)
+			}
+		}
+	}
+}
