@@ -1,0 +1,13 @@
+package storage
+
+import "context"
+
+// OpenSQLiteWith exposes the test-only open options: readOnly opens the file
+// with SQLite's mode=ro (which holds even for root, unlike chmod), pragmas are
+// extra per-connection PRAGMAs such as "max_page_count(40)".
+func OpenSQLiteWith(ctx context.Context, path string, readOnly bool, pragmas ...string) (*SQLite, error) {
+	return openSQLite(ctx, path, sqliteOptions{readOnly: readOnly, pragmas: pragmas})
+}
+
+// PackSignature exposes the signature encoding for tests that plant blobs.
+var PackSignature = packSignature

@@ -1,0 +1,578 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Memory is an in-memory Store for tests. It is safe for concurrent use; its
+// run lock is an in-process lock. Iteration callbacks run on a snapshot taken
+// under the lock, so they may call back into the store.
+type Memory struct {
+	mu sync.RWMutex
+
+	runs []Run
+
+	pages    map[string]*memPage // by URL
+	pageSeq  int64               // commit order counter
+	articles []Article           // index i holds id i+1
+	artByURL map[string]int64
+	dups     map[string]*memDup // by URL
+	dupSeq   int64
+	docfreq  map[string]int
+	docs     int
+
+	frontier    map[string]*memItem
+	frontierSeq int64
+
+	lock   chan struct{} // capacity 1: holding a token is holding the run lock
+	closed bool
+}
+
+type memPage struct {
+	Page
+	seq int64
+}
+
+type memDup struct {
+	Duplicate
+	seq int64
+}
+
+type memItem struct {
+	FrontierItem
+	seq      int64
+	inflight bool
+}
+
+var _ Store = (*Memory)(nil)
+
+// NewMemory returns an empty in-memory store.
+func NewMemory() *Memory {
+	return &Memory{
+		pages:    make(map[string]*memPage),
+		artByURL: make(map[string]int64),
+		dups:     make(map[string]*memDup),
+		docfreq:  make(map[string]int),
+		frontier: make(map[string]*memItem),
+		lock:     make(chan struct{}, 1),
+	}
+}
+
+var errClosed = errors.New("store is closed")
+
+// utc normalises a time as the SQLite store does: UTC, no monotonic reading.
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+func (m *Memory) check(ctx context.Context) error {
+	if m.closed {
+		return errClosed
+	}
+	return ctx.Err()
+}
+
+// BeginRun records a new run with status "running".
+func (m *Memory) BeginRun(ctx context.Context, config string) (Run, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(ctx); err != nil {
+		return Run{}, err
+	}
+	r := Run{ID: int64(len(m.runs)) + 1, StartedAt: time.Now().UTC(), Status: RunRunning, Config: config}
+	m.runs = append(m.runs, r)
+	return r, nil
+}
+
+// FinishRun stores r's finish time, status and stats.
+func (m *Memory) FinishRun(ctx context.Context, r Run) error {
+	if err := checkTime("run finished_at", r.FinishedAt); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(ctx); err != nil {
+		return err
+	}
+	if r.ID < 1 || r.ID > int64(len(m.runs)) {
+		return fmt.Errorf("finish run %d: %w", r.ID, ErrNotFound)
+	}
+	old := &m.runs[r.ID-1]
+	old.FinishedAt = utc(r.FinishedAt)
+	old.Status = r.Status
+	old.Stats = r.Stats
+	return nil
+}
+
+// Runs returns every run in id order.
+func (m *Memory) Runs(ctx context.Context) ([]Run, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if err := m.check(ctx); err != nil {
+		return nil, err
+	}
+	return append([]Run(nil), m.runs...), nil
+}
+
+// Commit writes one page outcome atomically; see Store.Commit.
+func (m *Memory) Commit(ctx context.Context, c *Commit) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(ctx); err != nil {
+		return err
+	}
+	url := c.Page.URL
+	if old, ok := m.pages[url]; ok && old.Outcome.Final() {
+		return fmt.Errorf("commit %s: %w (%s)", url, ErrAlreadyDecided, old.Outcome)
+	}
+	// Everything that can fail is checked before anything is written.
+	var dupOf *Article
+	if c.Duplicate != nil {
+		if c.Duplicate.DupOf > int64(len(m.articles)) {
+			return fmt.Errorf("commit %s: dup_of %d: %w", url, c.Duplicate.DupOf, ErrNotFound)
+		}
+		dupOf = &m.articles[c.Duplicate.DupOf-1]
+	}
+
+	m.pageSeq++
+	p := c.Page
+	p.FetchedAt = utc(p.FetchedAt)
+	m.pages[url] = &memPage{Page: p, seq: m.pageSeq}
+
+	switch {
+	case c.Article != nil:
+		a := cloneArticle(*c.Article)
+		a.ID = int64(len(m.articles)) + 1
+		a.URL = url
+		if a.Cluster == 0 {
+			a.Cluster = a.ID
+		}
+		a.PublishedAt = utc(a.PublishedAt)
+		a.FetchedAt = utc(a.FetchedAt)
+		m.articles = append(m.articles, a)
+		m.artByURL[url] = a.ID
+		for _, t := range DistinctTerms(c.Terms) {
+			m.docfreq[t]++
+		}
+		m.docs++
+		c.Article.ID, c.Article.Cluster = a.ID, a.Cluster
+	case c.Duplicate != nil:
+		d := *c.Duplicate
+		d.URL = url
+		if d.DupOfURL == "" {
+			d.DupOfURL = dupOf.URL
+		}
+		if d.Cluster == 0 {
+			d.Cluster = dupOf.Cluster
+		}
+		d.PublishedAt = utc(d.PublishedAt)
+		d.FetchedAt = utc(d.FetchedAt)
+		m.dupSeq++
+		m.dups[url] = &memDup{Duplicate: d, seq: m.dupSeq}
+		c.Duplicate.DupOfURL, c.Duplicate.Cluster = d.DupOfURL, d.Cluster
+	}
+	return nil
+}
+
+func cloneArticle(a Article) Article {
+	if len(a.Fingerprint.Signature) == 0 {
+		a.Fingerprint.Signature = nil
+	} else {
+		a.Fingerprint.Signature = append([]uint64(nil), a.Fingerprint.Signature...)
+	}
+	return a
+}
+
+// Decided reports the final outcome of a URL.
+func (m *Memory) Decided(ctx context.Context, url string) (Outcome, bool, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if err := m.check(ctx); err != nil {
+		return "", false, err
+	}
+	if p, ok := m.pages[url]; ok && p.Outcome.Final() {
+		return p.Outcome, true, nil
+	}
+	return "", false, nil
+}
+
+// PageOf returns the page record of url, or ErrNotFound.
+func (m *Memory) PageOf(ctx context.Context, url string) (Page, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if err := m.check(ctx); err != nil {
+		return Page{}, err
+	}
+	p, ok := m.pages[url]
+	if !ok {
+		return Page{}, fmt.Errorf("page %s: %w", url, ErrNotFound)
+	}
+	return p.Page, nil
+}
+
+// Article returns the article with that id, or ErrNotFound.
+func (m *Memory) Article(ctx context.Context, id int64) (Article, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if err := m.check(ctx); err != nil {
+		return Article{}, err
+	}
+	if id < 1 || id > int64(len(m.articles)) {
+		return Article{}, fmt.Errorf("article %d: %w", id, ErrNotFound)
+	}
+	return cloneArticle(m.articles[id-1]), nil
+}
+
+// ArticleByURL returns the article stored for url, or ErrNotFound.
+func (m *Memory) ArticleByURL(ctx context.Context, url string) (Article, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if err := m.check(ctx); err != nil {
+		return Article{}, err
+	}
+	id, ok := m.artByURL[url]
+	if !ok {
+		return Article{}, fmt.Errorf("article %s: %w", url, ErrNotFound)
+	}
+	return cloneArticle(m.articles[id-1]), nil
+}
+
+// Articles calls fn for every stored article in id order.
+func (m *Memory) Articles(ctx context.Context, fn func(Article) error) error {
+	return m.eachArticle(ctx, func(Article) bool { return true }, false, fn)
+}
+
+// Fingerprints calls fn for every article fetched or published at or after
+// since (zero: all), in id order, with Text empty.
+func (m *Memory) Fingerprints(ctx context.Context, since time.Time, fn func(Article) error) error {
+	keep := func(a Article) bool {
+		return since.IsZero() || (!a.FetchedAt.IsZero() && !a.FetchedAt.Before(since)) ||
+			(!a.PublishedAt.IsZero() && !a.PublishedAt.Before(since))
+	}
+	return m.eachArticle(ctx, keep, true, fn)
+}
+
+func (m *Memory) eachArticle(ctx context.Context, keep func(Article) bool, noText bool, fn func(Article) error) error {
+	m.mu.RLock()
+	if err := m.check(ctx); err != nil {
+		m.mu.RUnlock()
+		return err
+	}
+	var snap []Article
+	for _, a := range m.articles {
+		if keep(a) {
+			snap = append(snap, a)
+		}
+	}
+	m.mu.RUnlock()
+	for _, a := range snap {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		a = cloneArticle(a)
+		if noText {
+			a.Text = ""
+		}
+		if err := fn(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Duplicates calls fn for every duplicate verdict in commit order.
+func (m *Memory) Duplicates(ctx context.Context, fn func(Duplicate) error) error {
+	m.mu.RLock()
+	if err := m.check(ctx); err != nil {
+		m.mu.RUnlock()
+		return err
+	}
+	snap := make([]*memDup, 0, len(m.dups))
+	for _, d := range m.dups {
+		snap = append(snap, d)
+	}
+	m.mu.RUnlock()
+	sort.Slice(snap, func(i, j int) bool { return snap[i].seq < snap[j].seq })
+	for _, d := range snap {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(d.Duplicate); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pages calls fn for every page record in commit order.
+func (m *Memory) Pages(ctx context.Context, fn func(Page) error) error {
+	m.mu.RLock()
+	if err := m.check(ctx); err != nil {
+		m.mu.RUnlock()
+		return err
+	}
+	snap := make([]*memPage, 0, len(m.pages))
+	for _, p := range m.pages {
+		snap = append(snap, p)
+	}
+	m.mu.RUnlock()
+	sort.Slice(snap, func(i, j int) bool { return snap[i].seq < snap[j].seq })
+	for _, p := range snap {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(p.Page); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DocFreqs calls fn for every term in byte order and returns the number of
+// stored articles.
+func (m *Memory) DocFreqs(ctx context.Context, fn func(term string, df int) error) (int, error) {
+	m.mu.RLock()
+	if err := m.check(ctx); err != nil {
+		m.mu.RUnlock()
+		return 0, err
+	}
+	type tf struct {
+		term string
+		df   int
+	}
+	snap := make([]tf, 0, len(m.docfreq))
+	for t, n := range m.docfreq {
+		snap = append(snap, tf{t, n})
+	}
+	docs := m.docs
+	m.mu.RUnlock()
+	sort.Slice(snap, func(i, j int) bool { return snap[i].term < snap[j].term })
+	for _, x := range snap {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if err := fn(x.term, x.df); err != nil {
+			return 0, err
+		}
+	}
+	return docs, nil
+}
+
+// Lock takes the in-process run lock.
+func (m *Memory) Lock(ctx context.Context, wait bool) (func() error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if wait {
+		select {
+		case m.lock <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	} else {
+		select {
+		case m.lock <- struct{}{}:
+		default:
+			return nil, ErrLocked
+		}
+	}
+	var once sync.Once
+	return func() error {
+		once.Do(func() { <-m.lock })
+		return nil
+	}, nil
+}
+
+// Check verifies the same cross-table invariants as the SQLite store.
+func (m *Memory) Check(ctx context.Context) error {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if err := m.check(ctx); err != nil {
+		return err
+	}
+	var bad []string
+	for i, a := range m.articles {
+		if a.ID != int64(i)+1 {
+			bad = append(bad, fmt.Sprintf("article at %d has id %d", i+1, a.ID))
+		}
+		if p, ok := m.pages[a.URL]; !ok || p.Outcome != OutcomeStored {
+			bad = append(bad, fmt.Sprintf("article %d (%s) has no stored page", a.ID, a.URL))
+		}
+		if _, ok := m.dups[a.URL]; ok {
+			bad = append(bad, fmt.Sprintf("url %s is both article and duplicate", a.URL))
+		}
+	}
+	for url, d := range m.dups {
+		if d.DupOf < 1 || d.DupOf > int64(len(m.articles)) {
+			bad = append(bad, fmt.Sprintf("duplicate %s: dup_of %d missing", url, d.DupOf))
+		}
+		if p, ok := m.pages[url]; !ok || p.Outcome != OutcomeDuplicate {
+			bad = append(bad, fmt.Sprintf("duplicate %s has no duplicate page", url))
+		}
+	}
+	for url, p := range m.pages {
+		_, isArt := m.artByURL[url]
+		_, isDup := m.dups[url]
+		if p.Outcome == OutcomeStored && !isArt {
+			bad = append(bad, fmt.Sprintf("page %s stored without article", url))
+		}
+		if p.Outcome == OutcomeDuplicate && !isDup {
+			bad = append(bad, fmt.Sprintf("page %s duplicate without verdict", url))
+		}
+	}
+	if m.docs != len(m.articles) {
+		bad = append(bad, fmt.Sprintf("docs counter %d but %d articles", m.docs, len(m.articles)))
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return checkError(bad)
+	}
+	return nil
+}
+
+// checkError builds Check's error from its violations, listing at most
+// maxCheckReport of them.
+func checkError(bad []string) error {
+	n := len(bad)
+	if n > maxCheckReport {
+		bad = append(bad[:maxCheckReport:maxCheckReport], fmt.Sprintf("... and %d more", n-maxCheckReport))
+	}
+	return fmt.Errorf("store check failed: %d problem(s): %s", n, strings.Join(bad, "; "))
+}
+
+// maxCheckReport bounds the violations Check spells out in its error; the
+// count of all of them is always reported.
+const maxCheckReport = 10
+
+// Close marks the store closed; later calls fail.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	return nil
+}
+
+// Push queues items not yet queued and not decided; see Frontier.
+func (m *Memory) Push(ctx context.Context, items []FrontierItem) (int, error) {
+	for _, it := range items {
+		if it.URL == "" {
+			return 0, fmt.Errorf("%w: frontier item with empty url", ErrInvalid)
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(ctx); err != nil {
+		return 0, err
+	}
+	added := 0
+	for _, it := range items {
+		if _, ok := m.frontier[it.URL]; ok {
+			continue
+		}
+		if p, ok := m.pages[it.URL]; ok && (p.Outcome.Final() || (p.Outcome == OutcomeError && p.Permanent)) {
+			continue
+		}
+		m.frontierSeq++
+		m.frontier[it.URL] = &memItem{FrontierItem: it, seq: m.frontierSeq}
+		added++
+	}
+	return added, nil
+}
+
+// Pop leases up to n pending items of site (all when empty), oldest first.
+func (m *Memory) Pop(ctx context.Context, site string, n int) ([]FrontierItem, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(ctx); err != nil {
+		return nil, err
+	}
+	if n <= 0 {
+		return nil, nil
+	}
+	var cand []*memItem
+	for _, it := range m.frontier {
+		if !it.inflight && (site == "" || it.Site == site) {
+			cand = append(cand, it)
+		}
+	}
+	sort.Slice(cand, func(i, j int) bool { return cand[i].seq < cand[j].seq })
+	if len(cand) > n {
+		cand = cand[:n]
+	}
+	out := make([]FrontierItem, len(cand))
+	for i, it := range cand {
+		it.inflight = true
+		out[i] = it.FrontierItem
+	}
+	return out, nil
+}
+
+// Done removes url from the frontier (no-op when absent).
+func (m *Memory) Done(ctx context.Context, url string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(ctx); err != nil {
+		return err
+	}
+	delete(m.frontier, url)
+	return nil
+}
+
+// Requeue makes every in-flight item pending again.
+func (m *Memory) Requeue(ctx context.Context) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(ctx); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, it := range m.frontier {
+		if it.inflight {
+			it.inflight = false
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Pending counts queued items (pending or in flight) of site (all when empty).
+func (m *Memory) Pending(ctx context.Context, site string) (int, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if err := m.check(ctx); err != nil {
+		return 0, err
+	}
+	if site == "" {
+		return len(m.frontier), nil
+	}
+	n := 0
+	for _, it := range m.frontier {
+		if it.Site == site {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Reset forgets every frontier item.
+func (m *Memory) Reset(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(ctx); err != nil {
+		return err
+	}
+	clear(m.frontier)
+	return nil
+}

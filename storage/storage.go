@@ -1,0 +1,239 @@
+// Package storage keeps what the crawler decided: runs, the outcome of every
+// fetched URL, stored articles, duplicate verdicts, the fingerprints the
+// near-duplicate engine rebuilds its indexes from, document frequencies for
+// TF-IDF weights, and the persisted crawl frontier.
+//
+// The Store interface is the seam between the pipeline and a backend. The
+// embedded default is SQLite (see sqlite.go); Memory is an in-memory
+// implementation for tests. A shared deployment (PostgreSQL for articles,
+// Redis for frontier and fingerprints) implements the same interfaces; every
+// implementation must pass the conformance suite in storagetest.
+//
+// Commit is idempotent and keyed by URL: committing a URL that is already
+// decided is a no-op that reports ErrAlreadyDecided. Together with the rule
+// "mark a frontier item done only after its page is committed" this gives
+// exactly-once storage over an at-least-once fetch, on one machine or many.
+package storage
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors returned by stores. Callers test them with errors.Is.
+var (
+	// ErrAlreadyDecided: the URL already has a final outcome; nothing was written.
+	ErrAlreadyDecided = errors.New("url already decided")
+	// ErrNotFound: no record with that key.
+	ErrNotFound = errors.New("not found")
+	// ErrSchemaTooNew: the store was written by a newer version of the program.
+	ErrSchemaTooNew = errors.New("store schema is newer than this program supports")
+	// ErrLocked: another process holds the store's run lock.
+	ErrLocked = errors.New("store is locked by another run")
+	// ErrInvalid: a Commit (or other argument) is malformed; nothing was
+	// written. See Commit.Validate.
+	ErrInvalid = errors.New("invalid argument")
+)
+
+// Outcome is the final (or transient) result recorded for a fetched URL.
+type Outcome string
+
+// Outcomes. Stored and Duplicate are verdicts on articles; NotArticle marks
+// pages that were fetched and parsed but hold no article (list, video,
+// gallery pages); Error marks a failure with an error kind.
+const (
+	OutcomeStored     Outcome = "stored"
+	OutcomeDuplicate  Outcome = "duplicate"
+	OutcomeNotArticle Outcome = "not_article"
+	OutcomeError      Outcome = "error"
+)
+
+// Final reports whether a URL with this outcome is never fetched again by a
+// later run. Errors are final only when their kind is permanent (see
+// Page.Permanent); list pages are re-fetched by every run and are therefore
+// recorded as NotArticle but not treated as decided by the frontier.
+func (o Outcome) Final() bool {
+	return o == OutcomeStored || o == OutcomeDuplicate
+}
+
+// Page is the record of one fetched URL.
+type Page struct {
+	URL       string // canonical URL
+	Site      string
+	RunID     int64
+	Outcome   Outcome
+	Status    int    // HTTP status, 0 when no response
+	ErrKind   string // e.g. "too_large", "robots", "timeout", "http_404"; empty unless Outcome==Error
+	Err       string // human-readable message
+	Permanent bool   // for errors: do not retry in later runs
+	FetchedAt time.Time
+}
+
+// Article is a stored (kept) article with its fingerprints.
+type Article struct {
+	ID          int64 // assigned by the store on Commit
+	URL         string
+	Site        string
+	RunID       int64
+	Title       string
+	Text        string // paragraphs separated by "\n"
+	PublishedAt time.Time
+	Source      string // 来源
+	Author      string // 作者
+	Editor      string // 责任编辑
+	FetchedAt   time.Time
+	ContentHash string // hex SHA-256 of the normalised text
+	Cluster     int64  // cluster id (the id of the cluster's first article); 0 means "own id"
+	Fingerprint Fingerprint
+}
+
+// Fingerprint is what the near-duplicate engine needs to rebuild its indexes.
+type Fingerprint struct {
+	Simhash   uint64
+	Signature []uint64 // SpotSigs signature: sorted spot hashes, repeats kept (a multiset)
+	Length    int      // number of tokens the signature was built from
+}
+
+// Duplicate is the verdict for a page dropped as a near-duplicate of a stored article.
+type Duplicate struct {
+	URL         string
+	Site        string
+	RunID       int64
+	DupOf       int64   // id of the stored article it duplicates; must exist
+	DupOfURL    string  // filled in by the store from DupOf when empty
+	Cluster     int64   // 0 means "the cluster of DupOf"; filled in on Commit
+	Distance    int     // Hamming distance of the Simhashes
+	Jaccard     float64 // SpotSigs multiset Jaccard (or containment) that verified it
+	Title       string
+	Text        string // may be empty: kept only when the pipeline chooses to
+	PublishedAt time.Time
+	Source      string
+	Author      string
+	FetchedAt   time.Time
+	Simhash     uint64
+}
+
+// Commit is one atomic write: a page outcome plus, for articles, the article
+// or the duplicate verdict, and the document-frequency update for TF-IDF.
+// Exactly one of Article and Duplicate is set when Page.Outcome is Stored or
+// Duplicate respectively; both are nil otherwise. Times are stored with
+// nanosecond precision in UTC; a zero time round-trips as zero, and a
+// non-zero time outside the years 1678..2261 is rejected (ErrInvalid).
+type Commit struct {
+	Page      Page
+	Article   *Article
+	Duplicate *Duplicate
+	// Terms are the distinct terms of the article, added to document
+	// frequencies when the article is stored (ignored otherwise).
+	Terms []string
+}
+
+// Run describes one crawl invocation.
+type Run struct {
+	ID         int64
+	StartedAt  time.Time
+	FinishedAt time.Time // zero while running or after a crash
+	Status     string    // RunRunning, RunCompleted, RunInterrupted, RunFailed
+	Config     string    // path of the site file
+	Stats      RunStats
+}
+
+// Run statuses.
+const (
+	RunRunning     = "running"
+	RunCompleted   = "completed"
+	RunInterrupted = "interrupted"
+	RunFailed      = "failed"
+)
+
+// RunStats are counters kept per run.
+type RunStats struct {
+	Fetched    int `json:"fetched"`
+	Stored     int `json:"stored"`
+	Duplicates int `json:"duplicates"`
+	NotArticle int `json:"not_article"`
+	Errors     int `json:"errors"`
+}
+
+// FrontierItem is a URL waiting to be fetched.
+type FrontierItem struct {
+	URL     string // canonical URL
+	Site    string
+	Depth   int
+	Referer string
+}
+
+// Frontier is the persisted queue of URLs to fetch. Push ignores URLs already
+// queued in the current crawl and URLs already decided in any run: article
+// URLs with a final outcome (Stored, Duplicate) and URLs whose recorded error
+// is permanent (Page.Permanent). Push returns how many items it added.
+// Done removes an item after its page was committed (or its failure recorded);
+// Done on a URL that is not queued is a no-op, so that it can be retried.
+// A crawl that ends with an empty frontier calls Reset so that the next run
+// starts again from the start URLs; after a crash the pending items survive
+// and the next run resumes them.
+type Frontier interface {
+	Push(ctx context.Context, items []FrontierItem) (added int, err error)
+	// Pop leases up to n pending items of the site (all sites when site is
+	// empty), oldest first, and marks them in flight. Items in flight that are
+	// never Done are pending again after Requeue (called at run start).
+	Pop(ctx context.Context, site string, n int) ([]FrontierItem, error)
+	Done(ctx context.Context, url string) error
+	// Requeue makes every in-flight item pending again (crash recovery).
+	Requeue(ctx context.Context) (int, error)
+	// Pending counts items not yet done (pending or in flight).
+	Pending(ctx context.Context, site string) (int, error)
+	// Reset forgets every frontier item (the crawl completed).
+	Reset(ctx context.Context) error
+}
+
+// Store is the persistent record of the corpus.
+type Store interface {
+	Frontier
+
+	BeginRun(ctx context.Context, config string) (Run, error)
+	FinishRun(ctx context.Context, r Run) error
+	Runs(ctx context.Context) ([]Run, error)
+
+	// Commit writes one page outcome atomically. It returns ErrAlreadyDecided
+	// (and writes nothing) when the URL already has a final outcome, and an
+	// error wrapping ErrInvalid (writing nothing) when c.Validate fails. A
+	// non-final earlier record of the URL (error, not_article) is replaced,
+	// and the page moves to the end of the commit order. On success an
+	// Article's ID (and Cluster, when 0) and a Duplicate's DupOfURL and
+	// Cluster (when empty) are filled in.
+	Commit(ctx context.Context, c *Commit) error
+
+	// Decided reports the final outcome of a URL, or ok=false.
+	Decided(ctx context.Context, url string) (o Outcome, ok bool, err error)
+	PageOf(ctx context.Context, url string) (Page, error)
+
+	Article(ctx context.Context, id int64) (Article, error)
+	ArticleByURL(ctx context.Context, url string) (Article, error)
+	// Articles calls fn for every stored article in id order.
+	Articles(ctx context.Context, fn func(Article) error) error
+	// Duplicates calls fn for every duplicate verdict in commit order.
+	Duplicates(ctx context.Context, fn func(Duplicate) error) error
+	// Pages calls fn for every page record in commit order.
+	Pages(ctx context.Context, fn func(Page) error) error
+	// Fingerprints calls fn for every stored article fetched or published at
+	// or after since (zero: all), with Text left empty, for index rebuilds.
+	Fingerprints(ctx context.Context, since time.Time, fn func(Article) error) error
+
+	// DocFreqs calls fn for every term with its document frequency (the
+	// number of stored articles containing it) and returns the number of
+	// stored articles. The engine loads them once at start-up.
+	DocFreqs(ctx context.Context, fn func(term string, df int) error) (docs int, err error)
+
+	// Lock takes the store's run lock, so that two crawls never write one
+	// store at once. With wait=false it returns ErrLocked at once when
+	// another process holds it; with wait=true it blocks until the lock is
+	// free or ctx ends. release frees the lock.
+	Lock(ctx context.Context, wait bool) (release func() error, err error)
+
+	// Check verifies internal consistency (SQLite: integrity_check plus
+	// cross-table invariants) and returns a descriptive error on failure.
+	Check(ctx context.Context) error
+	Close() error
+}

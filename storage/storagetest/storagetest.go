@@ -1,0 +1,1025 @@
+// Package storagetest is the conformance suite for storage.Store
+// implementations: every backend (in-memory, SQLite, a shared deployment)
+// runs Run from its own tests, so that they agree on the contract written in
+// package storage — idempotent Commit keyed by URL, ErrAlreadyDecided with
+// nothing written, id and cluster assignment, iteration orders, fingerprint
+// and document-frequency streams, the frontier's FIFO leasing, the run lock
+// and Check.
+package storagetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// lockWaitLimit bounds how long the suite waits for a blocked Lock(wait=true)
+// to return after the holder released it. SQLite polls every 200 ms.
+const lockWaitLimit = 5 * time.Second
+
+// Run runs the conformance suite. open must return a new, empty store for
+// each call and arrange (with t.Cleanup) for it to be closed.
+func Run(t *testing.T, open func(t *testing.T) storage.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s storage.Store)
+	}{
+		{"Runs", testRuns},
+		{"CommitOutcomes", testCommitOutcomes},
+		{"CommitInvalid", testCommitInvalid},
+		{"AlreadyDecided", testAlreadyDecided},
+		{"ReplaceNonFinal", testReplaceNonFinal},
+		{"ArticleIDsAndCluster", testArticleIDs},
+		{"DuplicateLinks", testDuplicateLinks},
+		{"IterationOrder", testIterationOrder},
+		{"IterationStops", testIterationStops},
+		{"Fingerprints", testFingerprints},
+		{"DocFreqs", testDocFreqs},
+		{"Frontier", testFrontier},
+		{"FrontierSkipsDecided", testFrontierSkipsDecided},
+		{"Lock", testLock},
+		{"Check", testCheck},
+		{"CanceledContext", testCanceled},
+		{"Concurrent", testConcurrent},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fn(t, open(t))
+		})
+	}
+}
+
+// t0 is a fixed UTC instant with nanoseconds, so that round trips are exact.
+var t0 = time.Date(2024, 3, 5, 8, 30, 15, 123456789, time.UTC)
+
+func page(url string, o storage.Outcome) storage.Page {
+	return storage.Page{URL: url, Site: "sina", RunID: 1, Outcome: o, Status: 200, FetchedAt: t0}
+}
+
+func article(url string) *storage.Article {
+	return &storage.Article{
+		URL:         url,
+		Site:        "sina",
+		RunID:       1,
+		Title:       "标题 " + url,
+		Text:        "第一段新闻内容。\n第二段新闻内容。",
+		PublishedAt: t0.Add(-time.Hour),
+		Source:      "新华社",
+		Author:      "张三",
+		Editor:      "李四",
+		FetchedAt:   t0,
+		ContentHash: fmt.Sprintf("%064x", len(url)),
+		Fingerprint: storage.Fingerprint{Simhash: 0xdeadbeefcafef00d, Signature: []uint64{1, 2, 2, 1 << 63}, Length: 42},
+	}
+}
+
+func stored(url string, terms ...string) *storage.Commit {
+	return &storage.Commit{Page: page(url, storage.OutcomeStored), Article: article(url), Terms: terms}
+}
+
+func duplicate(url string, of int64) *storage.Commit {
+	return &storage.Commit{
+		Page: page(url, storage.OutcomeDuplicate),
+		Duplicate: &storage.Duplicate{
+			URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 3, Jaccard: 0.875,
+			Title: "转载", Text: "转载正文", PublishedAt: t0, Source: "来源", Author: "作者",
+			FetchedAt: t0, Simhash: math.MaxUint64,
+		},
+		Terms: []string{"ignored"},
+	}
+}
+
+func errorPage(url string, permanent bool) *storage.Commit {
+	p := page(url, storage.OutcomeError)
+	p.Status, p.ErrKind, p.Err, p.Permanent = 404, "http_404", "not found", permanent
+	return &storage.Commit{Page: p}
+}
+
+func notArticle(url string) *storage.Commit {
+	return &storage.Commit{Page: page(url, storage.OutcomeNotArticle)}
+}
+
+func mustCommit(t *testing.T, s storage.Store, c *storage.Commit) {
+	t.Helper()
+	if err := s.Commit(context.Background(), c); err != nil {
+		t.Fatalf("commit %s: %v", c.Page.URL, err)
+	}
+}
+
+// mustStore commits a stored article and returns its id.
+func mustStore(t *testing.T, s storage.Store, url string, terms ...string) int64 {
+	t.Helper()
+	c := stored(url, terms...)
+	mustCommit(t, s, c)
+	if c.Article.ID <= 0 {
+		t.Fatalf("commit %s: article id %d", url, c.Article.ID)
+	}
+	return c.Article.ID
+}
+
+// snapshot is everything a store holds, for before/after comparisons.
+type snapshot struct {
+	Pages    []storage.Page
+	Articles []storage.Article
+	Dups     []storage.Duplicate
+	DF       map[string]int
+	Docs     int
+	Pending  int
+}
+
+func snap(t *testing.T, s storage.Store) snapshot {
+	t.Helper()
+	ctx := context.Background()
+	var sn snapshot
+	if err := s.Pages(ctx, func(p storage.Page) error { sn.Pages = append(sn.Pages, p); return nil }); err != nil {
+		t.Fatalf("pages: %v", err)
+	}
+	if err := s.Articles(ctx, func(a storage.Article) error { sn.Articles = append(sn.Articles, a); return nil }); err != nil {
+		t.Fatalf("articles: %v", err)
+	}
+	if err := s.Duplicates(ctx, func(d storage.Duplicate) error { sn.Dups = append(sn.Dups, d); return nil }); err != nil {
+		t.Fatalf("duplicates: %v", err)
+	}
+	sn.DF = map[string]int{}
+	docs, err := s.DocFreqs(ctx, func(term string, df int) error { sn.DF[term] = df; return nil })
+	if err != nil {
+		t.Fatalf("docfreqs: %v", err)
+	}
+	sn.Docs = docs
+	if sn.Pending, err = s.Pending(ctx, ""); err != nil {
+		t.Fatalf("pending: %v", err)
+	}
+	return sn
+}
+
+func urlsOfPages(ps []storage.Page) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.URL)
+	}
+	return out
+}
+
+func testRuns(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	r1, err := s.BeginRun(ctx, "sites.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := s.BeginRun(ctx, "other.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.ID <= 0 || r2.ID <= r1.ID {
+		t.Fatalf("run ids %d, %d: want positive and increasing", r1.ID, r2.ID)
+	}
+	if r1.Status != storage.RunRunning || r1.StartedAt.IsZero() || !r1.FinishedAt.IsZero() || r1.Config != "sites.yaml" {
+		t.Fatalf("new run = %+v", r1)
+	}
+	r1.FinishedAt = r1.StartedAt.Add(time.Minute)
+	r1.Status = storage.RunCompleted
+	r1.Stats = storage.RunStats{Fetched: 10, Stored: 5, Duplicates: 3, NotArticle: 1, Errors: 1}
+	if err := s.FinishRun(ctx, r1); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].ID != r1.ID || runs[1].ID != r2.ID {
+		t.Fatalf("runs = %+v", runs)
+	}
+	got := runs[0]
+	if !got.StartedAt.Equal(r1.StartedAt) || !got.FinishedAt.Equal(r1.FinishedAt) || got.Status != r1.Status ||
+		got.Config != r1.Config || got.Stats != r1.Stats {
+		t.Fatalf("finished run = %+v, want %+v", got, r1)
+	}
+	if runs[1].Status != storage.RunRunning || !runs[1].FinishedAt.IsZero() {
+		t.Fatalf("unfinished run = %+v", runs[1])
+	}
+	if err := s.FinishRun(ctx, storage.Run{ID: r2.ID + 100, Status: storage.RunFailed}); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("FinishRun(unknown) = %v, want ErrNotFound", err)
+	}
+}
+
+func testCommitOutcomes(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	base := mustStore(t, s, "http://a/base")
+	tests := []struct {
+		name    string
+		c       *storage.Commit
+		decided bool
+	}{
+		{"stored", stored("http://a/1"), true},
+		{"duplicate", duplicate("http://a/2", base), true},
+		{"not_article", notArticle("http://a/3"), false},
+		{"error", errorPage("http://a/4", false), false},
+		{"permanent_error", errorPage("http://a/5", true), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.c.Page
+			mustCommit(t, s, tc.c)
+			got, err := s.PageOf(ctx, want.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !samePage(got, want) {
+				t.Fatalf("PageOf = %+v, want %+v", got, want)
+			}
+			o, ok, err := s.Decided(ctx, want.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != tc.decided || (ok && o != want.Outcome) {
+				t.Fatalf("Decided = %q, %v; want %q, %v", o, ok, want.Outcome, tc.decided)
+			}
+		})
+	}
+	if _, err := s.PageOf(ctx, "http://a/none"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("PageOf(missing) = %v, want ErrNotFound", err)
+	}
+	if _, ok, err := s.Decided(ctx, "http://a/none"); ok || err != nil {
+		t.Fatalf("Decided(missing) = %v, %v", ok, err)
+	}
+}
+
+func samePage(a, b storage.Page) bool {
+	eq := a.FetchedAt.Equal(b.FetchedAt)
+	a.FetchedAt, b.FetchedAt = time.Time{}, time.Time{}
+	return eq && a == b
+}
+
+func testCommitInvalid(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	base := mustStore(t, s, "http://a/base")
+	before := snap(t, s)
+	withPage := func(c *storage.Commit, f func(*storage.Commit)) *storage.Commit { f(c); return c }
+	tests := []struct {
+		name string
+		c    *storage.Commit
+	}{
+		{"nil", nil},
+		{"empty url", withPage(notArticle(""), func(*storage.Commit) {})},
+		{"unknown outcome", withPage(notArticle("http://a/x"), func(c *storage.Commit) { c.Page.Outcome = "maybe" })},
+		{"stored without article", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article = nil })},
+		{"stored with duplicate", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Duplicate = duplicate("http://a/x", base).Duplicate })},
+		{"duplicate without verdict", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate = nil })},
+		{"duplicate of nothing", withPage(duplicate("http://a/x", 0), func(*storage.Commit) {})},
+		{"error with article", withPage(errorPage("http://a/x", false), func(c *storage.Commit) { c.Article = article("http://a/x") })},
+		{"article url mismatch", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.URL = "http://a/y" })},
+		{"negative length", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.Fingerprint.Length = -1 })},
+		{"nan jaccard", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.Jaccard = math.NaN() })},
+		{"time too early", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.PublishedAt = time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC) })},
+		{"time too late", withPage(notArticle("http://a/x"), func(c *storage.Commit) { c.Page.FetchedAt = time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC) })},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := s.Commit(ctx, tc.c); !errors.Is(err, storage.ErrInvalid) {
+				t.Fatalf("Commit = %v, want ErrInvalid", err)
+			}
+		})
+	}
+	// A duplicate of an article that does not exist is well formed but fails.
+	if err := s.Commit(ctx, duplicate("http://a/x", math.MaxInt64)); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("Commit(duplicate of missing article) = %v, want ErrNotFound", err)
+	}
+	if after := snap(t, s); !reflect.DeepEqual(before, after) {
+		t.Fatalf("rejected commits changed the store:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testAlreadyDecided(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	id := mustStore(t, s, "http://a/1", "x", "y")
+	mustCommit(t, s, duplicate("http://a/2", id))
+	before := snap(t, s)
+	tests := []struct {
+		name string
+		c    *storage.Commit
+	}{
+		{"stored again", stored("http://a/1", "x", "z")},
+		{"stored then duplicate", duplicate("http://a/1", id)},
+		{"stored then error", errorPage("http://a/1", true)},
+		{"stored then not_article", notArticle("http://a/1")},
+		{"duplicate then stored", stored("http://a/2", "q")},
+		{"duplicate again", duplicate("http://a/2", id)},
+		{"duplicate then error", errorPage("http://a/2", false)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := s.Commit(ctx, tc.c); !errors.Is(err, storage.ErrAlreadyDecided) {
+				t.Fatalf("Commit = %v, want ErrAlreadyDecided", err)
+			}
+			if tc.c.Article != nil && tc.c.Article.ID != 0 {
+				t.Fatalf("rejected article got id %d", tc.c.Article.ID)
+			}
+		})
+	}
+	if after := snap(t, s); !reflect.DeepEqual(before, after) {
+		t.Fatalf("ErrAlreadyDecided commits changed the store:\nbefore %+v\nafter  %+v", before, after)
+	}
+}
+
+func testReplaceNonFinal(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	mustCommit(t, s, errorPage("http://a/1", false))
+	mustCommit(t, s, notArticle("http://a/2"))
+	mustCommit(t, s, notArticle("http://a/1")) // error replaced by not_article
+	mustCommit(t, s, errorPage("http://a/3", true))
+	c := stored("http://a/1", "t")
+	mustCommit(t, s, c) // not_article replaced by stored
+	mustCommit(t, s, stored("http://a/3"))
+
+	sn := snap(t, s)
+	if got, want := urlsOfPages(sn.Pages), []string{"http://a/2", "http://a/1", "http://a/3"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("page order = %v, want %v (a replaced page moves to the end)", got, want)
+	}
+	p, err := s.PageOf(ctx, "http://a/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Outcome != storage.OutcomeStored || p.ErrKind != "" || p.Permanent {
+		t.Fatalf("replaced page = %+v", p)
+	}
+	if len(sn.Articles) != 2 || sn.Articles[0].ID != c.Article.ID || sn.Docs != 2 || sn.DF["t"] != 1 {
+		t.Fatalf("after replacement: %+v", sn)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// norm makes an article comparable with reflect.DeepEqual: UTC times without
+// monotonic readings and nil for an empty signature.
+func norm(a storage.Article) storage.Article {
+	a.PublishedAt, a.FetchedAt = normTime(a.PublishedAt), normTime(a.FetchedAt)
+	if len(a.Fingerprint.Signature) == 0 {
+		a.Fingerprint.Signature = nil
+	}
+	return a
+}
+
+func normTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return time.Unix(0, t.UnixNano()).UTC()
+}
+
+func normDup(d storage.Duplicate) storage.Duplicate {
+	d.PublishedAt, d.FetchedAt = normTime(d.PublishedAt), normTime(d.FetchedAt)
+	return d
+}
+
+func testArticleIDs(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	c1 := stored("http://a/1")
+	mustCommit(t, s, c1)
+	if c1.Article.ID <= 0 || c1.Article.Cluster != c1.Article.ID {
+		t.Fatalf("first article id %d cluster %d: want positive id and cluster = id", c1.Article.ID, c1.Article.Cluster)
+	}
+	c2 := stored("http://a/2")
+	c2.Article.Cluster = c1.Article.ID // joins the first article's cluster
+	c2.Article.URL = ""                // taken from the page
+	loc := time.FixedZone("CST", 8*3600)
+	c2.Article.PublishedAt = time.Date(2009, 1, 18, 8, 0, 0, 1, loc)
+	c2.Article.FetchedAt = time.Time{}
+	mustCommit(t, s, c2)
+	if c2.Article.ID <= c1.Article.ID || c2.Article.Cluster != c1.Article.ID {
+		t.Fatalf("second article id %d cluster %d", c2.Article.ID, c2.Article.Cluster)
+	}
+	c3 := stored("http://a/3")
+	mustCommit(t, s, c3)
+	if c3.Article.ID <= c2.Article.ID || c3.Article.Cluster != c3.Article.ID {
+		t.Fatalf("third article id %d cluster %d", c3.Article.ID, c3.Article.Cluster)
+	}
+
+	for _, c := range []*storage.Commit{c1, c2, c3} {
+		want := *c.Article
+		want.URL = c.Page.URL
+		want = norm(want)
+		got, err := s.Article(ctx, c.Article.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(norm(got), want) {
+			t.Fatalf("Article(%d) =\n%+v\nwant\n%+v", c.Article.ID, got, want)
+		}
+		if got.PublishedAt.Location() != time.UTC || !got.PublishedAt.Equal(c.Article.PublishedAt) {
+			t.Fatalf("published_at %v: want UTC %v", got.PublishedAt, c.Article.PublishedAt)
+		}
+		got, err = s.ArticleByURL(ctx, c.Page.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(norm(got), want) {
+			t.Fatalf("ArticleByURL(%s) = %+v, want %+v", c.Page.URL, got, want)
+		}
+	}
+	got, _ := s.Article(ctx, c2.Article.ID)
+	if !got.FetchedAt.IsZero() {
+		t.Fatalf("zero fetched_at came back as %v", got.FetchedAt)
+	}
+	if _, err := s.Article(ctx, 1000); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("Article(missing) = %v", err)
+	}
+	if _, err := s.ArticleByURL(ctx, "http://a/none"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("ArticleByURL(missing) = %v", err)
+	}
+}
+
+func testDuplicateLinks(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	c1 := stored("http://a/1")
+	mustCommit(t, s, c1)
+	c2 := stored("http://a/2")
+	c2.Article.Cluster = 77
+	mustCommit(t, s, c2)
+
+	d1 := duplicate("http://b/1", c1.Article.ID)
+	mustCommit(t, s, d1)
+	if d1.Duplicate.DupOfURL != "http://a/1" || d1.Duplicate.Cluster != c1.Article.Cluster {
+		t.Fatalf("duplicate filled in %q cluster %d", d1.Duplicate.DupOfURL, d1.Duplicate.Cluster)
+	}
+	d2 := duplicate("http://b/2", c2.Article.ID) // inherits cluster 77
+	mustCommit(t, s, d2)
+	d3 := duplicate("http://b/3", c2.Article.ID)
+	d3.Duplicate.Cluster, d3.Duplicate.DupOfURL = 5, "http://given"
+	mustCommit(t, s, d3)
+
+	var got []storage.Duplicate
+	if err := s.Duplicates(ctx, func(d storage.Duplicate) error { got = append(got, d); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := []storage.Duplicate{*d1.Duplicate, *d2.Duplicate, *d3.Duplicate}
+	want[1].DupOfURL, want[1].Cluster = "http://a/2", 77
+	want[2].DupOfURL, want[2].Cluster = "http://given", 5
+	if len(got) != len(want) {
+		t.Fatalf("got %d duplicates, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(normDup(got[i]), normDup(want[i])) {
+			t.Fatalf("duplicate %d =\n%+v\nwant\n%+v", i, got[i], want[i])
+		}
+	}
+	if got[0].Simhash != math.MaxUint64 {
+		t.Fatalf("duplicate simhash %x", got[0].Simhash)
+	}
+}
+
+func testIterationOrder(t *testing.T, s storage.Store) {
+	var wantPages, wantArts []string
+	var first int64
+	for i := range 12 {
+		u := fmt.Sprintf("http://o/%02d", 11-i) // URLs in reverse byte order
+		switch i % 3 {
+		case 0:
+			id := mustStore(t, s, u)
+			if first == 0 {
+				first = id
+			}
+			wantArts = append(wantArts, u)
+		case 1:
+			mustCommit(t, s, duplicate(u, first))
+		case 2:
+			mustCommit(t, s, notArticle(u))
+		}
+		wantPages = append(wantPages, u)
+	}
+	sn := snap(t, s)
+	if got := urlsOfPages(sn.Pages); !reflect.DeepEqual(got, wantPages) {
+		t.Fatalf("pages order %v, want %v", got, wantPages)
+	}
+	var gotArts []string
+	var lastID int64
+	for _, a := range sn.Articles {
+		if a.ID <= lastID {
+			t.Fatalf("articles not in id order: %d after %d", a.ID, lastID)
+		}
+		lastID = a.ID
+		gotArts = append(gotArts, a.URL)
+	}
+	if !reflect.DeepEqual(gotArts, wantArts) {
+		t.Fatalf("articles order %v, want %v", gotArts, wantArts)
+	}
+	var gotDups []string
+	for _, d := range sn.Dups {
+		gotDups = append(gotDups, d.URL)
+	}
+	if want := []string{"http://o/10", "http://o/07", "http://o/04", "http://o/01"}; !reflect.DeepEqual(gotDups, want) {
+		t.Fatalf("duplicates order %v, want %v", gotDups, want)
+	}
+}
+
+func testIterationStops(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	for i := range 5 {
+		id := mustStore(t, s, fmt.Sprintf("http://s/%d", i), "t")
+		mustCommit(t, s, duplicate(fmt.Sprintf("http://d/%d", i), id))
+	}
+	stop := errors.New("stop here")
+	iters := []struct {
+		name string
+		run  func(fn func() error) error
+	}{
+		{"Articles", func(fn func() error) error {
+			return s.Articles(ctx, func(storage.Article) error { return fn() })
+		}},
+		{"Fingerprints", func(fn func() error) error {
+			return s.Fingerprints(ctx, time.Time{}, func(storage.Article) error { return fn() })
+		}},
+		{"Duplicates", func(fn func() error) error {
+			return s.Duplicates(ctx, func(storage.Duplicate) error { return fn() })
+		}},
+		{"Pages", func(fn func() error) error {
+			return s.Pages(ctx, func(storage.Page) error { return fn() })
+		}},
+		{"DocFreqs", func(fn func() error) error {
+			_, err := s.DocFreqs(ctx, func(string, int) error { return fn() })
+			return err
+		}},
+	}
+	for _, it := range iters {
+		t.Run(it.name, func(t *testing.T) {
+			calls := 0
+			err := it.run(func() error {
+				calls++
+				// Callbacks may call back into the store.
+				if _, err := s.Pending(ctx, ""); err != nil {
+					return err
+				}
+				return stop
+			})
+			if !errors.Is(err, stop) || calls != 1 {
+				t.Fatalf("err %v after %d calls: want the callback's error after 1 call", err, calls)
+			}
+		})
+	}
+}
+
+func testFingerprints(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	day := 24 * time.Hour
+	base := time.Date(2024, 1, 10, 0, 0, 0, 0, time.UTC)
+	type in struct {
+		url       string
+		fetched   time.Time
+		published time.Time
+		fp        storage.Fingerprint
+	}
+	ins := []in{
+		{"http://f/old", base.Add(-10 * day), base.Add(-11 * day), storage.Fingerprint{Simhash: 0, Signature: nil, Length: 0}},
+		{"http://f/fetched-new", base.Add(day), base.Add(-30 * day), storage.Fingerprint{Simhash: math.MaxUint64, Signature: []uint64{math.MaxUint64, math.MaxUint64}, Length: 7}},
+		{"http://f/published-new", base.Add(-5 * day), base.Add(2 * day), storage.Fingerprint{Simhash: 1 << 63, Signature: []uint64{0, 3, 3, 1 << 40}, Length: 300}},
+		{"http://f/no-dates", time.Time{}, time.Time{}, storage.Fingerprint{Simhash: 12345, Signature: []uint64{}, Length: 1}},
+		{"http://f/exact", base, time.Time{}, storage.Fingerprint{Simhash: 99, Signature: []uint64{5}, Length: 2}},
+	}
+	byURL := map[string]in{}
+	for _, x := range ins {
+		c := stored(x.url)
+		c.Article.FetchedAt, c.Article.PublishedAt, c.Article.Fingerprint = x.fetched, x.published, x.fp
+		c.Page.FetchedAt = x.fetched
+		mustCommit(t, s, c)
+		byURL[x.url] = x
+	}
+	tests := []struct {
+		name  string
+		since time.Time
+		want  []string
+	}{
+		{"zero since: all", time.Time{}, []string{"http://f/old", "http://f/fetched-new", "http://f/published-new", "http://f/no-dates", "http://f/exact"}},
+		{"since base: inclusive", base, []string{"http://f/fetched-new", "http://f/published-new", "http://f/exact"}},
+		{"since base+1ns", base.Add(1), []string{"http://f/fetched-new", "http://f/published-new"}},
+		{"by published only", base.Add(36 * time.Hour), []string{"http://f/published-new"}},
+		{"future", base.Add(100 * day), nil},
+		{"since year 1: all dated", time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC), []string{"http://f/old", "http://f/fetched-new", "http://f/published-new", "http://f/exact"}},
+		{"since year 9999: none", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), nil},
+		{"since in another zone", base.In(time.FixedZone("CST", 8*3600)), []string{"http://f/fetched-new", "http://f/published-new", "http://f/exact"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			err := s.Fingerprints(ctx, tc.since, func(a storage.Article) error {
+				got = append(got, a.URL)
+				if a.Text != "" {
+					return fmt.Errorf("%s: text loaded", a.URL)
+				}
+				x := byURL[a.URL]
+				if a.Fingerprint.Simhash != x.fp.Simhash || a.Fingerprint.Length != x.fp.Length ||
+					len(a.Fingerprint.Signature) != len(x.fp.Signature) ||
+					(len(x.fp.Signature) > 0 && !reflect.DeepEqual(a.Fingerprint.Signature, x.fp.Signature)) {
+					return fmt.Errorf("%s: fingerprint %+v, want %+v", a.URL, a.Fingerprint, x.fp)
+				}
+				if a.ID == 0 || a.Cluster == 0 || a.Title == "" {
+					return fmt.Errorf("%s: missing id, cluster or title: %+v", a.URL, a)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func testDocFreqs(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	docs, err := s.DocFreqs(ctx, func(string, int) error { return errors.New("empty store has no terms") })
+	if err != nil || docs != 0 {
+		t.Fatalf("empty store: docs %d, err %v", docs, err)
+	}
+	id := mustStore(t, s, "http://t/1", "新闻", "北京", "新闻", "北京", "新闻") // repeats count once
+	mustCommit(t, s, stored("http://t/2", "新闻", "上海"))
+	mustCommit(t, s, stored("http://t/3")) // no terms, still a document
+	dup := duplicate("http://t/4", id)
+	dup.Terms = []string{"新闻", "广州"}
+	mustCommit(t, s, dup)
+	na := notArticle("http://t/5")
+	na.Terms = []string{"新闻"}
+	mustCommit(t, s, na)
+	// Rejected commit: nothing counted.
+	if err := s.Commit(ctx, stored("http://t/1", "新闻")); !errors.Is(err, storage.ErrAlreadyDecided) {
+		t.Fatalf("recommit: %v", err)
+	}
+	got := map[string]int{}
+	var order []string
+	docs, err = s.DocFreqs(ctx, func(term string, df int) error {
+		if _, seen := got[term]; seen {
+			return fmt.Errorf("term %q streamed twice", term)
+		}
+		got[term] = df
+		order = append(order, term)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"新闻": 2, "北京": 1, "上海": 1}
+	if docs != 3 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("DocFreqs = %v docs %d, want %v docs 3", got, docs, want)
+	}
+	if !sort.StringsAreSorted(order) {
+		t.Fatalf("terms not in byte order: %q", order)
+	}
+}
+
+func item(url, site string, depth int) storage.FrontierItem {
+	return storage.FrontierItem{URL: url, Site: site, Depth: depth, Referer: "http://ref/" + site}
+}
+
+func urlsOf(items []storage.FrontierItem) []string {
+	out := []string{}
+	for _, it := range items {
+		out = append(out, it.URL)
+	}
+	return out
+}
+
+func testFrontier(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	mustPending := func(site string, want int) {
+		t.Helper()
+		n, err := s.Pending(ctx, site)
+		if err != nil || n != want {
+			t.Fatalf("Pending(%q) = %d, %v; want %d", site, n, err, want)
+		}
+	}
+	mustPop := func(site string, n int, want ...string) []storage.FrontierItem {
+		t.Helper()
+		got, err := s.Pop(ctx, site, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = []string{}
+		}
+		if g := urlsOf(got); !reflect.DeepEqual(g, want) {
+			t.Fatalf("Pop(%q, %d) = %v, want %v", site, n, g, want)
+		}
+		return got
+	}
+
+	mustPending("", 0)
+	mustPop("", 5)
+	added, err := s.Push(ctx, []storage.FrontierItem{
+		item("http://z/1", "sina", 0), item("http://a/2", "sohu", 1), item("http://m/3", "sina", 2),
+		item("http://z/1", "sina", 5), // repeated within the batch
+	})
+	if err != nil || added != 3 {
+		t.Fatalf("Push = %d, %v; want 3", added, err)
+	}
+	added, err = s.Push(ctx, []storage.FrontierItem{item("http://a/2", "sohu", 0), item("http://b/4", "sohu", 1), item("http://c/5", "sina", 1)})
+	if err != nil || added != 2 {
+		t.Fatalf("second Push = %d, %v; want 2", added, err)
+	}
+	if added, err := s.Push(ctx, nil); err != nil || added != 0 {
+		t.Fatalf("empty Push = %d, %v", added, err)
+	}
+	if _, err := s.Push(ctx, []storage.FrontierItem{{URL: ""}}); !errors.Is(err, storage.ErrInvalid) {
+		t.Fatalf("Push(empty url) = %v, want ErrInvalid", err)
+	}
+	mustPending("", 5)
+	mustPending("sina", 3)
+	mustPending("sohu", 2)
+	mustPending("qq", 0)
+
+	got := mustPop("sina", 2, "http://z/1", "http://m/3") // FIFO, not URL order
+	if want := item("http://z/1", "sina", 0); got[0] != want {
+		t.Fatalf("popped %+v, want %+v (first push wins)", got[0], want)
+	}
+	mustPop("", 2, "http://a/2", "http://b/4") // in-flight items are skipped
+	mustPop("", 10, "http://c/5")
+	mustPop("", 10)
+	mustPending("", 5) // in flight still counts
+	if err := s.Done(ctx, "http://m/3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Done(ctx, "http://never/queued"); err != nil {
+		t.Fatalf("Done(absent) = %v, want nil", err)
+	}
+	mustPending("", 4)
+	mustPending("sina", 2)
+	// Pushing an in-flight URL again is ignored.
+	if added, err := s.Push(ctx, []storage.FrontierItem{item("http://z/1", "sina", 0)}); err != nil || added != 0 {
+		t.Fatalf("Push(in flight) = %d, %v", added, err)
+	}
+	n, err := s.Requeue(ctx)
+	if err != nil || n != 4 {
+		t.Fatalf("Requeue = %d, %v; want 4", n, err)
+	}
+	if n, err := s.Requeue(ctx); err != nil || n != 0 {
+		t.Fatalf("second Requeue = %d, %v; want 0", n, err)
+	}
+	// Requeued items keep their original order.
+	mustPop("", 3, "http://z/1", "http://a/2", "http://b/4")
+	if added, err := s.Push(ctx, []storage.FrontierItem{item("http://m/3", "sina", 2)}); err != nil || added != 1 {
+		t.Fatalf("Push(done url) = %d, %v; want 1 (a done URL without a final page may be queued again)", added, err)
+	}
+	mustPop("sina", 5, "http://c/5", "http://m/3")
+	mustPop("", 0)
+	if err := s.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustPending("", 0)
+	mustPop("", 10)
+	if added, err := s.Push(ctx, []storage.FrontierItem{item("http://z/1", "sina", 0)}); err != nil || added != 1 {
+		t.Fatalf("Push after Reset = %d, %v; want 1", added, err)
+	}
+	mustPop("", 1, "http://z/1")
+}
+
+func testFrontierSkipsDecided(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	id := mustStore(t, s, "http://k/stored")
+	mustCommit(t, s, duplicate("http://k/dup", id))
+	mustCommit(t, s, errorPage("http://k/permanent", true))
+	mustCommit(t, s, errorPage("http://k/transient", false))
+	mustCommit(t, s, notArticle("http://k/list"))
+	added, err := s.Push(ctx, []storage.FrontierItem{
+		item("http://k/stored", "s", 1), item("http://k/dup", "s", 1), item("http://k/permanent", "s", 1),
+		item("http://k/transient", "s", 1), item("http://k/list", "s", 0), item("http://k/new", "s", 1),
+	})
+	if err != nil || added != 3 {
+		t.Fatalf("Push = %d, %v; want 3", added, err)
+	}
+	got, err := s.Pop(ctx, "s", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"http://k/transient", "http://k/list", "http://k/new"}; !reflect.DeepEqual(urlsOf(got), want) {
+		t.Fatalf("Pop = %v, want %v", urlsOf(got), want)
+	}
+}
+
+func testLock(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	release, err := s.Lock(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Lock(ctx, false); !errors.Is(err, storage.ErrLocked) {
+		t.Fatalf("second Lock(wait=false) = %v, want ErrLocked", err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := s.Lock(short, true); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock(wait=true) with expiring ctx = %v, want DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > lockWaitLimit {
+		t.Fatalf("Lock ignored its context for %v", d)
+	}
+	canceled, cancel2 := context.WithCancel(ctx)
+	cancel2()
+	if _, err := s.Lock(canceled, true); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lock(wait=true) with canceled ctx = %v, want Canceled", err)
+	}
+
+	type result struct {
+		release func() error
+		err     error
+	}
+	got := make(chan result, 1)
+	go func() {
+		r, err := s.Lock(ctx, true)
+		got <- result{r, err}
+	}()
+	select {
+	case r := <-got:
+		t.Fatalf("Lock(wait=true) returned %v while the lock was held", r.err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := release(); err != nil { // idempotent
+		t.Fatalf("second release: %v", err)
+	}
+	var r result
+	select {
+	case r = <-got:
+	case <-time.After(lockWaitLimit):
+		t.Fatal("Lock(wait=true) did not return after release")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if _, err := s.Lock(ctx, false); !errors.Is(err, storage.ErrLocked) {
+		t.Fatalf("Lock while the waiter holds it = %v, want ErrLocked", err)
+	}
+	if err := r.release(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Lock(ctx, false)
+	if err != nil {
+		t.Fatalf("Lock after release = %v", err)
+	}
+	if err := again(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testCheck(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("empty store: %v", err)
+	}
+	mustCommit(t, s, stored("http://c/1", "a", "b"))
+	id := mustStore(t, s, "http://c/2", "b")
+	mustCommit(t, s, duplicate("http://c/3", id))
+	mustCommit(t, s, errorPage("http://c/4", true))
+	mustCommit(t, s, notArticle("http://c/5"))
+	mustCommit(t, s, errorPage("http://c/6", false))
+	mustCommit(t, s, stored("http://c/6"))
+	if _, err := s.Push(ctx, []storage.FrontierItem{item("http://c/7", "x", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("good store: %v", err)
+	}
+}
+
+func testCanceled(t *testing.T, s storage.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Commit(ctx, stored("http://x/1")); err == nil {
+		t.Fatal("Commit with a canceled context succeeded")
+	}
+	if _, err := s.Push(ctx, []storage.FrontierItem{item("http://x/2", "s", 0)}); err == nil {
+		t.Fatal("Push with a canceled context succeeded")
+	}
+	if err := s.Articles(ctx, func(storage.Article) error { return nil }); err == nil {
+		t.Fatal("Articles with a canceled context succeeded")
+	}
+	sn := snap(t, s)
+	if len(sn.Pages) != 0 || sn.Pending != 0 {
+		t.Fatalf("canceled calls wrote: %+v", sn)
+	}
+}
+
+func testConcurrent(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	base := mustStore(t, s, "http://base/0", "共同")
+	const workers, per = 4, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*per*4)
+	for w := range workers {
+		wg.Go(func() {
+			for i := range per {
+				u := fmt.Sprintf("http://w%d/%d", w, i)
+				var c *storage.Commit
+				if i%4 == 3 {
+					c = duplicate(u, base)
+				} else {
+					c = stored(u, "共同", fmt.Sprintf("w%d", w), u)
+				}
+				if err := s.Commit(ctx, c); err != nil {
+					errs <- err
+				}
+				if _, err := s.Push(ctx, []storage.FrontierItem{item(u+"/next", "s", 1), item("http://shared/next", "s", 1)}); err != nil {
+					errs <- err
+				}
+				if _, err := s.Pending(ctx, "s"); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	// All workers race to decide one URL: exactly one wins.
+	var winners sync.Map
+	for w := range workers {
+		wg.Go(func() {
+			err := s.Commit(ctx, stored("http://contested/", "争"))
+			switch {
+			case err == nil:
+				winners.Store(w, true)
+			case !errors.Is(err, storage.ErrAlreadyDecided):
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	n := 0
+	winners.Range(func(any, any) bool { n++; return true })
+	if n != 1 {
+		t.Fatalf("%d commits of one URL succeeded, want 1", n)
+	}
+
+	sn := snap(t, s)
+	storedN := 1 + workers*per*3/4 + 1
+	if sn.Docs != storedN || len(sn.Articles) != storedN || sn.DF["共同"] != storedN-1 || sn.DF["争"] != 1 ||
+		sn.DF["w0"] != per*3/4 || len(sn.Dups) != workers*per/4 || len(sn.Pages) != storedN+workers*per/4 {
+		t.Fatalf("after concurrent commits: docs %d articles %d df %d/%d/%d dups %d pages %d",
+			sn.Docs, len(sn.Articles), sn.DF["共同"], sn.DF["争"], sn.DF["w0"], len(sn.Dups), len(sn.Pages))
+	}
+	ids := map[int64]bool{}
+	for _, a := range sn.Articles {
+		if ids[a.ID] {
+			t.Fatalf("article id %d assigned twice", a.ID)
+		}
+		ids[a.ID] = true
+	}
+	if want := workers*per + 1; sn.Pending != want {
+		t.Fatalf("pending %d, want %d", sn.Pending, want)
+	}
+
+	// Concurrent Pop: every item is leased exactly once.
+	var mu sync.Mutex
+	leased := map[string]int{}
+	for range workers {
+		wg.Go(func() {
+			for {
+				items, err := s.Pop(ctx, "", 3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(items) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, it := range items {
+					leased[it.URL]++
+				}
+				mu.Unlock()
+				for _, it := range items {
+					if err := s.Done(ctx, it.URL); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(leased) != workers*per+1 {
+		t.Fatalf("leased %d distinct items, want %d", len(leased), workers*per+1)
+	}
+	for u, k := range leased {
+		if k != 1 {
+			t.Fatalf("%s leased %d times", u, k)
+		}
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

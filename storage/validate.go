@@ -1,0 +1,113 @@
+package storage
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Time limits. Stores keep times as Unix nanoseconds in an int64, which spans
+// 1677-09-21 to 2262-04-11 (math.MinInt64/MaxInt64 ns around 1970); the
+// bounds below are whole years inside that range so that every non-zero time
+// a store accepts round-trips exactly.
+var (
+	minStoreTime = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxStoreTime = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC) // exclusive
+)
+
+// checkTime reports an error for a non-zero time a store cannot represent.
+func checkTime(field string, t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	if t.Before(minStoreTime) || !t.Before(maxStoreTime) {
+		return fmt.Errorf("%w: %s %s outside %d..%d", ErrInvalid, field,
+			t.UTC().Format(time.RFC3339), minStoreTime.Year(), maxStoreTime.Year()-1)
+	}
+	return nil
+}
+
+// Validate checks that a Commit is well formed: a non-empty URL, a known
+// outcome, exactly the payload the outcome calls for, payload URLs matching
+// the page URL (an empty payload URL is taken to be the page URL), a
+// positive DupOf, a non-negative Fingerprint.Length and representable times.
+// Every error wraps ErrInvalid. Validate does not modify c.
+func (c *Commit) Validate() error {
+	if c == nil {
+		return fmt.Errorf("%w: nil commit", ErrInvalid)
+	}
+	p := &c.Page
+	if p.URL == "" {
+		return fmt.Errorf("%w: empty page url", ErrInvalid)
+	}
+	if err := checkTime("page fetched_at", p.FetchedAt); err != nil {
+		return err
+	}
+	switch p.Outcome {
+	case OutcomeStored:
+		if c.Article == nil || c.Duplicate != nil {
+			return fmt.Errorf("%w: outcome %s of %s needs an article and no duplicate", ErrInvalid, p.Outcome, p.URL)
+		}
+		a := c.Article
+		if a.URL != "" && a.URL != p.URL {
+			return fmt.Errorf("%w: article url %q differs from page url %q", ErrInvalid, a.URL, p.URL)
+		}
+		if a.Fingerprint.Length < 0 {
+			return fmt.Errorf("%w: negative fingerprint length %d", ErrInvalid, a.Fingerprint.Length)
+		}
+		if a.Cluster < 0 {
+			return fmt.Errorf("%w: negative cluster %d", ErrInvalid, a.Cluster)
+		}
+		if err := checkTime("article published_at", a.PublishedAt); err != nil {
+			return err
+		}
+		if err := checkTime("article fetched_at", a.FetchedAt); err != nil {
+			return err
+		}
+	case OutcomeDuplicate:
+		if c.Duplicate == nil || c.Article != nil {
+			return fmt.Errorf("%w: outcome %s of %s needs a duplicate and no article", ErrInvalid, p.Outcome, p.URL)
+		}
+		d := c.Duplicate
+		if d.URL != "" && d.URL != p.URL {
+			return fmt.Errorf("%w: duplicate url %q differs from page url %q", ErrInvalid, d.URL, p.URL)
+		}
+		if d.DupOf <= 0 {
+			return fmt.Errorf("%w: duplicate %s has dup_of %d", ErrInvalid, p.URL, d.DupOf)
+		}
+		if d.Cluster < 0 {
+			return fmt.Errorf("%w: negative cluster %d", ErrInvalid, d.Cluster)
+		}
+		if math.IsNaN(d.Jaccard) || math.IsInf(d.Jaccard, 0) {
+			return fmt.Errorf("%w: duplicate %s has jaccard %v", ErrInvalid, p.URL, d.Jaccard)
+		}
+		if err := checkTime("duplicate published_at", d.PublishedAt); err != nil {
+			return err
+		}
+		if err := checkTime("duplicate fetched_at", d.FetchedAt); err != nil {
+			return err
+		}
+	case OutcomeNotArticle, OutcomeError:
+		if c.Article != nil || c.Duplicate != nil {
+			return fmt.Errorf("%w: outcome %s of %s takes no article or duplicate", ErrInvalid, p.Outcome, p.URL)
+		}
+	default:
+		return fmt.Errorf("%w: unknown outcome %q for %s", ErrInvalid, p.Outcome, p.URL)
+	}
+	return nil
+}
+
+// DistinctTerms returns terms without repeats, in first-seen order. Stores use
+// it so that a term listed twice in Commit.Terms counts once.
+func DistinctTerms(terms []string) []string {
+	seen := make(map[string]struct{}, len(terms))
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if _, ok := seen[t]; ok {
+			continue
+		}
+		seen[t] = struct{}{}
+		out = append(out, t)
+	}
+	return out
+}
