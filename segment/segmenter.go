@@ -1,0 +1,279 @@
+package segment
+
+import (
+	"bufio"
+	_ "embed" // stopwords.txt
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+//go:embed stopwords.txt
+var embeddedStopwords string
+
+// Options configures New. The zero value gives the embedded dictionary and
+// stopword list and no synonyms.
+type Options struct {
+	// Stopwords are added to the embedded stopword list.
+	Stopwords []string
+	// StopwordFile, if set, names a UTF-8 file with one extra stopword per
+	// line ('#' starts a comment line).
+	StopwordFile string
+	// SynonymFile, if set, names a HIT Tongyici Cilin (Extended) file, UTF-8
+	// or GB18030, with rows "Aa01A01= 人 士 人物 ...". See LoadCilin.
+	SynonymFile string
+}
+
+// Segmenter segments text into words. It is immutable after New and safe for
+// concurrent use; build one per process and share it.
+type Segmenter struct {
+	dict     *dictionary
+	stop     map[string]struct{}
+	synonyms map[string]string
+	bufs     sync.Pool // *cutBuffers
+}
+
+// New loads the embedded dictionary and stopword list and the optional files
+// named in opts.
+func New(opts Options) (*Segmenter, error) {
+	d, err := loadDict(zhDict)
+	if err != nil {
+		return nil, err
+	}
+	s := &Segmenter{dict: d, stop: make(map[string]struct{}, 1200)}
+	addStopwords(s.stop, embeddedStopwords)
+	for _, w := range opts.Stopwords {
+		if n := Normalize(w); n != "" {
+			s.stop[n] = struct{}{}
+		}
+	}
+	if opts.StopwordFile != "" {
+		b, err := os.ReadFile(opts.StopwordFile)
+		if err != nil {
+			return nil, fmt.Errorf("segment: stopword file: %w", err)
+		}
+		if !utf8.Valid(b) {
+			return nil, fmt.Errorf("segment: stopword file %s: not UTF-8", opts.StopwordFile)
+		}
+		addStopwords(s.stop, string(b))
+	}
+	if opts.SynonymFile != "" {
+		f, err := os.Open(opts.SynonymFile)
+		if err != nil {
+			return nil, fmt.Errorf("segment: synonym file: %w", err)
+		}
+		syn, err := LoadCilin(f, s.IsStop)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("segment: synonym file %s: %w", opts.SynonymFile, err)
+		}
+		s.synonyms = syn
+	}
+	return s, nil
+}
+
+func addStopwords(set map[string]struct{}, list string) {
+	sc := bufio.NewScanner(strings.NewReader(list))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if n := Normalize(line); n != "" {
+			set[n] = struct{}{}
+		}
+	}
+}
+
+// IsStop reports whether w (a word as returned by Words) is a stopword.
+func (s *Segmenter) IsStop(w string) bool {
+	_, ok := s.stop[w]
+	return ok
+}
+
+// DictionaryWords returns the number of words in the loaded dictionary.
+func (s *Segmenter) DictionaryWords() int { return s.dict.words }
+
+// Words normalises text (Normalize), segments it, maps synonyms and returns
+// the words in text order without whitespace and punctuation tokens: a token
+// is kept if it contains a letter (Han characters included) or a digit.
+// Stopwords are kept. Texts over 256 MB are segmented in 256 MB pieces.
+func (s *Segmenter) Words(text string) []string {
+	if len(text) > maxSegmentBytes {
+		// Offsets are int32: segment huge texts piece by piece, cut at a
+		// rune boundary (a word spanning a cut is split there).
+		cut := maxSegmentBytes
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		return append(s.Words(text[:cut]), s.Words(text[cut:])...)
+	}
+	b := s.getBuffers()
+	defer s.putBuffers(b)
+	norm, spans := s.segmentText(text, b)
+	if len(spans) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(spans)/2)
+	for i := 0; i < len(spans); i += 2 {
+		tok := norm[spans[i]:spans[i+1]]
+		// Tokens starting with a CJK unified ideograph (lead byte E5..E9:
+		// U+5000..U+9FFF) are words; others are checked rune by rune.
+		if c := tok[0]; (c < 0xE5 || c > 0xE9) && !isWordToken(tok) {
+			continue
+		}
+		if s.synonyms != nil {
+			if head, ok := s.synonyms[tok]; ok {
+				tok = head
+			}
+		}
+		out = append(out, tok)
+	}
+	return out
+}
+
+// isWordToken reports whether tok contains a letter or a digit.
+func isWordToken(tok string) bool {
+	for i := 0; i < len(tok); {
+		c := tok[i]
+		if c < utf8.RuneSelf {
+			if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(tok[i:])
+		if (r >= 0x4E00 && r <= 0x9FFF) || unicode.IsLetter(r) || unicode.IsNumber(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// cutBuffers holds the per-call working memory of cut, reused through a
+// sync.Pool.
+type cutBuffers struct {
+	units []int32   // byte offset of each unit start (normalizeUnits)
+	runes []rune    // rune of each one-rune unit, -1 for alphanumeric runs
+	dist  []float32 // shortest path length to the end of unit i (0: unreached)
+	back  []int32   // number of units of the last token on that path
+	spans []int32   // output: start, end byte offsets of each token
+}
+
+const (
+	// maxPooledUnits keeps one huge text from pinning huge buffers in the pool.
+	maxPooledUnits = 1 << 20
+	// maxSegmentBytes is the largest text segmented in one piece (byte
+	// offsets are int32); Words splits longer texts.
+	maxSegmentBytes = 256 << 20
+)
+
+func (s *Segmenter) getBuffers() *cutBuffers {
+	if b, ok := s.bufs.Get().(*cutBuffers); ok {
+		return b
+	}
+	return &cutBuffers{}
+}
+
+func (s *Segmenter) putBuffers(b *cutBuffers) {
+	if cap(b.units) <= maxPooledUnits {
+		s.bufs.Put(b)
+	}
+}
+
+// segmentText normalises text and segments it; the token spans (flat list
+// of byte offsets start0, end0, start1, end1, ...) index the returned
+// normalised string and live in b.
+func (s *Segmenter) segmentText(text string, b *cutBuffers) (string, []int32) {
+	norm := normalizeUnits(text, b)
+	return norm, s.cut(norm, b)
+}
+
+// cut segments normalised text whose units are in b.units and b.runes
+// (normalizeUnits) and returns the token spans held in b.
+//
+// It is gse's Segmenter.Segment (shortest path, non-search mode) over the
+// same dictionary: for each unit in order, every dictionary word starting
+// there relaxes the path ending at its last unit (a path is replaced only by
+// a strictly shorter one; the first found wins ties), and a unit that starts
+// no single-unit word gets a pseudo word of length unknownDistance.
+func (s *Segmenter) cut(text string, b *cutBuffers) []int32 {
+	units, runes := b.units, b.runes
+	n := len(units)
+	if cap(b.dist) < n {
+		b.dist = make([]float32, n)
+		b.back = make([]int32, n)
+	}
+	dist, back := b.dist[:n], b.back[:n]
+	clear(dist)
+
+	d := s.dict
+	for cur := 0; cur < n; cur++ {
+		var base float32
+		if cur > 0 {
+			base = dist[cur-1]
+		}
+		single := false
+		node := uint32(0)
+	extend:
+		for end := cur; end < n; end++ {
+			// Walk the unit's runes.
+			var word, ext, ok bool
+			if r := runes[end]; r >= 0 {
+				node, word, ext, ok = d.step(node, r)
+				if !ok {
+					break
+				}
+			} else {
+				stop := len(text)
+				if end+1 < n {
+					stop = int(units[end+1])
+				}
+				for _, r := range text[units[end]:stop] {
+					node, word, ext, ok = d.step(node, r)
+					if !ok {
+						break extend
+					}
+				}
+			}
+			if word {
+				if nd := base + d.dist[node]; dist[end] == 0 || dist[end] > nd {
+					dist[end] = nd
+					back[end] = int32(end - cur + 1)
+				}
+				if end == cur {
+					single = true
+				}
+			}
+			if !ext {
+				break
+			}
+		}
+		if !single {
+			if nd := base + unknownDistance; dist[cur] == 0 || dist[cur] > nd {
+				dist[cur] = nd
+				back[cur] = 1
+			}
+		}
+	}
+
+	// Walk back from the last unit, then reverse.
+	spans := b.spans[:0]
+	end := n
+	endByte := int32(len(text))
+	for end > 0 {
+		start := end - int(back[end-1])
+		spans = append(spans, endByte, units[start])
+		end, endByte = start, units[start]
+	}
+	for i, j := 0, len(spans)-1; i < j; i, j = i+1, j-1 {
+		spans[i], spans[j] = spans[j], spans[i]
+	}
+	b.spans = spans
+	return spans
+}

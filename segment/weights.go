@@ -1,0 +1,181 @@
+package segment
+
+import (
+	"math"
+	"sort"
+)
+
+// Feature is one term of a document with its weight and the indices of its
+// occurrences in the document's full word sequence (as returned by Words,
+// stopwords included), for position-aware fingerprints such as P-Simhash.
+type Feature struct {
+	Term      string
+	Weight    float64
+	Positions []int
+}
+
+// DocFreq gives corpus document frequencies for IDF.
+type DocFreq interface {
+	// DF returns the number of documents that contain term.
+	DF(term string) int
+	// Docs returns the number of documents in the corpus.
+	Docs() int
+}
+
+// Weighting selects the term weight.
+type Weighting int
+
+const (
+	// TF weights a term by its number of occurrences in the document.
+	TF Weighting = iota
+	// TFIDF multiplies TF by the smoothed inverse document frequency
+	// idf(t) = ln((N+1)/(df(t)+1)) + 1, the "smooth_idf" form of
+	// scikit-learn's TfidfTransformer (an unseen term gets the largest idf,
+	// a term in every document still weighs 1, never 0).
+	TFIDF
+)
+
+// FeatureOptions configures Features.
+type FeatureOptions struct {
+	// TopM keeps only the M highest-weighted terms (0 keeps all). P-Simhash
+	// used m = 20.
+	TopM int
+	// JTidf applies the co-occurrence penalty described at Features.
+	JTidf bool
+}
+
+const (
+	// cooccurWindow is the block size, in words, within which two terms
+	// count as co-occurring for the JTidf penalty: about one clause of news
+	// text (a sentence of Chinese news averages 20-30 words after
+	// segmentation; a clause between commas about 8-12).
+	cooccurWindow = 10
+	// cooccurMinShared is the number of shared blocks below which no
+	// penalty applies: one shared block is no evidence that two terms are
+	// associated (in a short document most terms occur once, and every
+	// pair of single occurrences in one block would have Jaccard 1).
+	cooccurMinShared = 2
+)
+
+// Features turns a word sequence into weighted features. Words for which
+// isStop returns true are skipped (isStop may be nil). With TFIDF a nil df, or
+// one with no documents, gives idf = 1 for every term. Features are sorted by
+// decreasing weight, ties by term, and cut to opts.TopM.
+//
+// JTidf. P-Simhash (§2.1) weights features with "J-Tidf", which lowers the
+// weight of terms that co-occur strongly with other terms; the paper's exact
+// formula was not available to us, so this is a documented substitute, not
+// the paper's formula: the word sequence is cut into blocks of
+// cooccurWindow words; B(t) is the set of blocks in which term t occurs; for
+// a term a and each term b with a strictly higher base weight (ties broken by
+// term order) that shares at least cooccurMinShared blocks with a, the
+// Jaccard J(a,b) = |B(a) ∩ B(b)| / |B(a) ∪ B(b)| is computed, and a's weight
+// becomes w(a) × (1 − max_b J(a,b)). A term that always appears in the same
+// clauses as a stronger term thus adds little beyond it, while the strongest
+// term of each group keeps its weight.
+func Features(words []string, isStop func(string) bool, w Weighting, df DocFreq, opts FeatureOptions) []Feature {
+	index := map[string]int{}
+	var feats []Feature
+	for pos, word := range words {
+		if word == "" || (isStop != nil && isStop(word)) {
+			continue
+		}
+		i, ok := index[word]
+		if !ok {
+			i = len(feats)
+			index[word] = i
+			feats = append(feats, Feature{Term: word})
+		}
+		feats[i].Positions = append(feats[i].Positions, pos)
+	}
+	if len(feats) == 0 {
+		return nil
+	}
+	n := 0
+	if df != nil {
+		n = df.Docs()
+	}
+	for i := range feats {
+		f := &feats[i]
+		f.Weight = float64(len(f.Positions))
+		if w == TFIDF && n > 0 {
+			d := min(max(df.DF(f.Term), 0), n)
+			f.Weight *= math.Log(float64(n+1)/float64(d+1)) + 1
+		}
+	}
+	if opts.JTidf {
+		cooccurrencePenalty(feats)
+	}
+	sort.Slice(feats, func(i, j int) bool {
+		if feats[i].Weight != feats[j].Weight {
+			return feats[i].Weight > feats[j].Weight
+		}
+		return feats[i].Term < feats[j].Term
+	})
+	if opts.TopM > 0 && len(feats) > opts.TopM {
+		feats = feats[:opts.TopM:opts.TopM]
+	}
+	return feats
+}
+
+// cooccurrencePenalty applies the JTidf penalty in place (see Features).
+func cooccurrencePenalty(feats []Feature) {
+	// rank orders terms by base weight (then term): a is penalised only by
+	// terms of better rank.
+	order := make([]int, len(feats))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(x, y int) bool {
+		a, b := &feats[order[x]], &feats[order[y]]
+		if a.Weight != b.Weight {
+			return a.Weight > b.Weight
+		}
+		return a.Term < b.Term
+	})
+	rank := make([]int, len(feats))
+	for r, i := range order {
+		rank[i] = r
+	}
+	// blocks[i]: distinct blocks of term i, ascending; members[k]: terms in block k.
+	blocks := make([][]int, len(feats))
+	members := map[int][]int{}
+	for i := range feats {
+		last := -1
+		for _, p := range feats[i].Positions {
+			if k := p / cooccurWindow; k != last {
+				blocks[i] = append(blocks[i], k)
+				members[k] = append(members[k], i)
+				last = k
+			}
+		}
+	}
+	shared := make([]int, len(feats))
+	touched := make([]int, 0, 64)
+	factor := make([]float64, len(feats))
+	for a := range feats {
+		touched = touched[:0]
+		for _, k := range blocks[a] {
+			for _, b := range members[k] {
+				if rank[b] < rank[a] {
+					if shared[b] == 0 {
+						touched = append(touched, b)
+					}
+					shared[b]++
+				}
+			}
+		}
+		maxJ := 0.0
+		for _, b := range touched {
+			if s := shared[b]; s >= cooccurMinShared {
+				j := float64(s) / float64(len(blocks[a])+len(blocks[b])-s)
+				maxJ = max(maxJ, j)
+			}
+			shared[b] = 0
+		}
+		factor[a] = 1 - maxJ
+	}
+	for i := range feats {
+		feats[i].Weight *= factor[i]
+	}
+}
