@@ -1,0 +1,168 @@
+package crawler
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// SiteStats are the counters of one site for one run.
+type SiteStats struct {
+	Name     string `json:"site"`
+	Requests int64  `json:"requests"` // HTTP requests sent: attempts, redirect hops excluded, robots.txt included
+	Fetched  int64  `json:"fetched"`  // pages with a complete response (any status)
+	Bytes    int64  `json:"bytes"`    // decompressed body bytes of fetched pages
+
+	Articles   int64 `json:"articles"`    // article pages handed to the Processor
+	Stored     int64 `json:"stored"`      // ... that it stored
+	Duplicates int64 `json:"duplicates"`  // ... that it dropped as near-duplicates
+	NotArticle int64 `json:"not_article"` // list and other pages, plus article URLs without an article
+	Errors     int64 `json:"errors"`      // pages recorded with an error outcome
+
+	ErrorKinds map[string]int `json:"error_kinds,omitempty"` // error pages by kind
+
+	RobotsBlocked int64 `json:"robots_blocked"` // URLs not fetched because robots.txt disallows them (not stored as pages)
+	Retries       int64 `json:"retries"`        // extra attempts after transient failures
+
+	SkippedDepth     int64 `json:"skipped_depth"`      // in-scope links beyond max_depth (link occurrences)
+	SkippedURLLength int64 `json:"skipped_url_length"` // links longer than fetch.max_url_length
+	SkippedTrap      int64 `json:"skipped_trap"`       // links with repeated or too many path segments
+	SkippedExtension int64 `json:"skipped_extension"`  // links to non-HTML file types
+	SkippedDecided   int64 `json:"skipped_decided"`    // queued URLs (or redirect targets) already decided
+	ArticleLinks     int64 `json:"article_links"`      // distinct links that matched article_url
+	Queued           int64 `json:"queued"`             // URLs added to the frontier
+}
+
+// Add accumulates o into s (Name is kept).
+func (s *SiteStats) Add(o SiteStats) {
+	s.Requests += o.Requests
+	s.Fetched += o.Fetched
+	s.Bytes += o.Bytes
+	s.Articles += o.Articles
+	s.Stored += o.Stored
+	s.Duplicates += o.Duplicates
+	s.NotArticle += o.NotArticle
+	s.Errors += o.Errors
+	for k, v := range o.ErrorKinds {
+		if s.ErrorKinds == nil {
+			s.ErrorKinds = make(map[string]int)
+		}
+		s.ErrorKinds[k] += v
+	}
+	s.RobotsBlocked += o.RobotsBlocked
+	s.Retries += o.Retries
+	s.SkippedDepth += o.SkippedDepth
+	s.SkippedURLLength += o.SkippedURLLength
+	s.SkippedTrap += o.SkippedTrap
+	s.SkippedExtension += o.SkippedExtension
+	s.SkippedDecided += o.SkippedDecided
+	s.ArticleLinks += o.ArticleLinks
+	s.Queued += o.Queued
+}
+
+// RunStats converts s to the store's per-run counters.
+func (s SiteStats) RunStats() storage.RunStats {
+	return storage.RunStats{Fetched: int(s.Fetched), Stored: int(s.Stored), Duplicates: int(s.Duplicates),
+		NotArticle: int(s.NotArticle), Errors: int(s.Errors)}
+}
+
+// Snapshot is the state of a run at one moment, passed to Options.Progress.
+type Snapshot struct {
+	Elapsed time.Duration `json:"elapsed"`
+	Sites   []SiteStats   `json:"sites"` // in config order
+	Total   SiteStats     `json:"total"`
+	Queued  int64         `json:"queued"` // URLs added to the frontier so far in this run (= Total.Queued)
+}
+
+// Totals returns the run totals as the store records them.
+func (s Snapshot) Totals() storage.RunStats { return s.Total.RunStats() }
+
+// Totals returns the run totals as the store records them (storage.Run.Stats).
+func (s Summary) Totals() storage.RunStats { return s.Total.RunStats() }
+
+// SiteSummary is the outcome of a run for one site.
+type SiteSummary struct {
+	SiteStats
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Summary is the outcome of a run.
+type Summary struct {
+	RunID       int64         `json:"run_id"`
+	Duration    time.Duration `json:"duration"`
+	Interrupted bool          `json:"interrupted"` // the context was cancelled before the frontier emptied
+	// Completed: the frontier emptied and was reset, so the next run starts
+	// again from the start URLs.
+	Completed    bool          `json:"completed"`
+	FrontierLeft int           `json:"frontier_left"` // items left for the next run (all sites)
+	Sites        []SiteSummary `json:"sites"`
+	Total        SiteStats     `json:"total"`
+	Warnings     []string      `json:"warnings,omitempty"` // every site's warnings, prefixed with the site name
+}
+
+// siteCounters are the live counters of one site.
+type siteCounters struct {
+	requests, fetched, bytes                           atomic.Int64
+	articles, stored, duplicates, notArticle, errPages atomic.Int64
+	robotsBlocked, retries                             atomic.Int64
+	skipDepth, skipLength, skipTrap, skipExt, skipDone atomic.Int64
+	articleLinks, queued                               atomic.Int64
+
+	mu       sync.Mutex
+	errors   map[string]int
+	warnings []string
+	warned   map[string]bool
+}
+
+func newSiteCounters() *siteCounters {
+	return &siteCounters{errors: make(map[string]int), warned: make(map[string]bool)}
+}
+
+func (c *siteCounters) addError(kind string) {
+	c.errPages.Add(1)
+	c.mu.Lock()
+	c.errors[kind]++
+	c.mu.Unlock()
+}
+
+// warn records a warning once.
+func (c *siteCounters) warn(msg string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.warned[msg] {
+		return false
+	}
+	c.warned[msg] = true
+	c.warnings = append(c.warnings, msg)
+	return true
+}
+
+func (c *siteCounters) snapshot(site string) SiteStats {
+	s := SiteStats{
+		Name:     site,
+		Requests: c.requests.Load(), Fetched: c.fetched.Load(), Bytes: c.bytes.Load(),
+		Articles: c.articles.Load(), Stored: c.stored.Load(), Duplicates: c.duplicates.Load(),
+		NotArticle: c.notArticle.Load(), Errors: c.errPages.Load(),
+		RobotsBlocked: c.robotsBlocked.Load(), Retries: c.retries.Load(),
+		SkippedDepth: c.skipDepth.Load(), SkippedURLLength: c.skipLength.Load(), SkippedTrap: c.skipTrap.Load(),
+		SkippedExtension: c.skipExt.Load(), SkippedDecided: c.skipDone.Load(),
+		ArticleLinks: c.articleLinks.Load(), Queued: c.queued.Load(),
+	}
+	c.mu.Lock()
+	if len(c.errors) > 0 {
+		s.ErrorKinds = make(map[string]int, len(c.errors))
+		for k, v := range c.errors {
+			s.ErrorKinds[k] = v
+		}
+	}
+	c.mu.Unlock()
+	return s
+}
+
+func (c *siteCounters) warningList() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.warnings...)
+}
