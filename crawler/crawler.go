@@ -239,7 +239,7 @@ func (st *siteState) inScope(u *url.URL) bool {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return false
 	}
-	if !config.HostAllowed(u.Hostname(), st.cfg.AllowedDomains) {
+	if !config.HostAllowed(u.Host, st.cfg.AllowedDomains) {
 		return false
 	}
 	p := u.Port()

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// evalCommands are the subcommands of `eval`.
+func evalCommands() []command {
+	return []command{
+		{"dedup", "near-duplicate tables: robustness set, SpotSigs gold set, reprint web (the default)", cmdEvalDedup},
+		{"robust", "Li Gang et al. robustness protocol on bench/dev/robust.jsonl, with SVG plots", cmdEvalRobust},
+		{"goldset", "pairwise P/R/F1 on the SpotSigs gold set (English news pages)", cmdEvalGoldset},
+		{"web", "crawl the reprint web (bench server), score the export with score.py", cmdEvalWeb},
+		{"throughput", "pages/s of the full pipeline vs a fetch-only run on the bench server", cmdEvalThroughput},
+		{"extract", "extraction quality tables (CWCED, ScrapingHub, snippets, reprint web)", cmdEvalExtract},
+	}
+}
+
+func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	name := "dedup"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		name, args = args[0], args[1:]
+	}
+	if name == "help" {
+		fmt.Fprintln(stdout, "usage: newscrawl eval [subcommand] [flags]\n\nsubcommands:")
+		for _, c := range evalCommands() {
+			fmt.Fprintf(stdout, "  %-11s %s\n", c.name, c.summary)
+		}
+		return nil
+	}
+	for _, c := range evalCommands() {
+		if c.name == name {
+			return c.run(ctx, args, stdout, stderr)
+		}
+	}
+	return usagef("eval: unknown subcommand %q (eval help lists them)", name)
+}
+
+// sharedDir finds ../shared next to the repository (or the working directory).
+func sharedDir(flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			s := filepath.Join(d, "..", "shared")
+			if _, err := os.Stat(s); err == nil {
+				return s, nil
+			}
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return "", errors.New("../shared not found next to the repository: pass --shared DIR")
+}

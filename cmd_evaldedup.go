@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/newsdedup/newscrawl/decode"
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/evaldedup"
+	"github.com/newsdedup/newscrawl/segment"
+)
+
+// evalMethod clusters texts with Single-Pass in input order.
+type evalMethod struct {
+	name    string
+	cluster func(ctx context.Context, texts []string) ([]int, error)
+}
+
+// evalMethods are the methods every dedup table compares: the engine's
+// three modes and the two baselines of the SpotSigs-zh paper.
+func evalMethods(seg dedup.Segmenter) []evalMethod {
+	engine := func(name string, opts dedup.Options) evalMethod {
+		return evalMethod{name, func(ctx context.Context, texts []string) ([]int, error) {
+			eng, err := dedup.New(seg, opts)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]int, len(texts))
+			err = eng.Batch(ctx, texts, func(i int, v dedup.Verdict) error {
+				out[i] = i
+				if v.Duplicate {
+					out[i] = int(v.Cluster)
+				}
+				return nil
+			})
+			return out, err
+		}}
+	}
+	return []evalMethod{
+		engine("simhash k=3", dedup.Options{Mode: dedup.SimhashOnly}),
+		engine("spotsigs", dedup.Options{Mode: dedup.SpotSigsOnly}),
+		engine("combined (default)", dedup.Options{}),
+		baselineShingling(seg),
+		baselineMinHash(seg),
+	}
+}
+
+func cmdEvalDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval dedup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
+	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	a := []string{"--plots", *plots}
+	if *shared != "" {
+		a = append(a, "--shared", *shared)
+	}
+	if err := cmdEvalRobust(ctx, a, stdout, stderr); err != nil {
+		return err
+	}
+	a = a[2:]
+	if err := cmdEvalGoldset(ctx, a, stdout, stderr); err != nil {
+		return err
+	}
+	return cmdEvalWeb(ctx, a, stdout, stderr)
+}
+
+func loadEvalSegmenter(stderr io.Writer) (*segment.Segmenter, error) {
+	t := time.Now()
+	seg, err := newSegmenter(segmentDefaults())
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "segmenter loaded in %.2fs\n", time.Since(t).Seconds())
+	return seg, nil
+}
+
+func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval robust", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
+	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
+	only := fs.String("method", "", "run only methods whose name contains this")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "bench", "dev", "robust.jsonl")
+	docs, err := evaldedup.LoadRobust(path)
+	if err != nil {
+		return fmt.Errorf("eval robust: %w", err)
+	}
+	seg, err := loadEvalSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.Text
+	}
+	fmt.Fprintf(stdout, "\n## Robustness (Li Gang et al. 2013 protocol): %s, %d texts\n\n", path, len(docs))
+	var reps []evaldedup.RobustReport
+	for _, m := range evalMethods(seg) {
+		if *only != "" && !strings.Contains(m.name, *only) {
+			continue
+		}
+		t := time.Now()
+		cl, err := m.cluster(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("eval robust: %s: %w", m.name, err)
+		}
+		rep := evaldedup.ScoreRobust(docs, cl)
+		rep.Method = m.name
+		rep.MsPerDoc = float64(time.Since(t).Microseconds()) / 1000 / float64(len(docs))
+		reps = append(reps, rep)
+	}
+	if len(reps) == 0 {
+		return usagef("eval robust: no method matches %q", *only)
+	}
+	fmt.Fprintf(stdout, "| method | P | R | F1 | false-merge pairs | variants merged elsewhere | ms/doc |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range reps {
+		fmt.Fprintf(stdout, "| %s | %.4f | %.4f | %.4f | %.5f | %d | %.3f |\n", r.Method, r.Pairwise.Precision, r.Pairwise.Recall, r.Pairwise.F1, r.FalseMergePairRate, r.MergedVariants, r.MsPerDoc)
+	}
+	fmt.Fprintf(stdout, "\nrecall of variants (clustered with their original):\n\n| setting |")
+	for _, r := range reps {
+		fmt.Fprintf(stdout, " %s |", r.Method)
+	}
+	fmt.Fprintf(stdout, "\n|---|%s\n", strings.Repeat("---|", len(reps)))
+	for _, k := range reps[0].Settings() {
+		fmt.Fprintf(stdout, "| %s %d%% |", k.Op, k.Pct)
+		for _, r := range reps {
+			fmt.Fprintf(stdout, " %.3f |", r.Recall[k])
+		}
+		fmt.Fprintln(stdout)
+	}
+	if *plots != "" {
+		if err := os.MkdirAll(*plots, 0o755); err != nil {
+			return fmt.Errorf("eval robust: %w", err)
+		}
+		for _, op := range []string{"add", "delete"} {
+			var series []evaldedup.Series
+			for _, r := range reps {
+				s := evaldedup.Series{Name: r.Method}
+				for _, k := range r.Settings() {
+					if k.Op == op {
+						s.Points = append(s.Points, [2]float64{float64(k.Pct), r.Recall[k]})
+					}
+				}
+				series = append(series, s)
+			}
+			p := filepath.Join(*plots, "robust-"+op+".svg")
+			f, err := os.Create(p)
+			if err != nil {
+				return fmt.Errorf("eval robust: %w", err)
+			}
+			err = evaldedup.WriteSVG(f, "Recall vs % text "+map[string]string{"add": "added", "delete": "deleted"}[op], "% of characters "+map[string]string{"add": "added", "delete": "deleted"}[op], "recall", 0, series)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("eval robust: %w", err)
+			}
+			fmt.Fprintf(stdout, "\nplot: %s", p)
+		}
+		fmt.Fprintln(stdout)
+	}
+	return nil
+}
+
+func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval goldset", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
+	only := fs.String("method", "", "run only methods whose name contains this")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	nd := filepath.Join(dir, "data", "neardup")
+	docs, err := evaldedup.LoadGoldset(filepath.Join(nd, "spotsigs-goldset-dev.tsv"), filepath.Join(nd, "spotsigs-goldset-dev.tar.gz"))
+	if err != nil {
+		return fmt.Errorf("eval goldset: %w", err)
+	}
+	ex, err := extract.New(extract.Options{})
+	if err != nil {
+		return err
+	}
+	t := time.Now()
+	texts := make([]string, len(docs))
+	truth := make([]string, len(docs))
+	noArticle := 0
+	for i, d := range docs {
+		truth[i] = d.Cluster
+		body, _, err := decode.ToUTF8(d.HTML, "", "")
+		if err != nil {
+			continue
+		}
+		a, err := ex.Extract("http://goldset/"+d.Cluster+"/"+d.File, body)
+		if err != nil {
+			noArticle++
+			continue
+		}
+		texts[i] = a.Title + "\n" + a.Text
+	}
+	extractMs := float64(time.Since(t).Microseconds()) / 1000 / float64(len(docs))
+	seg, err := loadEvalSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n## SpotSigs gold set (dev half): %d pages, %d stories; extraction %.2f ms/page, %d pages without article\n\n",
+		len(docs), countDistinct(truth), extractMs, noArticle)
+	fmt.Fprintf(stdout, "| method | P | R | F1 | ms/doc |\n|---|---|---|---|---|\n")
+	for _, m := range evalMethods(seg) {
+		if *only != "" && !strings.Contains(m.name, *only) {
+			continue
+		}
+		t := time.Now()
+		cl, err := m.cluster(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("eval goldset: %s: %w", m.name, err)
+		}
+		ms := float64(time.Since(t).Microseconds()) / 1000 / float64(len(docs))
+		r := evaldedup.Pairwise(cl, truth)
+		fmt.Fprintf(stdout, "| %s | %.4f | %.4f | %.4f | %.3f |\n", m.name, r.Precision, r.Recall, r.F1, ms)
+	}
+	return nil
+}
+
+func countDistinct(xs []string) int {
+	m := map[string]bool{}
+	for _, x := range xs {
+		m[x] = true
+	}
+	return len(m)
+}

@@ -1,0 +1,168 @@
+package decode
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
+	"golang.org/x/text/encoding/unicode"
+)
+
+const article = "新华社北京6月15日电 记者从国家统计局获悉，今年前五个月全国规模以上工业增加值同比增长。「引号」与“弯引号”、数字１２３。"
+
+func encodeWith(t testing.TB, e encoding.Encoding, s string) []byte {
+	t.Helper()
+	b, err := e.NewEncoder().Bytes([]byte(s))
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	return b
+}
+
+func page(meta, body string) string {
+	return "<html><head>" + meta + "<title>标题</title></head><body><p>" + body + "</p></body></html>"
+}
+
+func TestDecode(t *testing.T) {
+	gbkPage := func(meta string) []byte { return encodeWith(t, simplifiedchinese.GBK, page(meta, article)) }
+	utf8Page := func(meta string) []byte { return []byte(page(meta, article)) }
+	metaGB := `<meta http-equiv="Content-Type" content="text/html; charset=gb2312">`
+	metaUTF8 := `<meta charset="utf-8">`
+	tests := []struct {
+		name        string
+		body        []byte
+		contentType string
+		override    string
+		charset     string
+		source      string
+	}{
+		{"gbk meta", gbkPage(metaGB), "", "", "gb18030", SourceMeta},
+		{"gbk header", gbkPage(""), "text/html; charset=GBK", "", "gb18030", SourceHeader},
+		{"gbk sloppy header", gbkPage(""), "text/html;charset=gbk;", "", "gb18030", SourceHeader},
+		{"gbk header wins over wrong meta", gbkPage(metaUTF8), "text/html; charset=gbk", "", "gb18030", SourceHeader},
+		{"utf-8 bytes declared gb2312", utf8Page(metaGB), "", "", "utf-8", SourceBytes},
+		{"utf-8 bytes with gbk header", utf8Page(""), "text/html; charset=gbk", "", "utf-8", SourceBytes},
+		{"gbk bytes declared utf-8", gbkPage(metaUTF8), "", "", "gb18030", SourceBytes},
+		{"gbk bytes utf-8 header", gbkPage(""), "text/html; charset=utf-8", "", "gb18030", SourceBytes},
+		{"gbk undeclared", gbkPage(""), "text/html", "", "gb18030", SourceSniff},
+		{"utf-8 undeclared", utf8Page(""), "", "", "utf-8", SourceSniff},
+		{"utf-8 declared", utf8Page(metaUTF8), "", "", "utf-8", SourceMeta},
+		{"latin1 label on utf-8", utf8Page(`<meta charset="iso-8859-1">`), "", "", "utf-8", SourceBytes},
+		{"override", encodeWith(t, traditionalchinese.Big5, "<html><head><title>標題</title></head><body><p>中華民國</p></body></html>"), "text/html; charset=utf-8", "big5", "big5", SourceOverride},
+		{"override gb2312", gbkPage(metaUTF8), "", "GB2312", "gb18030", SourceOverride},
+		{"bom utf-8", append([]byte{0xef, 0xbb, 0xbf}, utf8Page(metaGB)...), "text/html; charset=gbk", "", "utf-8", SourceBOM},
+		{"bom utf-16le", encodeWith(t, unicode.UTF16(unicode.LittleEndian, unicode.UseBOM), page("", article)), "", "", "utf-16le", SourceBOM},
+		{"conflicting metas, gbk bytes", gbkPage(metaUTF8 + metaGB), "", "", "gb18030", SourceMeta},
+		{"conflicting metas, utf-8 bytes", utf8Page(metaGB + metaUTF8), "", "", "utf-8", SourceMeta},
+		{"big5 undeclared", encodeWith(t, traditionalchinese.Big5, "<html><body><p>"+strings.Repeat("臺灣的報紙與電視節目。", 5)+"</p></body></html>"), "", "", "big5", SourceSniff},
+		{"gb18030 four-byte", encodeWith(t, simplifiedchinese.GB18030, page(`<meta charset="gb18030">`, "𠀀𠀁"+article)), "", "", "gb18030", SourceMeta},
+		{"meta after prescan window", append(gbkPage(""), []byte(strings.Repeat(" ", PrescanLimit)+metaUTF8)...), "", "", "gb18030", SourceSniff},
+		{"ascii only", []byte("<html><head>" + metaGB + "</head><body>plain ascii</body></html>"), "", "", "gb18030", SourceMeta},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Decode(tt.body, tt.contentType, tt.override)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Charset != tt.charset || r.Source != tt.source {
+				t.Fatalf("charset %s via %s (declared %q), want %s via %s", r.Charset, r.Source, r.Declared, tt.charset, tt.source)
+			}
+			if !utf8.Valid(r.Body) {
+				t.Fatal("output is not valid UTF-8")
+			}
+			if bytes.HasPrefix(r.Body, []byte{0xef, 0xbb, 0xbf}) {
+				t.Fatal("BOM kept")
+			}
+			if strings.Contains(tt.name, "big5") || tt.name == "override" || tt.name == "ascii only" {
+				return
+			}
+			if !bytes.Contains(r.Body, []byte("标题")) {
+				t.Fatalf("title not readable in %q", r.Body)
+			}
+			if r.Replacements != 0 {
+				t.Fatalf("%d replacements", r.Replacements)
+			}
+		})
+	}
+}
+
+func TestDecodeInvalidGBKIsReplacedAndCounted(t *testing.T) {
+	body := encodeWith(t, simplifiedchinese.GBK, page(`<meta charset="gbk">`, article))
+	// Truncated and invalid double-byte sequences in the middle.
+	bad := append(append(append([]byte{}, body[:len(body)/2]...), 0x81, 0x20, 0xff, 0xfe, 0x80), body[len(body)/2:]...)
+	r, err := Decode(bad, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Charset != "gb18030" {
+		t.Fatalf("charset %s", r.Charset)
+	}
+	if r.Replacements == 0 || !utf8.Valid(r.Body) {
+		t.Fatalf("replacements %d, valid %v", r.Replacements, utf8.Valid(r.Body))
+	}
+}
+
+func TestDecodeInvalidUTF8DeclaredUTF8(t *testing.T) {
+	// Mostly UTF-8 with stray Latin-1 bytes: not clean GB18030 either.
+	body := []byte(page(`<meta charset="utf-8">`, "caf\xe9 "+article+" na\xefve"))
+	r, err := Decode(body, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Charset != "utf-8" || r.Replacements != 2 || !utf8.Valid(r.Body) {
+		t.Fatalf("charset %s, %d replacements", r.Charset, r.Replacements)
+	}
+}
+
+func TestUnknownOverride(t *testing.T) {
+	_, _, err := ToUTF8([]byte("<p>x</p>"), "", "no-such-charset")
+	if !errors.Is(err, ErrUnknownOverride) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for label, want := range map[string]string{"gb2312": "gb18030", "GBK": "gb18030", "GB-18030": "gb18030", "utf8": "utf-8", "big5": "big5", "latin1": "windows-1252", "x-nope": ""} {
+		if got := Lookup(label); got != want {
+			t.Errorf("Lookup(%q) = %q, want %q", label, got, want)
+		}
+	}
+}
+
+func TestMetaCharsets(t *testing.T) {
+	b := []byte(`<html><head><META HTTP-EQUIV="content-type" CONTENT="text/html; CHARSET='gbk'"><meta charset=" utf-8 "><meta name="x" content="charset=big5"></head>`)
+	got := MetaCharsets(b)
+	if strings.Join(got, ",") != "gbk,utf-8" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func FuzzToUTF8(f *testing.F) {
+	f.Add([]byte(page(`<meta charset="gb2312">`, article)), "", "")
+	f.Add(encodeWith(f, simplifiedchinese.GBK, page(`<meta charset="utf-8">`, article)), "text/html", "")
+	f.Add([]byte{0xef, 0xbb, 0xbf, 0xff, 0xfe}, "text/html; charset=gbk", "")
+	f.Add([]byte{0xfe, 0xff, 0x00}, "", "")
+	f.Add([]byte("\x81\x30\x81"), "text/html; charset=gb18030", "")
+	f.Add([]byte("<meta charset=utf-16><p>x"), "", "big5")
+	f.Fuzz(func(t *testing.T, body []byte, contentType, override string) {
+		out, label, err := ToUTF8(body, contentType, override)
+		if err != nil {
+			if !errors.Is(err, ErrUnknownOverride) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		if label == "" {
+			t.Fatal("empty label")
+		}
+		if !utf8.Valid(out) {
+			t.Fatalf("invalid UTF-8 output for %q", body)
+		}
+	})
+}

@@ -1,0 +1,63 @@
+package dedup
+
+import (
+	"context"
+	"runtime"
+	"sync"
+)
+
+// Batch clusters texts with Single-Pass in input order, as offline dedup and
+// the evaluation do: fingerprints are computed on every core, decisions are
+// taken one by one in order. Document ids in verdicts are input indexes; a
+// kept document opens the cluster with its own index. fn is called in input
+// order. The engine must not be used concurrently by anyone else.
+func (e *Engine) Batch(ctx context.Context, texts []string, fn func(i int, v Verdict) error) error {
+	n := len(texts)
+	fps := make([]*Fingerprint, n)
+	ready := make([]chan struct{}, n)
+	for i := range ready {
+		ready[i] = make(chan struct{})
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int, 256)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fps[i] = e.Fingerprint(texts[i])
+				close(ready[i])
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := 0; i < n; i++ {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer wg.Wait()
+	defer cancel()
+	for i := 0; i < n; i++ {
+		select {
+		case <-ready[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		v := e.Decide(fps[i])
+		if !v.Duplicate {
+			e.Add(uint64(i), uint64(i), fps[i])
+		}
+		fps[i] = nil
+		if err := fn(i, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}

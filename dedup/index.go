@@ -1,0 +1,113 @@
+package dedup
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/newsdedup/newscrawl/simhash"
+	"github.com/newsdedup/newscrawl/spotsigs"
+)
+
+// MemoryIndex is the in-process Index: a Manku et al. Hamming index over the
+// Simhashes, a SpotSigs inverted index over the signatures, and an exact
+// hash table for identical texts. It is safe for concurrent use.
+type MemoryIndex struct {
+	mu      sync.RWMutex
+	sim     *simhash.Index
+	spots   *spotsigs.Index
+	exact   map[[16]byte]uint64
+	entries map[uint64]*Entry
+}
+
+// NewMemoryIndex returns an empty index whose Hamming tables answer radius
+// k and whose SpotSigs length partitions are cut for threshold tau.
+func NewMemoryIndex(k int, tau float64) (*MemoryIndex, error) {
+	sim, err := simhash.NewIndex(k)
+	if err != nil {
+		return nil, fmt.Errorf("dedup: %w", err)
+	}
+	spots, err := spotsigs.NewIndex(min(tau, 0.99))
+	if err != nil {
+		return nil, fmt.Errorf("dedup: %w", err)
+	}
+	return &MemoryIndex{sim: sim, spots: spots, exact: map[[16]byte]uint64{}, entries: map[uint64]*Entry{}}, nil
+}
+
+// Add implements Index.
+func (m *MemoryIndex) Add(e Entry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.entries[e.ID]; ok {
+		return
+	}
+	en := e
+	m.entries[e.ID] = &en
+	m.sim.Add(e.ID, e.Simhash)
+	// Add fails only past 2^32-1 signatures; the Hamming and exact tables
+	// still find such an entry.
+	_ = m.spots.Add(e.ID, e.Sig)
+	if _, ok := m.exact[e.Hash]; !ok {
+		m.exact[e.Hash] = e.ID
+	}
+}
+
+// Remove implements Index.
+func (m *MemoryIndex) Remove(id uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[id]
+	if !ok {
+		return
+	}
+	delete(m.entries, id)
+	m.sim.Remove(id)
+	m.spots.Remove(id)
+	if m.exact[e.Hash] == id {
+		delete(m.exact, e.Hash)
+	}
+}
+
+// Len implements Index.
+func (m *MemoryIndex) Len() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.entries)
+}
+
+// Candidates implements Index.
+func (m *MemoryIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var out []*Entry
+	seen := map[uint64]bool{}
+	add := func(id uint64) {
+		if seen[id] {
+			return
+		}
+		if e, ok := m.entries[id]; ok {
+			seen[id] = true
+			out = append(out, e)
+		}
+	}
+	if id, ok := m.exact[fp.Hash]; ok {
+		add(id)
+	}
+	if !q.NoSimhash {
+		for _, mt := range m.sim.Query(fp.Simhash) {
+			if mt.Distance <= q.Hamming {
+				add(mt.ID)
+			}
+		}
+	}
+	if !q.NoSpotSigs && len(fp.Signature) > 0 {
+		for _, mt := range m.spots.Query(fp.Signature, q.Jaccard) {
+			add(mt.ID)
+		}
+		if q.Containment > 0 {
+			for _, mt := range m.spots.ContainmentQuery(fp.Signature, q.Containment) {
+				add(mt.ID)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,274 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Patterns of metadata written as text: source (来源), editor (责任编辑),
+// author (作者, 记者, 文/, end-of-article "（记者 张三）").
+var (
+	rxSource = regexp.MustCompile(`(?:来源|稿源|出处)\s*[:：]\s*[\[【(（]?\s*([^\s|｜/,，;；:：)）\]】\[【]{1,30})`)
+	rxEditor = regexp.MustCompile(`(?:责任编辑|责编|编辑)\s*[:：]\s*([^\s|｜,，;；:：)）\]】(（\[【]{1,20})`)
+	// rxAuthorField: "作者：张三 李四", "文/张三", "执笔人：…", "撰文：…".
+	rxAuthorField = regexp.MustCompile(`(?:作者|撰文|执笔人?|文)\s*[:：/]\s*([^\s|｜,，;；:：)）\]】(（\[【]{1,24}(?:\s+\([^)]{1,30}\))?(?:[ 　]+[\p{Han}·]{2,4}){0,5})`)
+	// rxReporter: "本报记者 张三 李四", "新京报记者 彭冲 山东冠县报道",
+	// "本报记者罗科苏盈发自北京", "记者：张三"; the names are cut out of the
+	// captured run by bylineNames.
+	rxReporter = regexp.MustCompile(`(?:记者|通讯员|实习生)\s*[:：]?\s*([\p{Han}·][\p{Han}· 　、]{1,40})`)
+	// rxTailByline: "（常书香 马丹阳 ）", "（姚峰 上海报道）", "(信报记者 蔡雪婧)" closing the text.
+	rxTailByline = regexp.MustCompile(`[（(]\s*(?:[\p{Han}]{0,8}记者\s*)?((?:[\p{Han}·]{2,4})(?:[ 　、]+[\p{Han}·]{2,4}){0,4})\s*(?:[\p{Han}]{2,6}报道)?\s*[)）]$`)
+	rxByEnglish  = regexp.MustCompile(`^(?:By|BY|by)\s+([A-Z][\w.'-]+(?:\s+[A-Z][\w.'-]+){0,3})`)
+)
+
+// nameStopWords end a run of names in a byline ("赵婕 出自…",
+// "彭冲 山东冠县报道", "罗科苏盈发自北京").
+var nameStopWords = []string{"发自", "报道", "摄影", "出自", "来源", "发表", "时间", "阅读", "编辑", "整理", "日期", "访问", "通讯员", "记者", "摄"}
+
+// bylineNames splits a captured byline run into person names: tokens of
+// 2-4 Han characters (or one Latin token), stopping at a stop word; a token
+// glued to 报道/发自 is a place and is dropped.
+func bylineNames(s string) string {
+	s = strings.ReplaceAll(s, "、", " ")
+	var names []string
+	for _, tok := range strings.Fields(s) {
+		stop := false
+		for _, w := range nameStopWords {
+			if i := strings.Index(tok, w); i >= 0 {
+				if i > 0 && w != "报道" {
+					tok = tok[:i]
+				} else {
+					tok = ""
+				}
+				stop = true
+				break
+			}
+		}
+		if n := runeLen(tok); n >= 2 && n <= 4 && isHanName(tok) {
+			names = append(names, tok)
+		} else if tok != "" && !stop {
+			break
+		}
+		if stop {
+			break
+		}
+	}
+	return strings.Join(names, " ")
+}
+
+func isHanName(s string) bool {
+	for _, r := range s {
+		if !isCJK(r) && r != '·' {
+			return false
+		}
+	}
+	return true
+}
+
+func cleanName(s string) string {
+	s = strings.TrimSpace(s)
+	for _, w := range nameStopWords {
+		if i := strings.Index(s, w); i > 0 {
+			s = s[:i]
+		}
+	}
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "、", " ")), " ")
+}
+
+// lineInfo locates the headline and the body inside the page's lines.
+type lineInfo struct {
+	page      []string
+	body      []string
+	titleLine int // index of the headline line in page, or -1
+	bodyLine  int // index of the first body line in page, or -1
+}
+
+func (li lineInfo) near(from, n int) []string {
+	if from < 0 {
+		return nil
+	}
+	to := min(len(li.page), from+n)
+	return li.page[from:to]
+}
+
+// findMeta fills Source, Editor and Author from the body lines and the
+// lines around the headline.
+func findMeta(li lineInfo, art *Article, metaAuthor string) {
+	header := li.near(li.titleLine, headerLines)
+	body := li.body
+	edge := append(append([]string{}, firstN(body, 3)...), lastN(body, 3)...)
+	for _, group := range [][]string{body, header} {
+		for _, l := range group {
+			if runeLen(l) > maxMetaLineRunes {
+				continue
+			}
+			if art.Source == "" {
+				if m := rxSource.FindStringSubmatch(l); m != nil {
+					art.Source = strings.TrimRight(m[1], ")）]】")
+				}
+			}
+			if art.Editor == "" {
+				if m := rxEditor.FindStringSubmatch(l); m != nil {
+					art.Editor = strings.TrimRight(m[1], ")）]】")
+				}
+			}
+		}
+	}
+	for _, group := range [][]string{edge, header} {
+		if art.Author != "" {
+			break
+		}
+		for _, l := range group {
+			if a := authorFromLine(l); a != "" {
+				art.Author = a
+				break
+			}
+		}
+	}
+	if art.Author == "" && len(body) > 0 {
+		if m := rxTailByline.FindStringSubmatch(body[len(body)-1]); m != nil {
+			art.Author = bylineNames(m[1])
+		}
+	}
+	if art.Author == "" && metaAuthor != "" && looksLikePerson(metaAuthor) {
+		art.Author = metaAuthor
+	}
+}
+
+// headerLines is how many page lines from the headline are searched for
+// the byline; maxMetaLineRunes bounds a metadata line (longer lines are
+// prose that merely mentions 来源 or 编辑).
+const (
+	headerLines      = 15
+	maxMetaLineRunes = 80
+)
+
+func authorFromLine(l string) string {
+	if runeLen(l) > maxMetaLineRunes {
+		return ""
+	}
+	if m := rxAuthorField.FindStringSubmatch(l); m != nil {
+		if n := cleanName(m[1]); n != "" {
+			return n
+		}
+	}
+	if m := rxReporter.FindStringSubmatch(l); m != nil {
+		if n := bylineNames(m[1]); n != "" {
+			return n
+		}
+	}
+	if m := rxByEnglish.FindStringSubmatch(l); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// looksLikePerson rejects <meta name=author> values that are site names.
+func looksLikePerson(s string) bool {
+	if runeLen(s) > 40 {
+		return false
+	}
+	for _, w := range []string{"网", "新闻", "日报", "报社", "频道", "http", ".com", ".cn", "www", "Team", "Inc", "Powered", "Corporation", "Ltd"} {
+		if strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
+func lastN(s []string, n int) []string  { return s[max(0, len(s)-n):] }
+
+// Date scoring: a page shows many dates (copyright years, related links,
+// archive calendars). The publish date is near the headline, often with a
+// time of day and a keyword such as 发布时间.
+var (
+	rxDateKeyword    = regexp.MustCompile(`(?i)发表|发布|时间|日期|更新|稿|published|posted|updated|date`)
+	rxDateNegKeyword = regexp.MustCompile(`(?i)建立于|注册|成立|生日|出生|copyright|©|版权|截至|截止`)
+)
+
+const (
+	scoreTime       = 2  // a time of day was written
+	scoreKeyword    = 3  // 发布时间 / 日期 / published ... on the line
+	scoreNearTitle  = 5  // within headerLines after the headline or before the body
+	scoreInBody     = -2 // a date inside the article prose
+	scoreNegKeyword = -10
+	scoreUSForm     = -1 // month/day/year, also used for ranges in archives
+)
+
+// textDate picks the publish date from the page lines.
+func textDate(li lineInfo) (time.Time, bool) {
+	inBody := make(map[string]bool, len(li.body))
+	for _, l := range li.body[min(2, len(li.body)):max(min(2, len(li.body)), len(li.body)-2)] {
+		inBody[l] = true
+	}
+	best, bestScore, found := time.Time{}, 0, false
+	for i, l := range li.page {
+		if !strings.ContainsAny(l, "0123456789") {
+			continue
+		}
+		type match struct {
+			m  []string
+			us bool
+		}
+		var ms []match
+		for _, m := range rxDateTime.FindAllStringSubmatch(l, 4) {
+			ms = append(ms, match{m, false})
+		}
+		if len(ms) == 0 {
+			for _, m := range rxUSDate.FindAllStringSubmatch(l, 2) {
+				ms = append(ms, match{m, true})
+			}
+		}
+		for _, mm := range ms {
+			var t time.Time
+			var hasTime, ok bool
+			score := 0
+			if mm.us {
+				t, hasTime, ok = usDateFromMatch(mm.m)
+				score += scoreUSForm
+			} else {
+				t, hasTime, ok = dateFromMatch(mm.m)
+			}
+			if !ok {
+				continue
+			}
+			if hasTime {
+				score += scoreTime
+			}
+			if rxDateKeyword.MatchString(l) {
+				score += scoreKeyword
+			}
+			if rxDateNegKeyword.MatchString(l) {
+				score += scoreNegKeyword
+			}
+			switch {
+			case li.titleLine >= 0 && i >= li.titleLine && i < li.titleLine+headerLines:
+				score += scoreNearTitle
+			case li.bodyLine >= 0 && i <= li.bodyLine && i > li.bodyLine-headerLines:
+				score += scoreNearTitle
+			}
+			if inBody[l] {
+				score += scoreInBody
+			}
+			if !found || score > bestScore {
+				best, bestScore, found = t, score, true
+			}
+		}
+	}
+	if found && bestScore > scoreNegKeyword/2 {
+		return best, true
+	}
+	// A month date such as "1998年3月号" when no full date exists.
+	for _, group := range [][]string{li.body, li.page} {
+		for _, l := range group {
+			if m := rxYearMonth.FindStringSubmatch(l); m != nil {
+				if t, _, ok := dateFromMatch([]string{m[0], m[1], m[2], "1", "", "", "", "", "", "", "", "", ""}); ok {
+					return t, true
+				}
+			}
+		}
+	}
+	return time.Time{}, false
+}

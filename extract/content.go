@@ -1,0 +1,472 @@
+package extract
+
+import (
+	"math"
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Content scoring follows Readability's paragraph scoring (Mozilla
+// Readability.js grabArticle: 1 point per paragraph, 1 per comma, 1 per 100
+// characters up to 3, credited to the parent in full, the grandparent by
+// half and higher ancestors by level*3) with two changes for Chinese pages:
+// Chinese punctuation counts like commas, and text is measured in "units"
+// where a CJK character weighs cjkWeight, so Readability's character
+// thresholds (25-character paragraphs, 80-character siblings) keep their
+// meaning. All statistics come from one bottom-up pass.
+const (
+	// cjkWeight: one CJK character carries about as much text as three
+	// Latin characters (an English word of ~5 letters plus a space vs.
+	// ~1.7 characters per Chinese word).
+	cjkWeight = 3
+	// minParagraphUnits is Readability's 25-character paragraph minimum.
+	minParagraphUnits = 25
+	// unitsPerBonus and maxLengthBonus: 1 point per 100 characters, at most 3.
+	unitsPerBonus  = 100
+	maxLengthBonus = 3
+	// ancestorLevels is how many ancestors receive a paragraph's score.
+	ancestorLevels = 5
+	// siblingScoreShare and minSiblingScore: Readability's sibling
+	// threshold max(10, 20% of the top score).
+	siblingScoreShare = 0.2
+	minSiblingScore   = 10
+	// positiveClassFactor and negativeClassFactor scale a candidate whose
+	// class/id looks like a body or like boilerplate. Readability adds a
+	// fixed +/-25, which outweighs a whole short Chinese article (a
+	// 200-character brief scores ~20); a factor keeps the hint proportional.
+	positiveClassFactor = 1.25
+	negativeClassFactor = 0.5
+)
+
+// nodeStats holds the text statistics of one element.
+type nodeStats struct {
+	units     int // text units in the subtree
+	linkUnits int // text units inside <a> in the subtree
+	ownUnits  int // units of text whose nearest block ancestor is this node
+	ownLink   int
+	ownPunct  int
+	links     int // <a> elements with text in the subtree
+	images    int // <img> elements in the subtree
+	headlines int // <h1> elements in the subtree
+	paras     int // paragraph blocks in the subtree
+	score     float64
+	scored    bool
+}
+
+func (s *nodeStats) linkDensity() float64 {
+	if s.units == 0 {
+		return 0
+	}
+	return float64(s.linkUnits) / float64(s.units)
+}
+
+// unitsOf returns the weighted length and sentence punctuation count of s.
+func unitsOf(s string) (units, punct int) {
+	for _, r := range s {
+		switch {
+		case r < 0x80:
+			if r == ',' {
+				punct++
+			}
+			if r > ' ' {
+				units++
+			}
+		case isSpace(r):
+		case isCJK(r):
+			units += cjkWeight
+		default:
+			units++
+			if isCJKPunct(r) {
+				punct++
+				units += cjkWeight - 1
+			}
+		}
+	}
+	return units, punct
+}
+
+func isCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+// isCJKPunct reports Chinese sentence punctuation that Readability's comma
+// count should include.
+func isCJKPunct(r rune) bool {
+	switch r {
+	case '，', '。', '、', '；', '：', '！', '？', '\uFE50', '\u060C':
+		return true
+	}
+	return false
+}
+
+// paragraphAtoms are blocks that are paragraphs of their parent (their
+// score goes to the parent, as Readability scores <p> for the parent).
+var paragraphAtoms = map[atom.Atom]bool{
+	atom.P: true, atom.Li: true, atom.Dd: true, atom.Dt: true, atom.H2: true, atom.H3: true,
+	atom.H4: true, atom.H5: true, atom.H6: true, atom.Pre: true, atom.Blockquote: true,
+	atom.Figcaption: true, atom.Caption: true, atom.Th: true,
+}
+
+// noCandidateAtoms never hold an article body.
+var noCandidateAtoms = map[atom.Atom]bool{
+	atom.A: true, atom.H1: true, atom.Nav: true, atom.Footer: true, atom.Aside: true,
+	atom.Header: true, atom.Form: false, atom.Ul: true, atom.Ol: true, atom.Select: true,
+	atom.Html: true,
+}
+
+func classFactorOf(n *html.Node) float64 {
+	f := 1.0
+	for _, key := range []string{"class", "id"} {
+		v := attr(n, key)
+		if v == "" {
+			continue
+		}
+		v = strings.ToLower(v)
+		if negativeNames.match(v) {
+			f *= negativeClassFactor
+		}
+		if positiveNames.match(v) {
+			f *= positiveClassFactor
+		}
+	}
+	return f
+}
+
+// maxUnlikelyShare: an "unlikely" element that holds more than this share
+// of the page's text is a page wrapper with an unlucky class name
+// ("Page-ad-margins", "PageBuilder-pageRow"), unless it is a comment box
+// without the headline (long discussions outweigh short posts); Readability
+// recovers from such removals by re-running without them, here they are
+// kept.
+const maxUnlikelyShare = 0.4
+
+// removeUnlikely removes elements whose class/id marks them as comments,
+// navigation, footers and the like (Readability's first-pass
+// stripUnlikelys), except inside tables and for <body> and <a>. sc holds
+// the statistics of the document before removal.
+func removeUnlikely(sc *scorer, n *html.Node, total, depth int) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode {
+			if cs := sc.stats[c]; isUnlikely(c) && (float64(cs.units) <= maxUnlikelyShare*float64(total) || cs.headlines == 0 && isCommentBox(c)) {
+				n.RemoveChild(c)
+			} else if depth < maxRenderDepth {
+				removeUnlikely(sc, c, total, depth+1)
+			}
+		}
+		c = next
+	}
+}
+
+func isCommentBox(n *html.Node) bool {
+	return commentBoxNames.match(lowerNames(n))
+}
+
+func isUnlikely(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Body, atom.A, atom.Html, atom.Table, atom.Tbody, atom.Tr, atom.Td, atom.Th:
+		return false
+	}
+	match := lowerNames(n)
+	if match == "" || !unlikelyNames.match(match) || maybeNames.match(match) {
+		return false
+	}
+	for p, i := n.Parent, 0; p != nil && i < 3; p, i = p.Parent, i+1 {
+		if p.DataAtom == atom.Table || p.DataAtom == atom.Code {
+			return false
+		}
+	}
+	return true
+}
+
+// scorer computes statistics for every element of a (pruned) document.
+type scorer struct {
+	stats map[*html.Node]*nodeStats
+}
+
+func newScorer() *scorer { return &scorer{stats: make(map[*html.Node]*nodeStats, 1024)} }
+
+func (sc *scorer) get(n *html.Node) *nodeStats {
+	s := sc.stats[n]
+	if s == nil {
+		s = &nodeStats{}
+		sc.stats[n] = s
+	}
+	return s
+}
+
+// measure fills the statistics of the subtree of n and returns its units
+// and link units; block is the nearest block ancestor receiving own text.
+func (sc *scorer) measure(n *html.Node, block *html.Node, inLink bool, depth int) (units, linkUnits int) {
+	switch n.Type {
+	case html.TextNode:
+		if block == nil {
+			return 0, 0
+		}
+		u, p := unitsOf(n.Data)
+		if u == 0 {
+			return 0, 0
+		}
+		bs := sc.get(block)
+		bs.ownUnits += u
+		if inLink {
+			bs.ownLink += u
+			return u, u
+		}
+		bs.ownPunct += p
+		return u, 0
+	case html.ElementNode, html.DocumentNode:
+	default:
+		return 0, 0
+	}
+	if depth > maxRenderDepth {
+		return 0, 0
+	}
+	isLink := n.DataAtom == atom.A
+	if n.Type == html.ElementNode && (blockAtoms[n.DataAtom] || n.DataAtom == atom.Body) && n.DataAtom != atom.Br && n.DataAtom != atom.Hr {
+		block = n
+	}
+	s := sc.get(n)
+	switch n.DataAtom {
+	case atom.Img:
+		s.images++
+	case atom.H1:
+		s.headlines++
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		u, l := sc.measure(c, block, inLink || isLink, depth+1)
+		s.units += u
+		s.linkUnits += l
+		if c.Type == html.ElementNode {
+			cs := sc.stats[c]
+			s.links += cs.links
+			s.images += cs.images
+			s.headlines += cs.headlines
+		}
+	}
+	if isLink && s.units > 0 {
+		s.links++
+	}
+	return s.units, s.linkUnits
+}
+
+// scoreParagraphs credits every paragraph block to its ancestors.
+func (sc *scorer) scoreParagraphs(root *html.Node) {
+	var walk func(n *html.Node, depth int)
+	walk = func(n *html.Node, depth int) {
+		if n.Type != html.ElementNode && n.Type != html.DocumentNode {
+			return
+		}
+		if depth > maxRenderDepth {
+			return
+		}
+		if n.Type == html.ElementNode {
+			s := sc.stats[n]
+			if s != nil && s.ownUnits >= minParagraphUnits && n.DataAtom != atom.H1 {
+				own := float64(s.ownUnits)
+				ld := float64(s.ownLink) / own
+				score := (1 + float64(s.ownPunct) + math.Min(math.Floor(own/unitsPerBonus), maxLengthBonus)) * (1 - ld)
+				if score > 0 {
+					s.paras++
+					level := 0
+					start := n
+					if paragraphAtoms[n.DataAtom] {
+						start = n.Parent
+					}
+					for a := start; a != nil && level < ancestorLevels; a = a.Parent {
+						if a.Type != html.ElementNode {
+							break
+						}
+						div := 1.0
+						switch {
+						case level == 1:
+							div = 2
+						case level > 1:
+							div = float64(level * 3)
+						}
+						as := sc.get(a)
+						as.scored = true
+						as.score += score / div
+						level++
+					}
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+}
+
+// finalScore is the candidate score scaled by link density.
+func (sc *scorer) finalScore(n *html.Node) float64 {
+	s := sc.stats[n]
+	if s == nil || !s.scored {
+		return 0
+	}
+	return s.score * (1 - s.linkDensity()) * classFactorOf(n)
+}
+
+// topCandidate returns the best-scoring candidate element, promoted to an
+// ancestor when Readability would do so.
+func (sc *scorer) topCandidate() *html.Node {
+	type cand struct {
+		n     *html.Node
+		score float64
+	}
+	const nTop = 5
+	var top []cand
+	for n, s := range sc.stats {
+		if !s.scored || n.Type != html.ElementNode || noCandidateAtoms[n.DataAtom] || paragraphAtoms[n.DataAtom] {
+			continue
+		}
+		f := sc.finalScore(n)
+		if f <= 0 {
+			continue
+		}
+		// Insert keeping top sorted (deterministic: ties broken by document
+		// order is not available here, so by larger unit count).
+		c := cand{n, f}
+		i := len(top)
+		for i > 0 && (top[i-1].score < f || top[i-1].score == f && sc.stats[top[i-1].n].units < s.units) {
+			i--
+		}
+		if i < nTop {
+			top = append(top, cand{})
+			copy(top[i+1:], top[i:])
+			top[i] = c
+			if len(top) > nTop {
+				top = top[:nTop]
+			}
+		}
+	}
+	if len(top) == 0 {
+		return nil
+	}
+	best := top[0].n
+	bestScore := top[0].score
+	// Several strong candidates sharing an ancestor: the article is split;
+	// take the common ancestor (Readability: 3 of the top 5 within 75%).
+	var alts []*html.Node
+	for _, c := range top[1:] {
+		if c.score/bestScore >= 0.75 {
+			alts = append(alts, c.n)
+		}
+	}
+	const minAlternatives = 3
+	if len(alts) >= minAlternatives {
+		for p := best.Parent; p != nil && p.DataAtom != atom.Body && p.Type == html.ElementNode; p = p.Parent {
+			contains := 0
+			for _, a := range alts {
+				if isAncestor(p, a) {
+					contains++
+				}
+			}
+			if contains >= minAlternatives {
+				best = p
+				break
+			}
+		}
+	}
+	// Walk up while a parent scores higher (content split across children).
+	last := sc.finalScore(best)
+	threshold := last / 3
+	for p := best.Parent; p != nil && p.Type == html.ElementNode && p.DataAtom != atom.Body; p = p.Parent {
+		ps := sc.stats[p]
+		if ps == nil || !ps.scored {
+			continue
+		}
+		f := sc.finalScore(p)
+		if f < threshold {
+			break
+		}
+		if f > last {
+			best = p
+			break
+		}
+		last = f
+	}
+	// An only child says nothing more than its parent.
+	for best.Parent != nil && best.Parent.Type == html.ElementNode && best.Parent.DataAtom != atom.Body && elementChildren(best.Parent) == 1 {
+		best = best.Parent
+	}
+	return best
+}
+
+func isAncestor(a, n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p == a {
+			return true
+		}
+	}
+	return false
+}
+
+func elementChildren(n *html.Node) int {
+	k := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			k++
+		} else if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return 2 // text siblings matter
+		}
+	}
+	return k
+}
+
+// sentenceEnd reports whether s ends like a sentence.
+func sentenceEnd(s string) bool {
+	s = strings.TrimRightFunc(s, isSpace)
+	for _, suf := range []string{"。", ".", "！", "？", "!", "?", "”", "\"", "）", ")", "…"} {
+		if strings.HasSuffix(s, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// withSiblings returns top and the siblings Readability would append.
+func (sc *scorer) withSiblings(top *html.Node) []*html.Node {
+	if top.Parent == nil {
+		return []*html.Node{top}
+	}
+	topScore := sc.finalScore(top)
+	threshold := math.Max(minSiblingScore, topScore*siblingScoreShare)
+	topClass := attr(top, "class")
+	var out []*html.Node
+	for c := top.Parent.FirstChild; c != nil; c = c.NextSibling {
+		if c == top {
+			out = append(out, c)
+			continue
+		}
+		if c.Type != html.ElementNode {
+			continue
+		}
+		s := sc.stats[c]
+		if s == nil {
+			continue
+		}
+		bonus := 0.0
+		if topClass != "" && attr(c, "class") == topClass {
+			bonus = topScore * siblingScoreShare
+		}
+		if s.scored && sc.finalScore(c)+bonus >= threshold && !noCandidateAtoms[c.DataAtom] {
+			out = append(out, c)
+			continue
+		}
+		if c.DataAtom == atom.P {
+			ld := s.linkDensity()
+			switch {
+			case s.units > 80 && ld < 0.25:
+				out = append(out, c)
+			case s.units < 80 && s.units > 0 && ld == 0 && sentenceEnd(textOf(c)):
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,143 @@
+package extract_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/newsdedup/newscrawl/decode"
+	"github.com/newsdedup/newscrawl/extract"
+)
+
+func TestNewRejectsBadSelectors(t *testing.T) {
+	for _, o := range []extract.Options{{Remove: []string{"div["}}, {BodySelector: "::"}, {TitleSelector: "a[b"}, {TimeSelector: ">>"}} {
+		if _, err := extract.New(o); err == nil {
+			t.Errorf("New(%+v) accepted a bad selector", o)
+		}
+	}
+}
+
+func TestSelectorsOverride(t *testing.T) {
+	page := []byte(`<html><head><title>站点</title></head><body>
+<div class="ad">广告：买一送一，详情请致电。广告：买一送一，详情请致电。广告：买一送一，详情请致电。</div>
+<h2 class="t">真正的标题</h2><span class="when">发布于 2011-03-04 05:06</span>
+<div class="c"><p>第一段正文内容。</p><p>第二段正文内容。</p></div>
+<div class="other"><p>很长的无关内容，很长的无关内容，很长的无关内容，很长的无关内容，很长的无关内容，很长的无关内容。</p></div>
+</body></html>`)
+	ex, err := extract.New(extract.Options{Remove: []string{".ad"}, BodySelector: "div.c", TitleSelector: "h2.t", TimeSelector: ".when"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ex.Extract("", page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Title != "真正的标题" || a.Text != "第一段正文内容。\n第二段正文内容。" || a.Method != extract.MethodSelector || a.PublishedAt.Format("2006-01-02 15:04") != "2011-03-04 05:06" {
+		t.Fatalf("got %+v", a)
+	}
+}
+
+func TestStripMetaLines(t *testing.T) {
+	page := []byte(`<html><head><title>标题</title></head><body><div id="a">
+<p>（来源：新华社）</p><p>正文第一段，有足够长的内容来构成一篇文章，讲述了一件事情的经过。</p><p>正文第二段，继续讲述事情的结果与影响，并引用了有关人士的说法。</p><p>[责任编辑：张三]</p>
+</div></body></html>`)
+	for _, strip := range []bool{false, true} {
+		ex, _ := extract.New(extract.Options{StripMetaLines: strip})
+		a, err := ex.Extract("", page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := strings.Contains(a.Text, "来源") || strings.Contains(a.Text, "责任编辑")
+		if has == strip || a.Source != "新华社" || a.Editor != "张三" {
+			t.Errorf("strip=%v: text %q source %q editor %q", strip, a.Text, a.Source, a.Editor)
+		}
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	ex, _ := extract.New(extract.Options{})
+	_, err := ex.Extract("", make([]byte, extract.MaxInputBytes+1))
+	if err == nil || errors.Is(err, extract.ErrNoArticle) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestConcurrentExtract runs one Extractor from several goroutines (run
+// with -race).
+func TestConcurrentExtract(t *testing.T) {
+	files, _ := filepath.Glob("testdata/pages/*.html")
+	var pages [][]byte
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u8, _, _ := decode.ToUTF8(raw, "", "")
+		pages = append(pages, u8)
+	}
+	ex, _ := extract.New(extract.Options{Remove: []string{".share"}})
+	want := make([]string, len(pages))
+	for i, p := range pages {
+		if a, err := ex.Extract("http://x/", p); err == nil {
+			want[i] = a.Text
+		}
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, p := range pages {
+				got := ""
+				if a, err := ex.Extract("http://x/", p); err == nil {
+					got = a.Text
+				}
+				if got != want[i] {
+					t.Errorf("page %d: concurrent result differs", i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func FuzzExtract(f *testing.F) {
+	files, _ := filepath.Glob("testdata/pages/*.html")
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("<p>相关阅读</p><ul><li><a>x</a></li></ul>"))
+	f.Add([]byte("<table><tr><td>" + strings.Repeat("<div><p>文字，", 200)))
+	f.Add([]byte("<h1>标题</h1><div>2012年13月45日 99:99</div><p>来源：</p>"))
+	ex, err := extract.New(extract.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		body, _, err := decode.ToUTF8(raw, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := ex.Extract("http://example.com/a.html", body)
+		if err != nil {
+			if !errors.Is(err, extract.ErrNoArticle) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		if a.Text == "" || !utf8.ValidString(a.Text) || !utf8.ValidString(a.Title) {
+			t.Fatalf("bad article %+v", a)
+		}
+		for _, l := range strings.Split(a.Text, "\n") {
+			if strings.TrimSpace(l) == "" {
+				t.Fatalf("empty line in %q", a.Text)
+			}
+		}
+	})
+}

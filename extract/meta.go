@@ -1,0 +1,397 @@
+package extract
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// cst is China Standard Time, used for times written without a zone.
+// A fixed zone avoids depending on the tzdata database (China has had no
+// daylight saving time since 1991).
+var cst = time.FixedZone("CST", 8*3600)
+
+// pageMeta is the evidence collected from the whole page before the body is
+// extracted.
+type pageMeta struct {
+	titleTag  string   // text of <title>
+	ogTitle   string   // og:title / twitter:title
+	headings  []string // texts of <h1> elements, then <h2>, in order
+	published string   // raw publish time from <meta> or JSON-LD
+	author    string   // <meta name=author>
+	hasOGVideo bool
+	ogType    string
+}
+
+// publishTimeMetas are <meta> names/properties that carry the publish time
+// (lower-cased, trimmed; portals put stray spaces in names like "og:time ").
+var publishTimeMetas = map[string]int{
+	"article:published_time": 1, "og:release_date": 1, "og:time": 2,
+	"publishdate": 1, "pubdate": 1, "publish_time": 1, "publishtime": 1,
+	"datepublished": 1, "weibo: article:create_at": 2, "dc.date": 3, "dc.date.issued": 2,
+	"dcterms.created": 3, "parsely-pub-date": 2, "sailthru.date": 3, "article.published": 2,
+	"publication_date": 2, "date": 4, "og:published_time": 1, "article:published": 2,
+	"release_date": 2, "created": 4, "ptime": 2,
+}
+
+// collectMeta walks the document once for <title>, <meta>, headings and
+// JSON-LD.
+func collectMeta(doc *html.Node) pageMeta {
+	var m pageMeta
+	pubRank := 1 << 30
+	var h1, h2 []string
+	var walk func(n *html.Node, depth int)
+	walk = func(n *html.Node, depth int) {
+		if n.Type == html.ElementNode {
+			switch n.DataAtom {
+			case atom.Title:
+				if m.titleTag == "" {
+					m.titleTag = strings.TrimSpace(collapse(rawText(n)))
+				}
+				return
+			case atom.Meta:
+				key := strings.ToLower(strings.TrimSpace(attr(n, "property")))
+				if key == "" {
+					key = strings.ToLower(strings.TrimSpace(attr(n, "name")))
+				}
+				if key == "" {
+					key = strings.ToLower(strings.TrimSpace(attr(n, "itemprop")))
+				}
+				content := strings.TrimSpace(attr(n, "content"))
+				if key == "" || content == "" {
+					break
+				}
+				switch key {
+				case "og:title", "twitter:title":
+					if m.ogTitle == "" {
+						m.ogTitle = collapse(content)
+					}
+				case "author", "article:author":
+					if m.author == "" {
+						m.author = collapse(content)
+					}
+				case "og:type":
+					m.ogType = strings.ToLower(content)
+				case "og:video", "og:video:url":
+					m.hasOGVideo = true
+				}
+				if r, ok := publishTimeMetas[key]; ok && r < pubRank {
+					if _, ok := parseTime(content); ok {
+						pubRank = r
+						m.published = content
+					}
+				}
+			case atom.Script:
+				if strings.Contains(attr(n, "type"), "ld+json") && n.FirstChild != nil && pubRank > 1 {
+					if v := jsonLDPublished(n.FirstChild.Data); v != "" {
+						if _, ok := parseTime(v); ok {
+							pubRank = 1
+							m.published = v
+						}
+					}
+				}
+				return
+			case atom.Style, atom.Noscript, atom.Template:
+				return
+			case atom.H1:
+				if len(h1) < 8 {
+					if t := textOf(n); t != "" {
+						h1 = append(h1, t)
+					}
+				}
+				return
+			case atom.H2:
+				if len(h2) < 8 {
+					if t := textOf(n); t != "" {
+						h2 = append(h2, t)
+					}
+				}
+				return
+			}
+		}
+		if depth > maxRenderDepth {
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, depth+1)
+		}
+	}
+	walk(doc, 0)
+	m.headings = append(h1, h2...)
+	return m
+}
+
+// jsonLDPublished returns datePublished from a JSON-LD script, if any.
+func jsonLDPublished(s string) string {
+	if !strings.Contains(s, "datePublished") {
+		return ""
+	}
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return ""
+	}
+	var find func(v any, depth int) string
+	find = func(v any, depth int) string {
+		if depth > 8 {
+			return ""
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			if s, ok := x["datePublished"].(string); ok {
+				return s
+			}
+			for _, y := range x {
+				if s := find(y, depth+1); s != "" {
+					return s
+				}
+			}
+		case []any:
+			for _, y := range x {
+				if s := find(y, depth+1); s != "" {
+					return s
+				}
+			}
+		}
+		return ""
+	}
+	return find(v, 0)
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// rawText concatenates the text node children of n (for <title>).
+func rawText(n *html.Node) string {
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		}
+	}
+	return b.String()
+}
+
+// collapse collapses whitespace runs to one space and trims.
+func collapse(s string) string {
+	var b lineBuilder
+	b.text(s)
+	return b.cur.String()
+}
+
+// titleSeparators split a <title> into the headline and site-name parts.
+var titleSeparators = []string{"_", "|", "｜", " - ", " – ", " — ", "--", "-", "—", "–", "－", "·", " :: ", "»"}
+
+// siteWords mark a title segment as a site or channel name.
+var siteWords = []string{"网", "新闻", "频道", "中心", "首页", "新浪", "搜狐", "腾讯", "凤凰", "澎湃", "网易",
+	"人民", "新华", "财经", "娱乐", "体育", "科技", "订阅", "资讯", "在线", "日报", "晚报", "时报", "报",
+	"Paper", "News", "NEWS", ".com", ".cn", "com", "Online"}
+
+// maxSiteNameWords bounds a Latin site name after a title separator.
+const maxSiteNameWords = 4
+
+func isSiteSegment(s string) bool {
+	s = strings.TrimSpace(s)
+	n := runeLen(s)
+	if n == 0 {
+		return true
+	}
+	if n > 20 {
+		return false
+	}
+	for _, w := range siteWords {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	// Short Latin-only segments are usually site names ("The Paper",
+	// "Springfield Gazette").
+	for _, r := range s {
+		if r >= 0x80 {
+			return false
+		}
+	}
+	return len(strings.Fields(s)) <= maxSiteNameWords
+}
+
+// stripSiteSuffix removes trailing site/channel parts from a <title>:
+// "标题_新闻中心_新浪网" -> "标题", "标题-搜狐新闻" -> "标题".
+func stripSiteSuffix(t string) string {
+	t = strings.TrimSpace(t)
+	for {
+		best := -1
+		sepLen := 0
+		for _, sep := range titleSeparators {
+			if i := strings.LastIndex(t, sep); i > best {
+				best, sepLen = i, len(sep)
+			}
+		}
+		if best <= 0 {
+			return t
+		}
+		head, tail := strings.TrimSpace(t[:best]), t[best+sepLen:]
+		if runeLen(head) < 2 || !isSiteSegment(tail) {
+			return t
+		}
+		t = head
+	}
+}
+
+// chooseTitle picks the headline: the longest heading that the <title> or
+// og:title contains (the page's own headline element), else og:title or the
+// <title> without its site suffix, else the first heading.
+func chooseTitle(m pageMeta) string {
+	best := ""
+	for _, h := range m.headings {
+		n := runeLen(h)
+		if n < 4 || n > 120 {
+			continue
+		}
+		if (strings.Contains(m.titleTag, h) || strings.Contains(m.ogTitle, h)) && n > runeLen(best) {
+			best = h
+		}
+	}
+	if best != "" {
+		return best
+	}
+	for _, t := range []string{m.ogTitle, m.titleTag} {
+		if t == "" || strings.ContainsAny(t, "{}+") && strings.Contains(t, "document") {
+			continue
+		}
+		if s := stripSiteSuffix(t); s != "" {
+			return s
+		}
+	}
+	for _, h := range m.headings {
+		if runeLen(h) >= 4 {
+			return h
+		}
+	}
+	return ""
+}
+
+// Date patterns in page text: 2012年06月15日 10:20, 2012-06-15 10:20:33,
+// 2012/06/15, 2012.06.15, 2012-06-15T10:20. The separators of one date
+// must agree, so ranges like "12/01/2004 - 01/01/2005" do not read as dates.
+var (
+	rxDateTime = regexp.MustCompile(`((?:19|20)\d\d)(?:\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日|-(\d{1,2})-(\d{1,2})|/(\d{1,2})/(\d{1,2})|\.(\d{1,2})\.(\d{1,2}))(?:\s*(?:T|\s)?\s*(\d{1,2})\s*[:：时]\s*(\d{1,2})(?:\s*[:：分]\s*(\d{1,2}))?)?`)
+	// rxYearMonth is a month date ("1998年3月号"), used only when a page
+	// has no full date at all.
+	rxYearMonth = regexp.MustCompile(`((?:19|20)\d\d)\s*年\s*(\d{1,2})\s*月`)
+	rxZone      = regexp.MustCompile(`(Z|[+-]\d\d:?\d\d)$`)
+	// rxUSDate is the US month/day/year form ("9/17/2004 5:54:13 AM") of
+	// English-language server software, ranked below the forms above.
+	rxUSDate = regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/((?:19|20)\d\d)(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([AaPp][Mm])?)?`)
+)
+
+// parseTime parses the date formats found in <meta> tags and page text.
+// Times without a zone are China Standard Time.
+func parseTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 64 {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z07:00"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	if sec, err := strconv.ParseInt(s, 10, 64); err == nil && sec > 631152000 && sec < 2082758400 { // 1990..2036, unix seconds
+		return time.Unix(sec, 0).In(cst), true
+	}
+	t, ok := findDate(s)
+	if !ok {
+		return time.Time{}, false
+	}
+	if z := rxZone.FindString(s); z != "" && strings.Contains(s, "T") {
+		// Keep a zone that was written after a time, e.g. 2012-06-15T10:20+0800.
+		if loc, err := time.Parse("Z07:00", normZone(z)); err == nil {
+			t = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc.Location())
+		}
+	}
+	return t, true
+}
+
+func normZone(z string) string {
+	if z == "Z" {
+		return z
+	}
+	if len(z) == 5 {
+		return z[:3] + ":" + z[3:]
+	}
+	return z
+}
+
+// findDate returns the first plausible date (and time) in s.
+func findDate(s string) (time.Time, bool) {
+	for _, m := range rxDateTime.FindAllStringSubmatch(s, 4) {
+		if t, _, ok := dateFromMatch(m); ok {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// dateFromMatch validates a rxDateTime match; hasTime reports whether it
+// included a time of day.
+func dateFromMatch(m []string) (t time.Time, hasTime, ok bool) {
+	y, _ := strconv.Atoi(m[1])
+	var mo, d int
+	for i := 2; i <= 8; i += 2 {
+		if m[i] != "" {
+			mo, _ = strconv.Atoi(m[i])
+			d, _ = strconv.Atoi(m[i+1])
+			break
+		}
+	}
+	if y < minYear || y > maxYear || mo < 1 || mo > 12 || d < 1 || d > 31 {
+		return time.Time{}, false, false
+	}
+	var hh, mm, ss int
+	if m[10] != "" {
+		hh, _ = strconv.Atoi(m[10])
+		mm, _ = strconv.Atoi(m[11])
+		if m[12] != "" {
+			ss, _ = strconv.Atoi(m[12])
+		}
+		hasTime = true
+		if hh > 23 || mm > 59 || ss > 59 {
+			hh, mm, ss, hasTime = 0, 0, 0, false
+		}
+	}
+	t = time.Date(y, time.Month(mo), d, hh, mm, ss, 0, cst)
+	if t.Day() != d { // 2012-02-31
+		return time.Time{}, false, false
+	}
+	return t, hasTime, true
+}
+
+// Plausible publish years: the web era up to a bound well past today.
+const (
+	minYear = 1990
+	maxYear = 2099
+)
+
+
+// usDateFromMatch validates a rxUSDate match.
+func usDateFromMatch(m []string) (time.Time, bool, bool) {
+	mo, _ := strconv.Atoi(m[1])
+	d, _ := strconv.Atoi(m[2])
+	hh, mm, ss := m[4], m[5], m[6]
+	if hh != "" && (m[7] == "PM" || m[7] == "pm" || m[7] == "Pm" || m[7] == "pM") {
+		if h, _ := strconv.Atoi(hh); h < 12 {
+			hh = strconv.Itoa(h + 12)
+		}
+	}
+	return dateFromMatch([]string{m[0], m[3], strconv.Itoa(mo), strconv.Itoa(d), "", "", "", "", "", "", hh, mm, ss})
+}

@@ -1,0 +1,137 @@
+package extract
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseTime(t *testing.T) {
+	at := func(y, mo, d, h, mi, s int) time.Time { return time.Date(y, time.Month(mo), d, h, mi, s, 0, cst) }
+	tests := []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"2012年06月15日 10:20", at(2012, 6, 15, 10, 20, 0), true},
+		{"2012年6月5日10:20", at(2012, 6, 5, 10, 20, 0), true},
+		{"2012-06-15 10:20:33", at(2012, 6, 15, 10, 20, 33), true},
+		{"2012/06/15", at(2012, 6, 15, 0, 0, 0), true},
+		{"2012.06.15", at(2012, 6, 15, 0, 0, 0), true},
+		{"发布时间：2009-11-09 13:57", at(2009, 11, 9, 13, 57, 0), true},
+		{"2019-09-07T06:52:51+08:00", time.Date(2019, 9, 7, 6, 52, 51, 0, time.FixedZone("", 8*3600)), true},
+		{"2019-11-19T05:50:00Z", time.Date(2019, 11, 19, 5, 50, 0, 0, time.UTC), true},
+		{"2012-02-31", time.Time{}, false},
+		{"1850-01-01", time.Time{}, false},
+		{"12/01/2004 - 01/01/2005", time.Time{}, false},
+		{"no date", time.Time{}, false},
+		{"", time.Time{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseTime(tt.in)
+		if ok != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("parseTime(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestStripSiteSuffix(t *testing.T) {
+	tests := map[string]string{
+		"城市公共自行车试运营_网易新闻中心":                                      "城市公共自行车试运营",
+		"基金经理：应注重公司增长的质量_新闻中心_新浪网":                               "基金经理：应注重公司增长的质量",
+		"美中国留学生办影展-搜狐音乐":                                         "美中国留学生办影展",
+		"俄罗斯总统会见戴秉国_10%公司_澎湃新闻-The Paper":                        "俄罗斯总统会见戴秉国_10%公司",
+		"City council approves bike lanes | Springfield Gazette": "City council approves bike lanes",
+		"开拓者主帅内特-麦克米兰表态":                                         "开拓者主帅内特-麦克米兰表态",
+		"没有后缀的标题":                                                "没有后缀的标题",
+	}
+	for in, want := range tests {
+		if got := stripSiteSuffix(in); got != want {
+			t.Errorf("stripSiteSuffix(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestChooseTitle(t *testing.T) {
+	tests := []struct {
+		m    pageMeta
+		want string
+	}{
+		{pageMeta{titleTag: "快讯：吴伯雄演讲全文_凤凰网资讯_凤凰网", headings: []string{"凤凰网", "快讯：吴伯雄演讲全文"}}, "快讯：吴伯雄演讲全文"},
+		{pageMeta{titleTag: "'+document.title+'", headings: []string{"阿帅直言火箭客场遭不公待遇"}}, "阿帅直言火箭客场遭不公待遇"},
+		{pageMeta{titleTag: "标题甲_新浪网", ogTitle: "标题甲"}, "标题甲"},
+		{pageMeta{titleTag: "标题乙-搜狐新闻"}, "标题乙"},
+	}
+	for _, tt := range tests {
+		if got := chooseTitle(tt.m); got != tt.want {
+			t.Errorf("chooseTitle(%+v) = %q, want %q", tt.m, got, tt.want)
+		}
+	}
+}
+
+func TestBylines(t *testing.T) {
+	tests := map[string]string{
+		"光明日报记者 王建宏 张文攀":              "王建宏 张文攀",
+		"新京报记者 彭冲 山东冠县报道":             "彭冲",
+		"本报记者罗科苏盈发自北京":                "罗科苏盈",
+		"作者：宋怡 杨志华":                   "宋怡 杨志华",
+		"02日14:25 作者： 赵婕 出自[人民文学出版社]": "赵婕",
+		"By Jane Doe, Staff Writer":   "Jane Doe",
+		"条件差但省了房租，公寓太挤没法安家记者探访":       "",
+		"今天天气很好。":                     "",
+	}
+	for in, want := range tests {
+		got := authorFromLine(in)
+		if in == "条件差但省了房租，公寓太挤没法安家记者探访" {
+			// A reporter word inside prose is not a leading byline.
+			if isLeadingByline(in) {
+				t.Errorf("isLeadingByline(%q) = true", in)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("authorFromLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRelatedHeading(t *testing.T) {
+	for s, want := range map[string]bool{"相关阅读": true, "【相关新闻】": true, "相关阅读：": true, ">> 延伸阅读": true, "Related": true, "相关阅读：温家宝亲笔给灾区小学生回信": false, "正文": false} {
+		if got := isRelatedHeading(s); got != want {
+			t.Errorf("isRelatedHeading(%q) = %v", s, got)
+		}
+	}
+}
+
+func TestTextDatePrefersDateNearHeadline(t *testing.T) {
+	li := lineInfo{
+		page: []string{
+			"网站建立于:2004年10月6日",
+			"文章标题",
+			"2012-06-15 10:20 来源：新华网",
+			"正文第一段，提到了2010年5月1日发生的事情。",
+			"正文第二段。",
+			"相关新闻 2013-01-01",
+		},
+		body:      []string{"正文第一段，提到了2010年5月1日发生的事情。", "正文第二段。"},
+		titleLine: 1,
+		bodyLine:  3,
+	}
+	got, ok := textDate(li)
+	if !ok || !got.Equal(time.Date(2012, 6, 15, 10, 20, 0, 0, cst)) {
+		t.Fatalf("textDate = %v, %v", got, ok)
+	}
+	// A month date is the last resort ("——《北京之春》1998年3月号").
+	li = lineInfo{page: []string{"文章", "——《北京之春》1998年3月号"}, body: []string{"——《北京之春》1998年3月号"}, titleLine: -1, bodyLine: 1}
+	got, ok = textDate(li)
+	if !ok || got.Year() != 1998 || got.Month() != 3 {
+		t.Fatalf("month date = %v, %v", got, ok)
+	}
+}
+
+func TestUSDate(t *testing.T) {
+	li := lineInfo{page: []string{"posted", "9/17/2004 5:54:13 PM"}, titleLine: -1, bodyLine: -1}
+	got, ok := textDate(li)
+	if !ok || !got.Equal(time.Date(2004, 9, 17, 17, 54, 13, 0, cst)) {
+		t.Fatalf("got %v %v", got, ok)
+	}
+}

@@ -1,0 +1,168 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// blockAtoms are elements that start a new paragraph line when rendered.
+var blockAtoms = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true,
+	atom.Br: true, atom.Center: true, atom.Dd: true, atom.Details: true, atom.Dialog: true,
+	atom.Div: true, atom.Dl: true, atom.Dt: true, atom.Fieldset: true, atom.Figcaption: true,
+	atom.Figure: true, atom.Footer: true, atom.Form: true, atom.H1: true, atom.H2: true,
+	atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true, atom.Header: true,
+	atom.Hr: true, atom.Li: true, atom.Main: true, atom.Nav: true, atom.Ol: true,
+	atom.P: true, atom.Pre: true, atom.Section: true, atom.Table: true, atom.Tbody: true,
+	atom.Td: true, atom.Th: true, atom.Thead: true, atom.Tfoot: true, atom.Tr: true,
+	atom.Ul: true, atom.Caption: true, atom.Summary: true, atom.Menu: true,
+}
+
+// skipAtoms never contain reader-visible text.
+var skipAtoms = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
+	atom.Iframe: true, atom.Head: true, atom.Svg: true, atom.Math: true, atom.Select: true,
+	atom.Option: true, atom.Textarea: true, atom.Button: true, atom.Input: true,
+	atom.Object: true, atom.Embed: true, atom.Canvas: true, atom.Video: true,
+	atom.Audio: true, atom.Map: true, atom.Title: true, atom.Meta: true, atom.Link: true,
+}
+
+// isHidden reports whether an element is hidden by attributes a reader
+// would not see (hidden, aria-hidden, inline display:none/visibility:hidden).
+func isHidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "hidden":
+			return true
+		case "style":
+			s := strings.ToLower(a.Val)
+			if strings.Contains(s, "display") && strings.Contains(strings.ReplaceAll(s, " ", ""), "display:none") {
+				return true
+			}
+			if strings.Contains(s, "visibility") && strings.Contains(strings.ReplaceAll(s, " ", ""), "visibility:hidden") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lineBuilder accumulates rendered text as lines.
+type lineBuilder struct {
+	lines []string
+	cur   strings.Builder
+	space bool // a collapsed whitespace is pending
+}
+
+func (b *lineBuilder) text(s string) {
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
+		if isSpace(r) {
+			b.space = true
+			continue
+		}
+		if b.space && b.cur.Len() > 0 {
+			b.cur.WriteByte(' ')
+		}
+		b.space = false
+		b.cur.WriteRune(r)
+	}
+}
+
+func (b *lineBuilder) newline() {
+	if b.cur.Len() > 0 {
+		b.lines = append(b.lines, b.cur.String())
+		b.cur.Reset()
+	}
+	b.space = false
+}
+
+// isSpace reports whitespace for text collapsing, including the
+// ideographic space U+3000 used to indent Chinese paragraphs.
+func isSpace(r rune) bool {
+	return unicode.IsSpace(r) || r == '\u3000' || r == '\u200b' || r == '\ufeff'
+}
+
+// renderLines renders the reader-visible text of n as lines: every block
+// element and <br> ends a line, whitespace runs collapse to one space and
+// empty lines are dropped.
+func renderLines(n *html.Node) []string {
+	var b lineBuilder
+	renderInto(&b, n, 0)
+	b.newline()
+	return b.lines
+}
+
+// maxRenderDepth bounds recursion on pathological nesting; deeper content is
+// rendered flat (iteratively) rather than dropped.
+const maxRenderDepth = 512
+
+func renderInto(b *lineBuilder, n *html.Node, depth int) {
+	switch n.Type {
+	case html.TextNode:
+		b.text(n.Data)
+		return
+	case html.ElementNode:
+		if skipAtoms[n.DataAtom] || isHidden(n) {
+			return
+		}
+	case html.DocumentNode:
+	default:
+		return
+	}
+	block := n.Type == html.ElementNode && blockAtoms[n.DataAtom]
+	if block {
+		b.newline()
+	}
+	if depth >= maxRenderDepth {
+		renderFlat(b, n)
+	} else {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			renderInto(b, c, depth+1)
+		}
+	}
+	if block {
+		b.newline()
+	}
+}
+
+// renderFlat renders the text of n without recursion (one line per text
+// node), used below maxRenderDepth.
+func renderFlat(b *lineBuilder, n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		if c.Type == html.TextNode {
+			b.text(c.Data)
+		}
+		skip := c.Type == html.ElementNode && (skipAtoms[c.DataAtom] || isHidden(c))
+		if c.FirstChild != nil && !skip {
+			if c.Type == html.ElementNode && blockAtoms[c.DataAtom] {
+				b.newline()
+			}
+			c = c.FirstChild
+			continue
+		}
+		for c != n && c.NextSibling == nil {
+			c = c.Parent
+			if c.Type == html.ElementNode && blockAtoms[c.DataAtom] {
+				b.newline()
+			}
+		}
+		if c == n {
+			return
+		}
+		c = c.NextSibling
+	}
+}
+
+// textOf is the whitespace-collapsed text of n on one line.
+func textOf(n *html.Node) string {
+	return strings.Join(renderLines(n), " ")
+}
+
+// runeLen counts the runes of s.
+func runeLen(s string) int { return utf8.RuneCountInString(s) }

@@ -1,0 +1,113 @@
+package extract
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// No-article verdict thresholds.
+const (
+	// minProseUnits: the shortest real article in the reprint-web truth is
+	// a 20-character brief (60 units); anything shorter, once bylines and
+	// source/editor lines are discounted, is page furniture.
+	minProseUnits = 45
+	// maxListLinkDensity: content whose text is mostly link text is a list
+	// of headlines, not an article (Readability treats link density > 0.5
+	// as boilerplate when cleaning).
+	maxListLinkDensity = 0.5
+	// maxMediaPageUnits: a video or gallery page (by its URL, title or
+	// markup) with less prose than this (~100 Chinese characters) is a
+	// player or a slide show with captions, not an article.
+	maxMediaPageUnits = 300
+	// minGalleryImages: galleries show many pictures.
+	minGalleryImages = 3
+	// Fragmented text: at least minFragments lines whose median is under
+	// maxFragmentUnits (~6 Chinese characters) and no sentence punctuation
+	// anywhere is a widget or menu ("条数： / 10条 / 40条 ..."), not prose.
+	minFragments     = 4
+	maxFragmentUnits = 20
+)
+
+var (
+	rxVideoTitle   = regexp.MustCompile(`^[【\[(（]?\s*(?:视频|Video|VIDEO)\s*[】\])）:：]`)
+	rxGalleryTitle = regexp.MustCompile(`^[【\[(（]?\s*(?:组图|图集|高清组图|图片|多图|Photos?|Gallery)\s*[】\])）:：]`)
+	rxVideoPath    = regexp.MustCompile(`(?i)/(?:video|videos|v|vod|shipin|tv)/`)
+	rxGalleryPath  = regexp.MustCompile(`(?i)/(?:photo|photos|photoview|slide|slides|gallery|galleries|pic|pics|tuku|tupian)/`)
+	rxVideoText    = regexp.MustCompile(`视频时长|时长\s*[:：]?\s*\d{1,2}:\d{2}|播放次数|正在播放`)
+	// siteInfoTitles are titles of site information pages.
+	siteInfoTitles = []string{"关于我们", "联系我们", "网站简介", "公司简介", "About Us", "About", "Contact Us", "Contact", "版权声明", "免责声明", "隐私政策", "Privacy Policy", "网站地图", "Site Map", "招聘信息", "广告服务"}
+)
+
+// verdict returns ErrNoArticle, wrapped with the reason, for pages that
+// hold no article.
+func verdict(pageURL string, m pageMeta, art *Article, lines []string, res bodyResult) error {
+	path := ""
+	if u, err := url.Parse(pageURL); err == nil {
+		path = u.Path
+	}
+	prose := proseUnits(lines)
+	title := strings.TrimSpace(art.Title)
+	for _, t := range siteInfoTitles {
+		if strings.EqualFold(title, t) {
+			return fmt.Errorf("%w: site information page (%q)", ErrNoArticle, title)
+		}
+	}
+	if prose < maxMediaPageUnits {
+		video := rxVideoTitle.MatchString(title) || rxVideoPath.MatchString(path) || m.hasOGVideo ||
+			strings.HasPrefix(m.ogType, "video") || rxVideoText.MatchString(art.Text)
+		if video {
+			return fmt.Errorf("%w: video page", ErrNoArticle)
+		}
+		gallery := rxGalleryTitle.MatchString(title) || rxGalleryPath.MatchString(path)
+		if gallery && (res.contentImages >= minGalleryImages || prose < minProseUnits*2 || rxGalleryPath.MatchString(path)) {
+			return fmt.Errorf("%w: gallery page", ErrNoArticle)
+		}
+	}
+	if res.contentUnits > 0 && float64(res.contentLinkUnits) > maxListLinkDensity*float64(res.contentUnits) {
+		return fmt.Errorf("%w: list page (link density %.2f)", ErrNoArticle, float64(res.contentLinkUnits)/float64(res.contentUnits))
+	}
+	if prose < maxMediaPageUnits && isFragmented(lines) {
+		return fmt.Errorf("%w: navigation fragments, no prose", ErrNoArticle)
+	}
+	if prose < minProseUnits {
+		if res.pageUnits > 0 && float64(res.pageLinkUnits) > maxListLinkDensity*float64(res.pageUnits) {
+			return fmt.Errorf("%w: navigation or list page", ErrNoArticle)
+		}
+		return fmt.Errorf("%w: no main text", ErrNoArticle)
+	}
+	return nil
+}
+
+// proseUnits counts the text units of lines that are not metadata
+// (source, editor, byline and date lines).
+func proseUnits(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		if rxMetaLine.MatchString(l) || isTrailingMeta(l) {
+			continue
+		}
+		u, _ := unitsOf(l)
+		n += u
+	}
+	return n
+}
+
+// isFragmented reports text made of short fragments without a sentence.
+func isFragmented(lines []string) bool {
+	if len(lines) < minFragments {
+		return false
+	}
+	us := make([]int, 0, len(lines))
+	for _, l := range lines {
+		if strings.ContainsAny(l, "。！？!?；;") {
+			return false
+		}
+		u, _ := unitsOf(l)
+		us = append(us, u)
+	}
+	slices.Sort(us)
+	return us[len(us)/2] < maxFragmentUnits
+}

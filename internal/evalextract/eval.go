@@ -1,0 +1,749 @@
+// Package evalextract measures charset decoding plus article extraction
+// (packages decode and extract) on the shared evaluation data: the CWCED
+// hand-labelled Chinese pages (character-bigram F1 as in bench/score.py,
+// date and author accuracy), the ScrapingHub article-extraction-benchmark
+// (its own 4-token-shingle P/R/F1, reimplemented from its evaluate.py), the
+// Chinese test pages of trafilatura, newspaper4k, htmltotext-benchmark and
+// Mozilla Readability (snippet and expected-text checks), and the article
+// pages of the reprint-web bench split (bigram F1 against truth.jsonl,
+// related-reading leaks, dates found), with the median time per page.
+package evalextract
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"golang.org/x/net/html"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/newsdedup/newscrawl/decode"
+	"github.com/newsdedup/newscrawl/extract"
+)
+
+// Row is one line of the result table.
+type Row struct {
+	Dataset string
+	Pages   int
+	Metric  string
+	Value   float64
+	Count   bool // Value is a count
+	Note    string
+}
+
+// PageScore is the score of one page, for listing the worst pages.
+type PageScore struct {
+	Dataset, ID string
+	F1          float64
+	Err         string
+}
+
+// Report is the outcome of Run.
+type Report struct {
+	Rows  []Row
+	Pages []PageScore
+	// Timings are decode+extract durations of all pages extracted.
+	Timings []time.Duration
+}
+
+// Config selects what Run measures.
+type Config struct {
+	Shared  string          // the shared data directory
+	Split   string          // bench split under Shared/bench ("dev")
+	Options extract.Options // extractor options
+	// Only, when non-empty, restricts Run to datasets whose name contains it.
+	Only string
+}
+
+func (r *Report) add(ds string, n int, metric string, v float64, note string) {
+	r.Rows = append(r.Rows, Row{Dataset: ds, Pages: n, Metric: metric, Value: v, Note: note})
+}
+
+func (r *Report) addCount(ds string, n int, metric string, v int, note string) {
+	r.Rows = append(r.Rows, Row{Dataset: ds, Pages: n, Metric: metric, Value: float64(v), Count: true, Note: note})
+}
+
+// Run measures every dataset found under cfg.Shared.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	ex, err := extract.New(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Split == "" {
+		cfg.Split = "dev"
+	}
+	r := &Report{}
+	steps := []struct {
+		name string
+		fn   func(context.Context, *extract.Extractor, string, *Report) error
+	}{
+		{"reprint-web", runBench},
+		{"cwced", runCWCED},
+		{"scrapinghub", runScrapingHub},
+		{"trafilatura", runTrafilatura},
+		{"newspaper4k", runNewspaper},
+		{"htmltotext", runHTMLToText},
+		{"readability", runReadabilityPages},
+	}
+	for _, s := range steps {
+		if cfg.Only != "" && !strings.Contains(s.name, cfg.Only) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		dir := cfg.Shared
+		if s.name == "reprint-web" {
+			dir = filepath.Join(cfg.Shared, "bench", cfg.Split)
+		}
+		if err := s.fn(ctx, ex, dir, r); err != nil {
+			return r, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	if len(r.Timings) > 0 {
+		r.add("all", len(r.Timings), "median ms/page (decode+extract)", medianMS(r.Timings), "")
+	}
+	return r, nil
+}
+
+// extractBytes decodes and extracts one page, timing both.
+func extractBytes(ex *extract.Extractor, r *Report, pageURL string, body []byte, contentType string) (*extract.Article, error) {
+	start := time.Now()
+	utf8Body, _, err := decode.ToUTF8(body, contentType, "")
+	if err != nil {
+		return nil, err
+	}
+	a, err := ex.Extract(pageURL, utf8Body)
+	r.Timings = append(r.Timings, time.Since(start))
+	return a, err
+}
+
+func medianMS(ds []time.Duration) float64 {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return float64(m) / float64(time.Millisecond)
+}
+
+// relatedLeak reports whether text contains a piece (headline link or
+// summary) of the related-reading block placed on the page that the truth
+// text does not contain.
+func relatedLeak(text, truth string, pieces []string) bool {
+	for _, t := range pieces {
+		if runeCount(t) >= minLeakPiece && strings.Contains(text, t) && !strings.Contains(truth, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// minLeakPiece: shorter block pieces may occur in any text by chance.
+const minLeakPiece = 8
+
+func runeCount(s string) int { return len([]rune(s)) }
+
+func runBench(ctx context.Context, ex *extract.Extractor, split string, r *Report) error {
+	pages, err := LoadBench(split, false)
+	if err != nil {
+		return err
+	}
+	var sumF1 float64
+	var ge09, leaks, withBlock, dates, titleExact, empty, noArticle int
+	var sumDrop, sumKeep float64
+	for _, p := range pages {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		body, err := os.ReadFile(p.File)
+		if err != nil {
+			return err
+		}
+		a, err := extractBytes(ex, r, p.URL, body, p.ContentType)
+		text, title := "", ""
+		ps := PageScore{Dataset: "reprint-web", ID: p.Site + p.Path}
+		if err != nil {
+			ps.Err = err.Error()
+			noArticle++
+		} else {
+			text, title = a.Text, a.Title
+			if !a.PublishedAt.IsZero() {
+				dates++
+			}
+		}
+		if text == "" {
+			empty++
+		}
+		f := BigramF1(text, p.Truth.Text)
+		ps.F1 = f
+		r.Pages = append(r.Pages, ps)
+		sumF1 += f
+		if f >= 0.9 {
+			ge09++
+		}
+		if title == p.Truth.Title {
+			titleExact++
+		}
+		if p.Truth.RelatedBlock != nil {
+			withBlock++
+			if relatedLeak(text, p.Truth.Text, relatedPieces(body, p.ContentType)) {
+				leaks++
+				r.Pages[len(r.Pages)-1].Err = "related-block leak"
+			}
+		}
+		// The same text scored with and without inside-body metadata lines,
+		// to decide whether Text should keep them.
+		sumKeep += f
+		sumDrop += BigramF1(text, dropMetaLines(p.Truth))
+	}
+	n := len(pages)
+	if n == 0 {
+		return fmt.Errorf("no bench pages in %s", split)
+	}
+	r.add("reprint-web", n, "mean bigram F1", sumF1/float64(n), "vs truth text")
+	r.add("reprint-web", n, "share F1>=0.9", float64(ge09)/float64(n), "")
+	r.add("reprint-web", n, "mean F1 vs truth without 来源/责任编辑 lines", sumDrop/float64(n), "what stripping them would be scored against")
+	r.addCount("reprint-web", withBlock, "pages leaking 相关阅读 block text", leaks, "pages whose truth has a related block")
+	r.add("reprint-web", n, "title exact", float64(titleExact)/float64(n), "")
+	if err := runBenchNonArticles(ex, split, r); err != nil {
+		return err
+	}
+	r.addCount("reprint-web", n, "publish dates found", dates, "")
+	r.addCount("reprint-web", n, "empty text", empty, fmt.Sprintf("%d with an error", noArticle))
+	return nil
+}
+
+// runBenchNonArticles extracts the list and "other" pages of the split
+// (lists, galleries, videos, about pages, JSON endpoints) and counts the
+// ErrNoArticle verdicts, which is the right answer for all of them.
+func runBenchNonArticles(ex *extract.Extractor, split string, r *Report) error {
+	raw, err := os.ReadFile(filepath.Join(split, "pages.jsonl"))
+	if err != nil {
+		return err
+	}
+	rb, err := os.ReadFile(filepath.Join(split, "routes.json"))
+	if err != nil {
+		return err
+	}
+	var rf routesFile
+	if err := json.Unmarshal(rb, &rf); err != nil {
+		return err
+	}
+	total, rejected := 0, 0
+	var kept []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		var p struct{ URL, Site, Path, Kind, Subkind string }
+		if json.Unmarshal([]byte(line), &p) != nil || (p.Kind != "list" && p.Kind != "other") {
+			continue
+		}
+		for _, s := range rf.Sites {
+			rt, ok := s.Routes[p.Path]
+			if s.Name != p.Site || !ok || rt.File == "" {
+				continue
+			}
+			body, err := os.ReadFile(filepath.Join(split, rt.File))
+			if err != nil {
+				return err
+			}
+			total++
+			_, err = extractBytes(ex, &Report{}, p.URL, body, rt.Headers["Content-Type"])
+			if errors.Is(err, extract.ErrNoArticle) {
+				rejected++
+			} else {
+				kept = append(kept, p.Site+p.Path)
+			}
+		}
+	}
+	note := "lists, galleries, videos, about, api"
+	if len(kept) > 0 {
+		note += "; kept: " + strings.Join(kept, " ")
+	}
+	r.addCount("reprint-web", total, "non-article pages rejected (ErrNoArticle)", rejected, note)
+	return nil
+}
+
+// dropMetaLines removes the inside-body source/editor lines from the truth.
+func dropMetaLines(t BenchTruth) string {
+	text := t.Text
+	for _, e := range t.Edits {
+		if (e.Op == "source_line" || e.Op == "editor_line") && e.InsideBody && e.Text != "" {
+			text = strings.Replace(text, e.Text, "", 1)
+		}
+	}
+	return text
+}
+
+// relatedPieces returns the texts inside the related-reading block of a
+// bench page: the block is the list that follows its 相关阅读 heading; every
+// text between tags in it is one piece.
+func relatedPieces(body []byte, contentType string) []string {
+	u, _, err := decode.ToUTF8(body, contentType, "")
+	if err != nil {
+		return nil
+	}
+	s := string(u)
+	var out []string
+	for {
+		i := strings.Index(s, "相关阅读</")
+		if i < 0 {
+			return out
+		}
+		s = s[i:]
+		end := strings.Index(s, "</ul>")
+		if end < 0 {
+			return out
+		}
+		z := html.NewTokenizer(strings.NewReader(s[:end]))
+		for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+			if tt == html.TextToken {
+				if t := strings.TrimSpace(string(z.Text())); t != "" {
+					out = append(out, t)
+				}
+			}
+		}
+		s = s[end:]
+	}
+}
+
+// cwcedDate is a CWCED truth date: year, and month/day when given.
+type cwcedDate struct{ y, m, d int }
+
+func parseCWCEDDate(s string) (cwcedDate, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "UNKNOWN" {
+		return cwcedDate{}, false
+	}
+	f := strings.Fields(s)[0]
+	parts := strings.Split(f, "-")
+	var d cwcedDate
+	var nums []int
+	for _, p := range parts {
+		var v int
+		if _, err := fmt.Sscanf(p, "%d", &v); err != nil {
+			return cwcedDate{}, false
+		}
+		nums = append(nums, v)
+	}
+	if len(nums) == 0 || nums[0] < 1900 {
+		return cwcedDate{}, false
+	}
+	d.y = nums[0]
+	if len(nums) > 1 {
+		d.m = nums[1]
+	}
+	if len(nums) > 2 {
+		d.d = nums[2]
+	}
+	return d, true
+}
+
+func (d cwcedDate) matches(t time.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	if t.Year() != d.y {
+		return false
+	}
+	if d.m != 0 && int(t.Month()) != d.m {
+		return false
+	}
+	return d.d == 0 || t.Day() == d.d
+}
+
+// normNames splits an author field into a set of names.
+func normNames(s string) map[string]bool {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "UNKNOWN" {
+		return nil
+	}
+	f := strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\u3000' || r == '、' || r == ',' || r == '，' || r == ';' || r == '；' || r == '/'
+	})
+	m := map[string]bool{}
+	for _, x := range f {
+		m[x] = true
+	}
+	return m
+}
+
+func sameNames(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func runCWCED(ctx context.Context, ex *extract.Extractor, shared string, r *Report) error {
+	dir := filepath.Join(shared, "data", "extraction", "cwced-dev")
+	files, err := filepath.Glob(filepath.Join(dir, "original", "*.html"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no pages in %s", dir)
+	}
+	var sumF1 float64
+	var nDate, okDate, okAuthor, nAuthor, noArt int
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		id := strings.TrimSuffix(filepath.Base(f), ".html")
+		body, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		truth, err := os.ReadFile(filepath.Join(dir, "cleaned", id+".txt"))
+		if err != nil {
+			return err
+		}
+		a, err := extractBytes(ex, r, "", body, "")
+		ps := PageScore{Dataset: "cwced", ID: id}
+		var got extract.Article
+		if errors.Is(err, extract.ErrNoArticle) {
+			noArt++
+		}
+		if err != nil {
+			ps.Err = err.Error()
+		} else {
+			got = *a
+		}
+		ps.F1 = BigramF1(got.Text, string(truth))
+		sumF1 += ps.F1
+		if raw, err := os.ReadFile(filepath.Join(dir, "date", id+".txt")); err == nil {
+			if d, ok := parseCWCEDDate(string(raw)); ok {
+				nDate++
+				if d.matches(got.PublishedAt) {
+					okDate++
+				} else {
+					ps.Err += fmt.Sprintf(" date: want %s got %s;", strings.TrimSpace(string(raw)), got.PublishedAt.Format(time.DateTime))
+				}
+			}
+		}
+		if raw, err := os.ReadFile(filepath.Join(dir, "author", id+".txt")); err == nil && strings.TrimSpace(string(raw)) != "" {
+			nAuthor++
+			want := normNames(string(raw))
+			have := normNames(got.Author)
+			if sameNames(want, have) {
+				okAuthor++
+			} else {
+				ps.Err += fmt.Sprintf(" author: want %q got %q;", strings.TrimSpace(string(raw)), got.Author)
+			}
+		}
+		r.Pages = append(r.Pages, ps)
+	}
+	n := len(files)
+	r.add("cwced", n, "mean bigram F1", sumF1/float64(n), fmt.Sprintf("vs cleaned/; %d ErrNoArticle", noArt))
+	r.add("cwced", nDate, "date accuracy (same day)", ratio(okDate, nDate), "pages with a dated truth; year/month-only truths compared at their precision")
+	r.add("cwced", nAuthor, "author accuracy", ratio(okAuthor, nAuthor), "name sets equal; UNKNOWN = no author")
+	return nil
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func runScrapingHub(ctx context.Context, ex *extract.Extractor, shared string, r *Report) error {
+	dir := filepath.Join(shared, "data", "extraction", "scrapinghub-article-extraction-benchmark-en")
+	raw, err := os.ReadFile(filepath.Join(dir, "ground-truth.json"))
+	if err != nil {
+		return err
+	}
+	var gt map[string]struct {
+		ArticleBody string `json:"articleBody"`
+		URL         string `json:"url"`
+	}
+	if err := json.Unmarshal(raw, &gt); err != nil {
+		return fmt.Errorf("ground-truth.json: %w", err)
+	}
+	ids := make([]string, 0, len(gt))
+	for id := range gt {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var xs []TPFPFN
+	var acc float64
+	noArt := 0
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		body, err := readGz(filepath.Join(dir, "html", id+".html.gz"))
+		if err != nil {
+			return err
+		}
+		// The benchmark's HTML files are UTF-8 (README).
+		a, err := extractBytes(ex, r, gt[id].URL, body, "text/html; charset=utf-8")
+		pred := ""
+		ps := PageScore{Dataset: "scrapinghub", ID: id}
+		if errors.Is(err, extract.ErrNoArticle) {
+			noArt++
+		}
+		if err != nil {
+			ps.Err = err.Error()
+		} else {
+			pred = a.Text
+		}
+		x := ShingleMatch(gt[id].ArticleBody, pred)
+		xs = append(xs, x)
+		acc += ShingleAccuracy(gt[id].ArticleBody, pred)
+		ps.F1 = 0
+		if x.TP > 0 {
+			ps.F1 = 2 * x.TP / (2*x.TP + x.FP + x.FN)
+		}
+		r.Pages = append(r.Pages, ps)
+	}
+	p, rc, f := ShingleScores(xs)
+	n := len(ids)
+	r.add("scrapinghub-en", n, "F1 (shingle, evaluate.py)", f, fmt.Sprintf("%d ErrNoArticle", noArt))
+	r.add("scrapinghub-en", n, "precision", p, "")
+	r.add("scrapinghub-en", n, "recall", rc, "")
+	r.add("scrapinghub-en", n, "accuracy", acc/float64(n), "")
+	return nil
+}
+
+func readGz(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer zr.Close()
+	b, err := io.ReadAll(io.LimitReader(zr, extract.MaxInputBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+func runTrafilatura(ctx context.Context, ex *extract.Extractor, shared string, r *Report) error {
+	dir := filepath.Join(shared, "data", "extraction", "trafilatura-eval-zh")
+	raw, err := os.ReadFile(filepath.Join(dir, "evaldata-zh.json"))
+	if err != nil {
+		return err
+	}
+	var ev map[string]struct {
+		File    string   `json:"file"`
+		Title   string   `json:"title"`
+		Date    string   `json:"date"`
+		Author  string   `json:"author"`
+		With    []string `json:"with"`
+		Without []string `json:"without"`
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return fmt.Errorf("evaldata-zh.json: %w", err)
+	}
+	urls := make([]string, 0, len(ev))
+	for u := range ev {
+		urls = append(urls, u)
+	}
+	sort.Strings(urls)
+	var with, withN, without, withoutN, dateOK, titleOK int
+	for _, u := range urls {
+		e := ev[u]
+		body, err := os.ReadFile(filepath.Join(dir, "html", e.File))
+		if err != nil {
+			return err
+		}
+		a, err := extractBytes(ex, r, u, body, "")
+		var got extract.Article
+		if err == nil {
+			got = *a
+		}
+		pass := 0
+		for _, s := range e.With {
+			withN++
+			if strings.Contains(got.Text, s) {
+				with++
+				pass++
+			}
+		}
+		for _, s := range e.Without {
+			withoutN++
+			if !strings.Contains(got.Text, s) {
+				without++
+				pass++
+			}
+		}
+		if !got.PublishedAt.IsZero() && got.PublishedAt.Format("2006-01-02") == e.Date {
+			dateOK++
+		}
+		if strings.TrimSpace(got.Title) == strings.TrimSpace(e.Title) {
+			titleOK++
+		}
+		r.Pages = append(r.Pages, PageScore{Dataset: "trafilatura", ID: e.File, F1: ratio(pass, len(e.With)+len(e.Without))})
+	}
+	n := len(urls)
+	r.addCount("trafilatura-zh", n, "must-contain snippets found", with, fmt.Sprintf("of %d", withN))
+	r.addCount("trafilatura-zh", n, "must-not-contain snippets absent", without, fmt.Sprintf("of %d", withoutN))
+	r.addCount("trafilatura-zh", n, "date exact", dateOK, fmt.Sprintf("of %d", n))
+	r.addCount("trafilatura-zh", n, "title exact", titleOK, fmt.Sprintf("of %d", n))
+	return nil
+}
+
+// expectedTextCheck is the pass threshold for datasets with a full expected
+// text: the page passes when its bigram F1 reaches it (the bench's own
+// "share_f1_ge_0.9" bar).
+const expectedTextCheck = 0.9
+
+func scoreExpected(ex *extract.Extractor, r *Report, ds, id string, body []byte, want string) float64 {
+	a, err := extractBytes(ex, r, "", body, "")
+	got := ""
+	ps := PageScore{Dataset: ds, ID: id}
+	if err != nil {
+		ps.Err = err.Error()
+	} else {
+		got = a.Text
+	}
+	ps.F1 = BigramF1(got, want)
+	r.Pages = append(r.Pages, ps)
+	return ps.F1
+}
+
+func runExpectedSet(ex *extract.Extractor, r *Report, ds string, pairs [][3]string) error {
+	var sum float64
+	pass := 0
+	for _, p := range pairs {
+		body, err := os.ReadFile(p[1])
+		if err != nil {
+			return err
+		}
+		want, err := os.ReadFile(p[2])
+		if err != nil {
+			return err
+		}
+		w := string(want)
+		if strings.HasSuffix(p[2], ".html") {
+			w = htmlText(want)
+		}
+		f := scoreExpected(ex, r, ds, p[0], body, w)
+		sum += f
+		if f >= expectedTextCheck {
+			pass++
+		}
+	}
+	if len(pairs) == 0 {
+		return fmt.Errorf("no pages")
+	}
+	r.addCount(ds, len(pairs), "pages with bigram F1>=0.9", pass, fmt.Sprintf("of %d; mean F1 %.3f", len(pairs), sum/float64(len(pairs))))
+	return nil
+}
+
+func runNewspaper(_ context.Context, ex *extract.Extractor, shared string, r *Report) error {
+	dir := filepath.Join(shared, "data", "extraction", "newspaper4k-zh", "tests", "data")
+	htmls, _ := filepath.Glob(filepath.Join(dir, "html", "*.html"))
+	var pairs [][3]string
+	for _, h := range htmls {
+		id := strings.TrimSuffix(filepath.Base(h), ".html")
+		pairs = append(pairs, [3]string{id, h, filepath.Join(dir, "txt", id+".txt")})
+	}
+	return runExpectedSet(ex, r, "newspaper4k-zh", pairs)
+}
+
+func runHTMLToText(_ context.Context, ex *extract.Extractor, shared string, r *Report) error {
+	dir := filepath.Join(shared, "data", "extraction", "htmltotext-benchmark-zh", "benchmarkdata", "zh")
+	htmls, _ := filepath.Glob(filepath.Join(dir, "html", "*.html"))
+	var pairs [][3]string
+	for _, h := range htmls {
+		id := strings.TrimSuffix(filepath.Base(h), ".html")
+		pairs = append(pairs, [3]string{id, h, filepath.Join(dir, "text", id+".txt")})
+	}
+	return runExpectedSet(ex, r, "htmltotext-zh", pairs)
+}
+
+func runReadabilityPages(_ context.Context, ex *extract.Extractor, shared string, r *Report) error {
+	dir := filepath.Join(shared, "data", "extraction", "readability-testpages-zh", "test", "test-pages")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var pairs [][3]string
+	for _, e := range ents {
+		if e.IsDir() {
+			pairs = append(pairs, [3]string{e.Name(), filepath.Join(dir, e.Name(), "source.html"), filepath.Join(dir, e.Name(), "expected.html")})
+		}
+	}
+	return runExpectedSet(ex, r, "readability-zh", pairs)
+}
+
+// WriteTable prints the report as an aligned text table.
+func (r *Report) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-16s %6s  %-48s %10s  %s\n", "dataset", "pages", "metric", "value", "note")
+	for _, row := range r.Rows {
+		v := fmt.Sprintf("%.4f", row.Value)
+		switch {
+		case row.Count:
+			v = fmt.Sprintf("%d", int64(row.Value))
+		case strings.Contains(row.Metric, "ms/page"):
+			v = fmt.Sprintf("%.2f", row.Value)
+		}
+		fmt.Fprintf(&b, "%-16s %6d  %-48s %10s  %s\n", row.Dataset, row.Pages, row.Metric, v, row.Note)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Worst returns the n lowest-scoring pages (ties broken by id).
+func (r *Report) Worst(n int) []PageScore {
+	s := append([]PageScore(nil), r.Pages...)
+	sort.SliceStable(s, func(i, j int) bool {
+		if s[i].F1 != s[j].F1 {
+			return s[i].F1 < s[j].F1
+		}
+		return s[i].ID < s[j].ID
+	})
+	if n < len(s) {
+		s = s[:n]
+	}
+	return s
+}
+
+// htmlText is the text of an HTML fragment, one line per block (whitespace
+// does not matter to the bigram metric).
+func htmlText(b []byte) string {
+	z := html.NewTokenizer(bytes.NewReader(b))
+	var sb strings.Builder
+	skip := 0
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return sb.String()
+		case html.TextToken:
+			if skip == 0 {
+				sb.Write(z.Text())
+			}
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			switch string(name) {
+			case "script", "style":
+				skip++
+			case "p", "div", "br", "li", "h1", "h2", "h3", "h4", "tr":
+				sb.WriteByte('\n')
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if s := string(name); (s == "script" || s == "style") && skip > 0 {
+				skip--
+			}
+		}
+	}
+}
