@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -25,6 +27,8 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	wait := fs.Bool("wait", false, "wait for a running crawl on the same store instead of exiting")
 	every := fs.Duration("progress", 5*time.Second, "progress report interval (0: none)")
 	verbose := fs.Bool("v", false, "log every skipped page")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	workers := fs.Int("workers", 0, "bound concurrent fetches over all sites (0: the sum of the sites' parallelism; 1: one page at a time)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -33,7 +37,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg, err := config.Load(*site)
 	if err != nil {
-		return err
+		return usageError{err} // a missing, unparsable or invalid site file: exit 2
 	}
 	if *db != "" {
 		cfg.Storage = *db
@@ -52,12 +56,26 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			names = append(names, n)
 		}
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return fmt.Errorf("crawl: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("crawl: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	_, err = crawlOnce(ctx, &cfg, crawlOptions{configPath: *site, sites: names, wait: *wait, progress: *every, log: log}, stdout, stderr)
+	if *workers < 0 {
+		return usagef("crawl: --workers must be >= 0, got %d", *workers)
+	}
+	_, err = crawlOnce(ctx, &cfg, crawlOptions{configPath: *site, sites: names, wait: *wait, progress: *every, log: log, workers: *workers}, stdout, stderr)
 	return err
 }
 
@@ -67,7 +85,8 @@ type crawlOptions struct {
 	wait       bool
 	progress   time.Duration
 	log        *slog.Logger
-	fetchOnly  bool // throughput baseline: fetch and parse links, no article stage
+	fetchOnly  bool               // throughput baseline: fetch and parse links, no article stage
+	workers    int                // crawler.Options.Workers (0: default)
 	seg        *segment.Segmenter // preloaded segmenter (nil: load it)
 }
 
@@ -121,7 +140,7 @@ func crawlOnce(ctx context.Context, cfg *config.Config, o crawlOptions, stdout, 
 		return crawler.Summary{}, fmt.Errorf("begin run: %w", err)
 	}
 	cr, err := crawler.New(cfg, store, proc, crawler.Options{
-		Sites: o.sites, Logger: o.log, ProgressEvery: o.progress,
+		Sites: o.sites, Workers: o.workers, Logger: o.log, ProgressEvery: o.progress,
 		Progress: func(s crawler.Snapshot) { fmt.Fprintln(stderr, formatProgress(s, time.Since(start))) },
 	})
 	if err != nil {

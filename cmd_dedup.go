@@ -88,11 +88,11 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	enc.SetEscapeHTML(false)
 	t1 := time.Now()
 	kept, dups := 0, 0
-	texts := make([]string, len(docs))
+	batch := make([]dedup.Doc, len(docs))
 	for i, d := range docs {
-		texts[i] = d.Text
+		batch[i] = dedup.Doc{Title: d.Title, Text: d.Text}
 	}
-	err = eng.Batch(ctx, texts, func(i int, v dedup.Verdict) error {
+	err = eng.Batch(ctx, batch, func(i int, v dedup.Verdict) error {
 		r := dedupResult{ID: docs[i].ID, Kept: !v.Duplicate, DupOf: json.RawMessage("null"), Reason: v.Reason}
 		if v.Duplicate {
 			dups++

@@ -48,10 +48,10 @@ func singlePassSets(ctx context.Context, sets [][]uint64, threshold float64,
 	return out, nil
 }
 
-func wordShingles(seg dedup.Segmenter, texts []string) [][]uint64 {
+func wordShingles(seg dedup.Segmenter, texts []dedup.Doc) [][]uint64 {
 	sets := make([][]uint64, len(texts))
 	for i, t := range texts {
-		if w := seg.Words(t); len(w) > 0 {
+		if w := seg.Words(t.Text); len(w) > 0 {
 			sets[i] = shingle.Shingles(w, baselineShingleW)
 		}
 	}
@@ -61,7 +61,7 @@ func wordShingles(seg dedup.Segmenter, texts []string) [][]uint64 {
 // baselineShingling is Broder's w-shingling with exact Jaccard; candidates
 // come from an inverted index over the shingles of the centres.
 func baselineShingling(seg dedup.Segmenter) evalMethod {
-	return evalMethod{"shingling w=4 J≥0.5", func(ctx context.Context, texts []string) ([]int, error) {
+	return evalMethod{"shingling w=4 J≥0.5", func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 		sets := wordShingles(seg, texts)
 		post := map[uint64][]int{}
 		seen := make([]int, len(sets))
@@ -89,7 +89,7 @@ func baselineShingling(seg dedup.Segmenter) evalMethod {
 // baselineMinHash is MinHash-LSH with k = 6 rows and l = 32 bands (the
 // SpotSigs-zh paper's setting), verified by the MinHash Jaccard estimate.
 func baselineMinHash(seg dedup.Segmenter) evalMethod {
-	return evalMethod{"minhash-lsh k=6 l=32", func(ctx context.Context, texts []string) ([]int, error) {
+	return evalMethod{"minhash-lsh k=6 l=32", func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 		sets := wordShingles(seg, texts)
 		mh, err := shingle.NewMinHasher(shingle.DefaultRows*shingle.DefaultBands, baselineMinHashSeed)
 		if err != nil {

@@ -20,14 +20,15 @@ import (
 // evalMethod clusters texts with Single-Pass in input order.
 type evalMethod struct {
 	name    string
-	cluster func(ctx context.Context, texts []string) ([]int, error)
+	cluster func(ctx context.Context, docs []dedup.Doc) ([]int, error)
 }
 
 // evalMethods are the methods every dedup table compares: the engine's
 // three modes and the two baselines of the SpotSigs-zh paper.
-func evalMethods(seg dedup.Segmenter) []evalMethod {
+func evalMethods(seg dedup.Segmenter, base dedup.Options) []evalMethod {
 	engine := func(name string, opts dedup.Options) evalMethod {
-		return evalMethod{name, func(ctx context.Context, texts []string) ([]int, error) {
+		opts.Jaccard, opts.Containment, opts.CentresOnly = base.Jaccard, base.Containment, base.CentresOnly
+		return evalMethod{name, func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 			eng, err := dedup.New(seg, opts)
 			if err != nil {
 				return nil, err
@@ -50,6 +51,16 @@ func evalMethods(seg dedup.Segmenter) []evalMethod {
 		baselineShingling(seg),
 		baselineMinHash(seg),
 	}
+}
+
+// engineFlags are the engine thresholds the eval subcommands run with
+// (--jaccard, --containment; zero: the defaults).
+var engineFlags dedup.Options
+
+func addEngineFlags(fs *flag.FlagSet) {
+	fs.Float64Var(&engineFlags.Jaccard, "jaccard", 0, "SpotSigs Jaccard threshold (0: default)")
+	fs.Float64Var(&engineFlags.Containment, "containment", 0, "containment threshold (0: default, <0: off)")
+	fs.BoolVar(&engineFlags.CentresOnly, "centres-only", false, "compare with cluster centres only (classic Single-Pass)")
 }
 
 func cmdEvalDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -90,6 +101,7 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
 	only := fs.String("method", "", "run only methods whose name contains this")
+	addEngineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -106,13 +118,13 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	texts := make([]string, len(docs))
+	texts := make([]dedup.Doc, len(docs))
 	for i, d := range docs {
-		texts[i] = d.Text
+		texts[i] = dedup.Doc{Text: d.Text}
 	}
 	fmt.Fprintf(stdout, "\n## Robustness (Li Gang et al. 2013 protocol): %s, %d texts\n\n", path, len(docs))
 	var reps []evaldedup.RobustReport
-	for _, m := range evalMethods(seg) {
+	for _, m := range evalMethods(seg, engineFlags) {
 		if *only != "" && !strings.Contains(m.name, *only) {
 			continue
 		}
@@ -184,6 +196,7 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
 	only := fs.String("method", "", "run only methods whose name contains this")
+	addEngineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -201,7 +214,7 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	t := time.Now()
-	texts := make([]string, len(docs))
+	texts := make([]dedup.Doc, len(docs))
 	truth := make([]string, len(docs))
 	noArticle := 0
 	for i, d := range docs {
@@ -215,7 +228,7 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 			noArticle++
 			continue
 		}
-		texts[i] = a.Title + "\n" + a.Text
+		texts[i] = dedup.Doc{Title: a.Title, Text: a.Text}
 	}
 	extractMs := float64(time.Since(t).Microseconds()) / 1000 / float64(len(docs))
 	seg, err := loadEvalSegmenter(stderr)
@@ -225,7 +238,7 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "\n## SpotSigs gold set (dev half): %d pages, %d stories; extraction %.2f ms/page, %d pages without article\n\n",
 		len(docs), countDistinct(truth), extractMs, noArticle)
 	fmt.Fprintf(stdout, "| method | P | R | F1 | ms/doc |\n|---|---|---|---|---|\n")
-	for _, m := range evalMethods(seg) {
+	for _, m := range evalMethods(seg, engineFlags) {
 		if *only != "" && !strings.Contains(m.name, *only) {
 			continue
 		}

@@ -27,14 +27,14 @@ func cmdEvalExtract(ctx context.Context, args []string, stdout, stderr io.Writer
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usagef("eval extract: %v", err)
+		return usagef("%v", err)
 	}
 	if fs.NArg() > 0 {
-		return usagef("eval extract: unexpected arguments %q", fs.Args())
+		return usagef("unexpected arguments %q", fs.Args())
 	}
 	dir, err := sharedDir(*shared)
 	if err != nil {
-		return fmt.Errorf("eval extract: %w", err)
+		return err
 	}
 	opts := extract.Options{StripMetaLines: *stripMeta}
 	if *baseline {
@@ -42,7 +42,7 @@ func cmdEvalExtract(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	rep, err := evalextract.Run(ctx, evalextract.Config{Shared: dir, Split: *split, Options: opts, Only: *only})
 	if err != nil {
-		return fmt.Errorf("eval extract: %w", err)
+		return err
 	}
 	if err := rep.WriteTable(stdout); err != nil {
 		return err

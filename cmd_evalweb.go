@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -95,12 +96,22 @@ func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
 	site := fs.String("site", "configs/bench-dev.yaml", "site file for the bench web")
 	outDir := fs.String("out", "out/eval", "directory for the export and the scores")
+	reuse := fs.Bool("reuse", false, "skip the crawl: re-cluster the texts of the previous crawl's store")
+	addEngineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
 	dir, err := sharedDir(*shared)
 	if err != nil {
 		return err
+	}
+	if *reuse {
+		store, err := storage.OpenSQLite(ctx, filepath.Join(*outDir, "bench-dev.db"))
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		return reclusterWeb(ctx, store, dir, *outDir, stdout, stderr)
 	}
 	cfg, err := config.Load(*site)
 	if err != nil {
@@ -165,7 +176,109 @@ func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("eval web: %w", err)
 	}
 	os.WriteFile(filepath.Join(*outDir, "bench-dev-score.json"), score, 0o644)
-	return printWebScore(stdout, "combined (default), as crawled", score)
+	if err := printWebScore(stdout, "combined (default), as crawled", score); err != nil {
+		return err
+	}
+	return reclusterWeb(ctx, store, dir, *outDir, stdout, stderr)
+}
+
+// reclusterWeb clusters the crawled texts again, in crawl (commit) order,
+// with every evaluation method, and scores each with score.py: one table
+// for all methods on identical extracted text.
+func reclusterWeb(ctx context.Context, store storage.Store, shared, outDir string, stdout, stderr io.Writer) error {
+	type page struct{ url, site, text, title string }
+	texts := map[string]page{}
+	if err := store.Articles(ctx, func(a storage.Article) error {
+		texts[a.URL] = page{a.URL, a.Site, a.Text, a.Title}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := store.Duplicates(ctx, func(d storage.Duplicate) error {
+		texts[d.URL] = page{d.URL, d.Site, d.Text, d.Title}
+		return nil
+	}); err != nil {
+		return err
+	}
+	var order []page
+	if err := store.Pages(ctx, func(p storage.Page) error {
+		if t, ok := texts[p.URL]; ok {
+			order = append(order, t)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	seg, err := loadEvalSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	in := make([]dedup.Doc, len(order))
+	for i, p := range order {
+		in[i] = dedup.Doc{Title: p.title, Text: p.text}
+	}
+	fmt.Fprintf(stdout, "\nall methods on the crawled text, Single-Pass in crawl order (%d article pages):\n\n", len(order))
+	fmt.Fprintf(stdout, "| method | P | R | F1 | stories lost | redundant kept | brief/followup/samecat false merges | ms/doc |\n|---|---|---|---|---|---|---|---|\n")
+	for _, m := range evalMethods(seg, engineFlags) {
+		t := time.Now()
+		cl, err := m.cluster(ctx, in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		ms := float64(time.Since(t).Microseconds()) / 1000 / float64(max(len(in), 1))
+		pred := filepath.Join(outDir, "bench-dev-"+slug(m.name)+".jsonl")
+		f, err := os.Create(pred)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(f)
+		enc.SetEscapeHTML(false)
+		for i, p := range order {
+			kept := cl[i] == i
+			enc.Encode(map[string]any{"url": p.url, "kept": kept, "cluster": cl[i], "text": p.text, "title": p.title})
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		score, err := runScorer(ctx, shared, pred)
+		if err != nil {
+			return err
+		}
+		var s struct {
+			Clustering struct {
+				P  float64 `json:"pairwise_precision"`
+				R  float64 `json:"pairwise_recall"`
+				F1 float64 `json:"pairwise_f1"`
+			} `json:"clustering"`
+			Dedup struct {
+				Lost      int `json:"stories_lost"`
+				Redundant int `json:"redundant_kept"`
+			} `json:"dedup"`
+			Hard map[string]struct {
+				Merged int `json:"merged"`
+				Pairs  int `json:"pairs"`
+			} `json:"hard_negatives"`
+		}
+		if err := json.Unmarshal(score, &s); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "| %s | %.4f | %.4f | %.4f | %d | %d | %d/%d/%d | %.3f |\n", m.name, s.Clustering.P, s.Clustering.R, s.Clustering.F1,
+			s.Dedup.Lost, s.Dedup.Redundant, s.Hard["brief"].Merged, s.Hard["followup"].Merged, s.Hard["samecat"].Merged, ms)
+	}
+	return nil
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	return strings.Trim(b.String(), "-")
 }
 
 func formatKinds(m map[string]int) string {

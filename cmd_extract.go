@@ -63,7 +63,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			if errors.Is(err, flag.ErrHelp) {
 				return nil
 			}
-			return usagef("extract: %v", err)
+			return usagef("%v", err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -73,14 +73,14 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if len(pos) != 1 {
 		fs.Usage()
-		return usagef("extract: want exactly one FILE_OR_URL, got %d", len(pos))
+		return usagef("want exactly one FILE_OR_URL, got %d", len(pos))
 	}
 	if *charsetFlag != "" && decode.Lookup(*charsetFlag) == "" {
-		return usagef("extract: unknown charset %q", *charsetFlag)
+		return usagef("unknown charset %q", *charsetFlag)
 	}
 	ex, err := extract.New(extract.Options{Remove: remove, BodySelector: *bodySel})
 	if err != nil {
-		return usagef("extract: %v", err)
+		return usagef("%v", err)
 	}
 	target := pos[0]
 	var body []byte
@@ -93,15 +93,15 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		body, err = readFileLimited(target)
 	}
 	if err != nil {
-		return fmt.Errorf("extract: %w", err)
+		return err
 	}
 	dec, err := decode.Decode(body, contentType, *charsetFlag)
 	if err != nil {
-		return fmt.Errorf("extract: %w", err)
+		return err
 	}
 	art, err := ex.Extract(pageURL, dec.Body)
 	if err != nil {
-		return fmt.Errorf("extract %s: %w", target, err)
+		return fmt.Errorf("%s: %w", target, err)
 	}
 	out := extractOutput{
 		Title: art.Title, Text: art.Text, Source: art.Source, Author: art.Author, Editor: art.Editor,

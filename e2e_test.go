@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/fixture"
 	"github.com/newsdedup/newscrawl/storage"
 )
@@ -172,4 +174,11 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+func TestConfigDefaultsMatchEngine(t *testing.T) {
+	if config.DefaultJaccard != dedup.DefaultJaccard || config.DefaultHamming != dedup.DefaultHamming {
+		t.Errorf("config defaults (%g, %d) differ from the engine's (%g, %d)",
+			config.DefaultJaccard, config.DefaultHamming, dedup.DefaultJaccard, dedup.DefaultHamming)
+	}
 }

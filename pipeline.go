@@ -61,7 +61,7 @@ func newEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 		if b, err := hex.DecodeString(a.ContentHash); err == nil && len(b) == len(h) {
 			copy(h[:], b)
 		}
-		eng.Restore(dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash, Sig: a.Fingerprint.Signature, Hash: h})
+		eng.Restore(dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash, Sig: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title)})
 		n++
 		return nil
 	})
@@ -109,7 +109,7 @@ func (p *pipeline) ProcessArticle(ctx context.Context, r *crawler.Response) (sto
 	if err != nil {
 		return p.commitFailure(ctx, page, "extract", err)
 	}
-	fp := p.engine.Fingerprint(art.Text)
+	fp := p.engine.Fingerprint(art.Title, art.Text)
 	if fp.Empty() {
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
 		return p.commit(ctx, &storage.Commit{Page: page})

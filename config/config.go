@@ -41,8 +41,10 @@ const (
 	DefaultMaxPages      = 0 // unlimited
 	// DefaultHamming is Manku et al. (2007)'s k=3 for 64-bit Simhash.
 	DefaultHamming = 3
-	// DefaultJaccard is SpotSigs' verification threshold; see dedup for how it was chosen.
-	DefaultJaccard = 0.5
+	// DefaultJaccard is SpotSigs' verification threshold; it equals
+	// dedup.DefaultJaccard (see there for how it was chosen; a test in
+	// package main keeps the two equal).
+	DefaultJaccard = 0.35
 )
 
 // Duration is a time.Duration that also accepts a day suffix ("30d").

@@ -6,13 +6,16 @@ import (
 	"sync"
 )
 
-// Batch clusters texts with Single-Pass in input order, as offline dedup and
+// Doc is one document of a batch.
+type Doc struct{ Title, Text string }
+
+// Batch clusters documents with Single-Pass in input order, as offline dedup and
 // the evaluation do: fingerprints are computed on every core, decisions are
 // taken one by one in order. Document ids in verdicts are input indexes; a
 // kept document opens the cluster with its own index. fn is called in input
 // order. The engine must not be used concurrently by anyone else.
-func (e *Engine) Batch(ctx context.Context, texts []string, fn func(i int, v Verdict) error) error {
-	n := len(texts)
+func (e *Engine) Batch(ctx context.Context, docs []Doc, fn func(i int, v Verdict) error) error {
+	n := len(docs)
 	fps := make([]*Fingerprint, n)
 	ready := make([]chan struct{}, n)
 	for i := range ready {
@@ -27,7 +30,7 @@ func (e *Engine) Batch(ctx context.Context, texts []string, fn func(i int, v Ver
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				fps[i] = e.Fingerprint(texts[i])
+				fps[i] = e.Fingerprint(docs[i].Title, docs[i].Text)
 				close(ready[i])
 			}
 		}()
@@ -43,7 +46,6 @@ func (e *Engine) Batch(ctx context.Context, texts []string, fn func(i int, v Ver
 		}
 	}()
 	defer wg.Wait()
-	defer cancel()
 	for i := 0; i < n; i++ {
 		select {
 		case <-ready[i]:
@@ -53,6 +55,8 @@ func (e *Engine) Batch(ctx context.Context, texts []string, fn func(i int, v Ver
 		v := e.Decide(fps[i])
 		if !v.Duplicate {
 			e.Add(uint64(i), uint64(i), fps[i])
+		} else {
+			e.AddMember(uint64(i), v.Cluster, fps[i])
 		}
 		fps[i] = nil
 		if err := fn(i, v); err != nil {

@@ -46,7 +46,7 @@ func (m *MemoryIndex) Add(e Entry) {
 	// Add fails only past 2^32-1 signatures; the Hamming and exact tables
 	// still find such an entry.
 	_ = m.spots.Add(e.ID, e.Sig)
-	if _, ok := m.exact[e.Hash]; !ok {
+	if _, ok := m.exact[e.Hash]; !ok && e.Hash != ([16]byte{}) {
 		m.exact[e.Hash] = e.ID
 	}
 }

@@ -1,0 +1,255 @@
+package dedup
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/newsdedup/newscrawl/fixture"
+	"github.com/newsdedup/newscrawl/segment"
+)
+
+var (
+	segOnce sync.Once
+	seg     *segment.Segmenter
+	segErr  error
+)
+
+func testEngine(t testing.TB, opts Options) *Engine {
+	t.Helper()
+	segOnce.Do(func() { seg, segErr = segment.New(segment.Options{}) })
+	if segErr != nil {
+		t.Fatal(segErr)
+	}
+	e, err := New(seg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func story(t testing.TB, id string) fixture.Story {
+	for _, s := range fixture.Stories() {
+		if s.ID == id {
+			return s
+		}
+	}
+	t.Fatalf("no story %s", id)
+	return fixture.Story{}
+}
+
+func join(ps []string) string { return strings.Join(ps, "\n") }
+
+func TestDecide(t *testing.T) {
+	s1, s2, s3 := story(t, "s1"), story(t, "s2"), story(t, "s3")
+	full := join(s1.Paragraphs)
+	tests := []struct {
+		name        string
+		title, text string
+		dup         bool
+		reason      string
+	}{
+		{"identical", s1.Title, full, true, "exact"},
+		{"whitespace and punctuation width differ", s1.Title, strings.ReplaceAll(strings.ReplaceAll(full, "，", ","), "\n", "\n\n　　"), true, "exact"},
+		{"paragraph dropped, source line added", "独家：" + s1.Title, "来源：江城日报\n" + join(append(append([]string{}, s1.Paragraphs[:3]...), s1.Paragraphs[4:]...)), true, "jaccard"},
+		{"paragraphs swapped", s1.Title, join([]string{s1.Paragraphs[1], s1.Paragraphs[0], s1.Paragraphs[2], s1.Paragraphs[3], s1.Paragraphs[4], s1.Paragraphs[5]}), true, "jaccard"},
+		{"another story", s2.Title, join(s2.Paragraphs), false, "new"},
+		{"another story on the same topic words", s3.Title, join(s3.Paragraphs), false, "new"},
+		{"empty text", s1.Title, "", false, "empty"},
+		{"punctuation only", s1.Title, "，。！？", false, "empty"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngine(t, Options{})
+			e.Add(1, 0, e.Fingerprint(s1.Title, full))
+			v := e.Decide(e.Fingerprint(tc.title, tc.text))
+			if v.Duplicate != tc.dup || v.Reason != tc.reason {
+				t.Fatalf("verdict %+v, want duplicate=%v reason=%s", v, tc.dup, tc.reason)
+			}
+			if v.Duplicate && (v.DupOf != 1 || v.Cluster != 1 || v.Jaccard < e.Options().Jaccard || v.Jaccard > 1) {
+				t.Errorf("evidence %+v", v)
+			}
+		})
+	}
+}
+
+// Many different short briefs on one template must stay apart; a repeated
+// brief is an exact duplicate.
+func TestShortBriefsStayApart(t *testing.T) {
+	e := testEngine(t, Options{})
+	briefs := []string{
+		"本报讯 市图书馆昨日发布公告，自本周起周末开放时间延长至晚上九点。",
+		"本报讯 市体育馆昨日发布公告，自本周起周末开放时间调整为早上八点。",
+		"本报讯 市博物馆昨日发布公告，自本周起周一闭馆，其余时间照常开放。",
+		"本报讯 市档案馆昨日发布公告，自本周起查档服务需提前一天网上预约。",
+	}
+	for i, b := range briefs {
+		fp := e.Fingerprint("", b)
+		v := e.Decide(fp)
+		if v.Duplicate {
+			t.Fatalf("brief %d merged with %d: %+v", i, v.DupOf, v)
+		}
+		e.Add(uint64(i+1), 0, fp)
+	}
+	if v := e.Decide(e.Fingerprint("", briefs[2])); !v.Duplicate || v.DupOf != 3 {
+		t.Errorf("repeated brief: %+v", v)
+	}
+}
+
+// A brief cut from a longer story (its first paragraphs) joins the story
+// by containment when the headlines agree, and not when they do not.
+func TestContainmentNeedsHeadline(t *testing.T) {
+	s := story(t, "s4")
+	// The story plus a follow-on paragraph of its own, so the brief (its
+	// first three paragraphs) is well under the Jaccard threshold.
+	long := join(append(append([]string{}, s.Paragraphs...), story(t, "s2").Paragraphs...))
+	brief := join(s.Paragraphs[:3])
+	for _, tc := range []struct {
+		title string
+		dup   bool
+	}{
+		{"快讯：老旧小区改造进展顺利", true},
+		{"秋粮收购全面展开", false},
+	} {
+		e := testEngine(t, Options{})
+		lf := e.Fingerprint(s.Title, long)
+		e.Add(1, 0, lf)
+		bf := e.Fingerprint(tc.title, brief)
+		v := e.Decide(bf)
+		if v.Duplicate != tc.dup {
+			t.Errorf("title %q: %+v (jaccard %.2f containment %.2f)", tc.title, v, v.Jaccard, v.Containment)
+		}
+		if tc.dup && v.Reason != "containment" && v.Reason != "jaccard" {
+			t.Errorf("reason %q", v.Reason)
+		}
+	}
+}
+
+// Single-link: an article that matches a member of a cluster (not its
+// centre) joins the cluster, and dup_of names the centre.
+func TestSingleLink(t *testing.T) {
+	s := story(t, "s2")
+	p := s.Paragraphs
+	a := join(p[:3])
+	b := join(p[1:4])
+	c := join(p[2:5])
+	for _, tc := range []struct {
+		centresOnly bool
+		joins       bool
+	}{{false, true}, {true, false}} {
+		e := testEngine(t, Options{CentresOnly: tc.centresOnly})
+		e.Add(10, 0, e.Fingerprint(s.Title, a))
+		fb := e.Fingerprint(s.Title, b)
+		vb := e.Decide(fb)
+		if !vb.Duplicate {
+			t.Fatalf("b not a duplicate of a: %+v", vb)
+		}
+		e.AddMember(11, vb.Cluster, fb)
+		fc := e.Fingerprint(s.Title, c)
+		if direct := e.Decide(fc); tc.centresOnly && direct.Duplicate {
+			t.Skipf("c already matches a directly (jaccard %.2f): test texts too close", direct.Jaccard)
+		}
+		vc := e.Decide(fc)
+		if vc.Duplicate != tc.joins || (vc.Duplicate && (vc.DupOf != 10 || vc.Matched != 11)) {
+			t.Errorf("centresOnly=%v: %+v", tc.centresOnly, vc)
+		}
+	}
+}
+
+func TestBatchOrderAndClusters(t *testing.T) {
+	st := fixture.Stories()
+	var docs []Doc
+	for _, s := range st {
+		docs = append(docs, Doc{s.Title, join(s.Paragraphs)})
+	}
+	// Reprints at the end: each joins its original's cluster.
+	docs = append(docs, Doc{st[0].Title, join(st[0].Paragraphs[1:])}, Doc{st[1].Title + "(图)", join(st[1].Paragraphs)})
+	e := testEngine(t, Options{})
+	var got []int
+	err := e.Batch(context.Background(), docs, func(i int, v Verdict) error {
+		c := i
+		if v.Duplicate {
+			c = int(v.Cluster)
+		}
+		got = append(got, c)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int{0, 1, 2, 3, 4, 5, 0, 1}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("clusters %v, want %v", got, want)
+		}
+	}
+}
+
+func TestSimhashOnlyMode(t *testing.T) {
+	s := story(t, "s5")
+	e := testEngine(t, Options{Mode: SimhashOnly})
+	e.Add(1, 0, e.Fingerprint(s.Title, join(s.Paragraphs)))
+	v := e.Decide(e.Fingerprint(s.Title, join(s.Paragraphs)))
+	if !v.Duplicate || v.Distance != 0 || v.Reason != "hamming" {
+		t.Errorf("identical text under simhash-only: %+v", v)
+	}
+	if v := e.Decide(e.Fingerprint("", join(story(t, "s1").Paragraphs))); v.Duplicate {
+		t.Errorf("different story under simhash-only: %+v", v)
+	}
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	segOnce.Do(func() { seg, segErr = segment.New(segment.Options{}) })
+	for _, o := range []Options{{Jaccard: 1.5}, {Hamming: 70}, {Chain: -1}} {
+		if _, err := New(seg, o); err == nil {
+			t.Errorf("New(%+v) accepted", o)
+		}
+	}
+	if _, err := New(nil, Options{}); err == nil {
+		t.Error("New(nil) accepted")
+	}
+}
+
+func TestTitleSet(t *testing.T) {
+	a := TitleSet("快讯：吴伯雄演讲称应推动两岸媒体合作(全文)")
+	b := TitleSet("吴伯雄演讲称应推动两岸媒体合作")
+	if len(a) == 0 || titleOverlap(a, b) != 1 {
+		t.Errorf("decorations not stripped: overlap %.2f", titleOverlap(a, b))
+	}
+	if o := titleOverlap(TitleSet("【关注】北方多地迎来首场降雪"), TitleSet("秋粮收购全面展开")); o != 0 {
+		t.Errorf("unrelated headlines overlap %.2f", o)
+	}
+	if titleOverlap(nil, b) != 0 {
+		t.Error("empty title overlaps")
+	}
+}
+
+func FuzzFingerprintDecide(f *testing.F) {
+	for _, s := range fixture.Stories() {
+		f.Add(s.Title, join(s.Paragraphs))
+	}
+	f.Add("", "")
+	f.Add("\xff\xfe", "\x00\u3000，")
+	f.Fuzz(func(t *testing.T, title, text string) {
+		e := testEngine(t, Options{})
+		fp := e.Fingerprint(title, text)
+		if fp.Empty() {
+			if v := e.Decide(fp); v.Duplicate || v.Reason != "empty" {
+				t.Fatalf("empty text verdict %+v", v)
+			}
+			return
+		}
+		e.Add(1, 0, fp)
+		v := e.Decide(e.Fingerprint(title, text))
+		if !v.Duplicate || v.DupOf != 1 {
+			t.Fatalf("a text is not a duplicate of itself: %+v", v)
+		}
+		if v.Jaccard < 0 || v.Jaccard > 1 || v.Containment < 0 || v.Containment > 1 {
+			t.Fatalf("similarity outside [0,1]: %+v", v)
+		}
+	})
+}
