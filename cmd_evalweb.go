@@ -353,7 +353,6 @@ func printWebScore(w io.Writer, name string, score []byte) error {
 	return nil
 }
 
-
 func cmdEvalThroughput(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval throughput", flag.ContinueOnError)
 	fs.SetOutput(stderr)

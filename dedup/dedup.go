@@ -197,9 +197,9 @@ func (f *Fingerprint) Short() bool { return len(f.Signature) < MinSpots }
 // not an error.
 type Verdict struct {
 	Duplicate   bool
-	DupOf       uint64 // id of the stored article (cluster centre) it duplicates
-	Cluster     uint64 // cluster of DupOf; 0 when the article opens a new cluster
-	Matched     uint64 // the indexed document that matched: DupOf, or a member of its cluster
+	DupOf       uint64  // id of the stored article (cluster centre) it duplicates
+	Cluster     uint64  // cluster of DupOf; 0 when the article opens a new cluster
+	Matched     uint64  // the indexed document that matched: DupOf, or a member of its cluster
 	Distance    int     // Hamming distance to DupOf (-1 when not a duplicate)
 	Jaccard     float64 // SpotSigs Jaccard with DupOf
 	Containment float64 // SpotSigs containment with DupOf
@@ -482,4 +482,3 @@ func (d *docFreq) Docs() int {
 	defer d.mu.RUnlock()
 	return d.docs
 }
-

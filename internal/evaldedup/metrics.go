@@ -8,7 +8,7 @@ package evaldedup
 
 // PRF is pairwise precision, recall and F1.
 type PRF struct {
-	Precision, Recall, F1 float64
+	Precision, Recall, F1    float64
 	TP, PredPairs, TruePairs int64
 }
 
