@@ -56,17 +56,11 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			names = append(names, n)
 		}
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return fmt.Errorf("crawl: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("crawl: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return fmt.Errorf("crawl: %w", err)
 	}
+	defer stopProfile()
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo
@@ -194,4 +188,20 @@ func printSummary(w io.Writer, db string, run storage.Run, sum crawler.Summary, 
 			fmt.Fprintf(w, "  warning: %s: %s\n", s.Name, warn)
 		}
 	}
+}
+
+// startCPUProfile starts a CPU profile into path (no-op for "").
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -44,12 +44,18 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("out", "", "output JSONL file (default: standard output)")
 	jac := fs.Float64("jaccard", dedup.DefaultJaccard, "SpotSigs Jaccard threshold")
 	ham := fs.Int("hamming", dedup.DefaultHamming, "Simhash candidate radius")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
 	if *in == "" || fs.NArg() > 0 {
 		return usagef("dedup: --in FILE.jsonl or --in DIR is required")
 	}
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	defer stopProfile()
 	st, err := os.Stat(*in)
 	if err != nil {
 		return fmt.Errorf("dedup: %w", err)

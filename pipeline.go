@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"sync"
 	"time"
@@ -67,6 +68,17 @@ func newEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("rebuild index: %w", err)
+	}
+	// Duplicates are cluster members (single-link): index them too.
+	if !eng.Options().CentresOnly {
+		err = store.DuplicateFingerprints(ctx, since, func(d storage.Duplicate) error {
+			eng.Restore(dedup.Entry{ID: memberID(d.URL), Cluster: uint64(d.Cluster), Simhash: d.Simhash, Sig: d.Signature, Title: dedup.TitleSet(d.Title)})
+			n++
+			return nil
+		})
+		if err != nil {
+			return nil, 0, fmt.Errorf("rebuild index: %w", err)
+		}
 	}
 	df := map[string]int{}
 	docs, err := store.DocFreqs(ctx, func(term string, n int) error { df[term] = n; return nil })
@@ -131,12 +143,16 @@ func (p *pipeline) decideAndCommit(ctx context.Context, page storage.Page, art *
 			URL: page.URL, Site: page.Site, RunID: page.RunID, DupOf: centre.ID, DupOfURL: centre.URL,
 			Cluster: int64(v.Cluster), Distance: v.Distance, Jaccard: max(v.Jaccard, v.Containment),
 			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
-			FetchedAt: page.FetchedAt, Simhash: fp.Simhash,
+			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
 		}
 		if p.keepDupTxt {
 			d.Text = art.Text
 		}
-		return p.commit(ctx, &storage.Commit{Page: page, Duplicate: d})
+		out, err := p.commit(ctx, &storage.Commit{Page: page, Duplicate: d})
+		if err == nil && out == storage.OutcomeDuplicate {
+			p.engine.AddMember(memberID(d.URL), v.Cluster, fp)
+		}
+		return out, err
 	}
 	page.Outcome = storage.OutcomeStored
 	a := &storage.Article{
@@ -175,3 +191,12 @@ func (p *pipeline) commitFailure(ctx context.Context, page storage.Page, kind st
 	return p.commit(ctx, &storage.Commit{Page: page})
 }
 func segmentDefaults() config.Segment { return config.Segment{} }
+
+// memberID is the index id of a duplicate (a cluster member): duplicates
+// have no article id, so a 63-bit hash of the URL with the top bit set
+// keeps them apart from article ids.
+func memberID(url string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(url))
+	return h.Sum64() | 1<<63
+}

@@ -294,7 +294,15 @@ func (e *Engine) Fingerprint(title, text string) *Fingerprint {
 		return fp
 	}
 	feats := segment.Features(words, e.seg.IsStop, e.opts.Weighting, e.df, segment.FeatureOptions{TopM: e.opts.TopM, JTidf: e.opts.JTidf})
-	fp.Terms = distinctTerms(words, e.seg.IsStop)
+	if e.opts.TopM == 0 {
+		// The features are exactly the distinct non-stopword terms.
+		fp.Terms = make([]string, len(feats))
+		for i, f := range feats {
+			fp.Terms[i] = f.Term
+		}
+	} else {
+		fp.Terms = distinctTerms(words, e.seg.IsStop)
+	}
 	if e.opts.Positional {
 		pf := make([]simhash.PosFeature, len(feats))
 		for i, f := range feats {

@@ -100,10 +100,14 @@ func (m *MemoryIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 		}
 	}
 	if !q.NoSpotSigs && len(fp.Signature) > 0 {
-		for _, mt := range m.spots.Query(fp.Signature, q.Jaccard) {
+		jm := m.spots.Query(fp.Signature, q.Jaccard)
+		for _, mt := range jm {
 			add(mt.ID)
 		}
-		if q.Containment > 0 {
+		// Containment candidates are looked for only when no signature
+		// reaches the Jaccard threshold: a second index pass is the most
+		// expensive part of a lookup, and a Jaccard match is preferred.
+		if q.Containment > 0 && len(jm) == 0 {
 			for _, mt := range m.spots.ContainmentQuery(fp.Signature, q.Containment) {
 				add(mt.ID)
 			}

@@ -1,8 +1,11 @@
 package segment
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Feature is one term of a document with its weight and the indices of its
@@ -74,22 +77,39 @@ const (
 // clauses as a stronger term thus adds little beyond it, while the strongest
 // term of each group keeps its weight.
 func Features(words []string, isStop func(string) bool, w Weighting, df DocFreq, opts FeatureOptions) []Feature {
-	index := map[string]int{}
+	// One map lookup per word: each word's feature index is noted, then all
+	// position lists are cut from one backing array.
+	index := make(map[string]int32, len(words)/2)
+	ids := make([]int32, len(words))
 	var feats []Feature
+	var counts []int32
 	for pos, word := range words {
 		if word == "" || (isStop != nil && isStop(word)) {
+			ids[pos] = -1
 			continue
 		}
 		i, ok := index[word]
 		if !ok {
-			i = len(feats)
+			i = int32(len(feats))
 			index[word] = i
 			feats = append(feats, Feature{Term: word})
+			counts = append(counts, 0)
 		}
-		feats[i].Positions = append(feats[i].Positions, pos)
+		ids[pos] = i
+		counts[i]++
 	}
 	if len(feats) == 0 {
 		return nil
+	}
+	backing := make([]int, 0, len(words))
+	for i := range feats {
+		feats[i].Positions = backing[len(backing) : len(backing) : len(backing)+int(counts[i])]
+		backing = backing[:len(backing)+int(counts[i])]
+	}
+	for pos, i := range ids {
+		if i >= 0 {
+			feats[i].Positions = append(feats[i].Positions, pos)
+		}
 	}
 	n := 0
 	if df != nil {
@@ -106,11 +126,11 @@ func Features(words []string, isStop func(string) bool, w Weighting, df DocFreq,
 	if opts.JTidf {
 		cooccurrencePenalty(feats)
 	}
-	sort.Slice(feats, func(i, j int) bool {
-		if feats[i].Weight != feats[j].Weight {
-			return feats[i].Weight > feats[j].Weight
+	slices.SortFunc(feats, func(a, b Feature) int {
+		if a.Weight != b.Weight {
+			return cmp.Compare(b.Weight, a.Weight)
 		}
-		return feats[i].Term < feats[j].Term
+		return strings.Compare(a.Term, b.Term)
 	})
 	if opts.TopM > 0 && len(feats) > opts.TopM {
 		feats = feats[:opts.TopM:opts.TopM]

@@ -169,7 +169,7 @@ func (m *Memory) Commit(ctx context.Context, c *Commit) error {
 		m.docs++
 		c.Article.ID, c.Article.Cluster = a.ID, a.Cluster
 	case c.Duplicate != nil:
-		d := *c.Duplicate
+		d := cloneDuplicate(*c.Duplicate)
 		d.URL = url
 		if d.DupOfURL == "" {
 			d.DupOfURL = dupOf.URL
@@ -193,6 +193,15 @@ func cloneArticle(a Article) Article {
 		a.Fingerprint.Signature = append([]uint64(nil), a.Fingerprint.Signature...)
 	}
 	return a
+}
+
+func cloneDuplicate(d Duplicate) Duplicate {
+	if len(d.Signature) == 0 {
+		d.Signature = nil
+	} else {
+		d.Signature = append([]uint64(nil), d.Signature...)
+	}
+	return d
 }
 
 // Decided reports the final outcome of a URL.
@@ -294,6 +303,21 @@ func (m *Memory) eachArticle(ctx context.Context, keep func(Article) bool, noTex
 
 // Duplicates calls fn for every duplicate verdict in commit order.
 func (m *Memory) Duplicates(ctx context.Context, fn func(Duplicate) error) error {
+	return m.eachDuplicate(ctx, func(Duplicate) bool { return true }, false, fn)
+}
+
+// DuplicateFingerprints calls fn, in commit order, for every duplicate
+// verdict fetched or published at or after since (zero: all), with Text
+// empty.
+func (m *Memory) DuplicateFingerprints(ctx context.Context, since time.Time, fn func(Duplicate) error) error {
+	keep := func(d Duplicate) bool {
+		return since.IsZero() || (!d.FetchedAt.IsZero() && !d.FetchedAt.Before(since)) ||
+			(!d.PublishedAt.IsZero() && !d.PublishedAt.Before(since))
+	}
+	return m.eachDuplicate(ctx, keep, true, fn)
+}
+
+func (m *Memory) eachDuplicate(ctx context.Context, keep func(Duplicate) bool, noText bool, fn func(Duplicate) error) error {
 	m.mu.RLock()
 	if err := m.check(ctx); err != nil {
 		m.mu.RUnlock()
@@ -301,7 +325,9 @@ func (m *Memory) Duplicates(ctx context.Context, fn func(Duplicate) error) error
 	}
 	snap := make([]*memDup, 0, len(m.dups))
 	for _, d := range m.dups {
-		snap = append(snap, d)
+		if keep(d.Duplicate) {
+			snap = append(snap, d)
+		}
 	}
 	m.mu.RUnlock()
 	sort.Slice(snap, func(i, j int) bool { return snap[i].seq < snap[j].seq })
@@ -309,7 +335,13 @@ func (m *Memory) Duplicates(ctx context.Context, fn func(Duplicate) error) error
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fn(d.Duplicate); err != nil {
+		// Stored verdicts are never modified, so reading one outside the
+		// lock is safe; the copy keeps fn from changing the store.
+		dup := cloneDuplicate(d.Duplicate)
+		if noText {
+			dup.Text = ""
+		}
+		if err := fn(dup); err != nil {
 			return err
 		}
 	}

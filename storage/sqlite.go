@@ -112,9 +112,12 @@ CREATE TABLE duplicates (
 	source       TEXT NOT NULL,
 	author       TEXT NOT NULL,
 	fetched_at   INTEGER,
-	simhash      INTEGER NOT NULL
+	simhash      INTEGER NOT NULL,
+	signature    BLOB NOT NULL DEFAULT x''
 );
 CREATE INDEX duplicates_dup_of ON duplicates(dup_of);
+CREATE INDEX duplicates_fetched_at ON duplicates(fetched_at);
+CREATE INDEX duplicates_published_at ON duplicates(published_at);
 CREATE TABLE docfreq (
 	term TEXT PRIMARY KEY,
 	df   INTEGER NOT NULL
@@ -311,15 +314,23 @@ func (s *SQLite) migrateFrom(ctx context.Context, v int) error {
 	return nil
 }
 
-// Columns read back for articles; fingerprint reads leave text out.
+// Columns read back for articles and duplicates; fingerprint reads leave
+// text out.
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, title, text,
-		published_at, source, author, fetched_at, simhash`
+		published_at, source, author, fetched_at, simhash, signature`
+	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, title, '',
+		published_at, source, author, fetched_at, simhash, signature`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
+	// badSignatureCond selects signatures that unpackSignature rejects (or
+	// that are not blobs at all); badSignature describes them.
+	badSignatureCond = `typeof(signature) <> 'blob' OR length(signature) % 8 <> 0`
+	badSignature     = `CASE WHEN typeof(signature) <> 'blob' THEN ' signature is ' || typeof(signature) || ', not a blob'
+		ELSE ' signature of ' || length(signature) || ' bytes is not a multiple of 8' END`
 	// finalPage is the condition under which Push ignores a URL.
 	finalPage = `outcome IN ('stored', 'duplicate') OR (outcome = 'error' AND permanent <> 0)`
 )
@@ -339,7 +350,7 @@ func (s *SQLite) prepare(ctx context.Context) error {
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs'`},
 		{&s.stmts.push, `INSERT INTO frontier(url, site, depth, referer, state)
 			SELECT ?1, ?2, ?3, ?4, 'pending'
@@ -412,7 +423,9 @@ func fromNull(n sql.NullInt64) time.Time {
 	return time.Unix(0, n.Int64).UTC()
 }
 
-// packSignature encodes a signature as little-endian uint64s.
+// packSignature encodes a signature as little-endian uint64s. The result is
+// never nil (the driver binds a nil []byte as NULL, which the NOT NULL
+// signature columns reject).
 func packSignature(sig []uint64) []byte {
 	b := make([]byte, 8*len(sig))
 	for i, v := range sig {
@@ -435,6 +448,27 @@ func unpackSignature(b []byte) ([]uint64, error) {
 		sig[i] = binary.LittleEndian.Uint64(b[8*i:])
 	}
 	return sig, nil
+}
+
+// sigDest is a sql.Scanner that decodes a signature column straight from the
+// driver's buffer (a *[]byte destination would copy the blob once more). A
+// malformed blob is kept in err rather than failing Scan, so that the caller
+// can name the row in its error.
+type sigDest struct {
+	dst *[]uint64
+	err error
+}
+
+func (d *sigDest) Scan(src any) error {
+	switch v := src.(type) {
+	case []byte:
+		*d.dst, d.err = unpackSignature(v)
+	case nil:
+		*d.dst, d.err = nil, errors.New("signature is NULL")
+	default:
+		*d.dst, d.err = nil, fmt.Errorf("signature column holds a %T, not a blob", src)
+	}
+	return nil
 }
 
 func boolInt(b bool) int {
@@ -584,7 +618,7 @@ func (s *SQLite) Commit(ctx context.Context, c *Commit) error {
 			}
 			if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
 				dupOfURL, dupCluster, d.Distance, d.Jaccard, d.Title, d.Text, nullTime(d.PublishedAt),
-				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash)); err != nil {
+				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature)); err != nil {
 				return err
 			}
 		}
@@ -668,17 +702,16 @@ func scanArticle(sc scanner) (Article, error) {
 	var a Article
 	var pub, fetched sql.NullInt64
 	var simhash int64
-	var sig []byte
+	sig := sigDest{dst: &a.Fingerprint.Signature}
 	if err := sc.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
 		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length); err != nil {
 		return Article{}, err
 	}
+	if sig.err != nil {
+		return Article{}, fmt.Errorf("article %d: %w", a.ID, sig.err)
+	}
 	a.PublishedAt, a.FetchedAt = fromNull(pub), fromNull(fetched)
 	a.Fingerprint.Simhash = uint64(simhash)
-	var err error
-	if a.Fingerprint.Signature, err = unpackSignature(sig); err != nil {
-		return Article{}, fmt.Errorf("article %d: %w", a.ID, err)
-	}
 	return a, nil
 }
 
@@ -686,9 +719,13 @@ func scanDuplicate(sc scanner) (Duplicate, error) {
 	var d Duplicate
 	var pub, fetched sql.NullInt64
 	var simhash int64
+	sig := sigDest{dst: &d.Signature}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash); err != nil {
+		&d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig); err != nil {
 		return Duplicate{}, err
+	}
+	if sig.err != nil {
+		return Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, sig.err)
 	}
 	d.PublishedAt, d.FetchedAt, d.Simhash = fromNull(pub), fromNull(fetched), uint64(simhash)
 	return d, nil
@@ -767,15 +804,7 @@ func (s *SQLite) Fingerprints(ctx context.Context, since time.Time, fn func(Arti
 	var args []any
 	if !since.IsZero() {
 		query = `SELECT ` + fingerprintCols + ` FROM articles WHERE fetched_at >= ?1 OR published_at >= ?1 ORDER BY id`
-		// UnixNano is undefined outside the storable range: clamp, keeping
-		// the comparison's meaning (before all stored times, after all).
-		n := since.UnixNano()
-		if since.Before(minStoreTime) {
-			n = math.MinInt64
-		} else if !since.Before(maxStoreTime) {
-			n = math.MaxInt64
-		}
-		args = []any{n}
+		args = []any{sinceNanos(since)}
 	}
 	return s.each(ctx, "fingerprints", query, args, func(r *sql.Rows) error {
 		a, err := scanArticle(r)
@@ -795,6 +824,38 @@ func (s *SQLite) Duplicates(ctx context.Context, fn func(Duplicate) error) error
 		}
 		return fn(d)
 	})
+}
+
+// DuplicateFingerprints calls fn, in commit order, for every duplicate
+// verdict fetched or published at or after since (zero: all), without
+// reading its text.
+func (s *SQLite) DuplicateFingerprints(ctx context.Context, since time.Time, fn func(Duplicate) error) error {
+	query := `SELECT ` + dupFingerprintCols + ` FROM duplicates ORDER BY seq`
+	var args []any
+	if !since.IsZero() {
+		query = `SELECT ` + dupFingerprintCols + ` FROM duplicates WHERE fetched_at >= ?1 OR published_at >= ?1 ORDER BY seq`
+		args = []any{sinceNanos(since)}
+	}
+	return s.each(ctx, "duplicate fingerprints", query, args, func(r *sql.Rows) error {
+		d, err := scanDuplicate(r)
+		if err != nil {
+			return fmt.Errorf("duplicate fingerprints: %w", err)
+		}
+		return fn(d)
+	})
+}
+
+// sinceNanos encodes a non-zero since bound as Unix nanoseconds. UnixNano is
+// undefined outside the storable range, so the bound is clamped there,
+// keeping the comparison's meaning (before all stored times, after all).
+func sinceNanos(since time.Time) int64 {
+	switch {
+	case since.Before(minStoreTime):
+		return math.MinInt64
+	case !since.Before(maxStoreTime):
+		return math.MaxInt64
+	}
+	return since.UnixNano()
 }
 
 // Pages calls fn for every page record in commit order.
@@ -975,8 +1036,8 @@ func (s *SQLite) Check(ctx context.Context) error {
 			FROM pages p LEFT JOIN articles a ON a.url = p.url WHERE p.outcome = 'stored' AND a.id IS NULL`,
 		`SELECT 'page ' || p.url || ' duplicate without verdict'
 			FROM pages p LEFT JOIN duplicates d ON d.url = p.url WHERE p.outcome = 'duplicate' AND d.url IS NULL`,
-		`SELECT 'article ' || id || ' signature of ' || length(signature) || ' bytes is not a multiple of 8'
-			FROM articles WHERE length(signature) % 8 <> 0`,
+		`SELECT 'article ' || id || ` + badSignature + ` FROM articles WHERE ` + badSignatureCond,
+		`SELECT 'duplicate ' || url || ` + badSignature + ` FROM duplicates WHERE ` + badSignatureCond,
 		`SELECT 'docs counter missing' WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = 'docs')`,
 		`SELECT 'docs counter ' || value || ' but ' || (SELECT count(*) FROM articles) || ' articles'
 			FROM meta WHERE key = 'docs' AND value <> (SELECT count(*) FROM articles)`,

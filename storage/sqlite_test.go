@@ -73,7 +73,8 @@ func storedCommit(url string, terms ...string) *storage.Commit {
 func dupCommit(url string, of int64) *storage.Commit {
 	return &storage.Commit{
 		Page:      storage.Page{URL: url, Site: "sohu", RunID: 1, Outcome: storage.OutcomeDuplicate, Status: 200, FetchedAt: when},
-		Duplicate: &storage.Duplicate{URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 2, Jaccard: 0.9, Title: "转", FetchedAt: when, Simhash: 7},
+		Duplicate: &storage.Duplicate{URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 2, Jaccard: 0.9, Title: "转", FetchedAt: when, Simhash: 7,
+			Signature: []uint64{4, 4, 9}},
 	}
 }
 
@@ -363,6 +364,24 @@ func TestSQLiteCorruptSignature(t *testing.T) {
 	}
 }
 
+func TestSQLiteCorruptDuplicateSignature(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s := openTemp(t, path)
+	populate(t, s)
+	exec(t, rawDB(t, path), `UPDATE duplicates SET signature = x'0102030405' WHERE url = 'http://sohu/1'`)
+	if err := s.Duplicates(ctx, func(storage.Duplicate) error { return nil }); err == nil ||
+		!strings.Contains(err.Error(), "duplicate http://sohu/1: signature blob of 5 bytes is not a multiple of 8") {
+		t.Fatalf("Duplicates = %v, want a signature error naming the URL", err)
+	}
+	if err := s.DuplicateFingerprints(ctx, time.Time{}, func(storage.Duplicate) error { return nil }); err == nil {
+		t.Fatal("DuplicateFingerprints read a corrupt signature")
+	}
+	if err := s.Check(ctx); err == nil || !strings.Contains(err.Error(), "duplicate http://sohu/1 signature of 5 bytes") {
+		t.Fatalf("Check = %v, want the bad signature reported", err)
+	}
+}
+
 func TestSQLiteCheckDetects(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -384,6 +403,10 @@ func TestSQLiteCheckDetects(t *testing.T) {
 		{"docs counter", []string{`UPDATE meta SET value = 5 WHERE key = 'docs'`},
 			"docs counter 5 but 1 articles"},
 		{"docs counter missing", []string{`DELETE FROM meta`}, "docs counter missing"},
+		{"duplicate signature length", []string{`UPDATE duplicates SET signature = x'01'`},
+			"duplicate http://sohu/1 signature of 1 bytes is not a multiple of 8"},
+		{"signature not a blob", []string{`UPDATE duplicates SET signature = 'abcdefgh'`},
+			"duplicate http://sohu/1 signature is text, not a blob"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

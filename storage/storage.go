@@ -112,6 +112,11 @@ type Duplicate struct {
 	Author      string
 	FetchedAt   time.Time
 	Simhash     uint64
+	// Signature is the page's SpotSigs signature (sorted spot hashes,
+	// repeats kept, like Fingerprint.Signature): the engine indexes a
+	// duplicate as a member of its cluster and rebuilds that index from
+	// DuplicateFingerprints at start-up.
+	Signature []uint64
 }
 
 // Commit is one atomic write: a page outcome plus, for articles, the article
@@ -220,6 +225,10 @@ type Store interface {
 	// Fingerprints calls fn for every stored article fetched or published at
 	// or after since (zero: all), with Text left empty, for index rebuilds.
 	Fingerprints(ctx context.Context, since time.Time, fn func(Article) error) error
+	// DuplicateFingerprints calls fn, in commit order, for every duplicate
+	// verdict fetched or published at or after since (zero: all), with Text
+	// left empty, for index rebuilds.
+	DuplicateFingerprints(ctx context.Context, since time.Time, fn func(Duplicate) error) error
 
 	// DocFreqs calls fn for every term with its document frequency (the
 	// number of stored articles containing it) and returns the number of

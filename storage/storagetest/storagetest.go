@@ -42,6 +42,8 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"IterationOrder", testIterationOrder},
 		{"IterationStops", testIterationStops},
 		{"Fingerprints", testFingerprints},
+		{"DuplicateFingerprints", testDuplicateFingerprints},
+		{"SignatureCopies", testSignatureCopies},
 		{"DocFreqs", testDocFreqs},
 		{"Frontier", testFrontier},
 		{"FrontierSkipsDecided", testFrontierSkipsDecided},
@@ -91,7 +93,7 @@ func duplicate(url string, of int64) *storage.Commit {
 		Duplicate: &storage.Duplicate{
 			URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 3, Jaccard: 0.875,
 			Title: "转载", Text: "转载正文", PublishedAt: t0, Source: "来源", Author: "作者",
-			FetchedAt: t0, Simhash: math.MaxUint64,
+			FetchedAt: t0, Simhash: math.MaxUint64, Signature: []uint64{0, 7, 7, 1 << 63, math.MaxUint64},
 		},
 		Terms: []string{"ignored"},
 	}
@@ -378,8 +380,12 @@ func normTime(t time.Time) time.Time {
 	return time.Unix(0, t.UnixNano()).UTC()
 }
 
+// normDup does for a duplicate what norm does for an article.
 func normDup(d storage.Duplicate) storage.Duplicate {
 	d.PublishedAt, d.FetchedAt = normTime(d.PublishedAt), normTime(d.FetchedAt)
+	if len(d.Signature) == 0 {
+		d.Signature = nil
+	}
 	return d
 }
 
@@ -454,9 +460,11 @@ func testDuplicateLinks(t *testing.T, s storage.Store) {
 		t.Fatalf("duplicate filled in %q cluster %d", d1.Duplicate.DupOfURL, d1.Duplicate.Cluster)
 	}
 	d2 := duplicate("http://b/2", c2.Article.ID) // inherits cluster 77
+	d2.Duplicate.Signature = []uint64{}          // empty signature
 	mustCommit(t, s, d2)
 	d3 := duplicate("http://b/3", c2.Article.ID)
 	d3.Duplicate.Cluster, d3.Duplicate.DupOfURL = 5, "http://given"
+	d3.Duplicate.Signature = nil
 	mustCommit(t, s, d3)
 
 	var got []storage.Duplicate
@@ -476,6 +484,57 @@ func testDuplicateLinks(t *testing.T, s storage.Store) {
 	}
 	if got[0].Simhash != math.MaxUint64 {
 		t.Fatalf("duplicate simhash %x", got[0].Simhash)
+	}
+	if want := []uint64{0, 7, 7, 1 << 63, math.MaxUint64}; !reflect.DeepEqual(got[0].Signature, want) {
+		t.Fatalf("duplicate signature %v, want %v", got[0].Signature, want)
+	}
+}
+
+// testSignatureCopies: a store keeps its own copy of a committed signature
+// and hands out copies, so that neither the committer nor a reader can
+// change what is stored.
+func testSignatureCopies(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	c := stored("http://cp/1")
+	mustCommit(t, s, c)
+	d := duplicate("http://cp/2", c.Article.ID)
+	mustCommit(t, s, d)
+	c.Article.Fingerprint.Signature[0] = 99
+	d.Duplicate.Signature[0] = 99
+
+	a, err := s.Article(ctx, c.Article.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := article("").Fingerprint.Signature; !reflect.DeepEqual(a.Fingerprint.Signature, want) {
+		t.Fatalf("article signature %v after the committer changed its slice, want %v", a.Fingerprint.Signature, want)
+	}
+	a.Fingerprint.Signature[1] = 99
+	readDups := func() []storage.Duplicate {
+		t.Helper()
+		var out []storage.Duplicate
+		if err := s.Duplicates(ctx, func(d storage.Duplicate) error { out = append(out, d); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DuplicateFingerprints(ctx, time.Time{}, func(d storage.Duplicate) error { out = append(out, d); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want := duplicate("", 1).Duplicate.Signature
+	for _, got := range readDups() {
+		if !reflect.DeepEqual(got.Signature, want) {
+			t.Fatalf("duplicate signature %v after the committer changed its slice, want %v", got.Signature, want)
+		}
+		got.Signature[1] = 99
+	}
+	for _, got := range readDups() {
+		if !reflect.DeepEqual(got.Signature, want) {
+			t.Fatalf("duplicate signature %v after a reader changed its copy, want %v", got.Signature, want)
+		}
+	}
+	if a, err := s.Article(ctx, c.Article.ID); err != nil || a.Fingerprint.Signature[1] != article("").Fingerprint.Signature[1] {
+		t.Fatalf("article signature %v (%v) after a reader changed its copy", a.Fingerprint.Signature, err)
 	}
 }
 
@@ -539,6 +598,9 @@ func testIterationStops(t *testing.T, s storage.Store) {
 		}},
 		{"Fingerprints", func(fn func() error) error {
 			return s.Fingerprints(ctx, time.Time{}, func(storage.Article) error { return fn() })
+		}},
+		{"DuplicateFingerprints", func(fn func() error) error {
+			return s.DuplicateFingerprints(ctx, time.Time{}, func(storage.Duplicate) error { return fn() })
 		}},
 		{"Duplicates", func(fn func() error) error {
 			return s.Duplicates(ctx, func(storage.Duplicate) error { return fn() })
@@ -634,6 +696,104 @@ func testFingerprints(t *testing.T, s storage.Store) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func testDuplicateFingerprints(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	day := 24 * time.Hour
+	base := time.Date(2024, 1, 10, 0, 0, 0, 0, time.UTC)
+	first := mustStore(t, s, "http://g/a1")
+	c2 := stored("http://g/a2")
+	c2.Article.Cluster = 77
+	mustCommit(t, s, c2)
+	second := c2.Article.ID
+	type in struct {
+		url       string
+		of        int64
+		fetched   time.Time
+		published time.Time
+		simhash   uint64
+		sig       []uint64
+	}
+	// Committed in this order, which is neither URL nor dup_of order.
+	ins := []in{
+		{"http://g/z-old", second, base.Add(-10 * day), base.Add(-11 * day), 0, nil},
+		{"http://g/y-fetched-new", first, base.Add(day), base.Add(-30 * day), math.MaxUint64, []uint64{math.MaxUint64, math.MaxUint64}},
+		{"http://g/x-published-new", second, base.Add(-5 * day), base.Add(2 * day), 1 << 63, []uint64{0, 3, 3, 1 << 40}},
+		{"http://g/w-no-dates", first, time.Time{}, time.Time{}, 12345, []uint64{}},
+		{"http://g/v-exact", second, base, time.Time{}, 99, []uint64{5}},
+	}
+	byURL := map[string]in{}
+	for _, x := range ins {
+		c := duplicate(x.url, x.of)
+		c.Duplicate.FetchedAt, c.Duplicate.PublishedAt = x.fetched, x.published
+		c.Duplicate.Simhash, c.Duplicate.Signature = x.simhash, x.sig
+		c.Page.FetchedAt = x.fetched
+		mustCommit(t, s, c)
+		byURL[x.url] = x
+	}
+	// Articles committed after the duplicates are not streamed as duplicates.
+	mustStore(t, s, "http://g/a3")
+	all := []string{"http://g/z-old", "http://g/y-fetched-new", "http://g/x-published-new", "http://g/w-no-dates", "http://g/v-exact"}
+	tests := []struct {
+		name  string
+		since time.Time
+		want  []string
+	}{
+		{"zero since: all", time.Time{}, all},
+		{"since base: inclusive", base, []string{"http://g/y-fetched-new", "http://g/x-published-new", "http://g/v-exact"}},
+		{"since base+1ns", base.Add(1), []string{"http://g/y-fetched-new", "http://g/x-published-new"}},
+		{"by published only", base.Add(36 * time.Hour), []string{"http://g/x-published-new"}},
+		{"future", base.Add(100 * day), nil},
+		{"since year 1: all dated", time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC), []string{"http://g/z-old", "http://g/y-fetched-new", "http://g/x-published-new", "http://g/v-exact"}},
+		{"since year 9999: none", time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), nil},
+		{"since in another zone", base.In(time.FixedZone("CST", 8*3600)), []string{"http://g/y-fetched-new", "http://g/x-published-new", "http://g/v-exact"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			err := s.DuplicateFingerprints(ctx, tc.since, func(d storage.Duplicate) error {
+				got = append(got, d.URL)
+				if d.Text != "" {
+					return fmt.Errorf("%s: text loaded", d.URL)
+				}
+				x := byURL[d.URL]
+				if d.Simhash != x.simhash || len(d.Signature) != len(x.sig) ||
+					(len(x.sig) > 0 && !reflect.DeepEqual(d.Signature, x.sig)) {
+					return fmt.Errorf("%s: simhash %x signature %v, want %x %v", d.URL, d.Simhash, d.Signature, x.simhash, x.sig)
+				}
+				wantCluster, wantOfURL := first, "http://g/a1"
+				if x.of == second {
+					wantCluster, wantOfURL = 77, "http://g/a2"
+				}
+				if d.DupOf != x.of || d.DupOfURL != wantOfURL || d.Cluster != wantCluster || d.Title == "" ||
+					d.Jaccard != 0.875 || !d.FetchedAt.Equal(x.fetched) || !d.PublishedAt.Equal(x.published) {
+					return fmt.Errorf("%s: verdict %+v", d.URL, d)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// Duplicates (with text) streams the same verdicts in the same order.
+	var withText []string
+	if err := s.Duplicates(ctx, func(d storage.Duplicate) error {
+		if d.Text == "" {
+			return fmt.Errorf("%s: Duplicates left out the text", d.URL)
+		}
+		withText = append(withText, d.URL)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(withText, all) {
+		t.Fatalf("Duplicates order %v, want %v", withText, all)
 	}
 }
 
