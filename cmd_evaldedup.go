@@ -27,7 +27,8 @@ type evalMethod struct {
 // three modes and the two baselines of the SpotSigs-zh paper.
 func evalMethods(seg dedup.Segmenter, base dedup.Options) []evalMethod {
 	engine := func(name string, opts dedup.Options) evalMethod {
-		opts.Jaccard, opts.Containment, opts.CentresOnly = base.Jaccard, base.Containment, base.CentresOnly
+		opts.Jaccard, opts.Containment = base.Jaccard, base.Containment
+		opts.CentresOnly = opts.CentresOnly || base.CentresOnly
 		return evalMethod{name, func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 			eng, err := dedup.New(seg, opts)
 			if err != nil {
@@ -45,7 +46,8 @@ func evalMethods(seg dedup.Segmenter, base dedup.Options) []evalMethod {
 		}}
 	}
 	return []evalMethod{
-		engine("simhash k=3", dedup.Options{Mode: dedup.SimhashOnly}),
+		// Classic Simhash compares with cluster centres only.
+		engine("simhash k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true}),
 		engine("spotsigs", dedup.Options{Mode: dedup.SpotSigsOnly}),
 		engine("combined (default)", dedup.Options{}),
 		baselineShingling(seg),

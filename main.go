@@ -133,15 +133,13 @@ func exitCode(name string, err, cause error, stderr io.Writer, sig os.Signal) in
 		}
 		return exitCodeForSignal(es.sig)
 	}
-	if err == nil {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "newscrawl %s: %v\n", name, err)
 	var ue usageError
 	var ve *config.ValidationError
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK
 	case errors.As(err, &ue), errors.As(err, &ve):
 		return exitUsage
 	case errors.Is(err, storage.ErrLocked):

@@ -14,6 +14,9 @@ import (
 //go:embed stopwords.txt
 var embeddedStopwords string
 
+//go:embed stopwords_en.txt
+var embeddedStopwordsEn string
+
 // Options configures New. The zero value gives the embedded dictionary and
 // stopword list and no synonyms.
 type Options struct {
@@ -45,6 +48,7 @@ func New(opts Options) (*Segmenter, error) {
 	}
 	s := &Segmenter{dict: d, stop: make(map[string]struct{}, 1200)}
 	addStopwords(s.stop, embeddedStopwords)
+	addStopwords(s.stop, embeddedStopwordsEn)
 	for _, w := range opts.Stopwords {
 		if n := Normalize(w); n != "" {
 			s.stop[n] = struct{}{}
