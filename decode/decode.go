@@ -32,9 +32,11 @@ import (
 )
 
 // PrescanLimit is how many leading bytes are searched for <meta> charset
-// declarations. The WHATWG prescan uses 1024 bytes; Chinese portal pages
-// often put several kilobytes of scripts and comments before their meta tag,
-// and browsers keep looking further, so a larger window is used.
+// declarations. The WHATWG prescan uses 1024 bytes, but portal pages put
+// scripts and comments before their meta tag: on the reprint-web dev split
+// 69 of 694 pages declare their charset between byte 1024 and 4096 (none
+// later). The bytes are checked anyway, so a late or missing declaration
+// costs nothing but the sniffing.
 const PrescanLimit = 4096
 
 // maxCleanGBReplacementRatio is the largest share of U+FFFD characters
@@ -451,9 +453,10 @@ func decodeUTF8(b []byte) Result {
 	return r
 }
 
-// decodeWith decodes b with enc and counts U+FFFD characters that were not
-// in the input. The x/text decoders replace invalid sequences with U+FFFD
-// and never fail on bad bytes.
+// decodeWith decodes b with enc and counts the U+FFFD characters of the
+// output as replacements. The x/text decoders replace invalid sequences
+// with U+FFFD and never fail on bad bytes (GBK user-defined code points such
+// as 0xAAA5, which old templates use for icons, also come out as U+FFFD).
 func decodeWith(b []byte, enc encoding.Encoding, name string) Result {
 	if enc == encoding.Nop {
 		return decodeUTF8(b)

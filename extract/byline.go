@@ -166,7 +166,7 @@ func authorFromLine(l string) string {
 
 // looksLikePerson rejects <meta name=author> values that are site names.
 func looksLikePerson(s string) bool {
-	if runeLen(s) > 40 {
+	if runeLen(s) > 40 || strings.ContainsAny(s, "0123456789@") {
 		return false
 	}
 	for _, w := range []string{"网", "新闻", "日报", "报社", "频道", "http", ".com", ".cn", "www", "Team", "Inc", "Powered", "Corporation", "Ltd"} {

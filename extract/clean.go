@@ -41,13 +41,32 @@ func trimHeading(s string) string {
 	return strings.Trim(strings.TrimSpace(s), " \u3000:：【】[]〖〗<>《》>»·•■□◆◇▲△▼●○★☆-—_|｜()（）")
 }
 
+// relatedPrefixes start the headings of link lists: "More from Wired",
+// "Related coverage", "推荐阅读：…", "更多精彩". They are checked only on
+// short headings, and removal still needs a link list after the heading.
+var relatedPrefixes = []string{"related", "recommended", "read more", "read next", "you may also", "you might also", "most popular", "most read", "trending",
+	"more from", "more stories", "more news", "more on ", "more in ", "more articles", "more great", "more coverage", "more like this", "more to explore", "more to read",
+	"相关", "推荐", "延伸阅读", "更多", "热门", "热点", "猜你", "精彩推荐", "往期"}
+
+// maxRelatedHeadingRunes bounds a heading matched by prefix.
+const maxRelatedHeadingRunes = 40
+
 func isRelatedHeading(s string) bool {
 	t := trimHeading(s)
-	if t == "" || runeLen(t) > 12 {
+	if t == "" || runeLen(t) > maxRelatedHeadingRunes {
 		return false
 	}
 	for _, h := range relatedHeadings {
 		if strings.EqualFold(t, h) {
+			return true
+		}
+	}
+	if strings.ContainsAny(s, "。！？，,.!?:：") {
+		return false
+	}
+	lt := strings.ToLower(t)
+	for _, p := range relatedPrefixes {
+		if strings.HasPrefix(lt, p) {
 			return true
 		}
 	}
@@ -108,7 +127,10 @@ func removeRelatedBlocks(sc *scorer, root *html.Node) {
 			if st == nil {
 				break
 			}
-			if st.units == 0 || st.links > 0 {
+			switch {
+			case st.units == 0,
+				st.links > 0 && (s.DataAtom == atom.Ul || s.DataAtom == atom.Ol || s.DataAtom == atom.Dl || s.DataAtom == atom.Table),
+				st.links > 0 && st.linkDensity() >= linkBlockDensity:
 				drop = append(drop, s)
 				continue
 			}
@@ -213,7 +235,7 @@ func dropInside(sc *scorer, n *html.Node, total int) bool {
 // Line filters applied to the rendered text.
 var (
 	// rxBoilerLine matches whole lines that are page furniture.
-	rxBoilerLine = regexp.MustCompile(`^(?:返回搜狐[，,]?\s*查看更多|查看更多|点击查看更多|我要评论|发表评论|我要纠错|【?纠错】?|打印本页|打印|关闭窗口|关闭|分享到[:：]?.*|收藏本文|责任编辑[:：]?\s*$|正文已结束.*|\[?返回首页\]?|上一页|下一页|返回顶部|扫一扫.*|用微信扫描.*|本文已影响\d+人|Copyright\s*©.*|©.*版权所有.*|版权所有.*|免责声明[:：].*|版权声明[:：].*|Advertisement|ADVERTISEMENT|Share this article|Share on .*|Sign up for .*)$`)
+	rxBoilerLine = regexp.MustCompile(`^(?:点击(?:进入|查看|阅读|这里|观看)[^。！？]{0,30}|返回搜狐[，,]?\s*查看更多|查看更多|点击查看更多|我要评论|发表评论|我要纠错|【?纠错】?|打印本页|打印|关闭窗口|关闭|分享到[:：]?.*|收藏本文|责任编辑[:：]?\s*$|正文已结束.*|\[?返回首页\]?|上一页|下一页|返回顶部|扫一扫.*|用微信扫描.*|本文已影响\d+人|Copyright\s*©.*|©.*版权所有.*|版权所有.*|免责声明[:：].*|版权声明[:：].*|Advertisement|ADVERTISEMENT|Share this article|Share on .*|Sign up for .*)$`)
 	// rxTrailingFurniture is furniture glued to the end of the last line.
 	rxTrailingFurniture = regexp.MustCompile(`(?:我要评论|\[我要纠错\]|【纠错】|返回搜狐[，,]?\s*查看更多|\(?点击查看更多\)?)$`)
 	// rxMetaLine: a line that is only a source or editor note,
@@ -322,9 +344,6 @@ func (e *Extractor) cleanLines(lines []string, art *Article) []string {
 		}
 		leading = false
 		if rxBoilerLine.MatchString(l) || rxUILine.MatchString(l) {
-			continue
-		}
-		if e.opts.StripMetaLines && rxMetaLine.MatchString(l) {
 			continue
 		}
 		if rxNoticeHeading.MatchString(l) {

@@ -12,11 +12,14 @@ import (
 // Content scoring follows Readability's paragraph scoring (Mozilla
 // Readability.js grabArticle: 1 point per paragraph, 1 per comma, 1 per 100
 // characters up to 3, credited to the parent in full, the grandparent by
-// half and higher ancestors by level*3) with two changes for Chinese pages:
-// Chinese punctuation counts like commas, and text is measured in "units"
-// where a CJK character weighs cjkWeight, so Readability's character
-// thresholds (25-character paragraphs, 80-character siblings) keep their
-// meaning. All statistics come from one bottom-up pass.
+// half and higher ancestors by level*3; candidates scaled by 1 - link
+// density; top-candidate promotion; sibling merging) with changes for
+// Chinese pages: Chinese punctuation counts like commas; text is measured
+// in "units" where a CJK character weighs cjkWeight, so Readability's
+// character thresholds (25-character paragraphs, 80-character siblings)
+// keep their meaning; a block with its own text (a <td> or <div> of
+// <br>-separated lines) scores itself as well as its ancestors; class hints
+// are factors. All statistics come from one bottom-up pass.
 const (
 	// cjkWeight: one CJK character carries about as much text as three
 	// Latin characters (an English word of ~5 letters plus a space vs.
@@ -51,7 +54,6 @@ type nodeStats struct {
 	links     int // <a> elements with text in the subtree
 	images    int // <img> elements in the subtree
 	headlines int // <h1> elements in the subtree
-	paras     int // paragraph blocks in the subtree
 	score     float64
 	scored    bool
 }
@@ -113,7 +115,7 @@ var paragraphAtoms = map[atom.Atom]bool{
 // noCandidateAtoms never hold an article body.
 var noCandidateAtoms = map[atom.Atom]bool{
 	atom.A: true, atom.H1: true, atom.Nav: true, atom.Footer: true, atom.Aside: true,
-	atom.Header: true, atom.Form: false, atom.Ul: true, atom.Ol: true, atom.Select: true,
+	atom.Header: true, atom.Ul: true, atom.Ol: true, atom.Select: true,
 	atom.Html: true,
 }
 
@@ -185,6 +187,7 @@ func isUnlikely(n *html.Node) bool {
 // scorer computes statistics for every element of a (pruned) document.
 type scorer struct {
 	stats map[*html.Node]*nodeStats
+	order []*html.Node // elements in document order (for deterministic ties)
 }
 
 func newScorer() *scorer { return &scorer{stats: make(map[*html.Node]*nodeStats, 1024)} }
@@ -230,6 +233,9 @@ func (sc *scorer) measure(n *html.Node, block *html.Node, inLink bool, depth int
 		block = n
 	}
 	s := sc.get(n)
+	if n.Type == html.ElementNode {
+		sc.order = append(sc.order, n)
+	}
 	switch n.DataAtom {
 	case atom.Img:
 		s.images++
@@ -270,7 +276,6 @@ func (sc *scorer) scoreParagraphs(root *html.Node) {
 				ld := float64(s.ownLink) / own
 				score := (1 + float64(s.ownPunct) + math.Min(math.Floor(own/unitsPerBonus), maxLengthBonus)) * (1 - ld)
 				if score > 0 {
-					s.paras++
 					level := 0
 					start := n
 					if paragraphAtoms[n.DataAtom] {
@@ -320,19 +325,19 @@ func (sc *scorer) topCandidate() *html.Node {
 	}
 	const nTop = 5
 	var top []cand
-	for n, s := range sc.stats {
-		if !s.scored || n.Type != html.ElementNode || noCandidateAtoms[n.DataAtom] || paragraphAtoms[n.DataAtom] {
+	for _, n := range sc.order {
+		s := sc.stats[n]
+		if !s.scored || noCandidateAtoms[n.DataAtom] || paragraphAtoms[n.DataAtom] {
 			continue
 		}
 		f := sc.finalScore(n)
 		if f <= 0 {
 			continue
 		}
-		// Insert keeping top sorted (deterministic: ties broken by document
-		// order is not available here, so by larger unit count).
+		// Insert keeping top sorted; ties keep document order.
 		c := cand{n, f}
 		i := len(top)
-		for i > 0 && (top[i-1].score < f || top[i-1].score == f && sc.stats[top[i-1].n].units < s.units) {
+		for i > 0 && top[i-1].score < f {
 			i--
 		}
 		if i < nTop {
@@ -429,6 +434,65 @@ func sentenceEnd(s string) bool {
 	return false
 }
 
+// cousinLevels is how far up the common ancestor of same-class article
+// chunks may be (Wired-style pages wrap each run of paragraphs between ads
+// in its own "article__body" block, two or three levels below the
+// article).
+const cousinLevels = 3
+
+// withCousins adds to nodes the elements elsewhere under top's ancestors
+// that carry exactly top's tag and class and score like a body part
+// (Readability's sibling rule, including its same-class bonus, applied one
+// to cousinLevels levels further out). The result is in document order.
+func (sc *scorer) withCousins(top *html.Node, nodes []*html.Node) []*html.Node {
+	class := attr(top, "class")
+	if class == "" {
+		return nodes
+	}
+	root := top
+	for i := 0; i < cousinLevels && root.Parent != nil && root.Parent.Type == html.ElementNode && root.Parent.DataAtom != atom.Body; i++ {
+		root = root.Parent
+	}
+	threshold := math.Max(minSiblingScore, sc.finalScore(top)*siblingScoreShare)
+	chosen := map[*html.Node]bool{}
+	for _, n := range nodes {
+		chosen[n] = true
+	}
+	added := false
+	var out []*html.Node
+	var walk func(n *html.Node, depth int)
+	walk = func(n *html.Node, depth int) {
+		if chosen[n] {
+			out = append(out, n)
+			return
+		}
+		if n != top && n.Type == html.ElementNode && n.DataAtom == top.DataAtom && attr(n, "class") == class {
+			if st := sc.stats[n]; st != nil && st.scored && sc.finalScore(n) >= threshold && st.linkDensity() <= linkBlockDensity {
+				out = append(out, n)
+				added = true
+				return
+			}
+		}
+		if depth >= maxRenderDepth {
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	if !added {
+		return nodes
+	}
+	// Nodes outside root (none expected) keep their place at the end.
+	for _, n := range nodes {
+		if !isAncestor(root, n) && n != root {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // withSiblings returns top and the siblings Readability would append.
 func (sc *scorer) withSiblings(top *html.Node) []*html.Node {
 	if top.Parent == nil {
@@ -447,7 +511,7 @@ func (sc *scorer) withSiblings(top *html.Node) []*html.Node {
 			continue
 		}
 		s := sc.stats[c]
-		if s == nil {
+		if s == nil || isBoilerplateBlock(c) {
 			continue
 		}
 		bonus := 0.0
@@ -469,4 +533,24 @@ func (sc *scorer) withSiblings(top *html.Node) []*html.Node {
 		}
 	}
 	return out
+}
+
+// isBoilerplateBlock reports a block named like boilerplate (share bars,
+// related links, comments) or opening with a related-reading heading; such
+// siblings are never merged into the article.
+func isBoilerplateBlock(n *html.Node) bool {
+	if v := lowerNames(n); v != "" && boilerplateNames.match(v) {
+		return true
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			if strings.TrimSpace(c.Data) != "" {
+				return isRelatedHeading(c.Data)
+			}
+		case html.ElementNode:
+			return isRelatedHeading(textOf(c))
+		}
+	}
+	return false
 }

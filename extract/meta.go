@@ -19,13 +19,13 @@ var cst = time.FixedZone("CST", 8*3600)
 // pageMeta is the evidence collected from the whole page before the body is
 // extracted.
 type pageMeta struct {
-	titleTag  string   // text of <title>
-	ogTitle   string   // og:title / twitter:title
-	headings  []string // texts of <h1> elements, then <h2>, in order
-	published string   // raw publish time from <meta> or JSON-LD
-	author    string   // <meta name=author>
+	titleTag   string   // text of <title>
+	ogTitle    string   // og:title / twitter:title
+	headings   []string // texts of <h1> elements, then <h2>, in order
+	published  string   // raw publish time from <meta> or JSON-LD
+	author     string   // <meta name=author>
 	hasOGVideo bool
-	ogType    string
+	ogType     string
 }
 
 // publishTimeMetas are <meta> names/properties that carry the publish time
@@ -381,7 +381,6 @@ const (
 	minYear = 1990
 	maxYear = 2099
 )
-
 
 // usDateFromMatch validates a rxUSDate match.
 func usDateFromMatch(m []string) (time.Time, bool, bool) {

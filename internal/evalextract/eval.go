@@ -157,6 +157,7 @@ func runBench(ctx context.Context, ex *extract.Extractor, split string, r *Repor
 	if err != nil {
 		return err
 	}
+	firstTiming := len(r.Timings)
 	var sumF1 float64
 	var ge09, leaks, withBlock, dates, titleExact, empty, noArticle int
 	var sumDrop, sumKeep float64
@@ -214,6 +215,7 @@ func runBench(ctx context.Context, ex *extract.Extractor, split string, r *Repor
 	r.add("reprint-web", n, "mean F1 vs truth without 来源/责任编辑 lines", sumDrop/float64(n), "what stripping them would be scored against")
 	r.addCount("reprint-web", withBlock, "pages leaking 相关阅读 block text", leaks, "pages whose truth has a related block")
 	r.add("reprint-web", n, "title exact", float64(titleExact)/float64(n), "")
+	r.add("reprint-web", n, "median ms/page (decode+extract)", medianMS(r.Timings[firstTiming:]), "")
 	if err := runBenchNonArticles(ex, split, r); err != nil {
 		return err
 	}
@@ -682,6 +684,16 @@ func runReadabilityPages(_ context.Context, ex *extract.Extractor, shared string
 		}
 	}
 	return runExpectedSet(ex, r, "readability-zh", pairs)
+}
+
+// Value returns the value of a row by dataset and metric name.
+func (r *Report) Value(dataset, metric string) (float64, bool) {
+	for _, row := range r.Rows {
+		if row.Dataset == dataset && row.Metric == metric {
+			return row.Value, true
+		}
+	}
+	return 0, false
 }
 
 // WriteTable prints the report as an aligned text table.

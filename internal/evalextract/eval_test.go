@@ -25,7 +25,7 @@ func sharedOrSkip(t testing.TB) string {
 // EVAL_ONLY restricts it to one dataset; EVAL_WORST lists that many worst pages.
 func TestEvalReport(t *testing.T) {
 	shared := sharedOrSkip(t)
-	r, err := Run(context.Background(), Config{Shared: shared, Only: os.Getenv("EVAL_ONLY"), Options: extract.Options{StripMetaLines: os.Getenv("EVAL_STRIPMETA") != ""}})
+	r, err := Run(context.Background(), Config{Shared: shared, Only: os.Getenv("EVAL_ONLY"), Options: extract.Options{StripMetaLines: os.Getenv("EVAL_STRIPMETA") != "", Engine: os.Getenv("EVAL_ENGINE")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +34,35 @@ func TestEvalReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log("\n" + sb.String())
+	if os.Getenv("EVAL_ONLY") == "" && os.Getenv("EVAL_STRIPMETA") == "" {
+		// Regression floors, a little under the measured values (see the
+		// package comment of extract for what they measure).
+		floors := []struct {
+			ds, metric string
+			min        float64
+		}{
+			{"reprint-web", "mean bigram F1", 0.97},
+			{"cwced", "mean bigram F1", 0.94},
+			{"cwced", "date accuracy (same day)", 0.85},
+			{"scrapinghub-en", "F1 (shingle, evaluate.py)", 0.96},
+		}
+		for _, f := range floors {
+			if v, ok := r.Value(f.ds, f.metric); !ok || v < f.min {
+				t.Errorf("%s %s = %.4f (found %v), want >= %.2f", f.ds, f.metric, v, ok, f.min)
+			}
+		}
+		if v, _ := r.Value("reprint-web", "pages leaking 相关阅读 block text"); v != 0 {
+			t.Errorf("%v pages leak related-reading text", v)
+		}
+		if v, _ := r.Value("reprint-web", "empty text"); v != 0 {
+			t.Errorf("%v article pages without text", v)
+		}
+		for _, row := range r.Rows {
+			if row.Metric == "non-article pages rejected (ErrNoArticle)" && int(row.Value) != row.Pages {
+				t.Errorf("only %v of %d non-article pages rejected: %s", row.Value, row.Pages, row.Note)
+			}
+		}
+	}
 	if path := os.Getenv("EVAL_DUMP"); path != "" {
 		var b strings.Builder
 		for _, p := range r.Pages {
