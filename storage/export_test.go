@@ -11,3 +11,7 @@ func OpenSQLiteWith(ctx context.Context, path string, readOnly bool, pragmas ...
 
 // PackSignature exposes the signature encoding for tests that plant blobs.
 var PackSignature = packSignature
+
+// FoldEvery exposes how many documents' terms the SQLite store logs before
+// folding them into its docfreq table.
+const FoldEvery = foldEvery

@@ -72,7 +72,7 @@ func storedCommit(url string, terms ...string) *storage.Commit {
 
 func dupCommit(url string, of int64) *storage.Commit {
 	return &storage.Commit{
-		Page:      storage.Page{URL: url, Site: "sohu", RunID: 1, Outcome: storage.OutcomeDuplicate, Status: 200, FetchedAt: when},
+		Page: storage.Page{URL: url, Site: "sohu", RunID: 1, Outcome: storage.OutcomeDuplicate, Status: 200, FetchedAt: when},
 		Duplicate: &storage.Duplicate{URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 2, Jaccard: 0.9, Title: "转", FetchedAt: when, Simhash: 7,
 			Signature: []uint64{4, 4, 9}},
 	}
@@ -551,5 +551,116 @@ func TestSQLiteMissingDocsCounter(t *testing.T) {
 	}
 	if _, err := s.ArticleByURL(ctx, "http://qq/after"); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("failed commit stored its article: %v", err)
+	}
+}
+
+// foldTerms are the terms of the i-th document of the fold tests: a few
+// shared ones with different periods and one of its own.
+func foldTerms(i int) []string {
+	return []string{fmt.Sprintf("a%d", i%3), fmt.Sprintf("b%d", i%7), "共同", fmt.Sprintf("own%d", i), "共同"}
+}
+
+// TestSQLiteDocFreqFold commits documents across several folds of the
+// docfreq_pending log and checks the document frequencies, the log's size
+// and Check around each fold, and after reopening.
+func TestSQLiteDocFreqFold(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s := openTemp(t, path)
+	raw := rawDB(t, path)
+	want := map[string]int{}
+	wantDocs, wantLogged := 0, 0
+	checkDF := func(t *testing.T, s storage.Store) {
+		t.Helper()
+		got := map[string]int{}
+		docs, err := s.DocFreqs(ctx, func(term string, df int) error { got[term] = df; return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if docs != wantDocs || !reflect.DeepEqual(got, want) {
+			t.Fatalf("after %d documents: DocFreqs = %d docs, %d terms; want %d docs, %d terms", wantDocs, docs, len(got), wantDocs, len(want))
+		}
+	}
+	n := 2*storage.FoldEvery + 3
+	for i := range n {
+		c := storedCommit(fmt.Sprintf("http://fold/%d", i), foldTerms(i)...)
+		if i%10 == 9 {
+			c.Terms = nil // a document without terms still counts, but logs nothing
+		} else {
+			for _, term := range storage.DistinctTerms(c.Terms) {
+				want[term]++
+			}
+			wantLogged++
+		}
+		if err := s.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		wantDocs++
+		if wantDocs%storage.FoldEvery == 0 {
+			wantLogged = 0
+		}
+		if k := wantDocs % storage.FoldEvery; k <= 1 || k == storage.FoldEvery-1 || wantDocs == n {
+			checkDF(t, s)
+			var logged int
+			if err := raw.QueryRow(`SELECT count(*) FROM docfreq_pending`).Scan(&logged); err != nil {
+				t.Fatal(err)
+			}
+			if logged != wantLogged {
+				t.Fatalf("after %d documents the log holds %d rows, want %d", wantDocs, logged, wantLogged)
+			}
+			if err := s.Check(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var folded int
+	if err := raw.QueryRow(`SELECT count(*) FROM docfreq WHERE term = '共同'`).Scan(&folded); err != nil || folded != 1 {
+		t.Fatalf("common term folded into docfreq: %d rows, %v", folded, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkDF(t, openTemp(t, path))
+}
+
+// TestSQLiteFoldFailureWritesNothing: the commit whose document triggers a
+// fold fails whole when the fold fails (here on a malformed log row, which
+// Check and DocFreqs also report).
+func TestSQLiteFoldFailureWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s := openTemp(t, path)
+	for i := range storage.FoldEvery - 1 {
+		if err := s.Commit(ctx, storedCommit(fmt.Sprintf("http://ff/%d", i), foldTerms(i)...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw := rawDB(t, path)
+	exec(t, raw, `UPDATE docfreq_pending SET terms = x'05616263' WHERE seq = (SELECT min(seq) FROM docfreq_pending)`)
+	if err := s.Check(ctx); err == nil || !strings.Contains(err.Error(), "malformed docfreq_pending row") {
+		t.Fatalf("Check = %v, want the malformed log row reported", err)
+	}
+	if _, err := s.DocFreqs(ctx, func(string, int) error { return nil }); err == nil || !strings.Contains(err.Error(), "overruns") {
+		t.Fatalf("DocFreqs = %v, want the malformed log row reported", err)
+	}
+	counts := func() []int64 {
+		t.Helper()
+		var a, p, d, f, l int64
+		if err := raw.QueryRow(`SELECT (SELECT count(*) FROM articles), (SELECT count(*) FROM pages),
+			(SELECT value FROM meta WHERE key = 'docs'), (SELECT coalesce(sum(df), 0) FROM docfreq),
+			(SELECT count(*) FROM docfreq_pending)`).Scan(&a, &p, &d, &f, &l); err != nil {
+			t.Fatal(err)
+		}
+		return []int64{a, p, d, f, l}
+	}
+	before := counts()
+	if err := s.Commit(ctx, storedCommit("http://ff/last", "x")); err == nil || !strings.Contains(err.Error(), "fold document frequencies") {
+		t.Fatalf("Commit = %v, want a fold error", err)
+	}
+	if _, err := s.ArticleByURL(ctx, "http://ff/last"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("the failed commit stored its article: %v", err)
+	}
+	if after := counts(); !reflect.DeepEqual(before, after) {
+		t.Fatalf("the failed commit changed the store: articles, pages, docs, sum(df), log rows %v -> %v", before, after)
 	}
 }

@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"DuplicateFingerprints", testDuplicateFingerprints},
 		{"SignatureCopies", testSignatureCopies},
 		{"DocFreqs", testDocFreqs},
+		{"DocFreqsMany", testDocFreqsMany},
 		{"Frontier", testFrontier},
 		{"FrontierSkipsDecided", testFrontierSkipsDecided},
 		{"Lock", testLock},
@@ -835,6 +836,57 @@ func testDocFreqs(t *testing.T, s storage.Store) {
 	}
 	if !sort.StringsAreSorted(order) {
 		t.Fatalf("terms not in byte order: %q", order)
+	}
+}
+
+// manyDocs is how many articles testDocFreqsMany stores: more than a backend
+// is likely to batch document-frequency updates by (the SQLite store folds
+// its log every 256 documents), so that the counts are checked across
+// several batch boundaries.
+const manyDocs = 600
+
+// testDocFreqsMany stores many articles with overlapping terms and checks
+// DocFreqs against a recount after every commit whose count is next to a
+// multiple of 16, and at the end.
+func testDocFreqsMany(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	want := map[string]int{}
+	for i := 1; i <= manyDocs; i++ {
+		terms := []string{fmt.Sprintf("p%d", i%5), fmt.Sprintf("q%d", i%11), fmt.Sprintf("own%d", i), "共同", fmt.Sprintf("p%d", i%5)}
+		if i%17 == 0 {
+			terms = nil
+		}
+		mustCommit(t, s, stored(fmt.Sprintf("http://many/%d", i), terms...))
+		for _, term := range storage.DistinctTerms(terms) {
+			want[term]++
+		}
+		if k := i % 16; k != 15 && k != 0 && k != 1 && i != manyDocs {
+			continue
+		}
+		got := map[string]int{}
+		prev := ""
+		docs, err := s.DocFreqs(ctx, func(term string, df int) error {
+			if len(got) > 0 && term <= prev {
+				return fmt.Errorf("term %q streamed after %q", term, prev)
+			}
+			prev = term
+			got[term] = df
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("after %d articles: %v", i, err)
+		}
+		if docs != i || !reflect.DeepEqual(got, want) {
+			for term, df := range want {
+				if got[term] != df {
+					t.Errorf("after %d articles: df(%q) = %d, want %d", i, term, got[term], df)
+				}
+			}
+			t.Fatalf("after %d articles: %d docs, %d terms; want %d docs, %d terms", i, docs, len(got), i, len(want))
+		}
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 
