@@ -62,8 +62,9 @@ const (
 
 // Features turns a word sequence into weighted features. Words for which
 // isStop returns true are skipped (isStop may be nil). With TFIDF a nil df, or
-// one with no documents, gives idf = 1 for every term. Features are sorted by
-// decreasing weight, ties by term, and cut to opts.TopM.
+// one with no documents, gives idf = 1 for every term. Features come in order
+// of first occurrence; with opts.TopM > 0 they are sorted by decreasing
+// weight, ties by term, and cut to the top m.
 //
 // JTidf. P-Simhash (§2.1) weights features with "J-Tidf", which lowers the
 // weight of terms that co-occur strongly with other terms; the paper's exact
@@ -126,12 +127,15 @@ func Features(words []string, isStop func(string) bool, w Weighting, df DocFreq,
 	if opts.JTidf {
 		cooccurrencePenalty(feats)
 	}
-	slices.SortFunc(feats, func(a, b Feature) int {
-		if a.Weight != b.Weight {
-			return cmp.Compare(b.Weight, a.Weight)
-		}
-		return strings.Compare(a.Term, b.Term)
-	})
+	if opts.TopM > 0 {
+		// Heaviest first, ties by term: only needed to cut the top m.
+		slices.SortFunc(feats, func(a, b Feature) int {
+			if a.Weight != b.Weight {
+				return cmp.Compare(b.Weight, a.Weight)
+			}
+			return strings.Compare(a.Term, b.Term)
+		})
+	}
 	if opts.TopM > 0 && len(feats) > opts.TopM {
 		feats = feats[:opts.TopM:opts.TopM]
 	}

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -56,6 +57,11 @@ func TestFeatures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Features(tt.words, stop, tt.wt, tt.df, tt.opts)
+			if tt.opts.TopM == 0 {
+				// Without TopM features come in order of first occurrence;
+				// the wanted lists are by decreasing weight.
+				slices.SortStableFunc(got, func(a, b Feature) int { return cmp.Compare(b.Weight, a.Weight) })
+			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d features %+v, want %d", len(got), got, len(tt.want))
 			}
@@ -97,7 +103,7 @@ func TestFeaturesJTidf(t *testing.T) {
 	stop := func(w string) bool { return w == "的" }
 
 	plain := Features(words, stop, TF, nil, FeatureOptions{})
-	got := Features(words, stop, TF, nil, FeatureOptions{JTidf: true})
+	got := Features(words, stop, TF, nil, FeatureOptions{JTidf: true, TopM: 5}) // TopM sorts: heaviest first
 	want := map[string]float64{"台风": 3, "暴雨": 1, "浙江": 1.5, "登陆": 0, "民众": 1}
 	if len(got) != len(want) || len(plain) != len(want) {
 		t.Fatalf("got %+v", got)
