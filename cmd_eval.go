@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/newsdedup/newscrawl/internal/shared"
 )
 
 // evalCommands are the subcommands of `eval`.
@@ -42,25 +41,15 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return usagef("eval: unknown subcommand %q (eval help lists them)", name)
 }
 
-// sharedDir finds ../shared next to the repository (or the working directory).
+// sharedDir is the --shared flag value, or else ../shared next to the
+// repository holding the working directory (shared.Find).
 func sharedDir(flagValue string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
 	}
-	wd, err := os.Getwd()
+	dir, err := shared.Find(".")
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%w (pass --shared DIR)", err)
 	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			s := filepath.Join(d, "..", "shared")
-			if _, err := os.Stat(s); err == nil {
-				return s, nil
-			}
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	return "", errors.New("../shared not found next to the repository: pass --shared DIR")
+	return dir, nil
 }

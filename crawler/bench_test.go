@@ -16,42 +16,9 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/internal/shared"
 	"github.com/newsdedup/newscrawl/storage"
 )
-
-// sharedDir locates ../shared next to the repository root (the directory
-// holding go.mod). When it is absent the test is skipped, or fails when the
-// CI environment variable is set.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	root := repoRoot(t)
-	dir := filepath.Join(filepath.Dir(root), "shared")
-	if _, err := os.Stat(filepath.Join(dir, "bench", "dev", "pages.jsonl")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared data not found at %s (CI is set): %v", dir, err)
-		}
-		t.Skipf("shared data not found at %s: skipping bench test", dir)
-	}
-	return dir
-}
-
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
 
 type benchPage struct {
 	URL        string `json:"url"`
@@ -87,7 +54,7 @@ func readJSONL[T any](t *testing.T, path string) []T {
 
 func loadBenchConfig(t *testing.T) *config.Config {
 	t.Helper()
-	cfg, err := config.Load(filepath.Join(repoRoot(t), "configs", "bench-dev.yaml"))
+	cfg, err := config.Load(filepath.Join(shared.RootDir(t), "configs", "bench-dev.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +66,7 @@ func loadBenchConfig(t *testing.T) *config.Config {
 // other or special page does (except the article-shaped links that answer
 // 404, which are meant to look like articles).
 func TestBenchDevPatterns(t *testing.T) {
-	dir := sharedDir(t)
+	dir := shared.Dir(t)
 	cfg := loadBenchConfig(t)
 	sites := map[string]*config.Site{}
 	for i := range cfg.Sites {
@@ -159,7 +126,7 @@ func TestBenchDevCrawl(t *testing.T) {
 	if os.Getenv("NEWSCRAWL_BENCH_LIVE") == "" {
 		t.Skip("set NEWSCRAWL_BENCH_LIVE=1 with the dev bench server running")
 	}
-	dir := sharedDir(t)
+	dir := shared.Dir(t)
 	cfg := loadBenchConfig(t)
 	if resp, err := http.Get("http://127.0.0.1:18480/robots.txt"); err != nil {
 		t.Fatalf("bench server not running: %v", err)
@@ -308,7 +275,7 @@ func TestBenchDevCrawl(t *testing.T) {
 // BenchmarkExtractLinks measures link extraction on a real portal list page
 // (NetEase rolling news, GBK, from the dev split).
 func BenchmarkExtractLinks(b *testing.B) {
-	page, err := os.ReadFile(filepath.Join(sharedDir(b), "bench", "dev", "sites", "netease", "index.html"))
+	page, err := os.ReadFile(shared.Path(b, "bench", "dev", "sites", "netease", "index.html"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -325,15 +292,12 @@ func BenchmarkExtractLinks(b *testing.B) {
 // colly, limitTransport, link discovery, memory store, Discard processor)
 // on a loopback server answering one real article page for 200 URLs.
 func BenchmarkCrawlLocal(b *testing.B) {
-	body, err := os.ReadFile(filepath.Join(sharedDir(b), "bench", "dev", "sites", "netease", "09", "0118", "00", "5LTN20GK002543TT.html"))
+	body, err := os.ReadFile(shared.Path(b, "bench", "dev", "sites", "netease", "09", "0118", "00", "5LTN20GK002543TT.html"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	const n = 200
-	var links []string
-	for i := range n {
-		links = append(links, fmt.Sprintf("/art/%d", i))
-	}
+	links := artLinks(n)
 	ts := newTestServer(b, map[string]http.HandlerFunc{
 		"/robots.txt": text(404, ""),
 		"/":           listPage(links...),

@@ -474,10 +474,7 @@ func TestSlowPageDoesNotStallOthers(t *testing.T) {
 	var served atomic.Int32
 	othersDone := make(chan struct{})
 	stalled := make(chan struct{}, 1)
-	links := []string{"/art/slow"}
-	for i := range others {
-		links = append(links, fmt.Sprintf("/art/%d", i))
-	}
+	links := append([]string{"/art/slow"}, artLinks(others)...)
 	ts := newTestServer(t, map[string]http.HandlerFunc{
 		"/robots.txt": text(404, ""),
 		"/":           listPage(links...),
@@ -767,10 +764,7 @@ func TestBaseHref(t *testing.T) {
 }
 
 func TestMaxPages(t *testing.T) {
-	var links []string
-	for i := range 10 {
-		links = append(links, fmt.Sprintf("/art/%d", i))
-	}
+	links := artLinks(10)
 	ts := newTestServer(t, map[string]http.HandlerFunc{
 		"/robots.txt": text(404, ""),
 		"/":           listPage(links...),
@@ -855,10 +849,7 @@ func TestResetAfterCompletedRun(t *testing.T) {
 
 func TestCancellationAndResume(t *testing.T) {
 	const total = 30
-	var links []string
-	for i := range total {
-		links = append(links, fmt.Sprintf("/art/%d", i))
-	}
+	links := artLinks(total)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var served atomic.Int32

@@ -88,6 +88,16 @@ func listPage(links ...string) http.HandlerFunc {
 	}
 }
 
+// artLinks returns the paths /art/0 .. /art/n-1, the links of a list page
+// served with listPage.
+func artLinks(n int) []string {
+	links := make([]string, n)
+	for i := range links {
+		links[i] = fmt.Sprintf("/art/%d", i)
+	}
+	return links
+}
+
 // article answers an article page.
 func article(title string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

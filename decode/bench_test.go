@@ -8,27 +8,15 @@ import (
 
 	"github.com/newsdedup/newscrawl/decode"
 	"github.com/newsdedup/newscrawl/internal/evalextract"
-)
 
-// sharedDir returns ../shared relative to the repository root, skipping the
-// test when it is absent (a failure when CI is set).
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := evalextract.FindShared(".")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared data required in CI: %v", err)
-		}
-		t.Skipf("shared data not available: %v", err)
-	}
-	return dir
-}
+	"github.com/newsdedup/newscrawl/internal/shared"
+)
 
 // TestBenchCharsets decodes every article page of the reprint-web dev split
 // with its served Content-Type and checks the charset against the truth
 // (including the ~5% of pages with a wrong meta charset).
 func TestBenchCharsets(t *testing.T) {
-	pages, err := evalextract.LoadBench(sharedDir(t)+"/bench/dev", true)
+	pages, err := evalextract.LoadBench(shared.Path(t, "bench", "dev"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

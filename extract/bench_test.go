@@ -2,7 +2,6 @@ package extract_test
 
 import (
 	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 	"time"
@@ -10,19 +9,9 @@ import (
 	"github.com/newsdedup/newscrawl/decode"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/evalextract"
-)
 
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := evalextract.FindShared(".")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared data required in CI: %v", err)
-		}
-		t.Skipf("shared data not available: %v", err)
-	}
-	return dir
-}
+	"github.com/newsdedup/newscrawl/internal/shared"
+)
 
 type benchPage struct {
 	url, ct, truth string
@@ -30,7 +19,7 @@ type benchPage struct {
 }
 
 func loadBenchPages(b testing.TB) []benchPage {
-	pages, err := evalextract.LoadBench(filepath.Join(sharedDir(b), "bench", "dev"), false)
+	pages, err := evalextract.LoadBench(shared.Path(b, "bench", "dev"), false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/newsdedup/newscrawl/internal/benchtext"
 )
 
 // knownSentence and knownWords check that a benchmark really segmented.
@@ -72,7 +74,7 @@ func peakRSSMB() float64 {
 // (about 1,100 characters, 3.3 KB each) and reports documents and MB per
 // second on one goroutine.
 func BenchmarkWords(b *testing.B) {
-	recs := robustTexts(b)
+	recs := benchtext.Robust(b)
 	s := sharedSegmenter(b)
 	if got := s.Words(knownSentence); !slices.Equal(got, knownWords) {
 		b.Fatalf("Words(%q) = %q, want %q", knownSentence, got, knownWords)
@@ -100,7 +102,7 @@ func BenchmarkWords(b *testing.B) {
 // BenchmarkWordsParallel is BenchmarkWords on all GOMAXPROCS goroutines
 // sharing one Segmenter.
 func BenchmarkWordsParallel(b *testing.B) {
-	recs := robustTexts(b)
+	recs := benchtext.Robust(b)
 	s := sharedSegmenter(b)
 	b.ResetTimer()
 	start, cpu0 := time.Now(), cpuSeconds()

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/go-ego/gse"
+
+	"github.com/newsdedup/newscrawl/internal/benchtext"
+	"github.com/newsdedup/newscrawl/internal/shared"
 )
 
 // TestMatchesGse checks that cut reproduces gse's shortest-path segmentation
@@ -28,8 +31,8 @@ func TestMatchesGse(t *testing.T) {
 	}
 
 	texts := readLines(t, filepath.Join("testdata", "sentences.txt"))
-	if _, ok := findShared(t); ok {
-		for _, r := range robustTexts(t) {
+	if _, ok := shared.Lookup(t); ok {
+		for _, r := range benchtext.Robust(t) {
 			texts = append(texts, r.Text)
 		}
 	} else {

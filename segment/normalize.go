@@ -40,19 +40,12 @@ func normalizeUnits(text string, b *cutBuffers) string {
 	for i := 0; i < len(text); {
 		c := text[i]
 		// Fast path for CJK ideographs U+3400..U+9FFF (lead bytes E3..E9),
-		// the bulk of Chinese text: copied as they are.
-		if c >= 0xE3 && c <= 0xE9 && i+2 < len(text) && text[i+1]&0xC0 == 0x80 && text[i+2]&0xC0 == 0x80 {
+		// the bulk of Chinese text: copied as they are. An ideograph after
+		// white space takes the general path below, which writes the space
+		// first and then the ideograph unchanged (it has no case and is
+		// never part of an alphanumeric unit).
+		if !pendingSpace && c >= 0xE3 && c <= 0xE9 && i+2 < len(text) && text[i+1]&0xC0 == 0x80 && text[i+2]&0xC0 == 0x80 {
 			if r := rune(c&0x0F)<<12 | rune(text[i+1]&0x3F)<<6 | rune(text[i+2]&0x3F); r >= 0x3400 && r < 0xA000 {
-				if pendingSpace {
-					pendingSpace = false
-					if out.Len() > 0 {
-						if b != nil {
-							units = append(units, int32(out.Len()))
-							runes = append(runes, ' ')
-						}
-						out.WriteByte(' ')
-					}
-				}
 				if b != nil {
 					units = append(units, int32(out.Len()))
 					runes = append(runes, r)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/newsdedup/newscrawl/internal/shared"
 )
 
 func TestWords(t *testing.T) {
@@ -173,12 +175,12 @@ func TestLoadCilin(t *testing.T) {
 	}
 
 	// The full Cilin Extended, UTF-8 and GBK, when the shared data is present.
-	shared, ok := findShared(t)
+	sharedDir, ok := shared.Lookup(t)
 	if !ok {
 		t.Log("shared data absent: full Cilin not checked")
 		return
 	}
-	dir := filepath.Join(shared, "data", "lexicon", "cilin-hit-extended")
+	dir := filepath.Join(sharedDir, "data", "lexicon", "cilin-hit-extended")
 	var maps []map[string]string
 	for _, name := range []string{"cilin_ex.utf8.txt", "cilin_ex.gbk.txt"} {
 		f, err := os.Open(filepath.Join(dir, name))

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/newsdedup/newscrawl/internal/benchtext"
 )
 
 // benchW is the shingle width used on pseudo-words (Broder et al. used w = 10
@@ -11,17 +13,17 @@ import (
 const benchW = 4
 
 type benchDoc struct {
-	robustDoc
+	benchtext.Doc
 	words []string
 	set   []uint64
 }
 
 func loadSets(b *testing.B) []benchDoc {
-	docs := loadRobust(b)
+	docs := benchtext.Robust(b)
 	out := make([]benchDoc, len(docs))
 	for i, d := range docs {
-		w := pseudoWords(d.Text)
-		out[i] = benchDoc{robustDoc: d, words: w, set: Shingles(w, benchW)}
+		w := benchtext.PseudoWords(d.Text)
+		out[i] = benchDoc{Doc: d, words: w, set: Shingles(w, benchW)}
 	}
 	return out
 }

@@ -6,25 +6,19 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/newsdedup/newscrawl/internal/benchtext"
 )
 
 // tfFeatures turns words into term-frequency features in order of first
 // occurrence, with the integer counts for the naive reference.
 func tfFeatures(words []string) ([]Feature, []string, []int) {
-	idx := map[string]int{}
-	var fs []Feature
-	for _, w := range words {
-		i, ok := idx[w]
-		if !ok {
-			i = len(fs)
-			idx[w] = i
-			fs = append(fs, Feature{Term: w})
-		}
-		fs[i].Weight++
-	}
-	terms := make([]string, len(fs))
-	counts := make([]int, len(fs))
-	for i, f := range fs {
+	pfs := posFeatures(words)
+	fs := make([]Feature, len(pfs))
+	terms := make([]string, len(pfs))
+	counts := make([]int, len(pfs))
+	for i, f := range pfs {
+		fs[i] = Feature{Term: f.Term, Weight: f.Weight}
 		terms[i], counts[i] = f.Term, int(f.Weight)
 	}
 	return fs, terms, counts
@@ -33,12 +27,12 @@ func tfFeatures(words []string) ([]Feature, []string, []int) {
 // BenchmarkSum fingerprints the real articles of the robustness set (one op
 // is one article) and checks every fingerprint against the naive reference.
 func BenchmarkSum(b *testing.B) {
-	docs := loadRobust(b)
+	docs := benchtext.Robust(b)
 	feats := make([][]Feature, len(docs))
 	want := make([]uint64, len(docs))
 	nf := 0
 	for i, d := range docs {
-		fs, terms, counts := tfFeatures(pseudoWords(d.Text))
+		fs, terms, counts := tfFeatures(benchtext.PseudoWords(d.Text))
 		feats[i] = fs
 		want[i] = naiveSum(terms, counts, FNV1a)
 		nf += len(fs)
@@ -57,12 +51,12 @@ func BenchmarkSum(b *testing.B) {
 // BenchmarkSumPositional is BenchmarkSum with positions (P-Simhash); it checks
 // that mu = 1 reproduces Sum and that the default result is deterministic.
 func BenchmarkSumPositional(b *testing.B) {
-	docs := loadRobust(b)
+	docs := benchtext.Robust(b)
 	feats := make([][]PosFeature, len(docs))
 	lens := make([]int, len(docs))
 	want := make([]uint64, len(docs))
 	for i, d := range docs {
-		words := pseudoWords(d.Text)
+		words := benchtext.PseudoWords(d.Text)
 		feats[i], lens[i] = posFeatures(words), len(words)
 		fs, _, _ := tfFeatures(words)
 		if SumPositional(feats[i], lens[i], FNV1a, 1) != Sum(fs, FNV1a) {

@@ -4,34 +4,36 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/newsdedup/newscrawl/internal/benchtext"
 )
 
 // benchAntecedents are the function characters and punctuation that
-// pseudoWords emits alone: they stand in for the stopword antecedents of
-// Li Yan et al. after real segmentation.
-var benchAntecedents = append(strings.Split(functionChars, ""), "，", "。", "、", "；", "：")
+// benchtext.PseudoWords emits alone: they stand in for the stopword
+// antecedents of Li Yan et al. after real segmentation.
+var benchAntecedents = append(strings.Split(benchtext.FunctionChars, ""), "，", "。", "、", "；", "：")
 
 func benchConfig() Config {
 	return Config{IsAntecedent: WordSet(benchAntecedents...), Chain: 2, Distance: 1}
 }
 
 type benchDoc struct {
-	robustDoc
+	benchtext.Doc
 	words []string
 	sig   Signature
 }
 
 func loadSigs(b *testing.B) []benchDoc {
-	docs := loadRobust(b)
+	docs := benchtext.Robust(b)
 	cfg := benchConfig()
 	out := make([]benchDoc, len(docs))
 	for i, d := range docs {
-		w := pseudoWords(d.Text)
+		w := benchtext.PseudoWords(d.Text)
 		sig, err := Extract(w, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
-		out[i] = benchDoc{robustDoc: d, words: w, sig: sig}
+		out[i] = benchDoc{Doc: d, words: w, sig: sig}
 	}
 	return out
 }

@@ -58,13 +58,9 @@ type routesFile struct {
 // and returns its article pages; disallowed copies are included only when
 // withDisallowed is set.
 func LoadBench(split string, withDisallowed bool) ([]BenchPage, error) {
-	raw, err := os.ReadFile(filepath.Join(split, "routes.json"))
-	if err != nil {
-		return nil, fmt.Errorf("load bench: %w", err)
-	}
 	var rf routesFile
-	if err := json.Unmarshal(raw, &rf); err != nil {
-		return nil, fmt.Errorf("load bench: routes.json: %w", err)
+	if err := readJSON(filepath.Join(split, "routes.json"), &rf); err != nil {
+		return nil, fmt.Errorf("load bench: %w", err)
 	}
 	f, err := os.Open(filepath.Join(split, "truth.jsonl"))
 	if err != nil {
@@ -113,4 +109,17 @@ func LoadBench(split string, withDisallowed bool) ([]BenchPage, error) {
 		return nil, fmt.Errorf("load bench: truth.jsonl: %w", err)
 	}
 	return pages, nil
+}
+
+// readJSON decodes the JSON file at path into v; a decoding error names
+// the file.
+func readJSON(path string, v any) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return nil
 }

@@ -18,8 +18,10 @@ import (
 	"fmt"
 	"golang.org/x/net/html"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -232,12 +234,8 @@ func runBenchNonArticles(ex *extract.Extractor, split string, r *Report) error {
 	if err != nil {
 		return err
 	}
-	rb, err := os.ReadFile(filepath.Join(split, "routes.json"))
-	if err != nil {
-		return err
-	}
 	var rf routesFile
-	if err := json.Unmarshal(rb, &rf); err != nil {
+	if err := readJSON(filepath.Join(split, "routes.json"), &rf); err != nil {
 		return err
 	}
 	total, rejected := 0, 0
@@ -461,22 +459,14 @@ func ratio(a, b int) float64 {
 
 func runScrapingHub(ctx context.Context, ex *extract.Extractor, shared string, r *Report) error {
 	dir := filepath.Join(shared, "data", "extraction", "scrapinghub-article-extraction-benchmark-en")
-	raw, err := os.ReadFile(filepath.Join(dir, "ground-truth.json"))
-	if err != nil {
-		return err
-	}
 	var gt map[string]struct {
 		ArticleBody string `json:"articleBody"`
 		URL         string `json:"url"`
 	}
-	if err := json.Unmarshal(raw, &gt); err != nil {
-		return fmt.Errorf("ground-truth.json: %w", err)
+	if err := readJSON(filepath.Join(dir, "ground-truth.json"), &gt); err != nil {
+		return err
 	}
-	ids := make([]string, 0, len(gt))
-	for id := range gt {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(gt))
 	var xs []TPFPFN
 	var acc float64
 	noArt := 0
@@ -538,10 +528,6 @@ func readGz(path string) ([]byte, error) {
 
 func runTrafilatura(ctx context.Context, ex *extract.Extractor, shared string, r *Report) error {
 	dir := filepath.Join(shared, "data", "extraction", "trafilatura-eval-zh")
-	raw, err := os.ReadFile(filepath.Join(dir, "evaldata-zh.json"))
-	if err != nil {
-		return err
-	}
 	var ev map[string]struct {
 		File    string   `json:"file"`
 		Title   string   `json:"title"`
@@ -550,14 +536,10 @@ func runTrafilatura(ctx context.Context, ex *extract.Extractor, shared string, r
 		With    []string `json:"with"`
 		Without []string `json:"without"`
 	}
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		return fmt.Errorf("evaldata-zh.json: %w", err)
+	if err := readJSON(filepath.Join(dir, "evaldata-zh.json"), &ev); err != nil {
+		return err
 	}
-	urls := make([]string, 0, len(ev))
-	for u := range ev {
-		urls = append(urls, u)
-	}
-	sort.Strings(urls)
+	urls := slices.Sorted(maps.Keys(ev))
 	var with, withN, without, withoutN, dateOK, titleOK int
 	for _, u := range urls {
 		e := ev[u]
@@ -651,24 +633,25 @@ func runExpectedSet(ex *extract.Extractor, r *Report, ds string, pairs [][3]stri
 
 func runNewspaper(_ context.Context, ex *extract.Extractor, shared string, r *Report) error {
 	dir := filepath.Join(shared, "data", "extraction", "newspaper4k-zh", "tests", "data")
-	htmls, _ := filepath.Glob(filepath.Join(dir, "html", "*.html"))
-	var pairs [][3]string
-	for _, h := range htmls {
-		id := strings.TrimSuffix(filepath.Base(h), ".html")
-		pairs = append(pairs, [3]string{id, h, filepath.Join(dir, "txt", id+".txt")})
-	}
-	return runExpectedSet(ex, r, "newspaper4k-zh", pairs)
+	return runExpectedSet(ex, r, "newspaper4k-zh", htmlTextPairs(dir, "txt"))
 }
 
 func runHTMLToText(_ context.Context, ex *extract.Extractor, shared string, r *Report) error {
 	dir := filepath.Join(shared, "data", "extraction", "htmltotext-benchmark-zh", "benchmarkdata", "zh")
-	htmls, _ := filepath.Glob(filepath.Join(dir, "html", "*.html"))
+	return runExpectedSet(ex, r, "htmltotext-zh", htmlTextPairs(dir, "text"))
+}
+
+// htmlTextPairs pairs every dir/html/ID.html with dir/textDir/ID.txt as
+// {ID, html path, text path}, the layout of datasets that keep pages and
+// expected texts in two parallel directories.
+func htmlTextPairs(dir, textDir string) [][3]string {
+	htmls, _ := filepath.Glob(filepath.Join(dir, "html", "*.html")) // the pattern is constant, so no ErrBadPattern
 	var pairs [][3]string
 	for _, h := range htmls {
 		id := strings.TrimSuffix(filepath.Base(h), ".html")
-		pairs = append(pairs, [3]string{id, h, filepath.Join(dir, "text", id+".txt")})
+		pairs = append(pairs, [3]string{id, h, filepath.Join(dir, textDir, id+".txt")})
 	}
-	return runExpectedSet(ex, r, "htmltotext-zh", pairs)
+	return pairs
 }
 
 func runReadabilityPages(_ context.Context, ex *extract.Extractor, shared string, r *Report) error {

@@ -3,29 +3,18 @@ package evalextract
 import (
 	"context"
 	"fmt"
-	"github.com/newsdedup/newscrawl/extract"
 	"os"
 	"strings"
 	"testing"
-)
 
-func sharedOrSkip(t testing.TB) string {
-	t.Helper()
-	dir, err := FindShared(".")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared data required in CI: %v", err)
-		}
-		t.Skipf("shared data not available: %v", err)
-	}
-	return dir
-}
+	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/shared"
+)
 
 // TestEvalReport runs the full measurement and prints the table (go test -v).
 // EVAL_ONLY restricts it to one dataset; EVAL_WORST lists that many worst pages.
 func TestEvalReport(t *testing.T) {
-	shared := sharedOrSkip(t)
-	r, err := Run(context.Background(), Config{Shared: shared, Only: os.Getenv("EVAL_ONLY"), Options: extract.Options{StripMetaLines: os.Getenv("EVAL_STRIPMETA") != "", Engine: os.Getenv("EVAL_ENGINE")}})
+	r, err := Run(context.Background(), Config{Shared: shared.Dir(t), Only: os.Getenv("EVAL_ONLY"), Options: extract.Options{StripMetaLines: os.Getenv("EVAL_STRIPMETA") != "", Engine: os.Getenv("EVAL_ENGINE")}})
 	if err != nil {
 		t.Fatal(err)
 	}

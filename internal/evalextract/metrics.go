@@ -168,24 +168,21 @@ func ShingleScores(xs []TPFPFN) (precision, recall, f1 float64) {
 	return precision, recall, f1
 }
 
-func prec(x TPFPFN) float64 {
-	if x.FP == 0 && x.FN == 0 {
-		return 1
-	}
-	if x.TP == 0 && x.FP == 0 {
-		return 0
-	}
-	return x.TP / (x.TP + x.FP)
-}
+func prec(x TPFPFN) float64 { return share(x, x.FP) }
 
-func rec(x TPFPFN) float64 {
+func rec(x TPFPFN) float64 { return share(x, x.FN) }
+
+// share is x.TP / (x.TP + wrong), where wrong is x.FP for precision and
+// x.FN for recall, with evaluate.py's edge cases: 1 when there are no
+// false positives nor false negatives, 0 when TP and wrong are both 0.
+func share(x TPFPFN, wrong float64) float64 {
 	if x.FP == 0 && x.FN == 0 {
 		return 1
 	}
-	if x.TP == 0 && x.FN == 0 {
+	if x.TP == 0 && wrong == 0 {
 		return 0
 	}
-	return x.TP / (x.TP + x.FN)
+	return x.TP / (x.TP + wrong)
 }
 
 func mean(xs []float64) float64 {

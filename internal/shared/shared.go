@@ -1,0 +1,129 @@
+// Package shared locates the project's read-only shared data directory, the
+// directory "shared" beside the repository root (../shared seen from the
+// root, where the root is the first directory at or above a starting point
+// that holds go.mod), and gives tests one way to use it.
+//
+// The rule every test that reads shared data follows: when the directory or
+// a file in it is absent, the test is skipped with a message naming what is
+// missing, except when the environment variable CI is set, where absence is
+// a failure (CI always runs with shared/ beside the clone). Like
+// net/http/httptest, the package imports "testing" for its test helpers;
+// Find and Root are plain functions that commands use as well.
+package shared
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// DirName is the name of the shared data directory, a sibling of the
+// repository root.
+const DirName = "shared"
+
+// CIEnv is the environment variable whose presence turns absent shared data
+// from a skipped test into a failed one.
+const CIEnv = "CI"
+
+// ErrNotFound means the repository root or the shared data directory beside
+// it was not found.
+var ErrNotFound = errors.New("shared data directory not found")
+
+// Root returns the repository root: the first directory at or above start
+// that contains go.mod.
+func Root(start string) (string, error) {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return "", fmt.Errorf("find repository root: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("%w: no go.mod at or above %s", ErrNotFound, start)
+		}
+		dir = parent
+	}
+}
+
+// Find returns the shared data directory beside the repository root found
+// from start (see Root). The error wraps ErrNotFound when there is no
+// go.mod above start or no directory "shared" beside the root.
+func Find(start string) (string, error) {
+	root, err := Root(start)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(filepath.Dir(root), DirName)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %w", ErrNotFound, dir, err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%w: %s is not a directory", ErrNotFound, dir)
+	}
+	return dir, nil
+}
+
+// Dir returns the shared data directory seen from the test's working
+// directory. When it is absent the test is skipped, or fails when CI is set.
+func Dir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := Find(".")
+	if err != nil {
+		missing(tb, err)
+		tb.Skipf("skipping: %v", err)
+	}
+	return dir
+}
+
+// Lookup is Dir for tests that have a part which runs without shared data:
+// it reports absence with ok false instead of skipping (still a failure
+// when CI is set).
+func Lookup(tb testing.TB) (dir string, ok bool) {
+	tb.Helper()
+	dir, err := Find(".")
+	if err != nil {
+		missing(tb, err)
+		tb.Logf("shared data absent: %v", err)
+		return "", false
+	}
+	return dir, true
+}
+
+// Path returns the path inside the shared data directory named by the
+// elements rel (joined with filepath.Join, so "bench/dev" works too). When the directory or
+// that file is absent the test is skipped, or fails when CI is set.
+func Path(tb testing.TB, rel ...string) string {
+	tb.Helper()
+	p := filepath.Join(append([]string{Dir(tb)}, rel...)...)
+	if _, err := os.Stat(p); err != nil {
+		missing(tb, err)
+		tb.Skipf("skipping: shared data file absent: %v", err)
+	}
+	return p
+}
+
+// RootDir returns the repository root seen from the test's working
+// directory, failing the test when there is none.
+func RootDir(tb testing.TB) string {
+	tb.Helper()
+	root, err := Root(".")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return root
+}
+
+// missing fails the test when CI is set; otherwise it returns and the
+// caller skips or carries on.
+func missing(tb testing.TB, err error) {
+	tb.Helper()
+	if os.Getenv(CIEnv) != "" {
+		tb.Fatalf("shared data required when %s is set: %v", CIEnv, err)
+	}
+}
