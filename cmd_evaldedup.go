@@ -48,6 +48,8 @@ func evalMethods(seg dedup.Segmenter, base dedup.Options) []evalMethod {
 	return []evalMethod{
 		// Classic Simhash compares with cluster centres only.
 		engine("simhash k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true}),
+		// P-Simhash (position-aware, TF-IDF, top 20, J-Tidf), also at k = 3.
+		engine("p-simhash k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Positional: true, Weighting: segment.TFIDF, TopM: 20, JTidf: true}),
 		engine("spotsigs", dedup.Options{Mode: dedup.SpotSigsOnly}),
 		engine("combined (default)", dedup.Options{}),
 		baselineShingling(seg),

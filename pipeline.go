@@ -16,6 +16,7 @@ import (
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/segment"
+	"github.com/newsdedup/newscrawl/simhash"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -48,7 +49,11 @@ func newSegmenter(cfg config.Segment) (*segment.Segmenter, error) {
 // its index from the store: every stored article within the dedup window
 // becomes a cluster centre again.
 func newEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, now time.Time) (*dedup.Engine, int, error) {
-	eng, err := dedup.New(seg, dedup.Options{Hamming: cfg.Dedup.Hamming, Jaccard: cfg.Dedup.Jaccard})
+	opts, err := engineOptions(cfg.Dedup)
+	if err != nil {
+		return nil, 0, err
+	}
+	eng, err := dedup.New(seg, opts)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -199,4 +204,20 @@ func memberID(url string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(url))
 	return h.Sum64() | 1<<63
+}
+
+// engineOptions maps the config's dedup section to engine options.
+func engineOptions(d config.Dedup) (dedup.Options, error) {
+	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, TopM: d.TopM, JTidf: d.JTidf, Positional: d.Positional}
+	if d.Hash != "" {
+		h, err := simhash.HashByName(d.Hash)
+		if err != nil {
+			return o, fmt.Errorf("dedup.hash: %w", err)
+		}
+		o.Hash = h
+	}
+	if d.Weighting == "tfidf" {
+		o.Weighting = segment.TFIDF
+	}
+	return o, nil
 }

@@ -109,6 +109,12 @@ type Dedup struct {
 	Window Duration `yaml:"window"`
 	// KeepDuplicateText stores the extracted text of dropped duplicates too.
 	KeepDuplicateText bool `yaml:"keep_duplicate_text"`
+	// Simhash feature options (candidate generation only: SpotSigs verifies).
+	Hash       string `yaml:"hash"`       // fnv1a (default), sdbm (Li Gang et al. 2013) or xxhash
+	Weighting  string `yaml:"weighting"`  // tf (default) or tfidf
+	TopM       int    `yaml:"top_m"`      // keep the m heaviest features (P-Simhash: 20); 0 keeps all
+	JTidf      bool   `yaml:"jtidf"`      // co-occurrence down-weighting (P-Simhash §2.1)
+	Positional bool   `yaml:"positional"` // P-Simhash positional signature
 }
 
 // Fetch holds fetch limits shared by all sites.
@@ -295,6 +301,19 @@ func (c *Config) Validate() error {
 	}
 	if c.Dedup.Window < 0 {
 		add("dedup.window", "must be >= 0")
+	}
+	switch c.Dedup.Hash {
+	case "", "fnv1a", "sdbm", "xxhash":
+	default:
+		add("dedup.hash", "must be fnv1a, sdbm or xxhash, got %q", c.Dedup.Hash)
+	}
+	switch c.Dedup.Weighting {
+	case "", "tf", "tfidf":
+	default:
+		add("dedup.weighting", "must be tf or tfidf, got %q", c.Dedup.Weighting)
+	}
+	if c.Dedup.TopM < 0 {
+		add("dedup.top_m", "must be >= 0")
 	}
 	f := c.Fetch
 	if f.Timeout <= 0 {

@@ -138,3 +138,16 @@ func TestUnknownNestedSiteKey(t *testing.T) {
 		t.Fatalf("want unknown-key error for extract.bodi, got %v", err)
 	}
 }
+
+func TestDedupFeatureOptions(t *testing.T) {
+	base := "sites:\n  - name: a\n    start_urls: [\"https://a.example/\"]\n    allowed_domains: [a.example]\n    article_url: x\n"
+	if _, err := Parse(strings.NewReader("dedup: {hash: sdbm, weighting: tfidf, top_m: 20, jtidf: true, positional: true}\n" + base)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Parse(strings.NewReader("dedup: {hash: md5, weighting: bm25, top_m: -1}\n" + base))
+	for _, w := range []string{"dedup.hash:", "dedup.weighting:", "dedup.top_m:"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("missing %q in %v", w, err)
+		}
+	}
+}
