@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/newsdedup/newscrawl/fixture"
+)
+
+func readResults(t *testing.T, path string) map[string]dedupResult {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]dedupResult{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r dedupResult
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		var id string
+		json.Unmarshal(r.ID, &id)
+		out[id] = r
+	}
+	return out
+}
+
+func TestDedupCommandJSONL(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	var b bytes.Buffer
+	st := fixture.Stories()
+	for _, s := range st {
+		json.NewEncoder(&b).Encode(map[string]string{"id": s.ID, "title": s.Title, "text": strings.Join(s.Paragraphs, "\n")})
+	}
+	// a reprint with one paragraph left out, and an empty document
+	json.NewEncoder(&b).Encode(map[string]string{"id": "s1-copy", "title": st[0].Title, "text": strings.Join(st[0].Paragraphs[1:], "\n")})
+	json.NewEncoder(&b).Encode(map[string]string{"id": "empty", "text": ""})
+	os.WriteFile(in, b.Bytes(), 0o644)
+	out := filepath.Join(dir, "out.jsonl")
+	var so, se bytes.Buffer
+	if code := run([]string{"dedup", "--in", in, "--out", out}, &so, &se); code != exitOK {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	res := readResults(t, out)
+	if len(res) != len(st)+2 {
+		t.Fatalf("%d results", len(res))
+	}
+	for _, s := range st {
+		if !res[s.ID].Kept {
+			t.Errorf("%s not kept: %+v", s.ID, res[s.ID])
+		}
+	}
+	c := res["s1-copy"]
+	if c.Kept || string(c.DupOf) != `"s1"` || string(c.Cluster) != `"s1"` {
+		t.Errorf("copy: %+v", c)
+	}
+	if e := res["empty"]; !e.Kept || string(e.DupOf) != "null" {
+		t.Errorf("empty document: %+v", e)
+	}
+	if !strings.Contains(se.String(), "docs/s") {
+		t.Errorf("no throughput line: %s", se.String())
+	}
+	// Bad input is an error naming the line.
+	os.WriteFile(in, []byte("{\"id\": 1, \"text\": \"a\"}\nnot json\n"), 0o644)
+	if code := run([]string{"dedup", "--in", in}, &so, &se); code != exitFailure || !strings.Contains(se.String(), "in.jsonl:2") {
+		t.Errorf("bad line: exit %d, %s", code, se.String())
+	}
+}
+
+func TestDedupCommandHTMLDir(t *testing.T) {
+	srv := httptest.NewServer(fixture.Handlers()["nanfang"])
+	defer srv.Close()
+	srvA := httptest.NewServer(fixture.Handlers()["jiangcheng"])
+	defer srvA.Close()
+	dir := t.TempDir()
+	get := func(base, path, name string) {
+		resp, err := srv.Client().Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var buf bytes.Buffer
+		buf.ReadFrom(resp.Body)
+		os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644)
+	}
+	get(srvA.URL, "/news/2024/1101/s1.html", "a-s1.html")     // UTF-8
+	get(srv.URL, "/a/20241101/0001.htm", "b-s1.htm")          // GBK reprint, meta gb2312, no header
+	get(srvA.URL, "/news/2024/1103/s4.html", "c-s4.html")     // another story
+	get(srvA.URL, "/video/2024/1101/v1.html", "d-video.html") // no article
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("ignored"), 0o644)
+	out := filepath.Join(dir, "out.jsonl")
+	var so, se bytes.Buffer
+	if code := run([]string{"dedup", "--in", dir, "--out", out}, &so, &se); code != exitOK {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	res := readResults(t, out)
+	if len(res) != 4 {
+		t.Fatalf("results %v", res)
+	}
+	if r := res["b-s1.htm"]; r.Kept || string(r.DupOf) != `"a-s1.html"` {
+		t.Errorf("GBK reprint: %+v", r)
+	}
+	if !res["c-s4.html"].Kept || !res["d-video.html"].Kept {
+		t.Errorf("distinct pages merged: %+v", res)
+	}
+	if !strings.Contains(se.String(), "no extractable article") {
+		t.Errorf("video page not reported: %s", se.String())
+	}
+}
