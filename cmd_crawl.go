@@ -90,7 +90,7 @@ func crawlOnce(ctx context.Context, cfg *config.Config, o crawlOptions, stdout, 
 	start := time.Now()
 	store, err := storage.OpenSQLite(ctx, cfg.Storage)
 	if err != nil {
-		return crawler.Summary{}, fmt.Errorf("open store %s: %w", cfg.Storage, err)
+		return crawler.Summary{}, err // names the store
 	}
 	defer store.Close()
 	if o.wait {
@@ -104,6 +104,9 @@ func crawlOnce(ctx context.Context, cfg *config.Config, o crawlOptions, stdout, 
 		return crawler.Summary{}, fmt.Errorf("lock %s: %w", cfg.Storage, err)
 	}
 	defer release()
+	if err := closeDeadRuns(ctx, store); err != nil {
+		return crawler.Summary{}, err
+	}
 
 	var proc crawler.Processor
 	if o.fetchOnly {
@@ -204,4 +207,23 @@ func startCPUProfile(path string) (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// closeDeadRuns marks runs still "running" as interrupted: with the store's
+// lock held, no other process runs them, so they died (kill -9, power loss);
+// their work is resumed from the frontier by this run.
+func closeDeadRuns(ctx context.Context, store storage.Store) error {
+	runs, err := store.Runs(ctx)
+	if err != nil {
+		return fmt.Errorf("list runs: %w", err)
+	}
+	for _, r := range runs {
+		if r.Status == storage.RunRunning {
+			r.Status = storage.RunInterrupted
+			if err := store.FinishRun(ctx, r); err != nil {
+				return fmt.Errorf("close dead run %d: %w", r.ID, err)
+			}
+		}
+	}
+	return nil
 }

@@ -747,6 +747,9 @@ func checkCrashStore(ctx context.Context, db string, cfg *config.Config, seg ded
 	if err != nil || lastStatus != storage.RunCompleted {
 		c.fail("(b) last run %q, want completed (%v)", lastStatus, err)
 	}
+	if n := c.runs[storage.RunRunning]; n > 0 {
+		c.fail("(b) %d killed runs still marked running after a completed run", n)
+	}
 	conn.Close()
 
 	store, err := storage.OpenSQLite(ctx, db)

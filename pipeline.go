@@ -185,7 +185,7 @@ func (p *pipeline) commit(ctx context.Context, c *storage.Commit) (storage.Outco
 		return o, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("commit %s: %w", c.Page.URL, err)
+		return "", err // the store's error names the URL
 	}
 	return c.Page.Outcome, nil
 }

@@ -583,6 +583,11 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		st.stats.fetched.Add(1)
 		st.stats.bytes.Add(int64(len(slot.body)))
 	}
+	if ferr != nil && ferr.Kind == KindRedirectDecided {
+		st.stats.skipDone.Add(1)
+		r.done(bg, it.URL)
+		return
+	}
 	if ferr != nil {
 		r.log.Debug("fetch failed", "site", st.name, "url", it.URL, "kind", ferr.Kind, "err", ferr.Err)
 		r.recordError(bg, st, it.URL, it.URL, ferr)
@@ -772,6 +777,11 @@ func (r *run) checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 		return &FetchError{Kind: KindRedirectDisallowed, Status: slot.status, Permanent: true,
 			Err: fmt.Errorf("redirect to %s: %s", target, why)}
+	}
+	// A redirect to an article decided by an earlier run (a /r/ short link
+	// found again on a list page) is not fetched again.
+	if o, ok, err := r.store.Decided(withoutSlot(req.Context()), target); err == nil && ok && o.Final() {
+		return &FetchError{Kind: KindRedirectDecided, Status: slot.status, Err: fmt.Errorf("redirect to %s, already decided", target)}
 	}
 	return r.pacer.wait(req.Context(), tu.Host, max(st.delay, rules.crawlDelay))
 }

@@ -35,6 +35,7 @@ const (
 	KindRedirectLoop       = "redirect_loop"       // a redirect came back to a URL of its own chain
 	KindTooManyRedirects   = "too_many_redirects"  // more than fetch.max_redirects hops
 	KindRedirectDisallowed = "redirect_disallowed" // a hop left allowed_domains or is disallowed by robots.txt
+	KindRedirectDecided    = "redirect_decided"    // a hop leads to an article decided by an earlier run: skipped, not recorded
 	KindRobotsUnavailable  = "robots_unavailable"  // robots.txt unreachable (5xx, timeout, network): host not crawled
 	KindCrawlDelay         = "crawl_delay_too_large"
 	KindBadURL             = "bad_url" // the HTTP engine rejected the URL
