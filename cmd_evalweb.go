@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/storage"
 )
@@ -30,6 +31,14 @@ type benchServer struct {
 // startBenchServer builds and starts the fixture server and waits until
 // every site's port answers.
 func startBenchServer(ctx context.Context, shared string, stderr io.Writer) (*benchServer, error) {
+	// A server left running from an earlier session would answer instead
+	// of ours, with its fail-once route already spent: refuse to measure.
+	for port := 18480; port <= 18485; port++ {
+		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("port %d is already in use (a bench server still running?): stop it first", port)
+		}
+	}
 	tmp, err := os.MkdirTemp("", "newscrawl-bench-")
 	if err != nil {
 		return nil, err
@@ -158,7 +167,9 @@ func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	errKinds := map[string]int{}
+	pages := map[string]storage.Page{}
 	if err := store.Pages(ctx, func(p storage.Page) error {
+		pages[p.URL] = p
 		if p.Outcome == storage.OutcomeError {
 			errKinds[p.ErrKind]++
 		}
@@ -171,6 +182,9 @@ func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "fetched %d pages in %.1fs; stored %d, duplicates %d, not-article %d, errors %d; peak RSS %.0f MB\n",
 		t0.Fetched, elapsed.Seconds(), t0.Stored, t0.Duplicates, t0.NotArticle, t0.Errors, rss)
 	fmt.Fprintf(stdout, "errors by kind: %s\n", formatKinds(errKinds))
+	if err := printSpecialRoutes(stdout, dir, pages, sum); err != nil {
+		return err
+	}
 	score, err := runScorer(ctx, dir, export)
 	if err != nil {
 		return fmt.Errorf("eval web: %w", err)
@@ -422,5 +436,69 @@ func cmdEvalThroughput(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	ratio := (float64(res[1].fetched) / res[1].secs) / (float64(res[0].fetched) / res[0].secs)
 	fmt.Fprintf(stdout, "\nfull pipeline / fetch only: %.2f (goal ≥ 0.50)\n", ratio)
+	return nil
+}
+
+// printSpecialRoutes reports how the bench's special routes ended: the
+// fail-once and slow articles, the oversized pages and gzip bombs, and the
+// deepest calendar-trap page fetched.
+func printSpecialRoutes(w io.Writer, shared string, pages map[string]storage.Page, sum crawler.Summary) error {
+	f, err := os.Open(filepath.Join(shared, "bench", "dev", "truth.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	var failOnce, slow []string
+	for dec.More() {
+		var t struct {
+			URL      string         `json:"url"`
+			Behavior map[string]any `json:"behavior"`
+		}
+		if err := dec.Decode(&t); err != nil {
+			return fmt.Errorf("truth.jsonl: %w", err)
+		}
+		if t.Behavior["fail_once"] == true {
+			failOnce = append(failOnce, t.URL)
+		}
+		if _, ok := t.Behavior["delay_ms"]; ok {
+			slow = append(slow, t.URL)
+		}
+	}
+	decided := func(urls []string) int {
+		n := 0
+		for _, u := range urls {
+			if o := pages[u].Outcome; o.Final() {
+				n++
+			}
+		}
+		return n
+	}
+	kinds := map[string]map[string]int{}
+	calendar := -1
+	for u, p := range pages {
+		for _, pre := range []string{"/big/", "/download/"} {
+			if strings.Contains(u, pre) {
+				if kinds[pre] == nil {
+					kinds[pre] = map[string]int{}
+				}
+				kinds[pre][string(p.Outcome)+" "+p.ErrKind]++
+			}
+		}
+		if i := strings.Index(u, "/calendar/"); i >= 0 {
+			var n int
+			if _, err := fmt.Sscanf(u[i+len("/calendar/"):], "%d", &n); err == nil && n > calendar {
+				calendar = n
+			}
+		}
+	}
+	retries := int64(0)
+	for _, s := range sum.Sites {
+		retries += s.Retries
+	}
+	fmt.Fprintf(w, "fail-once articles stored or recorded after a retry: %d of %d (retries in the run: %d)\n", decided(failOnce), len(failOnce), retries)
+	fmt.Fprintf(w, "slow (2 s) articles decided: %d of %d; the run took %s in all\n", decided(slow), len(slow), sum.Duration.Round(time.Millisecond))
+	fmt.Fprintf(w, "oversized pages (/big/): %s; gzip bombs (/download/): %s\n", formatKinds(kinds["/big/"]), formatKinds(kinds["/download/"]))
+	fmt.Fprintf(w, "deepest calendar-trap page fetched: /calendar/%d (max_depth bounds it)\n", calendar)
 	return nil
 }
