@@ -200,6 +200,7 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
 	only := fs.String("method", "", "run only methods whose name contains this")
+	dump := fs.String("dump", "", "write each page's true and predicted cluster (TSV) per method to this file")
 	addEngineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -254,6 +255,15 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 		ms := float64(time.Since(t).Microseconds()) / 1000 / float64(len(docs))
 		r := evaldedup.Pairwise(cl, truth)
 		fmt.Fprintf(stdout, "| %s | %.4f | %.4f | %.4f | %.3f |\n", m.name, r.Precision, r.Recall, r.F1, ms)
+		if *dump != "" {
+			var b strings.Builder
+			for i, d := range docs {
+				fmt.Fprintf(&b, "%s\t%s\t%s\t%d\t%d\n", m.name, d.Cluster, d.File, cl[i], len(texts[i].Text))
+			}
+			if err := appendFile(*dump, b.String()); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -264,4 +274,16 @@ func countDistinct(xs []string) int {
 		m[x] = true
 	}
 	return len(m)
+}
+
+func appendFile(path, s string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(s); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
