@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 
@@ -39,6 +40,14 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	return usagef("eval: unknown subcommand %q (eval help lists them)", name)
+}
+
+// evalFlagSet returns the flag set of an eval subcommand with the --shared
+// flag every one of them takes.
+func evalFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs, fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
 }
 
 // sharedDir is the --shared flag value, or else ../shared next to the

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -142,11 +141,9 @@ func (r *crashReport) failed() bool {
 }
 
 func cmdEvalCrash(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval crash", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs, shared := evalFlagSet("eval crash", stderr)
 	n := fs.Int("n", 50, "kill the crawl at least this many times (over as many series as needed)")
 	seed := fs.Uint64("seed", 1, "seed of the kill delays")
-	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
 	site := fs.String("site", "configs/bench-dev.yaml", "site file of the bench web")
 	sites := fs.String("sites", "", "comma-separated sites to crawl, one after another (default: all)")
 	minKill := fs.Duration("min-kill", defaultMinKill, "shortest delay from start to kill")

@@ -68,9 +68,7 @@ func addEngineFlags(fs *flag.FlagSet) {
 }
 
 func cmdEvalDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval dedup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
+	fs, shared := evalFlagSet("eval dedup", stderr)
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -100,9 +98,7 @@ func loadEvalSegmenter(stderr io.Writer) (*segment.Segmenter, error) {
 }
 
 func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval robust", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
+	fs, shared := evalFlagSet("eval robust", stderr)
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
 	only := fs.String("method", "", "run only methods whose name contains this")
 	addEngineFlags(fs)
@@ -196,9 +192,7 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval goldset", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
+	fs, shared := evalFlagSet("eval goldset", stderr)
 	only := fs.String("method", "", "run only methods whose name contains this")
 	dump := fs.String("dump", "", "write each page's true and predicted cluster (TSV) per method to this file")
 	addEngineFlags(fs)

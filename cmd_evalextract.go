@@ -15,9 +15,7 @@ import (
 //
 //	newscrawl eval extract [--shared DIR] [--split dev] [--only NAME] [--worst N] [--baseline]
 func cmdEvalExtract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval extract", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	shared := fs.String("shared", "", "shared data directory (default: ../shared next to the repository)")
+	fs, shared := evalFlagSet("eval extract", stderr)
 	split := fs.String("split", "dev", "reprint-web bench split under SHARED/bench")
 	only := fs.String("only", "", "measure only the datasets whose name contains this (reprint-web, cwced, scrapinghub, trafilatura, newspaper4k, htmltotext, readability)")
 	worst := fs.Int("worst", 0, "also list this many lowest-scoring pages")

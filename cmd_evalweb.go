@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -100,9 +99,7 @@ func peakRSSMB() float64 {
 }
 
 func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval web", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
+	fs, shared := evalFlagSet("eval web", stderr)
 	site := fs.String("site", "configs/bench-dev.yaml", "site file for the bench web")
 	outDir := fs.String("out", "out/eval", "directory for the export and the scores")
 	reuse := fs.Bool("reuse", false, "skip the crawl: re-cluster the texts of the previous crawl's store")
@@ -368,9 +365,7 @@ func printWebScore(w io.Writer, name string, score []byte) error {
 }
 
 func cmdEvalThroughput(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval throughput", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	shared := fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
+	fs, shared := evalFlagSet("eval throughput", stderr)
 	site := fs.String("site", "configs/bench-dev.yaml", "site file for the bench web")
 	outDir := fs.String("out", "out/eval", "directory for the temporary stores")
 	if err := fs.Parse(args); err != nil {
