@@ -228,7 +228,7 @@ func (sc *scorer) measure(n *html.Node, block *html.Node, inLink bool, depth int
 	if depth > maxRenderDepth {
 		return 0, 0
 	}
-	isLink := n.DataAtom == atom.A
+	isLink := n.DataAtom == atom.A && !wrapsProse(n)
 	if n.Type == html.ElementNode && (blockAtoms[n.DataAtom] || n.DataAtom == atom.Body) && n.DataAtom != atom.Br && n.DataAtom != atom.Hr {
 		block = n
 	}
@@ -553,4 +553,42 @@ func isBoilerplateBlock(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// Prose wrapped in a link. An <a> left unclosed before the article makes
+// the HTML5 parser put everything after it inside the link, as browsers
+// do; its text is then prose, not navigation. A link counts as prose when
+// it holds at least proseLinkParas paragraphs of proseParaUnits units each:
+// card links on list pages wrap a headline and a one-line summary.
+const (
+	proseLinkParas = 3
+	proseParaUnits = 60 // about 20 Chinese characters
+)
+
+func wrapsProse(a *html.Node) bool {
+	if a.FirstChild == nil || (a.FirstChild.Type == html.TextNode && a.FirstChild.NextSibling == nil) {
+		return false
+	}
+	paras := 0
+	var walk func(n *html.Node, depth int) bool
+	walk = func(n *html.Node, depth int) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || depth > maxRenderDepth {
+				continue
+			}
+			if c.DataAtom == atom.P {
+				if u, _ := unitsOf(textOf(c)); u >= proseParaUnits {
+					if paras++; paras >= proseLinkParas {
+						return true
+					}
+				}
+				continue
+			}
+			if walk(c, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(a, 0)
 }

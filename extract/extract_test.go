@@ -2,6 +2,7 @@ package extract_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,4 +141,37 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An unclosed <a> before the article makes the HTML5 parser put the whole
+// body inside the link (as browsers do); the article is still prose, not
+// navigation. A card-style list page, where each link wraps a short
+// title and summary, stays a list.
+func TestUnclosedLinkBeforeBody(t *testing.T) {
+	story := `<p>本报讯 记者昨日从市轨道交通集团获悉，地铁三号线一期工程已完成全部设备调试和试运行，将于下月开通试运营。</p>
+<p>三号线一期全长二十四公里，共设车站十九座，其中换乘站六座，线路串联老城区、高铁站和南部新区。</p>
+<p>试运行期间，列车共开行一万两千余列次，运行图兑现率和列车正点率均超过百分之九十九，各项指标达到开通条件。</p>
+<p>轨道交通集团负责人表示，开通初期列车最小行车间隔为六分钟，早晚高峰将视客流情况加开临时列车。</p>`
+	page := []byte(`<html><head><title>地铁三号线下月开通_某某新闻</title></head><body>
+<div class="nav"><a href="/">首页</a> <a href="/news/">新闻</div>
+<div id="content">` + story + `</div>
+<div class="footer">版权所有</div></body></html>`)
+	ex, _ := extract.New(extract.Options{})
+	a, err := ex.Extract("http://example.com/a/1.html", page)
+	if err != nil {
+		t.Fatalf("unclosed link: %v", err)
+	}
+	if !strings.Contains(a.Text, "三号线一期全长二十四公里") || !strings.Contains(a.Text, "早晚高峰") {
+		t.Errorf("text %q", a.Text)
+	}
+
+	var cards strings.Builder
+	cards.WriteString(`<html><head><title>滚动新闻_某某新闻</title></head><body><div class="list">`)
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&cards, `<a href="/a/%d.html"><div><h3>第%d条新闻标题，某地举行活动</h3><p>摘要：某地昨日举行活动，吸引众多市民参加。</p></div></a>`, i, i)
+	}
+	cards.WriteString(`</div></body></html>`)
+	if _, err := ex.Extract("http://example.com/list.html", []byte(cards.String())); !errors.Is(err, extract.ErrNoArticle) {
+		t.Errorf("card list page: want ErrNoArticle, got %v", err)
+	}
 }
