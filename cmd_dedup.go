@@ -29,12 +29,13 @@ type dedupDoc struct {
 
 // dedupResult is one output line.
 type dedupResult struct {
-	ID      json.RawMessage `json:"id"`
-	Cluster json.RawMessage `json:"cluster"`
-	Kept    bool            `json:"kept"`
-	DupOf   json.RawMessage `json:"dup_of"`
-	Jaccard *float64        `json:"jaccard,omitempty"`
-	Reason  string          `json:"reason,omitempty"`
+	ID          json.RawMessage `json:"id"`
+	Cluster     json.RawMessage `json:"cluster"`
+	Kept        bool            `json:"kept"`
+	DupOf       json.RawMessage `json:"dup_of"`
+	Jaccard     *float64        `json:"jaccard,omitempty"`
+	Containment *float64        `json:"containment,omitempty"`
+	Reason      string          `json:"reason,omitempty"`
 }
 
 func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -104,8 +105,8 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			dups++
 			r.DupOf = docs[v.DupOf].ID
 			r.Cluster = docs[v.Cluster].ID
-			j := max(v.Jaccard, v.Containment)
-			r.Jaccard = &j
+			j, c := v.Jaccard, v.Containment
+			r.Jaccard, r.Containment = &j, &c
 		} else {
 			kept++
 			r.Cluster = docs[i].ID

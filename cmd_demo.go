@@ -85,7 +85,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dups := 0
 	err = store.Duplicates(ctx, func(d storage.Duplicate) error {
 		dups++
-		fmt.Fprintf(stdout, "  %s\n    = duplicate of [%d] (hamming %d, jaccard %.2f)\n", d.URL, d.DupOf, d.Distance, d.Jaccard)
+		fmt.Fprintf(stdout, "  %s\n    = duplicate of [%d] (hamming %d, jaccard %.2f, containment %.2f)\n", d.URL, d.DupOf, d.Distance, d.Jaccard, d.Containment)
 		return nil
 	})
 	if err != nil {

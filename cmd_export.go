@@ -31,6 +31,7 @@ type exportLine struct {
 	Simhash     string   `json:"simhash"`
 	Distance    *int     `json:"distance,omitempty"`
 	Jaccard     *float64 `json:"jaccard,omitempty"`
+	Containment *float64 `json:"containment,omitempty"`
 }
 
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -101,13 +102,13 @@ func exportJSONL(ctx context.Context, store storage.Store, w io.Writer) (int, er
 	}
 	err = store.Duplicates(ctx, func(d storage.Duplicate) error {
 		n++
-		dupOf, dist, jac := d.DupOfURL, d.Distance, d.Jaccard
+		dupOf, dist, jac, cont := d.DupOfURL, d.Distance, d.Jaccard, d.Containment
 		return enc.Encode(exportLine{
 			URL: d.URL, Site: d.Site, Kept: false, DupOf: &dupOf, Cluster: d.Cluster,
 			Title: d.Title, Text: d.Text, PublishedAt: timePtr(d.PublishedAt),
 			Source: d.Source, Author: d.Author,
 			FetchedAt: d.FetchedAt.UTC().Format(time.RFC3339), Simhash: fmt.Sprintf("%016x", d.Simhash),
-			Distance: &dist, Jaccard: &jac,
+			Distance: &dist, Jaccard: &jac, Containment: &cont,
 		})
 	})
 	if err != nil {

@@ -122,6 +122,7 @@ CREATE TABLE duplicates (
 	cluster      INTEGER NOT NULL,
 	distance     INTEGER NOT NULL,
 	jaccard      REAL NOT NULL,
+	containment  REAL NOT NULL DEFAULT 0,
 	title        TEXT NOT NULL,
 	text         TEXT NOT NULL,
 	published_at INTEGER,
@@ -346,9 +347,9 @@ const (
 		fetched_at, content_hash, cluster, simhash, signature, sig_len`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len`
-	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, title, text,
+	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
 		published_at, source, author, fetched_at, simhash, signature`
-	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, title, '',
+	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
 		published_at, source, author, fetched_at, simhash, signature`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
@@ -375,7 +376,7 @@ func (s *SQLite) prepare(ctx context.Context) error {
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},
 		{&s.stmts.clearTerms, `DELETE FROM docfreq_pending`},
@@ -644,7 +645,7 @@ func (s *SQLite) Commit(ctx context.Context, c *Commit) error {
 				dupCluster = d.Cluster
 			}
 			if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
-				dupOfURL, dupCluster, d.Distance, d.Jaccard, d.Title, d.Text, nullTime(d.PublishedAt),
+				dupOfURL, dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
 				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature)); err != nil {
 				return err
 			}
@@ -716,7 +717,7 @@ func scanDuplicate(sc scanner) (Duplicate, error) {
 	var simhash int64
 	sig := sigDest{dst: &d.Signature}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig); err != nil {
+		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig); err != nil {
 		return Duplicate{}, err
 	}
 	if sig.err != nil {

@@ -104,7 +104,8 @@ type Duplicate struct {
 	DupOfURL    string  // filled in by the store from DupOf when empty
 	Cluster     int64   // 0 means "the cluster of DupOf"; filled in on Commit
 	Distance    int     // Hamming distance of the Simhashes
-	Jaccard     float64 // SpotSigs multiset Jaccard (or containment) that verified it
+	Jaccard     float64 // SpotSigs multiset Jaccard with DupOf (or the cluster member that matched)
+	Containment float64 // SpotSigs containment of the shorter signature in the longer
 	Title       string
 	Text        string // may be empty: kept only when the pipeline chooses to
 	PublishedAt time.Time

@@ -81,6 +81,9 @@ func (c *Commit) Validate() error {
 		if math.IsNaN(d.Jaccard) || math.IsInf(d.Jaccard, 0) {
 			return fmt.Errorf("%w: duplicate %s has jaccard %v", ErrInvalid, p.URL, d.Jaccard)
 		}
+		if math.IsNaN(d.Containment) || math.IsInf(d.Containment, 0) {
+			return fmt.Errorf("%w: duplicate %s has containment %v", ErrInvalid, p.URL, d.Containment)
+		}
 		if err := checkTime("duplicate published_at", d.PublishedAt); err != nil {
 			return err
 		}

@@ -92,7 +92,7 @@ func duplicate(url string, of int64) *storage.Commit {
 	return &storage.Commit{
 		Page: page(url, storage.OutcomeDuplicate),
 		Duplicate: &storage.Duplicate{
-			URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 3, Jaccard: 0.875,
+			URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 3, Jaccard: 0.875, Containment: 0.9375,
 			Title: "转载", Text: "转载正文", PublishedAt: t0, Source: "来源", Author: "作者",
 			FetchedAt: t0, Simhash: math.MaxUint64, Signature: []uint64{0, 7, 7, 1 << 63, math.MaxUint64},
 		},
@@ -281,6 +281,7 @@ func testCommitInvalid(t *testing.T, s storage.Store) {
 		{"article url mismatch", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.URL = "http://a/y" })},
 		{"negative length", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.Fingerprint.Length = -1 })},
 		{"nan jaccard", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.Jaccard = math.NaN() })},
+		{"inf containment", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.Containment = math.Inf(1) })},
 		{"time too early", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.PublishedAt = time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC) })},
 		{"time too late", withPage(notArticle("http://a/x"), func(c *storage.Commit) { c.Page.FetchedAt = time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC) })},
 	}
@@ -769,7 +770,7 @@ func testDuplicateFingerprints(t *testing.T, s storage.Store) {
 					wantCluster, wantOfURL = 77, "http://g/a2"
 				}
 				if d.DupOf != x.of || d.DupOfURL != wantOfURL || d.Cluster != wantCluster || d.Title == "" ||
-					d.Jaccard != 0.875 || !d.FetchedAt.Equal(x.fetched) || !d.PublishedAt.Equal(x.published) {
+					d.Jaccard != 0.875 || d.Containment != 0.9375 || !d.FetchedAt.Equal(x.fetched) || !d.PublishedAt.Equal(x.published) {
 					return fmt.Errorf("%s: verdict %+v", d.URL, d)
 				}
 				return nil
