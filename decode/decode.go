@@ -157,7 +157,9 @@ func headerCharset(contentType string) string {
 	_, params, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		// Tolerate sloppy headers such as "text/html;charset=gbk;".
-		i := strings.Index(strings.ToLower(contentType), "charset=")
+		// ASCII case folding only: strings.ToLower would change the
+		// length of invalid UTF-8 and so the index (a fuzzer found it).
+		i := indexFoldASCII(contentType, "charset=")
 		if i < 0 {
 			return ""
 		}
@@ -168,6 +170,26 @@ func headerCharset(contentType string) string {
 		return strings.Trim(v, `"'`)
 	}
 	return params["charset"]
+}
+
+// indexFoldASCII is strings.Index with ASCII case folding; sub is lower-case ASCII.
+func indexFoldASCII(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for ; j < len(sub); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				break
+			}
+		}
+		if j == len(sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 func decodeBOM(body []byte) (Result, bool) {
@@ -241,13 +263,12 @@ func MetaCharsets(body []byte) []string {
 // charsetFromContent extracts the charset from a meta content attribute
 // ("text/html; charset=gb2312"), as the WHATWG algorithm does.
 func charsetFromContent(s string) string {
-	ls := strings.ToLower(s)
 	for {
-		i := strings.Index(ls, "charset")
+		i := indexFoldASCII(s, "charset")
 		if i < 0 {
 			return ""
 		}
-		ls, s = ls[i+len("charset"):], s[i+len("charset"):]
+		s = s[i+len("charset"):]
 		t := strings.TrimLeft(s, " \t\n\f\r")
 		if !strings.HasPrefix(t, "=") {
 			continue

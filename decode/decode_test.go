@@ -166,3 +166,26 @@ func FuzzToUTF8(f *testing.F) {
 		}
 	})
 }
+
+// Lower-casing non-ASCII text changes its length (İ, the Kelvin sign,
+// invalid bytes): charset parameters must be found without it.
+func TestCharsetParamWithNonASCII(t *testing.T) {
+	for _, tc := range []struct{ ct, want string }{
+		{"text/html; \x9cChArset=", ""},
+		{"text/html; İİİ; charset=gbk;", "gbk"},
+		{"text/html; \u212a\u212a; CHARSET=utf-8;", "utf-8"},
+	} {
+		if got := headerCharset(tc.ct); got != tc.want {
+			t.Errorf("headerCharset(%q) = %q, want %q", tc.ct, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ content, want string }{
+		{"text/html; İİİ charset=gb2312", "gb2312"},
+		{"\u212a\u212a\u212a; Charset = 'GBK'", "GBK"},
+		{"\xff\xfe charset", ""},
+	} {
+		if got := charsetFromContent(tc.content); got != tc.want {
+			t.Errorf("charsetFromContent(%q) = %q, want %q", tc.content, got, tc.want)
+		}
+	}
+}
