@@ -57,14 +57,14 @@ func evalMethods(seg dedup.Segmenter, base dedup.Options) []evalMethod {
 	}
 }
 
-// engineFlags are the engine thresholds the eval subcommands run with
-// (--jaccard, --containment; zero: the defaults).
-var engineFlags dedup.Options
-
-func addEngineFlags(fs *flag.FlagSet) {
-	fs.Float64Var(&engineFlags.Jaccard, "jaccard", 0, "SpotSigs Jaccard threshold (0: default)")
-	fs.Float64Var(&engineFlags.Containment, "containment", 0, "containment threshold (0: default, <0: off)")
-	fs.BoolVar(&engineFlags.CentresOnly, "centres-only", false, "compare with cluster centres only (classic Single-Pass)")
+// addEngineFlags adds the engine settings the eval subcommands run with
+// (--jaccard, --containment, --centres-only; zero: the defaults).
+func addEngineFlags(fs *flag.FlagSet) *dedup.Options {
+	o := &dedup.Options{}
+	fs.Float64Var(&o.Jaccard, "jaccard", 0, "SpotSigs Jaccard threshold (0: default)")
+	fs.Float64Var(&o.Containment, "containment", 0, "containment threshold (0: default, <0: off)")
+	fs.BoolVar(&o.CentresOnly, "centres-only", false, "compare with cluster centres only (classic Single-Pass)")
+	return o
 }
 
 func cmdEvalDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -101,7 +101,7 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs, shared := evalFlagSet("eval robust", stderr)
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
 	only := fs.String("method", "", "run only methods whose name contains this")
-	addEngineFlags(fs)
+	engine := addEngineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -124,7 +124,7 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	fmt.Fprintf(stdout, "\n## Robustness (Li Gang et al. 2013 protocol): %s, %d texts\n\n", path, len(docs))
 	var reps []evaldedup.RobustReport
-	for _, m := range evalMethods(seg, engineFlags) {
+	for _, m := range evalMethods(seg, *engine) {
 		if *only != "" && !strings.Contains(m.name, *only) {
 			continue
 		}
@@ -195,7 +195,7 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs, shared := evalFlagSet("eval goldset", stderr)
 	only := fs.String("method", "", "run only methods whose name contains this")
 	dump := fs.String("dump", "", "write each page's true and predicted cluster (TSV) per method to this file")
-	addEngineFlags(fs)
+	engine := addEngineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -237,7 +237,7 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "\n## SpotSigs gold set (dev half): %d pages, %d stories; extraction %.2f ms/page, %d pages without article\n\n",
 		len(docs), countDistinct(truth), extractMs, noArticle)
 	fmt.Fprintf(stdout, "| method | P | R | F1 | ms/doc |\n|---|---|---|---|---|\n")
-	for _, m := range evalMethods(seg, engineFlags) {
+	for _, m := range evalMethods(seg, *engine) {
 		if *only != "" && !strings.Contains(m.name, *only) {
 			continue
 		}

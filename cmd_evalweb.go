@@ -103,7 +103,7 @@ func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	site := fs.String("site", "configs/bench-dev.yaml", "site file for the bench web")
 	outDir := fs.String("out", "out/eval", "directory for the export and the scores")
 	reuse := fs.Bool("reuse", false, "skip the crawl: re-cluster the texts of the previous crawl's store")
-	addEngineFlags(fs)
+	engine := addEngineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -117,7 +117,7 @@ func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		defer store.Close()
-		return reclusterWeb(ctx, store, dir, *outDir, stdout, stderr)
+		return reclusterWeb(ctx, store, dir, *outDir, *engine, stdout, stderr)
 	}
 	cfg, err := config.Load(*site)
 	if err != nil {
@@ -190,13 +190,13 @@ func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := printWebScore(stdout, "combined (default), as crawled", score); err != nil {
 		return err
 	}
-	return reclusterWeb(ctx, store, dir, *outDir, stdout, stderr)
+	return reclusterWeb(ctx, store, dir, *outDir, *engine, stdout, stderr)
 }
 
 // reclusterWeb clusters the crawled texts again, in crawl (commit) order,
 // with every evaluation method, and scores each with score.py: one table
 // for all methods on identical extracted text.
-func reclusterWeb(ctx context.Context, store storage.Store, shared, outDir string, stdout, stderr io.Writer) error {
+func reclusterWeb(ctx context.Context, store storage.Store, shared, outDir string, engine dedup.Options, stdout, stderr io.Writer) error {
 	type page struct{ url, site, text, title string }
 	texts := map[string]page{}
 	if err := store.Articles(ctx, func(a storage.Article) error {
@@ -230,7 +230,7 @@ func reclusterWeb(ctx context.Context, store storage.Store, shared, outDir strin
 	}
 	fmt.Fprintf(stdout, "\nall methods on the crawled text, Single-Pass in crawl order (%d article pages):\n\n", len(order))
 	fmt.Fprintf(stdout, "| method | P | R | F1 | stories lost | redundant kept | brief/followup/samecat false merges | ms/doc |\n|---|---|---|---|---|---|---|---|\n")
-	for _, m := range evalMethods(seg, engineFlags) {
+	for _, m := range evalMethods(seg, engine) {
 		t := time.Now()
 		cl, err := m.cluster(ctx, in)
 		if err != nil {
