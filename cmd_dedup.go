@@ -99,22 +99,33 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for i, d := range docs {
 		batch[i] = dedup.Doc{Title: d.Title, Text: d.Text}
 	}
+	// Clusters can merge later in the batch (dedup.Verdict.Merged), so the
+	// lines are written once every verdict is in.
+	results := make([]dedupResult, len(docs))
+	clusters := make([]uint64, len(docs))
 	err = eng.Batch(ctx, batch, func(i int, v dedup.Verdict) error {
 		r := dedupResult{ID: docs[i].ID, Kept: !v.Duplicate, DupOf: json.RawMessage("null"), Reason: v.Reason}
+		clusters[i] = uint64(i)
 		if v.Duplicate {
 			dups++
 			r.DupOf = docs[v.DupOf].ID
-			r.Cluster = docs[v.Cluster].ID
+			clusters[i] = v.Cluster
 			j, c := v.Jaccard, v.Containment
 			r.Jaccard, r.Containment = &j, &c
 		} else {
 			kept++
-			r.Cluster = docs[i].ID
 		}
-		return enc.Encode(r)
+		results[i] = r
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("dedup: %w", err)
+	}
+	for i := range results {
+		results[i].Cluster = docs[eng.ClusterOf(clusters[i])].ID
+		if err := enc.Encode(results[i]); err != nil {
+			return fmt.Errorf("dedup: %w", err)
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("dedup: %w", err)

@@ -29,6 +29,7 @@ func evalMethods(seg dedup.Segmenter, base dedup.Options) []evalMethod {
 	engine := func(name string, opts dedup.Options) evalMethod {
 		opts.Jaccard, opts.Containment = base.Jaccard, base.Containment
 		opts.CentresOnly = opts.CentresOnly || base.CentresOnly
+		opts.NoMerge = opts.NoMerge || base.NoMerge
 		return evalMethod{name, func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 			eng, err := dedup.New(seg, opts)
 			if err != nil {
@@ -42,6 +43,9 @@ func evalMethods(seg dedup.Segmenter, base dedup.Options) []evalMethod {
 				}
 				return nil
 			})
+			for i, c := range out {
+				out[i] = int(eng.ClusterOf(uint64(c)))
+			}
 			return out, err
 		}}
 	}
@@ -64,6 +68,7 @@ func addEngineFlags(fs *flag.FlagSet) *dedup.Options {
 	fs.Float64Var(&o.Jaccard, "jaccard", 0, "SpotSigs Jaccard threshold (0: default)")
 	fs.Float64Var(&o.Containment, "containment", 0, "containment threshold (0: default, <0: off)")
 	fs.BoolVar(&o.CentresOnly, "centres-only", false, "compare with cluster centres only (classic Single-Pass)")
+	fs.BoolVar(&o.NoMerge, "no-merge", false, "never merge clusters that a new article bridges")
 	return o
 }
 

@@ -146,7 +146,7 @@ func (p *pipeline) decideAndCommit(ctx context.Context, page storage.Page, art *
 		page.Outcome = storage.OutcomeDuplicate
 		d := &storage.Duplicate{
 			URL: page.URL, Site: page.Site, RunID: page.RunID, DupOf: centre.ID, DupOfURL: centre.URL,
-			Cluster: int64(v.Cluster), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment,
+			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment,
 			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
 			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
 		}
@@ -155,6 +155,7 @@ func (p *pipeline) decideAndCommit(ctx context.Context, page storage.Page, art *
 		}
 		out, err := p.commit(ctx, &storage.Commit{Page: page, Duplicate: d})
 		if err == nil && out == storage.OutcomeDuplicate {
+			p.engine.MergeClusters(v.Cluster, v.Merged)
 			p.engine.AddMember(memberID(d.URL), v.Cluster, fp)
 		}
 		return out, err
@@ -220,4 +221,15 @@ func engineOptions(d config.Dedup) (dedup.Options, error) {
 		o.Weighting = segment.TFIDF
 	}
 	return o, nil
+}
+
+func toInt64s(xs []uint64) []int64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		out[i] = int64(x)
+	}
+	return out
 }

@@ -13,7 +13,9 @@ type Doc struct{ Title, Text string }
 // the evaluation do: fingerprints are computed on every core, decisions are
 // taken one by one in order. Document ids in verdicts are input indexes; a
 // kept document opens the cluster with its own index. fn is called in input
-// order. The engine must not be used concurrently by anyone else.
+// order. A verdict's Cluster may later merge with another (Verdict.Merged):
+// Engine.ClusterOf gives the final cluster once Batch returns. The engine
+// must not be used concurrently by anyone else.
 func (e *Engine) Batch(ctx context.Context, docs []Doc, fn func(i int, v Verdict) error) error {
 	n := len(docs)
 	fps := make([]*Fingerprint, n)
@@ -56,6 +58,7 @@ func (e *Engine) Batch(ctx context.Context, docs []Doc, fn func(i int, v Verdict
 		if !v.Duplicate {
 			e.Add(uint64(i), uint64(i), fps[i])
 		} else {
+			e.MergeClusters(v.Cluster, v.Merged)
 			e.AddMember(uint64(i), v.Cluster, fps[i])
 		}
 		fps[i] = nil

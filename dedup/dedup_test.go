@@ -253,3 +253,80 @@ func FuzzFingerprintDecide(f *testing.F) {
 		}
 	})
 }
+
+// An article that matches two clusters bridges them: by default they merge
+// into the older one, and a later article matching either joins it; with
+// NoMerge (or CentresOnly) they stay apart.
+func TestClusterMerge(t *testing.T) {
+	s := story(t, "s4")
+	p := s.Paragraphs
+	if len(p) < 5 {
+		t.Fatalf("story s4 has %d paragraphs, the test needs 5", len(p))
+	}
+	// Spots per paragraph: 3 2 4 7 5. The bridge shares 6 of a's 9 spots
+	// (Jaccard 0.38) and 7 of b's 12 (0.39); a and b share none.
+	a, b, bridge := join(p[:3]), join(p[3:5]), join(p[1:4])
+	for _, tc := range []struct {
+		name  string
+		opts  Options
+		merge bool
+	}{{"default", Options{}, true}, {"no merge", Options{NoMerge: true}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngine(t, tc.opts)
+			fa, fb := e.Fingerprint(s.Title, a), e.Fingerprint(s.Title, b)
+			e.Add(10, 0, fa)
+			if v := e.Decide(fb); v.Duplicate {
+				t.Fatalf("the halves of the story match each other (%+v): pick other texts", v)
+			}
+			e.Add(20, 0, fb)
+			fc := e.Fingerprint(s.Title, bridge)
+			v := e.Decide(fc)
+			if !v.Duplicate {
+				t.Fatalf("bridge is no duplicate: %+v", v)
+			}
+			if tc.merge {
+				if v.Cluster != 10 || v.DupOf != 10 || len(v.Merged) != 1 || v.Merged[0] != 20 {
+					t.Fatalf("bridge verdict %+v, want cluster 10 merging [20]", v)
+				}
+			} else if len(v.Merged) != 0 {
+				t.Fatalf("bridge verdict %+v merges with NoMerge", v)
+			}
+			e.MergeClusters(v.Cluster, v.Merged)
+			e.AddMember(30, v.Cluster, fc)
+			wantB := uint64(20)
+			if tc.merge {
+				wantB = 10
+			}
+			if got := e.ClusterOf(20); got != wantB {
+				t.Fatalf("ClusterOf(20) = %d, want %d", got, wantB)
+			}
+			// b again: an exact copy of the centre of the (merged) cluster.
+			if v := e.Decide(e.Fingerprint(s.Title, b)); !v.Duplicate || v.Cluster != wantB {
+				t.Fatalf("copy of b: %+v, want cluster %d", v, wantB)
+			}
+		})
+	}
+}
+
+func TestMemoryIndexMergeChains(t *testing.T) {
+	m, err := NewMemoryIndex(3, 0.35)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Add(Entry{ID: 5, Cluster: 5, Hash: [16]byte{5}})
+	m.MergeClusters(3, []uint64{5})
+	m.MergeClusters(1, []uint64{3, 1, 9})
+	for c, want := range map[uint64]uint64{5: 1, 3: 1, 9: 1, 1: 1, 7: 7} {
+		if got := m.ClusterOf(c); got != want {
+			t.Errorf("ClusterOf(%d) = %d, want %d", c, got, want)
+		}
+	}
+	got := m.Candidates(&Fingerprint{Hash: [16]byte{5}}, Query{NoSimhash: true, NoSpotSigs: true})
+	if len(got) != 1 || got[0].Cluster != 1 {
+		t.Fatalf("candidates %+v, want entry 5 in cluster 1", got)
+	}
+	// The stored entry itself is not rewritten: a reader's copy is.
+	if m.entries[5].Cluster != 5 {
+		t.Fatalf("entry rewritten in place")
+	}
+}

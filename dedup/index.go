@@ -17,6 +17,10 @@ type MemoryIndex struct {
 	spots   *spotsigs.Index
 	exact   map[[16]byte]uint64
 	entries map[uint64]*Entry
+	// merged maps a cluster that was merged into another to the surviving
+	// cluster, always directly (MergeClusters re-points chains), so
+	// resolving a cluster is one lookup.
+	merged map[uint64]uint64
 }
 
 // NewMemoryIndex returns an empty index whose Hamming tables answer radius
@@ -30,7 +34,7 @@ func NewMemoryIndex(k int, tau float64) (*MemoryIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
-	return &MemoryIndex{sim: sim, spots: spots, exact: map[[16]byte]uint64{}, entries: map[uint64]*Entry{}}, nil
+	return &MemoryIndex{sim: sim, spots: spots, exact: map[[16]byte]uint64{}, entries: map[uint64]*Entry{}, merged: map[uint64]uint64{}}, nil
 }
 
 // Add implements Index.
@@ -74,6 +78,39 @@ func (m *MemoryIndex) Len() int {
 	return len(m.entries)
 }
 
+// MergeClusters implements Index.
+func (m *MemoryIndex) MergeClusters(into uint64, from []uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	into = m.clusterOfLocked(into)
+	for _, f := range from {
+		f = m.clusterOfLocked(f)
+		if f == into {
+			continue
+		}
+		m.merged[f] = into
+		for k, v := range m.merged {
+			if v == f {
+				m.merged[k] = into
+			}
+		}
+	}
+}
+
+// ClusterOf implements Index.
+func (m *MemoryIndex) ClusterOf(cluster uint64) uint64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.clusterOfLocked(cluster)
+}
+
+func (m *MemoryIndex) clusterOfLocked(c uint64) uint64 {
+	if into, ok := m.merged[c]; ok {
+		return into
+	}
+	return c
+}
+
 // Candidates implements Index.
 func (m *MemoryIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 	m.mu.RLock()
@@ -86,6 +123,11 @@ func (m *MemoryIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 		}
 		if e, ok := m.entries[id]; ok {
 			seen[id] = true
+			if into, ok := m.merged[e.Cluster]; ok {
+				c := *e
+				c.Cluster = into
+				e = &c
+			}
 			out = append(out, e)
 		}
 	}

@@ -29,6 +29,11 @@ var skipAtoms = map[atom.Atom]bool{
 	atom.Option: true, atom.Textarea: true, atom.Button: true, atom.Input: true,
 	atom.Object: true, atom.Embed: true, atom.Canvas: true, atom.Video: true,
 	atom.Audio: true, atom.Map: true, atom.Title: true, atom.Meta: true, atom.Link: true,
+	// Fallbacks for plug-ins and frames: a browser that renders the page
+	// never shows them, and their raw text is often escaped ad markup
+	// (a <noembed> of ad-server URLs whose commas score like prose).
+	atom.Noembed: true, atom.Noframes: true, atom.Param: true, atom.Applet: true,
+	atom.Frameset: true, atom.Frame: true,
 }
 
 // isHidden reports whether an element is hidden by attributes a reader

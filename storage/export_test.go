@@ -15,3 +15,7 @@ var PackSignature = packSignature
 // FoldEvery exposes how many documents' terms the SQLite store logs before
 // folding them into its docfreq table.
 const FoldEvery = foldEvery
+
+// Migrations exposes the schema migrations, so that a test can build a file
+// of an older version.
+var Migrations = migrations

@@ -179,6 +179,19 @@ func (m *Memory) Commit(ctx context.Context, c *Commit) error {
 		}
 		d.PublishedAt = utc(d.PublishedAt)
 		d.FetchedAt = utc(d.FetchedAt)
+		d.Merges = nil
+		for _, from := range c.Duplicate.Merges {
+			for i := range m.articles {
+				if m.articles[i].Cluster == from {
+					m.articles[i].Cluster = d.Cluster
+				}
+			}
+			for _, o := range m.dups {
+				if o.Cluster == from {
+					o.Cluster = d.Cluster
+				}
+			}
+		}
 		m.dupSeq++
 		m.dups[url] = &memDup{Duplicate: d, seq: m.dupSeq}
 		c.Duplicate.DupOfURL, c.Duplicate.Cluster = d.DupOfURL, d.Cluster

@@ -18,12 +18,13 @@ import (
 	"syscall"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
+	"modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // SQLite tuning.
 const (
@@ -159,6 +160,12 @@ CREATE TABLE frontier (
 CREATE INDEX frontier_site ON frontier(site, state, seq);
 CREATE INDEX frontier_state ON frontier(state, seq);
 `,
+	// 1 -> 2: cluster indexes, for the merges of clusters a duplicate
+	// bridges (Duplicate.Merges).
+	`
+CREATE INDEX articles_cluster ON articles(cluster);
+CREATE INDEX duplicates_cluster ON duplicates(cluster);
+`,
 }
 
 // SQLite is the embedded Store: one database file in WAL mode, written through
@@ -276,18 +283,53 @@ func openSQLite(ctx context.Context, path string, opt sqliteOptions) (*SQLite, e
 // init sets WAL mode, checks and migrates the schema and prepares statements.
 func (s *SQLite) init(ctx context.Context, readOnly bool) error {
 	if !readOnly {
-		var mode string
-		if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
-			return fmt.Errorf("set WAL mode: %w", err)
-		}
-		if !strings.EqualFold(mode, "wal") {
-			return fmt.Errorf("set WAL mode: journal mode is %q", mode)
+		if err := s.setWAL(ctx); err != nil {
+			return err
 		}
 	}
 	if err := s.migrate(ctx, readOnly); err != nil {
 		return err
 	}
 	return s.prepare(ctx)
+}
+
+// setWAL switches the file to WAL mode. Switching needs an exclusive lock
+// and SQLite answers SQLITE_BUSY at once, without its busy handler, while
+// another connection (a process opening the same new file) holds any lock;
+// so the switch is retried until busyTimeoutMS has passed.
+func (s *SQLite) setWAL(ctx context.Context) error {
+	deadline := time.Now().Add(busyTimeoutMS * time.Millisecond)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var mode string
+		err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		if err == nil {
+			if !strings.EqualFold(mode, "wal") {
+				return fmt.Errorf("set WAL mode: journal mode is %q", mode)
+			}
+			return nil
+		}
+		if !isBusy(err) || time.Now().After(deadline) {
+			return fmt.Errorf("set WAL mode: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("set WAL mode: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+}
+
+// isBusy reports SQLITE_BUSY and SQLITE_LOCKED (and their extended codes).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
 }
 
 func (s *SQLite) migrate(ctx context.Context, readOnly bool) error {
@@ -648,6 +690,13 @@ func (s *SQLite) Commit(ctx context.Context, c *Commit) error {
 				dupOfURL, dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
 				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature)); err != nil {
 				return err
+			}
+			for _, m := range d.Merges {
+				for _, q := range []string{`UPDATE articles SET cluster = ? WHERE cluster = ?`, `UPDATE duplicates SET cluster = ? WHERE cluster = ?`} {
+					if _, err := tx.ExecContext(ctx, q, dupCluster, m); err != nil {
+						return fmt.Errorf("merge cluster %d into %d: %w", m, dupCluster, err)
+					}
+				}
 			}
 		}
 		return nil

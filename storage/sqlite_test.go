@@ -664,3 +664,39 @@ func TestSQLiteFoldFailureWritesNothing(t *testing.T) {
 		t.Fatalf("the failed commit changed the store: articles, pages, docs, sum(df), log rows %v -> %v", before, after)
 	}
 }
+
+// TestSQLiteMigratesVersion1 opens a file written with schema 1 (no cluster
+// indexes): the store migrates it, keeps its rows, and merges clusters.
+func TestSQLiteMigratesVersion1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	db := rawDB(t, path)
+	exec(t, db, storage.Migrations[0])
+	exec(t, db, "PRAGMA user_version = 1")
+	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/1', 'qq', 1, 'stored', 200, '', '', 0)`)
+	exec(t, db, `INSERT INTO articles(id, url, site, run_id, title, text, source, author, editor, content_hash, cluster, simhash, signature, sig_len)
+		VALUES (1, 'http://a/1', 'qq', 1, 't', 'x', '', '', '', 'h', 1, 0, x'', 0)`)
+	exec(t, db, `UPDATE meta SET value = 1 WHERE key = 'docs'`)
+	db.Close()
+
+	s, err := storage.OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != storage.SchemaVersion {
+		t.Fatalf("user_version = %d, %v; want %d", v, err, storage.SchemaVersion)
+	}
+	var n int
+	if err := rawDB(t, path).QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('articles_cluster', 'duplicates_cluster')`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("cluster indexes after migration: %d, %v", n, err)
+	}
+	a, err := s.Article(ctx, 1)
+	if err != nil || a.URL != "http://a/1" || a.Cluster != 1 {
+		t.Fatalf("article 1 after migration: %+v, %v", a, err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -118,6 +118,11 @@ type Duplicate struct {
 	// duplicate as a member of its cluster and rebuilds that index from
 	// DuplicateFingerprints at start-up.
 	Signature []uint64
+	// Merges are clusters this duplicate bridges (dedup.Verdict.Merged):
+	// in the same transaction every article and duplicate of these
+	// clusters moves to Cluster, which must then be set. Stores do not
+	// keep the list itself (reads return nil).
+	Merges []int64
 }
 
 // Commit is one atomic write: a page outcome plus, for articles, the article

@@ -78,6 +78,14 @@ func (c *Commit) Validate() error {
 		if d.Cluster < 0 {
 			return fmt.Errorf("%w: negative cluster %d", ErrInvalid, d.Cluster)
 		}
+		if len(d.Merges) > 0 && d.Cluster == 0 {
+			return fmt.Errorf("%w: duplicate %s merges clusters but names no cluster", ErrInvalid, p.URL)
+		}
+		for _, m := range d.Merges {
+			if m <= 0 || m == d.Cluster {
+				return fmt.Errorf("%w: duplicate %s merges cluster %d into %d", ErrInvalid, p.URL, m, d.Cluster)
+			}
+		}
 		if math.IsNaN(d.Jaccard) || math.IsInf(d.Jaccard, 0) {
 			return fmt.Errorf("%w: duplicate %s has jaccard %v", ErrInvalid, p.URL, d.Jaccard)
 		}

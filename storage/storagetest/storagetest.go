@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"ReplaceNonFinal", testReplaceNonFinal},
 		{"ArticleIDsAndCluster", testArticleIDs},
 		{"DuplicateLinks", testDuplicateLinks},
+		{"ClusterMerges", testClusterMerges},
 		{"IterationOrder", testIterationOrder},
 		{"IterationStops", testIterationStops},
 		{"Fingerprints", testFingerprints},
@@ -282,6 +283,13 @@ func testCommitInvalid(t *testing.T, s storage.Store) {
 		{"negative length", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.Fingerprint.Length = -1 })},
 		{"nan jaccard", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.Jaccard = math.NaN() })},
 		{"inf containment", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.Containment = math.Inf(1) })},
+		{"merges without cluster", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.Merges = []int64{base} })},
+		{"merges into itself", withPage(duplicate("http://a/x", base), func(c *storage.Commit) {
+			c.Duplicate.Cluster, c.Duplicate.Merges = base, []int64{base}
+		})},
+		{"merges cluster 0", withPage(duplicate("http://a/x", base), func(c *storage.Commit) {
+			c.Duplicate.Cluster, c.Duplicate.Merges = base, []int64{0}
+		})},
 		{"time too early", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.PublishedAt = time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC) })},
 		{"time too late", withPage(notArticle("http://a/x"), func(c *storage.Commit) { c.Page.FetchedAt = time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC) })},
 	}
@@ -489,6 +497,66 @@ func testDuplicateLinks(t *testing.T, s storage.Store) {
 	}
 	if want := []uint64{0, 7, 7, 1 << 63, math.MaxUint64}; !reflect.DeepEqual(got[0].Signature, want) {
 		t.Fatalf("duplicate signature %v, want %v", got[0].Signature, want)
+	}
+}
+
+// testClusterMerges: a duplicate that bridges clusters moves every article
+// and duplicate of the merged clusters to its own cluster, in its commit;
+// other clusters are untouched.
+func testClusterMerges(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	a1 := mustStore(t, s, "http://a/1")
+	a2 := mustStore(t, s, "http://a/2")
+	a3 := mustStore(t, s, "http://a/3")
+	a4 := mustStore(t, s, "http://a/4")
+	mustCommit(t, s, duplicate("http://b/2", a2))
+	mustCommit(t, s, duplicate("http://b/3", a3))
+	mustCommit(t, s, duplicate("http://b/4", a4))
+	bridge := duplicate("http://b/bridge", a1)
+	bridge.Duplicate.Cluster, bridge.Duplicate.Merges = a1, []int64{a2, a3, a3}
+	mustCommit(t, s, bridge)
+	if bridge.Duplicate.Cluster != a1 {
+		t.Fatalf("bridge cluster %d, want %d", bridge.Duplicate.Cluster, a1)
+	}
+	want := map[string]int64{
+		"http://a/1": a1, "http://a/2": a1, "http://a/3": a1, "http://a/4": a4,
+		"http://b/2": a1, "http://b/3": a1, "http://b/4": a4, "http://b/bridge": a1,
+	}
+	got := map[string]int64{}
+	if err := s.Articles(ctx, func(a storage.Article) error { got[a.URL] = a.Cluster; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Duplicates(ctx, func(d storage.Duplicate) error {
+		if d.Merges != nil {
+			t.Errorf("duplicate %s read back with merges %v", d.URL, d.Merges)
+		}
+		got[d.URL] = d.Cluster
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("clusters after the merge:\n got %v\nwant %v", got, want)
+	}
+	// Fingerprint reads (the index rebuild) see the merged clusters too.
+	if err := s.Fingerprints(ctx, time.Time{}, func(a storage.Article) error {
+		if a.Cluster != want[a.URL] {
+			t.Errorf("Fingerprints: %s in cluster %d, want %d", a.URL, a.Cluster, want[a.URL])
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DuplicateFingerprints(ctx, time.Time{}, func(d storage.Duplicate) error {
+		if d.Cluster != want[d.URL] {
+			t.Errorf("DuplicateFingerprints: %s in cluster %d, want %d", d.URL, d.Cluster, want[d.URL])
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 
