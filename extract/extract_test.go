@@ -175,3 +175,25 @@ func TestUnclosedLinkBeforeBody(t *testing.T) {
 		t.Errorf("card list page: want ErrNoArticle, got %v", err)
 	}
 }
+
+// Plug-in fallbacks (<noembed>, <noframes>) are raw text to the HTML
+// parser: an ad server's escaped markup, whose URL is full of commas,
+// scored like prose and beat a short article on the page.
+func TestPluginFallbacksAreNotText(t *testing.T) {
+	ad := `&lt;A HREF="http://ads.example.com/click?Segments=` + strings.Repeat("2371,4176,5882,", 40) + `"&gt;&lt;IMG SRC="/ad.gif"&gt;&lt;/A&gt;`
+	story := `<p>NEW YORK -- The city hands out 1.5 million free condoms a month in ordinary wrappers, and health officials figure people would use them more if the packaging were distinctive.</p>
+<p>"Brands work, and people use branded items more than they use non-branded items," the health commissioner said on Friday.</p>`
+	for _, tag := range []string{"noembed", "noframes"} {
+		page := []byte(`<html><head><title>City condom</title></head><body>
+<table><tr><td><object data="ad.swf"><param name="movie" value="ad.swf"><` + tag + `>` + ad + `</` + tag + `></object></td></tr></table>
+<div>` + story + `</div></body></html>`)
+		ex, _ := extract.New(extract.Options{})
+		a, err := ex.Extract("http://example.com/a/1.html", page)
+		if err != nil {
+			t.Fatalf("%s: %v", tag, err)
+		}
+		if strings.Contains(a.Text, "HREF") || strings.Contains(a.Text, "2371") || !strings.Contains(a.Text, "Brands work") {
+			t.Errorf("%s: text %q", tag, a.Text)
+		}
+	}
+}
