@@ -185,7 +185,8 @@ func TestPluginFallbacksAreNotText(t *testing.T) {
 <p>"Brands work, and people use branded items more than they use non-branded items," the health commissioner said on Friday.</p>`
 	for _, tag := range []string{"noembed", "noframes"} {
 		page := []byte(`<html><head><title>City condom</title></head><body>
-<table><tr><td><object data="ad.swf"><param name="movie" value="ad.swf"><` + tag + `>` + ad + `</` + tag + `></object></td></tr></table>
+<table><tr><td><object data="ad.swf"><param name="movie" value="ad.swf"><embed src="ad.swf"></object>
+<` + tag + `>` + ad + `</` + tag + `></td></tr></table>
 <div>` + story + `</div></body></html>`)
 		ex, _ := extract.New(extract.Options{})
 		a, err := ex.Extract("http://example.com/a/1.html", page)
