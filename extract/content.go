@@ -51,11 +51,46 @@ type nodeStats struct {
 	ownUnits  int // units of text whose nearest block ancestor is this node
 	ownLink   int
 	ownPunct  int
-	links     int // <a> elements with text in the subtree
-	images    int // <img> elements in the subtree
-	headlines int // <h1> elements in the subtree
+	// Own text cut into paragraphs at runs of two or more <br>
+	// (Readability's replaceBrs turns them into <p>): the paragraphs
+	// before the current one, and the current one.
+	brParas   []ownPara
+	cur       ownPara
+	lastBr    bool // the last own content was a <br>
+	links     int  // <a> elements with text in the subtree
+	images    int  // <img> elements in the subtree
+	headlines int  // <h1> elements in the subtree
 	score     float64
 	scored    bool
+}
+
+// ownPara is one paragraph of a block's own text.
+type ownPara struct{ units, link, punct int }
+
+// score is Readability's paragraph score: 1, plus 1 per comma, plus 1 per
+// 100 characters up to 3, scaled by 1 - link density. Paragraphs under
+// minParagraphUnits score 0.
+func (p ownPara) score() float64 {
+	if p.units < minParagraphUnits {
+		return 0
+	}
+	own := float64(p.units)
+	return (1 + float64(p.punct) + math.Min(math.Floor(own/unitsPerBonus), maxLengthBonus)) * (1 - float64(p.link)/own)
+}
+
+// ownScore scores a block's own text: as one paragraph, or, when runs of
+// <br> cut it into several, as the sum of those paragraphs (a <div> of
+// <br><br>-separated paragraphs scores like the same <p>s would).
+func (s *nodeStats) ownScore() float64 {
+	whole := ownPara{s.ownUnits, s.ownLink, s.ownPunct}
+	if len(s.brParas) == 0 {
+		return whole.score()
+	}
+	sum := s.cur.score()
+	for _, p := range s.brParas {
+		sum += p.score()
+	}
+	return sum
 }
 
 func (s *nodeStats) linkDensity() float64 {
@@ -215,11 +250,15 @@ func (sc *scorer) measure(n *html.Node, block *html.Node, inLink bool, depth int
 		}
 		bs := sc.get(block)
 		bs.ownUnits += u
+		bs.cur.units += u
+		bs.lastBr = false
 		if inLink {
 			bs.ownLink += u
+			bs.cur.link += u
 			return u, u
 		}
 		bs.ownPunct += p
+		bs.cur.punct += p
 		return u, 0
 	case html.ElementNode, html.DocumentNode:
 	default:
@@ -231,6 +270,15 @@ func (sc *scorer) measure(n *html.Node, block *html.Node, inLink bool, depth int
 	isLink := n.DataAtom == atom.A && !wrapsProse(n)
 	if n.Type == html.ElementNode && (blockAtoms[n.DataAtom] || n.DataAtom == atom.Body) && n.DataAtom != atom.Br && n.DataAtom != atom.Hr {
 		block = n
+	}
+	if n.DataAtom == atom.Br && block != nil {
+		// A second <br> in a row ends the block's current paragraph.
+		bs := sc.get(block)
+		if bs.lastBr && bs.cur.units > 0 {
+			bs.brParas = append(bs.brParas, bs.cur)
+			bs.cur = ownPara{}
+		}
+		bs.lastBr = true
 	}
 	s := sc.get(n)
 	if n.Type == html.ElementNode {
@@ -272,10 +320,7 @@ func (sc *scorer) scoreParagraphs(root *html.Node) {
 		if n.Type == html.ElementNode {
 			s := sc.stats[n]
 			if s != nil && s.ownUnits >= minParagraphUnits && n.DataAtom != atom.H1 {
-				own := float64(s.ownUnits)
-				ld := float64(s.ownLink) / own
-				score := (1 + float64(s.ownPunct) + math.Min(math.Floor(own/unitsPerBonus), maxLengthBonus)) * (1 - ld)
-				if score > 0 {
+				if score := s.ownScore(); score > 0 {
 					level := 0
 					start := n
 					if paragraphAtoms[n.DataAtom] {

@@ -198,3 +198,36 @@ func TestPluginFallbacksAreNotText(t *testing.T) {
 		}
 	}
 }
+
+// A <div> whose paragraphs are separated by <br><br> scores like the same
+// text in <p>s (Readability's replaceBrs): as one run of text it lost to
+// a sidebar of comma-heavy classified ads.
+func TestBrSeparatedParagraphs(t *testing.T) {
+	// Eight paragraphs of over 100 characters with one comma each: 3
+	// points apiece as paragraphs (24), 12 as one run of text.
+	paras := []string{
+		"LG Electronics has announced plans to sell a DVD player that will play both warring high-definition formats, the company said.",
+		"The first dual-format player will play discs in the HD DVD format as well as the rival Blu-ray format, which Sony Corp. backs.",
+		"The unit will be unveiled at next week's Consumer Electronics Show in Las Vegas, where details on pricing will become available.",
+		"The two formats have been battling for market share since being introduced last year, and both are expected to get a boost.",
+		"Studios and electronics makers have said the resulting format war would delay widespread adoption of the sharper discs, analysts say.",
+		"The company based in South Korea said it expects its dual-format player to end the confusion of competing disc formats, it said.",
+		"Consumers who bought one of the two kinds of players last year could find their machines outdated sooner than they had expected, too.",
+		"Retailers said shoppers have largely stayed away from both formats while waiting to see which one the big film studios favour, so far.",
+	}
+	var ads strings.Builder
+	for _, car := range []string{"SATURN SL2 2000", "MITSUBISHI ECLIPSE 99", "JEEP CHEROKEE 97", "NISSAN QUEST 1999"} {
+		fmt.Fprintf(&ads, `<span class="small">%s P/W, P/L, 69k miles, CD, Auto. $4500 or best offer.<br>&#8226; <a href="/ad">View full ad</a><hr></span>`, car)
+	}
+	page := []byte(`<html><head><title>LG to sell dual-format player</title></head><body><table><tr>
+<td><h2>LG to sell dual-format player</h2><div id="story">` + strings.Join(paras, "<br><br>\n") + `</div></td>
+<td class="side">` + ads.String() + `</td></tr></table></body></html>`)
+	ex, _ := extract.New(extract.Options{})
+	a, err := ex.Extract("http://example.com/a/1.html", page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(a.Text, "dual-format player to end the confusion") || strings.Contains(a.Text, "best offer") {
+		t.Errorf("text %q", a.Text)
+	}
+}
