@@ -59,6 +59,16 @@ const (
 	// longer story keeps its headline, so containment also needs the
 	// headlines' bigram overlap (shorter one) to reach this share.
 	MinTitleOverlap = 0.5
+	// MinContainmentJaccard: containment is also trusted without the
+	// headline when the pair's Jaccard reaches this share, i.e. the shorter
+	// text is at least about a quarter of the longer one; a short story
+	// quoted inside a long one stays far below (about 0.1 for the bench/dev
+	// case above). Portals and the gold set's sites often replace headlines
+	// with their own ("Chandler News"), which the headline test misses. On
+	// the SpotSigs gold set (dev half) it raised pairwise F1 from 0.9438 to
+	// 0.946; the reprint web and robust.jsonl were unchanged (eval goldset,
+	// eval web, eval robust).
+	MinContainmentJaccard = 0.2
 	// MinContainmentSpots: containment is only trusted when the shorter
 	// signature has at least this many spots (with the learned antecedents
 	// a text yields about one spot per 15 characters, so 8 spots is a
@@ -403,7 +413,8 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 			case j >= e.opts.Jaccard:
 				reason = "jaccard"
 			case e.opts.Mode == Combined && e.opts.Containment > 0 && cont >= e.opts.Containment &&
-				min(len(fp.Signature), len(c.Sig)) >= MinContainmentSpots && titleOverlap(fp.Title, c.Title) >= MinTitleOverlap:
+				min(len(fp.Signature), len(c.Sig)) >= MinContainmentSpots &&
+				(j >= MinContainmentJaccard || titleOverlap(fp.Title, c.Title) >= MinTitleOverlap):
 				reason = "containment"
 			}
 		}

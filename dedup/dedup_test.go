@@ -98,31 +98,45 @@ func TestShortBriefsStayApart(t *testing.T) {
 }
 
 // A brief cut from a longer story (its first paragraphs) joins the story
-// by containment when the headlines agree, and not when they do not.
-func TestContainmentNeedsHeadline(t *testing.T) {
+// by containment when the headlines agree or when it is a good part of the
+// story (Jaccard >= MinContainmentJaccard); a short text fully inside a
+// much longer one under another headline (a story quoted by a later one)
+// stays apart.
+func TestContainmentNeedsHeadlineOrShare(t *testing.T) {
 	s := story(t, "s4")
-	// The story plus a follow-on paragraph of its own, so the brief (its
-	// first three paragraphs) is well under the Jaccard threshold.
-	long := join(append(append([]string{}, s.Paragraphs...), story(t, "s2").Paragraphs...))
-	brief := join(s.Paragraphs[:3])
+	brief := join(s.Paragraphs[:3]) // 9 of s4's 21 spots
+	more := func(ids ...string) string {
+		ps := append([]string{}, s.Paragraphs...)
+		for _, id := range ids {
+			ps = append(ps, story(t, id).Paragraphs...)
+		}
+		return join(ps)
+	}
+	// Jaccard of the brief with the long text: 9/33 = 0.27 with s2 added,
+	// 9/64 = 0.14 with s2, s1 and s3 added; both under τ.
+	near, far := more("s2"), more("s2", "s1", "s3")
 	for _, tc := range []struct {
-		title string
-		dup   bool
+		name, title, long string
+		dup               bool
 	}{
-		{"快讯：老旧小区改造进展顺利", true},
-		{"秋粮收购全面展开", false},
+		{"same headline, small share", "快讯：老旧小区改造进展顺利", far, true},
+		{"other headline, small share", "秋粮收购全面展开", far, false},
+		{"other headline, large share", "秋粮收购全面展开", near, true},
 	} {
-		e := testEngine(t, Options{})
-		lf := e.Fingerprint(s.Title, long)
-		e.Add(1, 0, lf)
-		bf := e.Fingerprint(tc.title, brief)
-		v := e.Decide(bf)
-		if v.Duplicate != tc.dup {
-			t.Errorf("title %q: %+v (jaccard %.2f containment %.2f)", tc.title, v, v.Jaccard, v.Containment)
-		}
-		if tc.dup && v.Reason != "containment" && v.Reason != "jaccard" {
-			t.Errorf("reason %q", v.Reason)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngine(t, Options{})
+			e.Add(1, 0, e.Fingerprint(s.Title, tc.long))
+			v := e.Decide(e.Fingerprint(tc.title, brief))
+			if v.Duplicate != tc.dup {
+				t.Errorf("%+v (jaccard %.2f containment %.2f)", v, v.Jaccard, v.Containment)
+			}
+			if v.Jaccard >= e.Options().Jaccard {
+				t.Fatalf("jaccard %.2f reaches τ: the test texts no longer test containment", v.Jaccard)
+			}
+			if tc.dup && v.Reason != "containment" {
+				t.Errorf("reason %q", v.Reason)
+			}
+		})
 	}
 }
 
