@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"sync"
+
+	"github.com/newsdedup/newscrawl/segment"
 )
 
 // Doc is one document of a batch.
@@ -17,6 +19,11 @@ type Doc struct{ Title, Text string }
 // Engine.ClusterOf gives the final cluster once Batch returns. The engine
 // must not be used concurrently by anyone else.
 func (e *Engine) Batch(ctx context.Context, docs []Doc, fn func(i int, v Verdict) error) error {
+	if e.opts.Weighting == segment.TFIDF {
+		// TF-IDF weights depend on the documents added before: fingerprint
+		// each one in turn, or the result would depend on goroutine timing.
+		return e.batchInOrder(ctx, docs, fn)
+	}
 	n := len(docs)
 	fps := make([]*Fingerprint, n)
 	ready := make([]chan struct{}, n)
@@ -54,17 +61,36 @@ func (e *Engine) Batch(ctx context.Context, docs []Doc, fn func(i int, v Verdict
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		v := e.Decide(fps[i])
-		if !v.Duplicate {
-			e.Add(uint64(i), uint64(i), fps[i])
-		} else {
-			e.MergeClusters(v.Cluster, v.Merged)
-			e.AddMember(uint64(i), v.Cluster, fps[i])
-		}
+		v := e.decideAndAdd(uint64(i), fps[i])
 		fps[i] = nil
 		if err := fn(i, v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func (e *Engine) batchInOrder(ctx context.Context, docs []Doc, fn func(i int, v Verdict) error) error {
+	for i, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(i, e.decideAndAdd(uint64(i), e.Fingerprint(d.Title, d.Text))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decideAndAdd decides document id and indexes it: as a new cluster, or
+// as a member of the cluster it joins (merging the clusters it bridged).
+func (e *Engine) decideAndAdd(id uint64, fp *Fingerprint) Verdict {
+	v := e.Decide(fp)
+	if !v.Duplicate {
+		e.Add(id, id, fp)
+	} else {
+		e.MergeClusters(v.Cluster, v.Merged)
+		e.AddMember(id, v.Cluster, fp)
+	}
+	return v
 }
