@@ -12,7 +12,10 @@
 //     longer story (Broder 1997's resemblance vs containment).
 //   - Single-Pass clustering (Li Gang et al. 2013, §3.3): a new article joins
 //     the most similar cluster centre that passes verification, or opens a new
-//     cluster. Centres are the stored articles; members are the duplicates.
+//     cluster. Centres are the stored articles; members are the duplicates,
+//     which are indexed too (single-link), and an article that matches
+//     several clusters merges them into the oldest, so that a story's
+//     cluster does not depend on which of its rewrites came first.
 //
 // Engine is the only stateful piece; Fingerprint is pure and may be called
 // from many goroutines, while Decide and Add must be serialised by the
@@ -370,10 +373,12 @@ func distinctTerms(words []string, isStop func(string) bool) []string {
 	return out
 }
 
-// Decide compares fp with every indexed cluster centre and returns the
-// verdict: a duplicate of the most similar centre that passes verification,
-// or a new cluster. It does not change the index: call Add once the article
-// is stored. Decide and Add must not run concurrently with each other.
+// Decide compares fp with the indexed articles (centres and members) and
+// returns the verdict: a duplicate when one passes verification, in the
+// oldest of the clusters that passed (Verdict.Merged lists the others), or
+// a new cluster. It does not change the index: call Add (or MergeClusters
+// and AddMember) once the article is recorded. Decide and Add must not run
+// concurrently with each other.
 func (e *Engine) Decide(fp *Fingerprint) Verdict {
 	v := Verdict{Distance: -1, Reason: "new"}
 	if fp.Empty() {
