@@ -18,9 +18,11 @@ type MemoryIndex struct {
 	exact   map[[16]byte]uint64
 	entries map[uint64]*Entry
 	// merged maps a cluster that was merged into another to the surviving
-	// cluster, always directly (MergeClusters re-points chains), so
-	// resolving a cluster is one lookup.
-	merged map[uint64]uint64
+	// cluster, always directly, so resolving a cluster is one lookup;
+	// aliases is its inverse (surviving cluster -> clusters merged into
+	// it), so that a merge re-points only the clusters it moves.
+	merged  map[uint64]uint64
+	aliases map[uint64][]uint64
 }
 
 // NewMemoryIndex returns an empty index whose Hamming tables answer radius
@@ -34,7 +36,8 @@ func NewMemoryIndex(k int, tau float64) (*MemoryIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
-	return &MemoryIndex{sim: sim, spots: spots, exact: map[[16]byte]uint64{}, entries: map[uint64]*Entry{}, merged: map[uint64]uint64{}}, nil
+	return &MemoryIndex{sim: sim, spots: spots, exact: map[[16]byte]uint64{}, entries: map[uint64]*Entry{},
+		merged: map[uint64]uint64{}, aliases: map[uint64][]uint64{}}, nil
 }
 
 // Add implements Index.
@@ -88,12 +91,12 @@ func (m *MemoryIndex) MergeClusters(into uint64, from []uint64) {
 		if f == into {
 			continue
 		}
-		m.merged[f] = into
-		for k, v := range m.merged {
-			if v == f {
-				m.merged[k] = into
-			}
+		moved := append(m.aliases[f], f)
+		delete(m.aliases, f)
+		for _, c := range moved {
+			m.merged[c] = into
 		}
+		m.aliases[into] = append(m.aliases[into], moved...)
 	}
 }
 

@@ -49,9 +49,7 @@ type nodeStats struct {
 	units     int // text units in the subtree
 	linkUnits int // text units inside <a> in the subtree
 	ownUnits  int // units of text whose nearest block ancestor is this node
-	ownLink   int
-	ownPunct  int
-	// Own text cut into paragraphs at runs of two or more <br>
+	// That own text cut into paragraphs at runs of two or more <br>
 	// (Readability's replaceBrs turns them into <p>): the paragraphs
 	// before the current one, and the current one.
 	brParas   []ownPara
@@ -82,9 +80,8 @@ func (p ownPara) score() float64 {
 // <br> cut it into several, as the sum of those paragraphs (a <div> of
 // <br><br>-separated paragraphs scores like the same <p>s would).
 func (s *nodeStats) ownScore() float64 {
-	whole := ownPara{s.ownUnits, s.ownLink, s.ownPunct}
 	if len(s.brParas) == 0 {
-		return whole.score()
+		return s.cur.score()
 	}
 	sum := s.cur.score()
 	for _, p := range s.brParas {
@@ -253,11 +250,9 @@ func (sc *scorer) measure(n *html.Node, block *html.Node, inLink bool, depth int
 		bs.cur.units += u
 		bs.lastBr = false
 		if inLink {
-			bs.ownLink += u
 			bs.cur.link += u
 			return u, u
 		}
-		bs.ownPunct += p
 		bs.cur.punct += p
 		return u, 0
 	case html.ElementNode, html.DocumentNode:
