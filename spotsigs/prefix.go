@@ -1,0 +1,364 @@
+package spotsigs
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+)
+
+// Prefix filtering (AllPairs and PPJoin: C. Xiao, W. Wang, X. Lin, J. X. Yu,
+// "Efficient similarity joins for near duplicate detection", WWW 2008).
+//
+// A multiset signature is turned into a set of tokens (spot, occurrence):
+// the k-th repeat of a spot is its own token, so the multiset Jaccard
+// Σmin/Σmax of two signatures is exactly the set Jaccard of their token sets
+// and their multiset overlap is the size of the token intersection. The
+// tokens of every signature are sorted in one fixed global order, rarest
+// first (Order). If two token sets share at least α tokens, the first
+// |x|−α+1 tokens of x and the first |y|−α+1 tokens of y share at least one
+// token (the prefix principle). For Jaccard ≥ τ, α ≥ ⌈τ·max(|x|, |y|)⌉, so
+// each signature only needs its first |x|−⌈τ|x|⌉+1 tokens indexed and
+// probed. Since those are the signature's rarest spots, their posting lists
+// are short, and common spots are never read. The order may be any fixed
+// order (the filter stays exact); rarity only makes it selective.
+//
+// Positional filter (PPJoin): when x and y first meet at positions i and p
+// of their sorted tokens, they share at most min(|x|−i, |y|−p) tokens, so a
+// pair is dropped at once when even that cannot reach the overlap that
+// Jaccard τ (α ≥ τ(|x|+|y|)/(1+τ)) or containment θ (α ≥ θ·min(|x|, |y|))
+// needs.
+//
+// Containment of a short signature in a long one needs its own guarantee:
+// the short side's first |s|−⌈θ|s|⌉+1 tokens (its "head") are indexed in a
+// second table, which a query probes with all of its tokens past its
+// Jaccard prefix, so a long query finds every indexed brief it contains
+// (exact). A short query contained in a long indexed signature is found
+// when one of the shared tokens lies in the long side's Jaccard prefix,
+// that is unless all shared tokens are among the 35 % most common spots of
+// the long side; eval prints the recall of this case.
+
+// Order is a fixed global order of spots: ascending frozen document
+// frequency (spots it does not know count as 0, the rarest), then ascending
+// spot hash, then descending occurrence (the second repeat of a spot is
+// rarer than the first). The same Order must be used to index and to query.
+// An Order is immutable and safe for concurrent use.
+type Order struct {
+	df map[uint64]uint32
+}
+
+// NewOrder returns the order given by frozen document frequencies; spots
+// absent from df have frequency 0. The map is copied.
+func NewOrder(df map[uint64]uint32) *Order {
+	m := make(map[uint64]uint32, len(df))
+	for k, v := range df {
+		if v > 0 {
+			m[k] = v
+		}
+	}
+	return &Order{df: m}
+}
+
+// LearnOrder counts the document frequency of each spot over sigs and keeps
+// the spots found in at least minDF of them (minDF < 2 means 2): rarer
+// spots all count as 0, which keeps the table small.
+func LearnOrder(sigs []Signature, minDF int) *Order {
+	minDF = max(minDF, 2)
+	df := map[uint64]uint32{}
+	for _, s := range sigs {
+		for i, v := range s {
+			if i > 0 && s[i-1] == v {
+				continue
+			}
+			df[v]++
+		}
+	}
+	for k, v := range df {
+		if int(v) < minDF {
+			delete(df, k)
+		}
+	}
+	return &Order{df: df}
+}
+
+// Len is the number of spots with a non-zero frequency.
+func (o *Order) Len() int { return len(o.df) }
+
+// DF returns the frozen document frequency of spot v.
+func (o *Order) DF(v uint64) uint32 { return o.df[v] }
+
+// Frequencies calls fn for every spot with a non-zero frequency, in
+// ascending spot order (for persisting the order).
+func (o *Order) Frequencies(fn func(spot uint64, df uint32)) {
+	keys := make([]uint64, 0, len(o.df))
+	for k := range o.df {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fn(k, o.df[k])
+	}
+}
+
+// Token is one element of a signature's token set: the occ-th occurrence
+// (1-based) of spot Spot, with the spot's frozen frequency DF.
+type Token struct {
+	DF   uint32
+	Occ  uint32
+	Spot uint64
+}
+
+// Key is the token's posting key: the spot hash for its first occurrence,
+// a mix of spot and occurrence for repeats.
+func (t Token) Key() uint64 {
+	if t.Occ <= 1 {
+		return t.Spot
+	}
+	return mix64(t.Spot ^ uint64(t.Occ)*0x9E3779B97F4A7C15)
+}
+
+func mix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+func compareTokens(a, b Token) int {
+	return cmp.Or(cmp.Compare(a.DF, b.DF), cmp.Compare(a.Spot, b.Spot), cmp.Compare(b.Occ, a.Occ))
+}
+
+// Tokens appends the token set of sig (sorted or not) to buf in the order's
+// sequence and returns it.
+func (o *Order) Tokens(sig Signature, buf []Token) []Token {
+	if !slices.IsSorted(sig) {
+		sig = slices.Clone(sig)
+		slices.Sort(sig)
+	}
+	start := len(buf)
+	for i := 0; i < len(sig); {
+		j := i + 1
+		for j < len(sig) && sig[j] == sig[i] {
+			j++
+		}
+		df := o.df[sig[i]]
+		for k := 1; k <= j-i; k++ {
+			buf = append(buf, Token{DF: df, Occ: uint32(k), Spot: sig[i]})
+		}
+		i = j
+	}
+	slices.SortFunc(buf[start:], compareTokens)
+	return buf
+}
+
+// PrefixConfig sets the thresholds a PrefixIndex guarantees candidates for.
+type PrefixConfig struct {
+	// Jaccard is the multiset-Jaccard threshold τ in (0, 1]: every indexed
+	// signature with Jaccard ≥ τ is a candidate (exact).
+	Jaccard float64
+	// Containment is the containment threshold θ in (0, 1]; 0 disables
+	// containment candidates.
+	Containment float64
+	// MinContainment is the shortest signature containment is looked for
+	// with (at least 1).
+	MinContainment int
+}
+
+// posting is one indexed token: the signature's slot, the token's position
+// in the signature's sorted tokens and the signature's length (both
+// saturated at 65535: a saturated position under-states, which only loosens
+// the positional filter; a saturated length is looked up).
+type posting struct {
+	slot uint32
+	pos  uint16
+	n    uint16
+}
+
+const sat16 = math.MaxUint16
+
+// PrefixIndex proposes candidate signatures for Jaccard and containment
+// thresholds by prefix filtering over a fixed Order (see the comment at the
+// top of this file). It returns slots, which the caller verifies exactly.
+//
+// Memory: for a signature of n spots, about 0.65·n postings (τ = 0.35)
+// plus 0.2·n head postings (θ = 0.8), 8 bytes each, plus 4 bytes for its
+// length; the signature itself is not stored. Each distinct posting key
+// costs a map entry and a list.
+//
+// Remove hides a slot; its postings stay until the index is rebuilt.
+// A PrefixIndex is safe for concurrent use.
+type PrefixIndex struct {
+	mu    sync.RWMutex
+	cfg   PrefixConfig
+	order *Order
+	pre   map[uint64][]posting // the first |y|−⌈τ|y|⌉+1 tokens of each signature
+	head  map[uint64][]posting // the first |y|−⌈θ|y|⌉+1 tokens (containment)
+	lens  []uint32
+	dead  []bool
+	live  int
+	// postings counts stored postings (memory figure).
+	postings int
+}
+
+// NewPrefixIndex returns an empty index over order.
+func NewPrefixIndex(order *Order, cfg PrefixConfig) (*PrefixIndex, error) {
+	if order == nil {
+		return nil, errors.New("spotsigs: nil order")
+	}
+	if !(cfg.Jaccard > 0 && cfg.Jaccard <= 1) {
+		return nil, fmt.Errorf("spotsigs: prefix jaccard %v outside (0, 1]", cfg.Jaccard)
+	}
+	if !(cfg.Containment >= 0 && cfg.Containment <= 1) {
+		return nil, fmt.Errorf("spotsigs: prefix containment %v outside [0, 1]", cfg.Containment)
+	}
+	cfg.MinContainment = max(cfg.MinContainment, 1)
+	return &PrefixIndex{cfg: cfg, order: order, pre: map[uint64][]posting{}, head: map[uint64][]posting{}}, nil
+}
+
+// Order returns the index's order.
+func (x *PrefixIndex) Order() *Order { return x.order }
+
+// Len is the number of live signatures.
+func (x *PrefixIndex) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.live
+}
+
+// Postings is the number of stored postings (removed slots included).
+func (x *PrefixIndex) Postings() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.postings
+}
+
+// prefixLen is the number of leading tokens of an n-token set that must be
+// indexed and probed for overlap threshold t·n: n − minShared(t, n) + 1.
+func prefixLen(n int, t float64) int {
+	if n == 0 {
+		return 0
+	}
+	return min(n, n-minShared(t, n)+1)
+}
+
+// Add indexes sig and returns its slot (slots are handed out 0, 1, 2, ...).
+// It fails only past 2^32−1 signatures.
+func (x *PrefixIndex) Add(sig Signature) (uint32, error) {
+	toks := x.order.Tokens(sig, nil)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.lens) >= maxDocs {
+		return 0, errors.New("spotsigs: prefix index full (2^32-1 signatures)")
+	}
+	slot := uint32(len(x.lens))
+	n := len(toks)
+	x.lens = append(x.lens, uint32(n))
+	x.dead = append(x.dead, false)
+	x.live++
+	pj := prefixLen(n, x.cfg.Jaccard)
+	ph := 0
+	if x.cfg.Containment > 0 && n >= x.cfg.MinContainment {
+		ph = prefixLen(n, x.cfg.Containment)
+	}
+	nn := uint16(min(n, sat16))
+	for i, t := range toks[:max(pj, ph)] {
+		p := posting{slot: slot, pos: uint16(min(i, sat16)), n: nn}
+		k := t.Key()
+		if i < pj {
+			x.pre[k] = append(x.pre[k], p)
+			x.postings++
+		}
+		if i < ph {
+			x.head[k] = append(x.head[k], p)
+			x.postings++
+		}
+	}
+	return slot, nil
+}
+
+// Remove hides slot from later queries.
+func (x *PrefixIndex) Remove(slot uint32) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if int(slot) < len(x.dead) && !x.dead[slot] {
+		x.dead[slot] = true
+		x.live--
+	}
+}
+
+// ProbeStats describes the work of one query.
+type ProbeStats struct {
+	Probed   int // query tokens whose posting lists were read
+	Postings int // postings read
+	Met      int // distinct signatures met
+}
+
+// needJaccard is the least overlap α with α/(lx+ly−α) ≥ t, computed as
+// jaccardOf does so that the filter never drops a pair it would accept.
+func needJaccard(t float64, lx, ly int) int {
+	a := int(math.Ceil(t * float64(lx+ly) / (1 + t)))
+	a = min(max(a, 1), min(lx, ly)+1)
+	for a > 1 && jaccardOf(a-1, lx, ly) >= t {
+		a--
+	}
+	for a <= min(lx, ly) && jaccardOf(a, lx, ly) < t {
+		a++
+	}
+	return a
+}
+
+// Candidates appends to buf the slots of indexed signatures that may reach
+// Jaccard ≥ cfg.Jaccard or containment ≥ cfg.Containment with sig, each
+// once, and returns them with the work done.
+func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeStats) {
+	var st ProbeStats
+	toks := x.order.Tokens(sig, nil)
+	lx := len(toks)
+	if lx == 0 {
+		return buf, st
+	}
+	pj := prefixLen(lx, x.cfg.Jaccard)
+	cont := x.cfg.Containment > 0
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	seen := make(map[uint32]struct{}, 64)
+	for i, t := range toks {
+		if i >= pj && !cont {
+			break
+		}
+		var list []posting
+		if i < pj {
+			list = x.pre[t.Key()]
+		} else {
+			list = x.head[t.Key()]
+		}
+		st.Probed++
+		st.Postings += len(list)
+		for _, p := range list {
+			if _, ok := seen[p.slot]; ok {
+				continue
+			}
+			seen[p.slot] = struct{}{}
+			if x.dead[p.slot] {
+				continue
+			}
+			ly := int(p.n)
+			if p.n == sat16 {
+				ly = int(x.lens[p.slot])
+			}
+			ub := min(lx-i, ly-int(p.pos))
+			ok := ub >= needJaccard(x.cfg.Jaccard, lx, ly)
+			if !ok && cont {
+				if m := min(lx, ly); m >= x.cfg.MinContainment && ub >= minShared(x.cfg.Containment, m) {
+					ok = true
+				}
+			}
+			if ok {
+				buf = append(buf, p.slot)
+			}
+		}
+	}
+	st.Met = len(seen)
+	return buf, st
+}
