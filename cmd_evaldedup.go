@@ -146,6 +146,9 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(reps) == 0 {
 		return usagef("eval robust: no method matches %q", *only)
 	}
+	if err := printCandidateRecall(ctx, stdout, seg, *engine, texts); err != nil {
+		return fmt.Errorf("eval robust: %w", err)
+	}
 	fmt.Fprintf(stdout, "| method | P | R | F1 | false-merge pairs | variants merged elsewhere | ms/doc |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range reps {
 		fmt.Fprintf(stdout, "| %s | %.4f | %.4f | %.4f | %.5f | %d | %.3f |\n", r.Method, r.Pairwise.Precision, r.Pairwise.Recall, r.Pairwise.F1, r.FalseMergePairRate, r.MergedVariants, r.MsPerDoc)
@@ -241,7 +244,10 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	fmt.Fprintf(stdout, "\n## SpotSigs gold set (dev half): %d pages, %d stories; extraction %.2f ms/page, %d pages without article\n\n",
 		len(docs), countDistinct(truth), extractMs, noArticle)
-	fmt.Fprintf(stdout, "| method | P | R | F1 | ms/doc |\n|---|---|---|---|---|\n")
+	if err := printCandidateRecall(ctx, stdout, seg, *engine, texts); err != nil {
+		return fmt.Errorf("eval goldset: %w", err)
+	}
+	fmt.Fprintf(stdout, "\n| method | P | R | F1 | ms/doc |\n|---|---|---|---|---|\n")
 	for _, m := range evalMethods(seg, *engine) {
 		if *only != "" && !strings.Contains(m.name, *only) {
 			continue
@@ -264,6 +270,21 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 		}
 	}
+	return nil
+}
+
+// printCandidateRecall prints the default candidate stage's recall against
+// brute-force search (dedup.CandidateRecall) on one dev set.
+func printCandidateRecall(ctx context.Context, w io.Writer, seg dedup.Segmenter, engine dedup.Options, docs []dedup.Doc) error {
+	t := time.Now()
+	r, err := dedup.CandidateRecall(ctx, seg, engine, docs)
+	if err != nil {
+		return fmt.Errorf("candidate recall: %w", err)
+	}
+	n := float64(max(r.Docs, 1))
+	fmt.Fprintf(w, "\ncandidate recall (prefix-filter stage vs brute force, combined): %d accepted pairs, %d missed, recall %.4f; "+
+		"MemoryIndex (Hamming + exhaustive SpotSigs) missed %d, Hamming-only accepted pairs %d; candidates per document %.2f (MemoryIndex %.2f); %.1fs\n",
+		r.Accepted, r.Missed, r.Recall(), r.MissedExhaustive, r.HammingOnly, float64(r.Candidates)/n, float64(r.ExhaustiveCandidates)/n, time.Since(t).Seconds())
 	return nil
 }
 

@@ -228,6 +228,9 @@ func reclusterWeb(ctx context.Context, store storage.Store, shared, outDir strin
 	for i, p := range order {
 		in[i] = dedup.Doc{Title: p.title, Text: p.text}
 	}
+	if err := printCandidateRecall(ctx, stdout, seg, engine, in); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "\nall methods on the crawled text, Single-Pass in crawl order (%d article pages):\n\n", len(order))
 	fmt.Fprintf(stdout, "| method | P | R | F1 | stories lost | redundant kept | brief/followup/samecat false merges | ms/doc |\n|---|---|---|---|---|---|---|---|\n")
 	for _, m := range evalMethods(seg, engine) {

@@ -147,6 +147,12 @@ type Options struct {
 	// Mode selects the decision method; the single methods exist for the
 	// evaluation's comparison tables.
 	Mode Mode
+	// Exhaustive takes candidates from MemoryIndex (Manku's Hamming tables
+	// and the exhaustive SpotSigs inverted index), whose cost grows with
+	// the number of indexed articles, instead of PrefixIndex. The
+	// evaluation uses it as the reference for the candidate recall; the
+	// SimhashOnly mode always uses it.
+	Exhaustive bool
 }
 
 // Mode is a decision method.
@@ -301,7 +307,13 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 	if _, err := spotsigs.Extract(nil, spots); err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
-	idx, err := NewMemoryIndex(opts.Hamming, opts.Jaccard)
+	var idx Index
+	var err error
+	if opts.Exhaustive || opts.Mode == SimhashOnly {
+		idx, err = NewMemoryIndex(opts.Hamming, opts.Jaccard)
+	} else {
+		idx, err = NewPrefixIndex(opts.Jaccard, opts.Containment)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -401,29 +413,7 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 	var bestReason string
 	var clusters []uint64 // distinct clusters of the verified candidates
 	for _, c := range cands {
-		var j, cont float64
-		reason := ""
-		switch {
-		case c.Hash == fp.Hash:
-			j, cont, reason = 1, 1, "exact"
-		case fp.Short() || len(c.Sig) < MinSpots:
-			// Too few spots for Jaccard to mean much: near-exact only.
-			j = spotsigs.Jaccard(fp.Signature, c.Sig)
-			if j >= ShortJaccard && len(fp.Signature) > 0 {
-				reason = "short"
-			}
-		default:
-			j = spotsigs.Jaccard(fp.Signature, c.Sig)
-			cont = spotsigs.Containment(fp.Signature, c.Sig)
-			switch {
-			case j >= e.opts.Jaccard:
-				reason = "jaccard"
-			case e.opts.Mode == Combined && e.opts.Containment > 0 && cont >= e.opts.Containment &&
-				min(len(fp.Signature), len(c.Sig)) >= MinContainmentSpots &&
-				(j >= MinContainmentJaccard || titleOverlap(fp.Title, c.Title) >= MinTitleOverlap):
-				reason = "containment"
-			}
-		}
+		j, cont, reason := e.verify(fp, c)
 		if reason == "" {
 			continue
 		}
@@ -450,6 +440,33 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 		Jaccard:  bestJ, Containment: bestC, Reason: bestReason, Candidates: len(cands),
 		Merged: merged,
 	}
+}
+
+// verify is the judge: the SpotSigs Jaccard and containment of fp with an
+// indexed entry, and the reason it is a near-duplicate ("" when it is not).
+func (e *Engine) verify(fp *Fingerprint, c *Entry) (j, cont float64, reason string) {
+	switch {
+	case c.Hash == fp.Hash:
+		return 1, 1, "exact"
+	case fp.Short() || len(c.Sig) < MinSpots:
+		// Too few spots for Jaccard to mean much: near-exact only.
+		j = spotsigs.Jaccard(fp.Signature, c.Sig)
+		if j >= ShortJaccard && len(fp.Signature) > 0 {
+			reason = "short"
+		}
+	default:
+		j = spotsigs.Jaccard(fp.Signature, c.Sig)
+		cont = spotsigs.Containment(fp.Signature, c.Sig)
+		switch {
+		case j >= e.opts.Jaccard:
+			reason = "jaccard"
+		case e.opts.Mode == Combined && e.opts.Containment > 0 && cont >= e.opts.Containment &&
+			min(len(fp.Signature), len(c.Sig)) >= MinContainmentSpots &&
+			(j >= MinContainmentJaccard || titleOverlap(fp.Title, c.Title) >= MinTitleOverlap):
+			reason = "containment"
+		}
+	}
+	return j, cont, reason
 }
 
 // decideSimhash is classic Simhash: the nearest centre within k.

@@ -308,6 +308,18 @@ func needJaccard(t float64, lx, ly int) int {
 	return a
 }
 
+// need is the least overlap a pair of token sets of lengths lx and ly must
+// have to reach either threshold.
+func (x *PrefixIndex) need(lx, ly int) int {
+	n := needJaccard(x.cfg.Jaccard, lx, ly)
+	if x.cfg.Containment > 0 {
+		if m := min(lx, ly); m >= x.cfg.MinContainment {
+			n = min(n, max(minShared(x.cfg.Containment, m), 1))
+		}
+	}
+	return n
+}
+
 // Candidates appends to buf the slots of indexed signatures that may reach
 // Jaccard ≥ cfg.Jaccard or containment ≥ cfg.Containment with sig, each
 // once, and returns them with the work done.
@@ -322,7 +334,10 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 	cont := x.cfg.Containment > 0
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	seen := make(map[uint32]struct{}, 64)
+	// acc counts, per signature met, the shared tokens met so far (PPJoin's
+	// A[y]); -1 marks a signature the positional filter ruled out.
+	acc := make(map[uint32]int32, 64)
+	var met []uint32
 	for i, t := range toks {
 		if i >= pj && !cont {
 			break
@@ -336,29 +351,36 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 		st.Probed++
 		st.Postings += len(list)
 		for _, p := range list {
-			if _, ok := seen[p.slot]; ok {
+			a, ok := acc[p.slot]
+			if a < 0 {
 				continue
 			}
-			seen[p.slot] = struct{}{}
-			if x.dead[p.slot] {
-				continue
+			if !ok {
+				if x.dead[p.slot] {
+					acc[p.slot] = -1
+					continue
+				}
+				met = append(met, p.slot)
 			}
 			ly := int(p.n)
 			if p.n == sat16 {
 				ly = int(x.lens[p.slot])
 			}
-			ub := min(lx-i, ly-int(p.pos))
-			ok := ub >= needJaccard(x.cfg.Jaccard, lx, ly)
-			if !ok && cont {
-				if m := min(lx, ly); m >= x.cfg.MinContainment && ub >= minShared(x.cfg.Containment, m) {
-					ok = true
-				}
-			}
-			if ok {
-				buf = append(buf, p.slot)
+			// Shared tokens so far, this one, and at most all tokens
+			// after it on the shorter remaining side.
+			ub := int(a) + 1 + min(lx-i-1, ly-int(p.pos)-1)
+			if ub >= x.need(lx, ly) {
+				acc[p.slot] = a + 1
+			} else {
+				acc[p.slot] = -1
 			}
 		}
 	}
-	st.Met = len(seen)
+	for _, s := range met {
+		if acc[s] > 0 {
+			buf = append(buf, s)
+		}
+	}
+	st.Met = len(met)
 	return buf, st
 }

@@ -1,0 +1,114 @@
+package dedup
+
+import (
+	"context"
+	"errors"
+)
+
+// RecallReport compares a candidate stage with exhaustive search on one
+// sequence of documents.
+type RecallReport struct {
+	Docs int
+	// Accepted counts the pairs (new document, indexed entry) that the
+	// judge (Engine.verify) accepts, found by comparing every new document
+	// with every indexed one (brute force).
+	Accepted int
+	// Missed counts the accepted pairs the engine's own candidate stage
+	// did not propose.
+	Missed int
+	// MissedExhaustive counts the accepted pairs MemoryIndex (Hamming
+	// tables plus the SpotSigs inverted index, the former default) did not
+	// propose.
+	MissedExhaustive int
+	// HammingOnly counts the accepted pairs that only MemoryIndex's Hamming
+	// tables proposed (its SpotSigs index did not): what the Simhash
+	// candidates add.
+	HammingOnly int
+	// Candidates and ExhaustiveCandidates are the candidates proposed in
+	// total by the engine's stage and by MemoryIndex.
+	Candidates, ExhaustiveCandidates int
+}
+
+// Recall is the share of accepted pairs the candidate stage proposed (1
+// when there were none).
+func (r RecallReport) Recall() float64 {
+	if r.Accepted == 0 {
+		return 1
+	}
+	return float64(r.Accepted-r.Missed) / float64(r.Accepted)
+}
+
+// CandidateRecall runs Single-Pass over docs in input order with options
+// opts, deciding with MemoryIndex candidates, and at every document checks
+// the candidate stage of an engine built with opts (PrefixIndex by
+// default) against brute force over everything indexed so far: both
+// indexes receive the same entries, so every document is compared with the
+// same indexed articles. It costs O(n²) verifications: dev sets only.
+func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Doc) (RecallReport, error) {
+	var r RecallReport
+	if opts.Exhaustive || opts.Mode == SimhashOnly {
+		return r, errors.New("dedup: candidate recall needs the default candidate stage")
+	}
+	eng, err := New(seg, opts)
+	if err != nil {
+		return r, err
+	}
+	opts.Exhaustive = true
+	ref, err := New(seg, opts)
+	if err != nil {
+		return r, err
+	}
+	q := Query{Hamming: ref.opts.Hamming, Jaccard: ref.opts.Jaccard, Containment: ref.opts.Containment}
+	var indexed []*Entry // everything indexed so far: the brute-force reference
+	for i, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		fp := ref.Fingerprint(d.Title, d.Text)
+		r.Docs++
+		if !fp.Empty() {
+			nq := q
+			nq.NoSimhash = true
+			spots := map[uint64]bool{}
+			for _, c := range ref.index.Candidates(fp, nq) {
+				spots[c.ID] = true
+			}
+			exh := map[uint64]bool{}
+			for _, c := range ref.index.Candidates(fp, q) {
+				exh[c.ID] = true
+			}
+			mine := map[uint64]bool{}
+			for _, c := range eng.index.Candidates(fp, q) {
+				mine[c.ID] = true
+			}
+			r.Candidates += len(mine)
+			r.ExhaustiveCandidates += len(exh)
+			for _, c := range indexed {
+				if _, _, reason := ref.verify(fp, c); reason == "" {
+					continue
+				}
+				r.Accepted++
+				if !mine[c.ID] {
+					r.Missed++
+				}
+				if !exh[c.ID] {
+					r.MissedExhaustive++
+				}
+				if exh[c.ID] && !spots[c.ID] {
+					r.HammingOnly++
+				}
+			}
+		}
+		v := ref.decideAndAdd(uint64(i), fp)
+		if !v.Duplicate {
+			eng.Add(uint64(i), uint64(i), fp)
+		} else {
+			eng.MergeClusters(v.Cluster, v.Merged)
+			eng.AddMember(uint64(i), v.Cluster, fp)
+		}
+		if !fp.Empty() && (!v.Duplicate || !opts.CentresOnly) {
+			indexed = append(indexed, &Entry{ID: uint64(i), Simhash: fp.Simhash, Sig: fp.Signature, Hash: fp.Hash, Title: fp.Title})
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,211 @@
+package dedup_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/internal/scalecorpus"
+)
+
+// The scale benchmarks measure one near-duplicate decision (Engine.Decide:
+// candidates and verification; the page's own fingerprinting excluded)
+// against an index of N articles. They need the fingerprints of a gen.py
+// corpus (../shared/bench/scale), computed once with
+// `newscrawl eval scale --fingerprints OUT` and named by the environment
+// variable NEWSCRAWL_SCALE_FP; without it they are skipped. Sizes beyond the
+// real corpus use synthetic signatures fitted on it (internal/scalecorpus);
+// NEWSCRAWL_SCALE_MAX (default 1000000) bounds the largest size.
+
+const scaleQueries = 2000
+
+var (
+	scaleOnce sync.Once
+	scaleFPs  []*dedup.Fingerprint
+	scaleErr  error
+)
+
+func scaleFingerprints(b *testing.B) []*dedup.Fingerprint {
+	path := os.Getenv("NEWSCRAWL_SCALE_FP")
+	if path == "" {
+		b.Skip("NEWSCRAWL_SCALE_FP is not set: no scale fingerprints (see scale_bench_test.go)")
+	}
+	scaleOnce.Do(func() {
+		f, err := os.Open(path)
+		if err != nil {
+			scaleErr = err
+			return
+		}
+		defer f.Close()
+		scaleErr = scalecorpus.Read(f, func(fp *dedup.Fingerprint) bool {
+			scaleFPs = append(scaleFPs, fp)
+			return true
+		})
+	})
+	if scaleErr != nil {
+		b.Fatal(scaleErr)
+	}
+	if len(scaleFPs) < 10000+scaleQueries {
+		b.Fatalf("%d fingerprints in %s, need at least %d", len(scaleFPs), path, 10000+scaleQueries)
+	}
+	return scaleFPs
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkDecideScale reports, per size and index, the median and p99
+// time of one decision (µs), candidates verified per decision, heap bytes
+// per indexed article and the time to index them.
+func BenchmarkDecideScale(b *testing.B) {
+	maxN := 1000000
+	if s := os.Getenv("NEWSCRAWL_SCALE_MAX"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatalf("NEWSCRAWL_SCALE_MAX: %v", err)
+		}
+		maxN = n
+	}
+	type size struct {
+		n          int
+		synthetic  bool
+		exhaustive bool
+	}
+	var sizes []size
+	for _, n := range []int{10000, 40000, 100000} {
+		sizes = append(sizes, size{n, false, false}, size{n, false, true})
+	}
+	for _, n := range []int{10000, 100000, 1000000, 10000000} {
+		sizes = append(sizes, size{n, true, false})
+	}
+	for _, sz := range sizes {
+		kind := "real"
+		if sz.synthetic {
+			kind = "synthetic"
+		}
+		idx := "prefix"
+		if sz.exhaustive {
+			idx = "exhaustive"
+		}
+		b.Run(fmt.Sprintf("%s-%s-%d", kind, idx, sz.n), func(b *testing.B) {
+			if sz.n > maxN {
+				b.Skipf("size %d above NEWSCRAWL_SCALE_MAX=%d", sz.n, maxN)
+			}
+			fps := scaleFingerprints(b)
+			if !sz.synthetic && sz.n+scaleQueries > len(fps) {
+				b.Skipf("%d real fingerprints, need %d", len(fps), sz.n+scaleQueries)
+			}
+			benchDecide(b, fps, sz.n, sz.synthetic, sz.exhaustive)
+		})
+	}
+}
+
+func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic, exhaustive bool) {
+	eng := testEngineB(b, dedup.Options{Exhaustive: exhaustive})
+	held := fps[len(fps)-scaleQueries:]
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	var model *scalecorpus.Model
+	if synthetic {
+		var err error
+		if model, err = scalecorpus.Fit(fps[:len(fps)-scaleQueries]); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("model: %s", model)
+	}
+	h0 := heapInUse()
+	t0 := time.Now()
+	var sample []*dedup.Fingerprint // indexed entries that near-duplicate queries copy
+	for i := range n {
+		fp := fps[i%len(fps)]
+		if synthetic {
+			fp = model.Synth(rng, i)
+		}
+		eng.Add(uint64(i+1), 0, fp)
+		if i%(n/200) == 0 {
+			sample = append(sample, fp)
+		}
+	}
+	build := time.Since(t0)
+	h1 := heapInUse()
+	perArticle := float64(h1-min(h0, h1)) / float64(n)
+	// Queries: fresh articles, and one in ten a reprint of an indexed one
+	// with 20 % of its spots changed.
+	queries := make([]*dedup.Fingerprint, scaleQueries)
+	for i := range queries {
+		switch {
+		case i%10 == 9 && synthetic:
+			queries[i] = model.NearDuplicate(rng, sample[rng.IntN(len(sample))], 0.2)
+		case i%10 == 9:
+			queries[i] = nearDupReal(rng, sample[rng.IntN(len(sample))], held[i])
+		case synthetic:
+			queries[i] = model.Synth(rng, n+i)
+		default:
+			queries[i] = held[i]
+		}
+	}
+	lat := make([]time.Duration, 0, scaleQueries)
+	cands, dups := 0, 0
+	i := 0
+	for b.Loop() {
+		q := queries[i%len(queries)]
+		t := time.Now()
+		v := eng.Decide(q)
+		el := time.Since(t)
+		if len(lat) < cap(lat) {
+			lat = append(lat, el)
+		}
+		cands += v.Candidates
+		if v.Duplicate {
+			dups++
+		}
+		i++
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "µs-p50")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "µs-p99")
+	b.ReportMetric(float64(cands)/float64(i), "cands/decision")
+	b.ReportMetric(float64(dups)/float64(i), "dup-share")
+	b.ReportMetric(perArticle, "heapB/article")
+	b.ReportMetric(build.Seconds(), "build-s")
+}
+
+// nearDupReal makes a reprint of a real indexed article: 20 % of its spots
+// replaced by spots of an unrelated real article.
+func nearDupReal(rng *rand.Rand, fp, other *dedup.Fingerprint) *dedup.Fingerprint {
+	out := *fp
+	out.Signature = slices.Clone(fp.Signature)
+	for i := range out.Signature {
+		if rng.Float64() < 0.2 && len(other.Signature) > 0 {
+			out.Signature[i] = other.Signature[rng.IntN(len(other.Signature))]
+		}
+	}
+	slices.Sort(out.Signature)
+	out.Hash[0] ^= 1
+	return &out
+}
+
+// segStub is a segmenter for engines that only receive fingerprints.
+type segStub struct{}
+
+func (segStub) Words(string) []string { return nil }
+func (segStub) IsStop(string) bool    { return false }
+
+func testEngineB(b *testing.B, opts dedup.Options) *dedup.Engine {
+	e, err := dedup.New(segStub{}, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
