@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -196,7 +197,9 @@ type PrefixIndex struct {
 	head  map[uint64][]posting // the first |y|−⌈θ|y|⌉+1 tokens (containment)
 	lens  []uint32
 	dead  []bool
+	bits  []uint64 // parity bitmap of each slot's token set, bitmapWords words a slot
 	live  int
+	pool  sync.Pool // *scratch
 	// postings counts stored postings (memory figure).
 	postings int
 }
@@ -255,6 +258,7 @@ func (x *PrefixIndex) Add(sig Signature) (uint32, error) {
 	n := len(toks)
 	x.lens = append(x.lens, uint32(n))
 	x.dead = append(x.dead, false)
+	x.bits = appendBitmap(x.bits, toks)
 	x.live++
 	pj := prefixLen(n, x.cfg.Jaccard)
 	ph := 0
@@ -292,6 +296,68 @@ type ProbeStats struct {
 	Probed   int // query tokens whose posting lists were read
 	Postings int // postings read
 	Met      int // distinct signatures met
+	Bitmap   int // signatures the bitmap filter dropped
+}
+
+// bitmapWords is the size of a slot's parity bitmap: 1,024 bits, which
+// keeps the bitmap bound close to the true overlap for signatures of a few
+// hundred spots (Sandes, Teodoro, Melo, "Bitmap filter: speeding up exact
+// set similarity joins with bitwise operations", Information Systems 2020).
+const bitmapWords = 16
+
+// appendBitmap appends the parity bitmap of a token set: each token
+// toggles one bit chosen by its key.
+func appendBitmap(dst []uint64, toks []Token) []uint64 {
+	n := len(dst)
+	dst = append(dst, make([]uint64, bitmapWords)...)
+	b := dst[n:]
+	for _, t := range toks {
+		h := mix64(t.Key()) % (64 * bitmapWords)
+		b[h/64] ^= 1 << (h % 64)
+	}
+	return dst
+}
+
+func xorCount(a, b []uint64) int {
+	n := 0
+	for i := range bitmapWords {
+		n += bits.OnesCount64(a[i] ^ b[i])
+	}
+	return n
+}
+
+const (
+	lowMask = 1<<32 - 1
+	pruned  = lowMask
+)
+
+// scratch is one query's dense per-slot state; the epoch tells this
+// query's entries from stale ones, so it is never cleared.
+type scratch struct {
+	epoch uint32
+	state []uint64
+	met   []uint32
+	qbits []uint64
+	needs []int32
+}
+
+// needTable bounds the per-query table of least overlaps by length.
+const needTable = 4096
+
+func (x *PrefixIndex) scratchFor() *scratch {
+	sc, _ := x.pool.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	sc.epoch++
+	if sc.epoch == 0 { // wrapped: stale entries could match
+		clear(sc.state)
+		sc.epoch = 1
+	}
+	if n := len(x.lens); len(sc.state) < n {
+		sc.state = append(sc.state, make([]uint64, n-len(sc.state)+n/4)...)
+	}
+	return sc
 }
 
 // needJaccard is the least overlap α with α/(lx+ly−α) ≥ t, computed as
@@ -334,10 +400,20 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 	cont := x.cfg.Containment > 0
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	// acc counts, per signature met, the shared tokens met so far (PPJoin's
-	// A[y]); -1 marks a signature the positional filter ruled out.
-	acc := make(map[uint32]int32, 64)
-	var met []uint32
+	// state holds, per slot met by this query, the query's epoch in the
+	// high half and PPJoin's A[y] (shared tokens met so far) in the low
+	// half, or pruned when the positional filter ruled the slot out.
+	sc := x.scratchFor()
+	defer x.pool.Put(sc)
+	ep := uint64(sc.epoch) << 32
+	state := sc.state
+	met := sc.met[:0]
+	// needs[ly] = x.need(lx, ly) for the lengths most signatures have.
+	needs := sc.needs[:0]
+	for ly := range min(4*lx+16, needTable) {
+		needs = append(needs, int32(x.need(lx, ly)))
+	}
+	sc.needs = needs
 	for i, t := range toks {
 		if i >= pj && !cont {
 			break
@@ -351,16 +427,18 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 		st.Probed++
 		st.Postings += len(list)
 		for _, p := range list {
-			a, ok := acc[p.slot]
-			if a < 0 {
-				continue
-			}
-			if !ok {
+			v := state[p.slot]
+			var a int
+			if v&^lowMask != ep {
 				if x.dead[p.slot] {
-					acc[p.slot] = -1
+					state[p.slot] = ep | pruned
 					continue
 				}
 				met = append(met, p.slot)
+			} else if v&lowMask == pruned {
+				continue
+			} else {
+				a = int(v & lowMask)
 			}
 			ly := int(p.n)
 			if p.n == sat16 {
@@ -368,19 +446,41 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 			}
 			// Shared tokens so far, this one, and at most all tokens
 			// after it on the shorter remaining side.
-			ub := int(a) + 1 + min(lx-i-1, ly-int(p.pos)-1)
-			if ub >= x.need(lx, ly) {
-				acc[p.slot] = a + 1
+			var need int
+			if ly < len(needs) {
+				need = int(needs[ly])
 			} else {
-				acc[p.slot] = -1
+				need = x.need(lx, ly)
+			}
+			if a+1+min(lx-i-1, ly-int(p.pos)-1) >= need {
+				state[p.slot] = ep | uint64(a+1)
+			} else {
+				state[p.slot] = ep | pruned
 			}
 		}
 	}
-	for _, s := range met {
-		if acc[s] > 0 {
-			buf = append(buf, s)
+	// Bitmap filter: the tokens of the symmetric difference of two sets
+	// toggle bits of the XOR of their parity bitmaps, so the overlap is at
+	// most (|x| + |y| − popcount(bx ⊕ by)) / 2.
+	qb := appendBitmap(sc.qbits[:0], toks)
+	for _, slot := range met {
+		if state[slot]&lowMask == pruned {
+			continue
 		}
+		ly := int(x.lens[slot])
+		need := 0
+		if ly < len(needs) {
+			need = int(needs[ly])
+		} else {
+			need = x.need(lx, ly)
+		}
+		if (lx+ly-xorCount(qb, x.bits[int(slot)*bitmapWords:]))/2 < need {
+			st.Bitmap++
+			continue
+		}
+		buf = append(buf, slot)
 	}
+	sc.met, sc.qbits = met, qb
 	st.Met = len(met)
 	return buf, st
 }
