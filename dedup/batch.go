@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"context"
+	"iter"
 	"runtime"
 	"sync"
 
@@ -11,6 +12,10 @@ import (
 // Doc is one document of a batch.
 type Doc struct{ Title, Text string }
 
+// StreamWindow is how many documents Stream fingerprints ahead of the
+// decisions: its memory besides the index.
+const StreamWindow = 1024
+
 // Batch clusters documents with Single-Pass in input order, as offline dedup and
 // the evaluation do: fingerprints are computed on every core, decisions are
 // taken one by one in order. Document ids in verdicts are input indexes; a
@@ -19,67 +24,102 @@ type Doc struct{ Title, Text string }
 // Engine.ClusterOf gives the final cluster once Batch returns. The engine
 // must not be used concurrently by anyone else.
 func (e *Engine) Batch(ctx context.Context, docs []Doc, fn func(i int, v Verdict) error) error {
+	return e.Stream(ctx, func(yield func(Doc, error) bool) {
+		for _, d := range docs {
+			if !yield(d, nil) {
+				return
+			}
+		}
+	}, fn)
+}
+
+// Stream is Batch over a sequence of unknown length: documents are read in
+// order, at most StreamWindow of them are held (being fingerprinted or
+// waiting for their decision), so memory does not depend on the number of
+// documents except through the index. An error from docs stops the stream
+// and is returned; so is an error from fn.
+func (e *Engine) Stream(ctx context.Context, docs iter.Seq2[Doc, error], fn func(i int, v Verdict) error) error {
 	if e.opts.Weighting == segment.TFIDF {
 		// TF-IDF weights depend on the documents added before: fingerprint
 		// each one in turn, or the result would depend on goroutine timing.
-		return e.batchInOrder(ctx, docs, fn)
+		i := 0
+		for d, err := range docs {
+			if err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(i, e.decideAndAdd(uint64(i), e.Fingerprint(d.Title, d.Text))); err != nil {
+				return err
+			}
+			i++
+		}
+		return nil
 	}
-	n := len(docs)
-	fps := make([]*Fingerprint, n)
-	ready := make([]chan struct{}, n)
-	for i := range ready {
-		ready[i] = make(chan struct{})
+	type job struct {
+		d  Doc
+		fp chan *Fingerprint
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := make(chan int, 256)
+	work := make(chan job)
+	order := make(chan job, StreamWindow)
 	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				fps[i] = e.Fingerprint(docs[i].Title, docs[i].Text)
-				close(ready[i])
+			for j := range work {
+				j.fp <- e.Fingerprint(j.d.Title, j.d.Text)
 			}
 		}()
 	}
+	var readErr error // written before order is closed
+	readerDone := make(chan struct{})
 	go func() {
-		defer close(next)
-		for i := 0; i < n; i++ {
+		defer close(readerDone)
+		defer close(order)
+		defer close(work)
+		for d, err := range docs {
+			if err != nil {
+				readErr = err
+				return
+			}
+			j := job{d: d, fp: make(chan *Fingerprint, 1)}
 			select {
-			case next <- i:
+			case order <- j: // bounds the documents held
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case work <- j:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	defer wg.Wait()
-	for i := 0; i < n; i++ {
+	defer func() {
+		cancel() // stops the reader when a decision fails
+		wg.Wait()
+		<-readerDone // docs is never read after Stream returns
+	}()
+	i := 0
+	for j := range order {
+		var fp *Fingerprint
 		select {
-		case <-ready[i]:
+		case fp = <-j.fp:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		v := e.decideAndAdd(uint64(i), fps[i])
-		fps[i] = nil
-		if err := fn(i, v); err != nil {
+		if err := fn(i, e.decideAndAdd(uint64(i), fp)); err != nil {
 			return err
 		}
+		i++
 	}
-	return nil
-}
-
-func (e *Engine) batchInOrder(ctx context.Context, docs []Doc, fn func(i int, v Verdict) error) error {
-	for i, d := range docs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := fn(i, e.decideAndAdd(uint64(i), e.Fingerprint(d.Title, d.Text))); err != nil {
-			return err
-		}
+	if readErr != nil {
+		return readErr
 	}
-	return nil
+	return ctx.Err()
 }
 
 // decideAndAdd decides document id and indexes it: as a new cluster, or
