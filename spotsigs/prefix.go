@@ -166,26 +166,34 @@ type PrefixConfig struct {
 	MinContainment int
 }
 
-// posting is one indexed token: the signature's slot, the token's position
-// in the signature's sorted tokens and the signature's length (both
-// saturated at 65535: a saturated position under-states, which only loosens
-// the positional filter; a saturated length is looked up).
-type posting struct {
-	slot uint32
-	pos  uint16
-	n    uint16
+// posting is one indexed token: the signature's slot in the high 24 bits
+// and the token's position in the signature's sorted tokens in the low 8
+// bits, saturated at 255 (an under-stated position only loosens the
+// positional filter).
+type posting uint32
+
+const (
+	posBits = 8
+	maxPos  = 1<<posBits - 1
+	// MaxPrefixSlots is the number of signatures a PrefixIndex can hold.
+	MaxPrefixSlots = 1<<(32-posBits) - 1
+)
+
+func newPosting(slot uint32, pos int) posting {
+	return posting(slot<<posBits | uint32(min(pos, maxPos)))
 }
 
-const sat16 = math.MaxUint16
+func (p posting) slot() uint32 { return uint32(p) >> posBits }
+func (p posting) pos() int      { return int(uint32(p) & maxPos) }
 
 // PrefixIndex proposes candidate signatures for Jaccard and containment
 // thresholds by prefix filtering over a fixed Order (see the comment at the
 // top of this file). It returns slots, which the caller verifies exactly.
 //
 // Memory: for a signature of n spots, about 0.65·n postings (τ = 0.35)
-// plus 0.2·n head postings (θ = 0.8), 8 bytes each, plus 4 bytes for its
-// length; the signature itself is not stored. Each distinct posting key
-// costs a map entry and a list.
+// plus 0.2·n head postings (θ = 0.8), 4 bytes each, 4 bytes for its length
+// and a 128-byte bitmap; the signature itself is not stored. Each distinct
+// posting key costs a map entry and a list.
 //
 // Remove hides a slot; its postings stay until the index is rebuilt.
 // A PrefixIndex is safe for concurrent use.
@@ -251,8 +259,8 @@ func (x *PrefixIndex) Add(sig Signature) (uint32, error) {
 	toks := x.order.Tokens(sig, nil)
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if len(x.lens) >= maxDocs {
-		return 0, errors.New("spotsigs: prefix index full (2^32-1 signatures)")
+	if len(x.lens) >= MaxPrefixSlots {
+		return 0, fmt.Errorf("spotsigs: prefix index full (%d signatures)", MaxPrefixSlots)
 	}
 	slot := uint32(len(x.lens))
 	n := len(toks)
@@ -265,9 +273,8 @@ func (x *PrefixIndex) Add(sig Signature) (uint32, error) {
 	if x.cfg.Containment > 0 && n >= x.cfg.MinContainment {
 		ph = prefixLen(n, x.cfg.Containment)
 	}
-	nn := uint16(min(n, sat16))
 	for i, t := range toks[:max(pj, ph)] {
-		p := posting{slot: slot, pos: uint16(min(i, sat16)), n: nn}
+		p := newPosting(slot, i)
 		k := t.Key()
 		if i < pj {
 			x.pre[k] = append(x.pre[k], p)
@@ -427,23 +434,21 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 		st.Probed++
 		st.Postings += len(list)
 		for _, p := range list {
-			v := state[p.slot]
+			slot := p.slot()
+			v := state[slot]
 			var a int
 			if v&^lowMask != ep {
-				if x.dead[p.slot] {
-					state[p.slot] = ep | pruned
+				if x.dead[slot] {
+					state[slot] = ep | pruned
 					continue
 				}
-				met = append(met, p.slot)
+				met = append(met, slot)
 			} else if v&lowMask == pruned {
 				continue
 			} else {
 				a = int(v & lowMask)
 			}
-			ly := int(p.n)
-			if p.n == sat16 {
-				ly = int(x.lens[p.slot])
-			}
+			ly := int(x.lens[slot])
 			// Shared tokens so far, this one, and at most all tokens
 			// after it on the shorter remaining side.
 			var need int
@@ -452,10 +457,10 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 			} else {
 				need = x.need(lx, ly)
 			}
-			if a+1+min(lx-i-1, ly-int(p.pos)-1) >= need {
-				state[p.slot] = ep | uint64(a+1)
+			if a+1+min(lx-i-1, ly-p.pos()-1) >= need {
+				state[slot] = ep | uint64(a+1)
 			} else {
-				state[p.slot] = ep | pruned
+				state[slot] = ep | pruned
 			}
 		}
 	}

@@ -84,6 +84,8 @@ func TestPrefixIndexCandidateGuarantee(t *testing.T) {
 		{"small vocabulary", 0.35, 0.8, 40, 300, 1, 60, []float64{0.1, 0.3}, true},
 		{"hash order", 0.5, 0.8, 3000, 300, 1, 120, []float64{0, 0.2, 0.4}, false},
 		{"no containment", 0.35, 0, 3000, 300, 1, 120, []float64{0, 0.2, 0.4}, true},
+		// Positions past 255 are saturated in postings.
+		{"long signatures", 0.35, 0.8, 20000, 150, 250, 700, []float64{0, 0.2, 0.4}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.vocab)))
