@@ -184,7 +184,7 @@ func newPosting(slot uint32, pos int) posting {
 }
 
 func (p posting) slot() uint32 { return uint32(p) >> posBits }
-func (p posting) pos() int      { return int(uint32(p) & maxPos) }
+func (p posting) pos() int     { return int(uint32(p) & maxPos) }
 
 // PrefixIndex proposes candidate signatures for Jaccard and containment
 // thresholds by prefix filtering over a fixed Order (see the comment at the
