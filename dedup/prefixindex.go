@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/newsdedup/newscrawl/spotsigs"
@@ -17,8 +18,6 @@ const (
 	// OrderMinDF: spots found in fewer of the learning signatures count as
 	// the rarest (frequency 0), which keeps the frozen table small.
 	OrderMinDF = 3
-	// maxSlots is the number of entries a PrefixIndex can hold.
-	maxSlots = 1<<32 - 1
 )
 
 // PrefixIndex is the default Index: a candidate stage whose cost does not
@@ -37,30 +36,69 @@ const (
 // (eval ... prints the comparison), so they were removed from the decision
 // path. Query.Hamming and Query.NoSimhash are ignored.
 //
-// In memory per entry: the signature (8 bytes a spot) and headline set in
-// shared arenas, id, cluster, Simhash and text hash, and about 0.85
-// postings a spot (8 bytes each). Removed entries are hidden and their
+// In memory per entry: the signature and headline set as 4-byte codes in
+// shared arenas (each distinct spot or bigram is stored once), id, cluster,
+// Simhash and text hash, about 0.85 postings a spot (4 bytes each) and a
+// 128-byte bitmap (spotsigs.PrefixIndex). Removed entries are hidden and their
 // memory is reclaimed at the next rebuild. It is safe for concurrent use.
 type PrefixIndex struct {
-	mu        sync.RWMutex
-	cfg       spotsigs.PrefixConfig
-	x         *spotsigs.PrefixIndex
-	built     int  // entries when x was built
-	frozen    bool // the order is final
-	ids       []uint64
-	clusters  []uint64
-	sims      []uint64
-	hashes    [][16]byte
-	sigOff    []uint64 // signature of slot s: sigs[sigOff[s]:sigOff[s+1]]
-	sigs      []uint64
-	titleOff  []uint64
-	titles    []uint64
+	mu       sync.RWMutex
+	cfg      spotsigs.PrefixConfig
+	x        *spotsigs.PrefixIndex
+	built    int  // entries when x was built
+	frozen   bool // the order is final
+	ids      []uint64
+	clusters []uint64
+	sims     []uint64
+	hashes   [][16]byte
+	// Signatures and headline sets are stored as dense codes of their
+	// 64-bit values (spots and bigrams recur across articles), in arenas:
+	// the signature of slot s is sigs[sigOff[s]:sigOff[s+1]].
+	spots     dict
+	bigrams   dict
+	sigOff    []uint32
+	sigs      []uint32
+	titleOff  []uint32
+	titles    []uint32
 	dead      []bool
 	live      int
 	byID      map[uint64]uint32
 	emptySigs map[[16]byte]uint32 // entries without spots, by text hash
 	merged    map[uint64]uint64
 	aliases   map[uint64][]uint64
+}
+
+// dict gives each distinct 64-bit value a dense 32-bit code.
+type dict struct {
+	code map[uint64]uint32
+	vals []uint64
+}
+
+func (d *dict) encode(dst []uint32, vs []uint64) []uint32 {
+	if d.code == nil {
+		d.code = map[uint64]uint32{}
+	}
+	for _, v := range vs {
+		c, ok := d.code[v]
+		if !ok {
+			c = uint32(len(d.vals))
+			d.code[v] = c
+			d.vals = append(d.vals, v)
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func (d *dict) decode(cs []uint32) []uint64 {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]uint64, len(cs))
+	for i, c := range cs {
+		out[i] = d.vals[c]
+	}
+	return out
 }
 
 // NewPrefixIndex returns an empty index guaranteeing candidates for
@@ -72,24 +110,28 @@ func NewPrefixIndex(tau, theta float64) (*PrefixIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
-	return &PrefixIndex{cfg: cfg, x: x, sigOff: []uint64{0}, titleOff: []uint64{0}, byID: map[uint64]uint32{},
+	return &PrefixIndex{cfg: cfg, x: x, sigOff: []uint32{0}, titleOff: []uint32{0}, byID: map[uint64]uint32{},
 		emptySigs: map[[16]byte]uint32{}, merged: map[uint64]uint64{}, aliases: map[uint64][]uint64{}}, nil
 }
 
 func (m *PrefixIndex) sig(s uint32) spotsigs.Signature {
-	return spotsigs.Signature(m.sigs[m.sigOff[s]:m.sigOff[s+1]:m.sigOff[s+1]])
+	return spotsigs.Signature(m.spots.decode(m.sigs[m.sigOff[s]:m.sigOff[s+1]]))
 }
 
 func (m *PrefixIndex) title(s uint32) []uint64 {
-	return m.titles[m.titleOff[s]:m.titleOff[s+1]:m.titleOff[s+1]]
+	return m.bigrams.decode(m.titles[m.titleOff[s]:m.titleOff[s+1]])
 }
 
 // Add implements Index.
 func (m *PrefixIndex) Add(e Entry) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.byID[e.ID]; ok || len(m.ids) >= maxSlots {
-		// Past 2^32-1 entries an entry is not indexed (as in MemoryIndex).
+	if _, ok := m.byID[e.ID]; ok {
+		return
+	}
+	if len(m.ids) >= spotsigs.MaxPrefixSlots || len(m.sigs)+len(e.Sig) > math.MaxUint32 || len(m.titles)+len(e.Title) > math.MaxUint32 {
+		// Past its limits an entry is not indexed, as a MemoryIndex
+		// past 2^32-1 signatures does not index it in SpotSigs.
 		return
 	}
 	slot := uint32(len(m.ids))
@@ -97,10 +139,10 @@ func (m *PrefixIndex) Add(e Entry) {
 	m.clusters = append(m.clusters, e.Cluster)
 	m.sims = append(m.sims, e.Simhash)
 	m.hashes = append(m.hashes, e.Hash)
-	m.sigs = append(m.sigs, e.Sig...)
-	m.sigOff = append(m.sigOff, uint64(len(m.sigs)))
-	m.titles = append(m.titles, e.Title...)
-	m.titleOff = append(m.titleOff, uint64(len(m.titles)))
+	m.sigs = m.spots.encode(m.sigs, e.Sig)
+	m.sigOff = append(m.sigOff, uint32(len(m.sigs)))
+	m.titles = m.bigrams.encode(m.titles, e.Title)
+	m.titleOff = append(m.titleOff, uint32(len(m.titles)))
 	m.dead = append(m.dead, false)
 	m.live++
 	m.byID[e.ID] = slot
@@ -138,7 +180,7 @@ func (m *PrefixIndex) rebuildLocked() {
 		if m.dead[s] {
 			sig = nil
 		}
-		_, _ = x.Add(sig) // n < maxSlots (see Add)
+		_, _ = x.Add(sig) // n < spotsigs.MaxPrefixSlots (see Add)
 		if m.dead[s] {
 			x.Remove(uint32(s))
 		}
@@ -159,7 +201,7 @@ func (m *PrefixIndex) Remove(id uint64) {
 	m.dead[s] = true
 	m.live--
 	m.x.Remove(s)
-	if m.emptySigs[m.hashes[s]] == s && len(m.sig(s)) == 0 {
+	if m.emptySigs[m.hashes[s]] == s && m.sigOff[s] == m.sigOff[s+1] {
 		delete(m.emptySigs, m.hashes[s])
 	}
 }
@@ -204,8 +246,7 @@ func (m *PrefixIndex) clusterOfLocked(c uint64) uint64 {
 	return c
 }
 
-// Candidates implements Index. Returned entries share the index's
-// signature and headline arrays: callers must not modify them.
+// Candidates implements Index.
 func (m *PrefixIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 	m.mu.RLock()
 	defer m.mu.RUnlock()

@@ -1,0 +1,94 @@
+package dedup
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/newsdedup/newscrawl/spotsigs"
+)
+
+func randSig(rng *rand.Rand, n int) spotsigs.Signature {
+	s := make(spotsigs.Signature, n)
+	for i := range s {
+		s[i] = uint64(rng.IntN(50000))
+	}
+	slices.Sort(s)
+	return s
+}
+
+func TestPrefixIndexEntries(t *testing.T) {
+	x, err := NewPrefixIndex(DefaultJaccard, DefaultContainment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	// More entries than OrderLearnStart, so the order is learned and the
+	// postings rebuilt on the way.
+	var entries []Entry
+	for i := range 3 * OrderLearnStart {
+		e := Entry{ID: uint64(1000 + i), Cluster: uint64(1000 + i), Simhash: rng.Uint64(), Sig: randSig(rng, 20+rng.IntN(100)),
+			Title: []uint64{rng.Uint64(), 7}}
+		e.Hash[0], e.Hash[1] = byte(i), byte(i>>8)
+		entries = append(entries, e)
+		x.Add(e)
+	}
+	x.Add(entries[5]) // a second Add of an id is ignored
+	if x.Len() != len(entries) {
+		t.Fatalf("Len %d, want %d", x.Len(), len(entries))
+	}
+	for _, tc := range []struct {
+		name string
+		e    Entry
+	}{
+		{"first", entries[0]},
+		{"before the first rebuild", entries[OrderLearnStart-2]},
+		{"after it", entries[len(entries)-1]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := x.Candidates(&Fingerprint{Signature: tc.e.Sig, Hash: tc.e.Hash}, Query{Jaccard: DefaultJaccard, Containment: DefaultContainment})
+			i := slices.IndexFunc(got, func(c *Entry) bool { return c.ID == tc.e.ID })
+			if i < 0 {
+				t.Fatalf("entry %d not among its own candidates (%d)", tc.e.ID, len(got))
+			}
+			c := got[i]
+			if c.Cluster != tc.e.Cluster || c.Simhash != tc.e.Simhash || c.Hash != tc.e.Hash ||
+				!slices.Equal(c.Sig, tc.e.Sig) || !slices.Equal(c.Title, tc.e.Title) {
+				t.Fatalf("entry came back changed:\n got %+v\nwant %+v", *c, tc.e)
+			}
+		})
+	}
+	// Merges re-point candidates' clusters; removed entries are not proposed.
+	x.MergeClusters(entries[1].Cluster, []uint64{entries[0].Cluster})
+	got := x.Candidates(&Fingerprint{Signature: entries[0].Sig}, Query{Jaccard: DefaultJaccard})
+	if i := slices.IndexFunc(got, func(c *Entry) bool { return c.ID == entries[0].ID }); i < 0 || got[i].Cluster != entries[1].Cluster {
+		t.Fatalf("merged entry: %+v", got)
+	}
+	if x.ClusterOf(entries[0].Cluster) != entries[1].Cluster {
+		t.Fatal("ClusterOf does not follow the merge")
+	}
+	x.Remove(entries[0].ID)
+	got = x.Candidates(&Fingerprint{Signature: entries[0].Sig}, Query{Jaccard: DefaultJaccard})
+	if slices.ContainsFunc(got, func(c *Entry) bool { return c.ID == entries[0].ID }) || x.Len() != len(entries)-1 {
+		t.Fatal("removed entry still proposed")
+	}
+}
+
+func TestPrefixIndexEmptySignature(t *testing.T) {
+	x, err := NewPrefixIndex(DefaultJaccard, DefaultContainment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := Entry{ID: 1, Cluster: 1, Hash: [16]byte{9}}
+	x.Add(e)
+	if got := x.Candidates(&Fingerprint{Hash: e.Hash, Words: 3}, Query{}); len(got) != 1 || got[0].ID != 1 {
+		t.Fatalf("same text without spots: %v", got)
+	}
+	if got := x.Candidates(&Fingerprint{Hash: [16]byte{8}, Words: 3}, Query{}); len(got) != 0 {
+		t.Fatalf("other text without spots: %v", got)
+	}
+	x.Remove(1)
+	if got := x.Candidates(&Fingerprint{Hash: e.Hash, Words: 3}, Query{}); len(got) != 0 {
+		t.Fatalf("removed: %v", got)
+	}
+}
