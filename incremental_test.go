@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsdedup/newscrawl/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
