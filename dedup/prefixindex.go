@@ -129,7 +129,7 @@ func (m *PrefixIndex) Add(e Entry) {
 	if _, ok := m.byID[e.ID]; ok {
 		return
 	}
-	if len(m.ids) >= spotsigs.MaxPrefixSlots || len(m.sigs)+len(e.Sig) > math.MaxUint32 || len(m.titles)+len(e.Title) > math.MaxUint32 {
+	if len(m.ids) >= spotsigs.MaxPrefixSlots || len(m.sigs)+len(e.Signature) > math.MaxUint32 || len(m.titles)+len(e.Title) > math.MaxUint32 {
 		// Past its limits an entry is not indexed, as a MemoryIndex
 		// past 2^32-1 signatures does not index it in SpotSigs.
 		return
@@ -139,14 +139,14 @@ func (m *PrefixIndex) Add(e Entry) {
 	m.clusters = append(m.clusters, e.Cluster)
 	m.sims = append(m.sims, e.Simhash)
 	m.hashes = append(m.hashes, e.Hash)
-	m.sigs = m.spots.encode(m.sigs, e.Sig)
+	m.sigs = m.spots.encode(m.sigs, e.Signature)
 	m.sigOff = append(m.sigOff, uint32(len(m.sigs)))
 	m.titles = m.bigrams.encode(m.titles, e.Title)
 	m.titleOff = append(m.titleOff, uint32(len(m.titles)))
 	m.dead = append(m.dead, false)
 	m.live++
 	m.byID[e.ID] = slot
-	if len(e.Sig) == 0 {
+	if len(e.Signature) == 0 {
 		if _, ok := m.emptySigs[e.Hash]; !ok && e.Hash != ([16]byte{}) {
 			m.emptySigs[e.Hash] = slot
 		}
@@ -261,7 +261,7 @@ func (m *PrefixIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 	out := make([]*Entry, 0, len(slots))
 	for _, s := range slots {
 		out = append(out, &Entry{ID: m.ids[s], Cluster: m.clusterOfLocked(m.clusters[s]), Simhash: m.sims[s],
-			Sig: m.sig(s), Hash: m.hashes[s], Title: m.title(s)})
+			Signature: m.sig(s), Hash: m.hashes[s], Title: m.title(s)})
 	}
 	return out
 }

@@ -27,7 +27,7 @@ func TestPrefixIndexEntries(t *testing.T) {
 	// postings rebuilt on the way.
 	var entries []Entry
 	for i := range 3 * OrderLearnStart {
-		e := Entry{ID: uint64(1000 + i), Cluster: uint64(1000 + i), Simhash: rng.Uint64(), Sig: randSig(rng, 20+rng.IntN(100)),
+		e := Entry{ID: uint64(1000 + i), Cluster: uint64(1000 + i), Simhash: rng.Uint64(), Signature: randSig(rng, 20+rng.IntN(100)),
 			Title: []uint64{rng.Uint64(), 7}}
 		e.Hash[0], e.Hash[1] = byte(i), byte(i>>8)
 		entries = append(entries, e)
@@ -46,21 +46,21 @@ func TestPrefixIndexEntries(t *testing.T) {
 		{"after it", entries[len(entries)-1]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := x.Candidates(&Fingerprint{Signature: tc.e.Sig, Hash: tc.e.Hash}, Query{Jaccard: DefaultJaccard, Containment: DefaultContainment})
+			got := x.Candidates(&Fingerprint{Signature: tc.e.Signature, Hash: tc.e.Hash}, Query{Jaccard: DefaultJaccard, Containment: DefaultContainment})
 			i := slices.IndexFunc(got, func(c *Entry) bool { return c.ID == tc.e.ID })
 			if i < 0 {
 				t.Fatalf("entry %d not among its own candidates (%d)", tc.e.ID, len(got))
 			}
 			c := got[i]
 			if c.Cluster != tc.e.Cluster || c.Simhash != tc.e.Simhash || c.Hash != tc.e.Hash ||
-				!slices.Equal(c.Sig, tc.e.Sig) || !slices.Equal(c.Title, tc.e.Title) {
+				!slices.Equal(c.Signature, tc.e.Signature) || !slices.Equal(c.Title, tc.e.Title) {
 				t.Fatalf("entry came back changed:\n got %+v\nwant %+v", *c, tc.e)
 			}
 		})
 	}
 	// Merges re-point candidates' clusters; removed entries are not proposed.
 	x.MergeClusters(entries[1].Cluster, []uint64{entries[0].Cluster})
-	got := x.Candidates(&Fingerprint{Signature: entries[0].Sig}, Query{Jaccard: DefaultJaccard})
+	got := x.Candidates(&Fingerprint{Signature: entries[0].Signature}, Query{Jaccard: DefaultJaccard})
 	if i := slices.IndexFunc(got, func(c *Entry) bool { return c.ID == entries[0].ID }); i < 0 || got[i].Cluster != entries[1].Cluster {
 		t.Fatalf("merged entry: %+v", got)
 	}
@@ -68,7 +68,7 @@ func TestPrefixIndexEntries(t *testing.T) {
 		t.Fatal("ClusterOf does not follow the merge")
 	}
 	x.Remove(entries[0].ID)
-	got = x.Candidates(&Fingerprint{Signature: entries[0].Sig}, Query{Jaccard: DefaultJaccard})
+	got = x.Candidates(&Fingerprint{Signature: entries[0].Signature}, Query{Jaccard: DefaultJaccard})
 	if slices.ContainsFunc(got, func(c *Entry) bool { return c.ID == entries[0].ID }) || x.Len() != len(entries)-1 {
 		t.Fatal("removed entry still proposed")
 	}

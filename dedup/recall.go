@@ -107,7 +107,7 @@ func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Do
 			eng.AddMember(uint64(i), v.Cluster, fp)
 		}
 		if !fp.Empty() && (!v.Duplicate || !opts.CentresOnly) {
-			indexed = append(indexed, &Entry{ID: uint64(i), Simhash: fp.Simhash, Sig: fp.Signature, Hash: fp.Hash, Title: fp.Title})
+			indexed = append(indexed, &Entry{ID: uint64(i), Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title})
 		}
 	}
 	return r, nil

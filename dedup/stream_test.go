@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/newsdedup/newscrawl/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture"
 )
 
 // seqOf yields docs, then err (when not nil), counting what was read.
