@@ -36,7 +36,7 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("dedup: %w", err)
 	}
 	defer stopProfile()
-	docs, err := readDedupInput(*in, stderr)
+	st, err := os.Stat(*in)
 	if err != nil {
 		return fmt.Errorf("dedup: %w", err)
 	}
@@ -45,23 +45,58 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "dedup: segmenter loaded in %.2fs; %d documents\n", time.Since(t0).Seconds(), len(docs))
+	fmt.Fprintf(stderr, "dedup: segmenter loaded in %.2fs\n", time.Since(t0).Seconds())
 	eng, err := dedup.New(seg, dedup.Options{Hamming: *ham, Jaccard: *jac})
 	if err != nil {
 		return usageError{err}
 	}
 	t1 := time.Now()
-	results, kept, dups, err := pipeline.Dedup(ctx, eng, docs)
-	if err != nil {
-		return fmt.Errorf("dedup: %w", err)
-	}
-	if err := writeDedupResults(*out, stdout, results); err != nil {
-		return fmt.Errorf("dedup: %w", err)
+	var n, kept, dups int
+	if st.IsDir() {
+		docs, err := readDedupInput(*in, stderr)
+		if err != nil {
+			return fmt.Errorf("dedup: %w", err)
+		}
+		var results []pipeline.OfflineResult
+		results, kept, dups, err = pipeline.Dedup(ctx, eng, docs)
+		if err != nil {
+			return fmt.Errorf("dedup: %w", err)
+		}
+		if err := writeDedupResults(*out, stdout, results); err != nil {
+			return fmt.Errorf("dedup: %w", err)
+		}
+		n = len(docs)
+	} else {
+		// JSONL input is streamed: memory does not grow with the input,
+		// except through the index.
+		w, closeOut, err := dedupOutput(*out, stdout)
+		if err != nil {
+			return fmt.Errorf("dedup: %w", err)
+		}
+		n, kept, dups, err = pipeline.DedupStream(ctx, eng, pipeline.StreamJSONL(*in), w, "")
+		if cerr := closeOut(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("dedup: %w", err)
+		}
 	}
 	el := time.Since(t1)
 	fmt.Fprintf(stderr, "dedup: %d documents in %.2fs (%.0f docs/s): %d kept, %d duplicates\n",
-		len(docs), el.Seconds(), float64(len(docs))/el.Seconds(), kept, dups)
+		n, el.Seconds(), float64(n)/el.Seconds(), kept, dups)
 	return nil
+}
+
+// dedupOutput opens the output file (stdout when out is empty).
+func dedupOutput(out string, stdout io.Writer) (io.Writer, func() error, error) {
+	if out == "" {
+		return stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
 }
 
 // readDedupInput reads a JSONL file or extracts a directory of HTML pages,

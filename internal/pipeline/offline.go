@@ -2,11 +2,16 @@ package pipeline
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,34 +44,53 @@ type OfflineResult struct {
 // ReadJSONL reads {"id","title","text"} lines; blank lines are skipped, a
 // line without an id is an error naming the line.
 func ReadJSONL(path string) ([]OfflineDoc, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var docs []OfflineDoc
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), maxJSONLLine)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
-		}
-		var d OfflineDoc
-		if err := json.Unmarshal(b, &d); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		if len(d.ID) == 0 || string(d.ID) == "null" {
-			return nil, fmt.Errorf("%s:%d: missing id", path, line)
+	for d, err := range StreamJSONL(path) {
+		if err != nil {
+			return nil, err
 		}
 		docs = append(docs, d)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
-	}
 	return docs, nil
+}
+
+// StreamJSONL yields the documents of a JSONL file one by one, as
+// ReadJSONL reads them, so that a caller holds only the current line; the
+// first error ends the sequence.
+func StreamJSONL(path string) iter.Seq2[OfflineDoc, error] {
+	return func(yield func(OfflineDoc, error) bool) {
+		f, err := os.Open(path)
+		if err != nil {
+			yield(OfflineDoc{}, err)
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), maxJSONLLine)
+		line := 0
+		for sc.Scan() {
+			line++
+			b := sc.Bytes()
+			if len(bytes.TrimSpace(b)) == 0 {
+				continue
+			}
+			var d OfflineDoc
+			if err := json.Unmarshal(b, &d); err != nil {
+				yield(OfflineDoc{}, fmt.Errorf("%s:%d: %w", path, line, err))
+				return
+			}
+			if len(d.ID) == 0 || string(d.ID) == "null" {
+				yield(OfflineDoc{}, fmt.Errorf("%s:%d: missing id", path, line))
+				return
+			}
+			if !yield(d, nil) {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			yield(OfflineDoc{}, fmt.Errorf("%s:%d: %w", path, line+1, err))
+		}
+	}
 }
 
 // ReadHTMLDir extracts every .html/.htm/.shtml/.xhtml file under dir (see
@@ -151,4 +175,196 @@ func Dedup(ctx context.Context, eng *dedup.Engine, docs []OfflineDoc) (results [
 		results[i].Cluster = docs[eng.ClusterOf(clusters[i])].ID
 	}
 	return results, kept, dups, nil
+}
+
+// DedupStream clusters docs with eng in input order (Single-Pass,
+// dedup.Engine.Stream) and writes one JSON line per document to w, in
+// input order. Clusters can merge later in the input (dedup.Verdict.Merged),
+// so verdicts first go to temporary files in tmpDir ("": the system's),
+// and the lines are written once every verdict is in, with the final
+// cluster. Memory does not grow with the number of documents, except
+// through the engine's index.
+func DedupStream(ctx context.Context, eng *dedup.Engine, docs iter.Seq2[OfflineDoc, error], w io.Writer, tmpDir string) (n, kept, dups int, err error) {
+	tmp, err := newVerdictSpool(tmpDir)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer tmp.close()
+	var idErr error
+	texts := func(yield func(dedup.Doc, error) bool) {
+		for d, err := range docs {
+			if err != nil {
+				yield(dedup.Doc{}, err)
+				return
+			}
+			if idErr = tmp.addID(d.ID); idErr != nil {
+				yield(dedup.Doc{}, idErr)
+				return
+			}
+			if !yield(dedup.Doc{Title: d.Title, Text: d.Text}, nil) {
+				return
+			}
+		}
+	}
+	err = eng.Stream(ctx, texts, func(i int, v dedup.Verdict) error {
+		n++
+		if v.Duplicate {
+			dups++
+		} else {
+			kept++
+		}
+		return tmp.addVerdict(uint64(i), v)
+	})
+	if err != nil {
+		return n, kept, dups, err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	err = tmp.replay(func(i uint64, v spooled) error {
+		r := OfflineResult{Kept: !v.dup, DupOf: json.RawMessage("null"), Reason: v.reason}
+		var err error
+		if r.ID, err = tmp.id(i); err != nil {
+			return err
+		}
+		if r.Cluster, err = tmp.id(eng.ClusterOf(v.cluster)); err != nil {
+			return err
+		}
+		if v.dup {
+			if r.DupOf, err = tmp.id(v.dupOf); err != nil {
+				return err
+			}
+			j, c := v.jaccard, v.containment
+			r.Jaccard, r.Containment = &j, &c
+		}
+		return enc.Encode(r)
+	})
+	if err != nil {
+		return n, kept, dups, err
+	}
+	return n, kept, dups, bw.Flush()
+}
+
+// verdictSpool keeps offline verdicts and document ids on disk: ids in one
+// file with their offsets (8 bytes each) in another, verdicts as fixed-size
+// records plus the reason.
+type verdictSpool struct {
+	ids, offs, verdicts *os.File
+	idw, offw, vw       *bufio.Writer
+	idPos               int64
+	buf                 []byte
+}
+
+type spooled struct {
+	dup                  bool
+	dupOf, cluster       uint64
+	jaccard, containment float64
+	reason               string
+}
+
+func newVerdictSpool(dir string) (*verdictSpool, error) {
+	s := &verdictSpool{}
+	for _, f := range []**os.File{&s.ids, &s.offs, &s.verdicts} {
+		tf, err := os.CreateTemp(dir, "newscrawl-dedup-*")
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		*f = tf
+	}
+	s.idw, s.offw, s.vw = bufio.NewWriterSize(s.ids, 1<<16), bufio.NewWriterSize(s.offs, 1<<16), bufio.NewWriterSize(s.verdicts, 1<<16)
+	return s, nil
+}
+
+func (s *verdictSpool) close() {
+	for _, f := range []*os.File{s.ids, s.offs, s.verdicts} {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+}
+
+func (s *verdictSpool) addID(id json.RawMessage) error {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(s.idPos))
+	if _, err := s.offw.Write(b[:]); err != nil {
+		return err
+	}
+	n, err := s.idw.Write(id)
+	s.idPos += int64(n)
+	return err
+}
+
+func (s *verdictSpool) addVerdict(i uint64, v dedup.Verdict) error {
+	cluster := i
+	if v.Duplicate {
+		cluster = v.Cluster
+	}
+	b := s.buf[:0]
+	if v.Duplicate {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.LittleEndian.AppendUint64(b, v.DupOf)
+	b = binary.LittleEndian.AppendUint64(b, cluster)
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Jaccard))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Containment))
+	reason := v.Reason[:min(len(v.Reason), 255)]
+	b = append(b, byte(len(reason)))
+	b = append(b, reason...)
+	s.buf = b
+	_, err := s.vw.Write(b)
+	return err
+}
+
+// id returns the id of document i (ReadAt on the spooled files).
+func (s *verdictSpool) id(i uint64) (json.RawMessage, error) {
+	var b [16]byte
+	n, err := s.offs.ReadAt(b[:], int64(i)*8)
+	if err != nil && !(errors.Is(err, io.EOF) && n >= 8) {
+		return nil, fmt.Errorf("spooled id %d: %w", i, err)
+	}
+	start, end := int64(binary.LittleEndian.Uint64(b[:8])), s.idPos
+	if n == 16 {
+		end = int64(binary.LittleEndian.Uint64(b[8:]))
+	}
+	id := make([]byte, end-start)
+	if _, err := s.ids.ReadAt(id, start); err != nil {
+		return nil, fmt.Errorf("spooled id %d: %w", i, err)
+	}
+	return id, nil
+}
+
+// replay flushes the spool and calls fn for every verdict in order.
+func (s *verdictSpool) replay(fn func(i uint64, v spooled) error) error {
+	for _, w := range []*bufio.Writer{s.idw, s.offw, s.vw} {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	if _, err := s.verdicts.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(s.verdicts, 1<<16)
+	var fixed [34]byte
+	for i := uint64(0); ; i++ {
+		if _, err := io.ReadFull(r, fixed[:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("spooled verdict %d: %w", i, err)
+		}
+		v := spooled{dup: fixed[0] == 1, dupOf: binary.LittleEndian.Uint64(fixed[1:]), cluster: binary.LittleEndian.Uint64(fixed[9:]),
+			jaccard: math.Float64frombits(binary.LittleEndian.Uint64(fixed[17:])), containment: math.Float64frombits(binary.LittleEndian.Uint64(fixed[25:]))}
+		reason := make([]byte, fixed[33])
+		if _, err := io.ReadFull(r, reason); err != nil {
+			return fmt.Errorf("spooled verdict %d: %w", i, err)
+		}
+		v.reason = string(reason)
+		if err := fn(i, v); err != nil {
+			return err
+		}
+	}
 }
