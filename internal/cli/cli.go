@@ -26,6 +26,7 @@ func commands() []command {
 		{"export", "write the store's decisions as JSON lines", cmdExport},
 		{"extract", "print the article extracted from a file or URL as JSON", cmdExtract},
 		{"dedup", "cluster a JSONL corpus or a directory of HTML pages offline", cmdDedup},
+		{"import", "bring a JSONL corpus into the store through the same dedup", cmdImport},
 		{"eval", "print quality and speed figures (eval help for the list)", cmdEval},
 		{"learn-antecedents", "learn SpotSigs antecedents from pages with a labelled text layer", cmdLearnAntecedents},
 		{"demo", "crawl a bundled fixture site offline and print the summary", cmdDemo},

@@ -1,0 +1,220 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"time"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
+)
+
+// ImportRecord is one line of an import file: url (the key), title, text,
+// and optionally site and published_at (RFC 3339).
+type ImportRecord struct {
+	URL         string    `json:"url"`
+	Title       string    `json:"title"`
+	Text        string    `json:"text"`
+	Site        string    `json:"site"`
+	PublishedAt time.Time `json:"published_at"`
+}
+
+// ImportSite is the site of imported records that name none.
+const ImportSite = "import"
+
+// StreamImport yields the records of a JSONL import file one by one. A
+// line that is not a JSON object of the known keys, or lacks url or text,
+// is an error naming the line; blank lines are skipped.
+func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
+	return func(yield func(ImportRecord, error) bool) {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), maxJSONLLine)
+		line := 0
+		for sc.Scan() {
+			line++
+			b := sc.Bytes()
+			if len(bytes.TrimSpace(b)) == 0 {
+				continue
+			}
+			var rec ImportRecord
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.DisallowUnknownFields()
+			err := dec.Decode(&rec)
+			switch {
+			case err != nil:
+				err = fmt.Errorf("%s:%d: %w", name, line, err)
+			case dec.More():
+				err = fmt.Errorf("%s:%d: more than one JSON value on the line", name, line)
+			case rec.URL == "":
+				err = fmt.Errorf("%s:%d: missing url", name, line)
+			case rec.Text == "":
+				err = fmt.Errorf("%s:%d: missing text", name, line)
+			}
+			if err != nil {
+				yield(ImportRecord{}, err)
+				return
+			}
+			if rec.Site == "" {
+				rec.Site = ImportSite
+			}
+			if !yield(rec, nil) {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			yield(ImportRecord{}, fmt.Errorf("%s:%d: %w", name, line+1, err))
+		}
+	}
+}
+
+// ImportStats counts an import's outcomes.
+type ImportStats struct {
+	Read, Stored, Duplicates, NotArticle, AlreadyDecided int
+	Elapsed                                              time.Duration
+	StartUp                                              time.Duration // segmenter and index rebuild
+	Indexed                                              int           // articles indexed at start-up
+}
+
+// ImportOptions configure Import.
+type ImportOptions struct {
+	Segmenter interface {
+		Words(string) []string
+		IsStop(string) bool
+	} // nil: NewSegmenter(cfg.Segment)
+	// Progress, when set, is called about every ProgressEvery (default 5 s).
+	Progress      func(s ImportStats)
+	ProgressEvery time.Duration
+	Now           func() time.Time
+}
+
+// Import brings records into the store of cfg through the same
+// near-duplicate decision as the crawl: each record is fingerprinted,
+// decided against everything stored before and committed as an article or
+// a duplicate. It holds the store's lock and records a run. A record whose
+// URL was decided before keeps its first verdict (counted in
+// AlreadyDecided).
+func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Seq2[ImportRecord, error], o ImportOptions) (ImportStats, error) {
+	start := time.Now()
+	var st ImportStats
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 5 * time.Second
+	}
+	store, err := sqlite.Open(ctx, cfg.Storage)
+	if err != nil {
+		return st, err
+	}
+	defer store.Close()
+	release, err := store.Lock(ctx, false)
+	if err != nil {
+		if errors.Is(err, storage.ErrLocked) {
+			return st, fmt.Errorf("%s: a crawl or import is running on this store: %w", cfg.Storage, err)
+		}
+		return st, fmt.Errorf("lock %s: %w", cfg.Storage, err)
+	}
+	defer release()
+	if err := CloseDeadRuns(ctx, store); err != nil {
+		return st, err
+	}
+	seg := o.Segmenter
+	if seg == nil {
+		s, err := NewSegmenter(cfg.Segment)
+		if err != nil {
+			return st, err
+		}
+		seg = s
+	}
+	eng, n, err := NewEngine(ctx, cfg, seg, store, o.Now())
+	if err != nil {
+		return st, err
+	}
+	st.Indexed, st.StartUp = n, time.Since(start)
+	proc, err := NewProcessor(cfg, store, eng, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return st, err
+	}
+	run, err := store.BeginRun(ctx, "import:"+source)
+	if err != nil {
+		return st, fmt.Errorf("begin run: %w", err)
+	}
+	t0, last := time.Now(), time.Now()
+	var runErr error
+	for rec, err := range recs {
+		if err != nil {
+			runErr = err
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			runErr = err
+			break
+		}
+		st.Read++
+		out, before, err := proc.importRecord(ctx, run.ID, rec, o.Now())
+		if err != nil {
+			runErr = fmt.Errorf("%s: %w", rec.URL, err)
+			break
+		}
+		switch {
+		case before:
+			st.AlreadyDecided++
+		case out == storage.OutcomeStored:
+			st.Stored++
+		case out == storage.OutcomeDuplicate:
+			st.Duplicates++
+		case out == storage.OutcomeNotArticle:
+			st.NotArticle++
+		}
+		if o.Progress != nil && time.Since(last) >= o.ProgressEvery {
+			last = time.Now()
+			st.Elapsed = time.Since(t0)
+			o.Progress(st)
+		}
+	}
+	st.Elapsed = time.Since(t0)
+	run.FinishedAt = time.Now()
+	run.Stats = storage.RunStats{Fetched: st.Read, Stored: st.Stored, Duplicates: st.Duplicates, NotArticle: st.NotArticle}
+	switch {
+	case errors.Is(runErr, context.Canceled):
+		run.Status = storage.RunInterrupted
+	case runErr != nil:
+		run.Status = storage.RunFailed
+	default:
+		run.Status = storage.RunCompleted
+	}
+	if err := store.FinishRun(context.WithoutCancel(ctx), run); err != nil && runErr == nil {
+		runErr = fmt.Errorf("finish run: %w", err)
+	}
+	return st, runErr
+}
+
+// importRecord fingerprints, decides and commits one record; a URL decided
+// before keeps its verdict.
+func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRecord, now time.Time) (out storage.Outcome, before bool, err error) {
+	if o, ok, err := p.store.Decided(ctx, rec.URL); err != nil {
+		return "", false, err
+	} else if ok {
+		return o, true, nil
+	}
+	page := storage.Page{URL: rec.URL, Site: rec.Site, RunID: runID, Status: 200, FetchedAt: now}
+	fp := p.engine.Fingerprint(rec.Title, rec.Text)
+	if fp.Empty() {
+		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
+		out, err = p.commit(ctx, &storage.Commit{Page: page})
+		return out, false, err
+	}
+	art := &extract.Article{Title: rec.Title, Text: rec.Text, PublishedAt: rec.PublishedAt}
+	out, err = p.decideAndCommit(ctx, page, art, fp)
+	return out, false, err
+}
+
