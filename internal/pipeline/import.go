@@ -217,4 +217,3 @@ func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRec
 	out, err = p.decideAndCommit(ctx, page, art, fp)
 	return out, false, err
 }
-

@@ -15,7 +15,7 @@ import (
 func TestStreamImport(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, wantErr string
-		want             int
+		want              int
 	}{
 		{"records and a blank line", "{\"url\":\"u1\",\"text\":\"t\"}\n\n{\"url\":\"u2\",\"title\":\"h\",\"text\":\"t\",\"site\":\"s\",\"published_at\":\"2026-11-01T08:00:00+08:00\"}\n", "", 2},
 		{"unknown key", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u2\",\"text\":\"t\",\"body\":\"x\"}\n", "in.jsonl:2: json: unknown field \"body\"", 1},
