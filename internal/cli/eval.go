@@ -23,6 +23,7 @@ func evalCommands() []command {
 		{"web", "crawl the reprint web (bench server), score the export with score.py", cmdEvalWeb},
 		{"throughput", "pages/s of the full pipeline vs a fetch-only run on the bench server", cmdEvalThroughput},
 		{"extract", "extraction quality tables (CWCED, ScrapingHub, snippets, reprint web)", cmdEvalExtract},
+		{"scale", "decision latency, memory, import rate and start-up from 10 k to 1 M stored articles (gen.py corpus)", cmdEvalScale},
 		{"crash", "kill -9 bench crawls at random moments, check the store against an uninterrupted crawl", cmdEvalCrash},
 	}
 }

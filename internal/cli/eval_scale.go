@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/newsdedup/newscrawl/internal/evalscale"
+)
+
+func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, shared := evalFlagSet("eval scale", stderr)
+	docs := fs.String("docs", "10000,100000,1000000", "comma-separated corpus sizes")
+	corpus := fs.String("corpus", "out/scale/scale.jsonl", "gen.py corpus (written with ../shared/bench/scale/gen.py when missing or short)")
+	queries := fs.Int("queries", evalscale.DefaultQueries, "held-out texts decided per size")
+	dir := fs.String("dir", "", "directory for the stores (default: a temporary one, removed afterwards)")
+	noStore := fs.Bool("no-store", false, "measure the engine only: no import, store size or start-up")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	var sizes []int
+	for _, s := range strings.Split(*docs, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return usagef("eval scale: --docs: %q is not a positive number", s)
+		}
+		sizes = append(sizes, n)
+	}
+	sh, err := sharedDir(*shared)
+	if err != nil {
+		sh = "" // an existing corpus is enough
+	}
+	t := time.Now()
+	seg, err := loadSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	segLoad := time.Since(t)
+	rep, err := evalscale.Run(ctx, evalscale.Config{Docs: sizes, Corpus: *corpus, Shared: sh, Queries: *queries, Dir: *dir,
+		NoStore: *noStore, Segmenter: seg, Status: stderr})
+	if err != nil {
+		return fmt.Errorf("eval scale: %w", err)
+	}
+	rep.WriteTable(stdout, segLoad)
+	return nil
+}
