@@ -115,7 +115,16 @@ func BenchmarkDecideScale(b *testing.B) {
 }
 
 func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic, exhaustive bool) {
-	eng := testEngineB(b, dedup.Options{Exhaustive: exhaustive})
+	opts := dedup.Options{Exhaustive: exhaustive}
+	var prefix *dedup.PrefixIndex
+	if !exhaustive {
+		var err error
+		if prefix, err = dedup.NewPrefixIndex(dedup.DefaultJaccard, dedup.DefaultContainment); err != nil {
+			b.Fatal(err)
+		}
+		opts.Index = prefix
+	}
+	eng := testEngineB(b, opts)
 	held := fps[len(fps)-scaleQueries:]
 	rng := rand.New(rand.NewPCG(uint64(n), 7))
 	var model *scalecorpus.Model
@@ -175,6 +184,16 @@ func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic, exhau
 		i++
 	}
 	slices.Sort(lat)
+	if prefix != nil {
+		var st spotsigs.ProbeStats
+		for _, q := range queries {
+			s := prefix.Probe(q)
+			st.Postings += s.Postings
+			st.Met += s.Met
+		}
+		b.ReportMetric(float64(st.Postings)/float64(len(queries)), "postings/decision")
+		b.ReportMetric(float64(st.Met)/float64(len(queries)), "met/decision")
+	}
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "µs-p50")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "µs-p99")
 	b.ReportMetric(float64(cands)/float64(i), "cands/decision")
