@@ -18,6 +18,7 @@ func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	queries := fs.Int("queries", evalscale.DefaultQueries, "held-out texts decided per size")
 	dir := fs.String("dir", "", "directory for the stores (default: a temporary one, removed afterwards)")
 	noStore := fs.Bool("no-store", false, "measure the engine only: no import, store size or start-up")
+	fpOut := fs.String("fingerprints", "", "only write the fingerprints of the corpus's texts to this file (for the Go benchmarks' NEWSCRAWL_SCALE_FP) and exit")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -39,6 +40,14 @@ func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	segLoad := time.Since(t)
+	if *fpOut != "" {
+		n, err := evalscale.WriteFingerprints(ctx, seg, *corpus, *fpOut)
+		if err != nil {
+			return fmt.Errorf("eval scale: %w", err)
+		}
+		fmt.Fprintf(stdout, "%d fingerprints of %s written to %s\n", n, *corpus, *fpOut)
+		return nil
+	}
 	rep, err := evalscale.Run(ctx, evalscale.Config{Docs: sizes, Corpus: *corpus, Shared: sh, Queries: *queries, Dir: *dir,
 		NoStore: *noStore, Segmenter: seg, Status: stderr})
 	if err != nil {

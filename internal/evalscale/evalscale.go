@@ -286,3 +286,31 @@ func (r *Report) WriteTable(w io.Writer, segmenterLoad time.Duration) {
 	}
 	fmt.Fprintf(w, "\nsegmenter load (added to every run's start-up): %.2f s\n", segmenterLoad.Seconds())
 }
+
+// WriteFingerprints writes the fingerprints of every text of corpus (with
+// the default engine options) to out, for the scale benchmarks.
+func WriteFingerprints(ctx context.Context, seg dedup.Segmenter, corpus, out string) (int, error) {
+	eng, err := dedup.New(seg, dedup.Options{})
+	if err != nil {
+		return 0, err
+	}
+	in, err := os.Open(corpus)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	f, err := os.Create(out)
+	if err != nil {
+		return 0, err
+	}
+	w, err := scalecorpus.NewWriter(f)
+	if err != nil {
+		f.Close()
+		return 0, err
+	}
+	n, err := scalecorpus.FingerprintTexts(ctx, eng, in, w, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
