@@ -277,15 +277,27 @@ func (x *PrefixIndex) Add(sig Signature) (uint32, error) {
 		p := newPosting(slot, i)
 		k := t.Key()
 		if i < pj {
-			x.pre[k] = append(x.pre[k], p)
+			x.pre[k] = appendPosting(x.pre[k], p)
 			x.postings++
 		}
 		if i < ph {
-			x.head[k] = append(x.head[k], p)
+			x.head[k] = appendPosting(x.head[k], p)
 			x.postings++
 		}
 	}
 	return slot, nil
+}
+
+// appendPosting appends p, growing l by a quarter (not by append's
+// doubling for short lists): most lists are short, and their spare
+// capacity would be a good part of the index's memory.
+func appendPosting(l []posting, p posting) []posting {
+	if len(l) == cap(l) {
+		nl := make([]posting, len(l), len(l)+len(l)/4+1)
+		copy(nl, l)
+		l = nl
+	}
+	return append(l, p)
 }
 
 // Remove hides slot from later queries.

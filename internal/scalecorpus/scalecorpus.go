@@ -5,7 +5,8 @@
 // sizes no text corpus is generated for (1 M, 10 M).
 //
 // Synthetic signatures follow a model fitted on real fingerprints: lengths
-// are drawn from the real length distribution; each spot is, with
+// are drawn from the real length distribution, headline bigrams from the
+// real ones; each spot is, with
 // probability pNew(n), a spot never seen before, and otherwise drawn from
 // the pool of real spot occurrences (so spot frequencies keep their real,
 // Zipf-like shape). pNew follows Heaps' law V(n) = K·n^β fitted on the real
@@ -132,6 +133,7 @@ func Read(r io.Reader, fn func(fp *dedup.Fingerprint) bool) error {
 // package comment).
 type Model struct {
 	pool  []uint64 // real spot occurrences
+	tpool []uint64 // real headline bigram occurrences
 	lens  []int    // real signature lengths
 	tlens []int    // real headline set sizes
 	n0    int      // corpus size pNew0 was measured at
@@ -164,6 +166,9 @@ func Fit(fps []*dedup.Fingerprint) (*Model, error) {
 		}
 		m.lens = append(m.lens, len(fp.Signature))
 		m.tlens = append(m.tlens, len(fp.Title))
+		if len(m.tpool) < maxPool {
+			m.tpool = append(m.tpool, fp.Title...)
+		}
 		for _, v := range fp.Signature {
 			if k%step == 0 {
 				m.pool = append(m.pool, v)
@@ -180,8 +185,8 @@ func Fit(fps []*dedup.Fingerprint) (*Model, error) {
 			}
 		}
 	}
-	if vHalf == 0 || occLate == 0 {
-		return nil, errors.New("scalecorpus: fingerprints without spots")
+	if vHalf == 0 || occLate == 0 || len(m.tpool) == 0 {
+		return nil, errors.New("scalecorpus: fingerprints without spots or headlines")
 	}
 	m.beta = math.Log(float64(len(seen))/float64(vHalf)) / math.Log(float64(len(fps))/float64(half))
 	m.pNew0 = float64(newLate) / float64(occLate)
@@ -216,9 +221,10 @@ func (m *Model) Synth(rng *rand.Rand, n int) *dedup.Fingerprint {
 	}
 	fp.Title = make([]uint64, m.tlens[rng.IntN(len(m.tlens))])
 	for i := range fp.Title {
-		fp.Title[i] = rng.Uint64()
+		fp.Title[i] = m.tpool[rng.IntN(len(m.tpool))]
 	}
 	slices.Sort(fp.Title)
+	fp.Title = slices.Compact(fp.Title)
 	return fp
 }
 
