@@ -24,6 +24,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/internal/cputime"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
 	"github.com/newsdedup/newscrawl/internal/scalecorpus"
 )
@@ -49,14 +50,16 @@ type Config struct {
 // Row is the figures of one size.
 type Row struct {
 	Docs                 int
-	P50, P99             time.Duration // per decision, fingerprinting excluded
+	P50, P99             time.Duration // CPU time per decision (thread clock), fingerprinting excluded
+	WallP50              time.Duration // wall time per decision
 	Candidates           float64       // candidates verified per decision
 	Duplicates           int           // held-out texts decided as duplicates
 	BytesPerArticle      float64       // heap growth of the engine per indexed article
-	IndexBuild           time.Duration // adding the fingerprints to the engine
+	IndexBuild           time.Duration // CPU time adding the fingerprints to the engine
 	ImportPerSec         float64       // import articles/s (0 with NoStore)
 	StoreBytes           int64         // SQLite files after the import
-	StartUp              time.Duration // a run's start-up over the store: segmenter + index rebuild
+	StartUp              time.Duration // wall time of a run's start-up over the store (index rebuild)
+	StartUpCPU           time.Duration // process CPU time of that start-up
 	FingerprintPerSecond float64
 }
 
@@ -176,8 +179,11 @@ func runSize(ctx context.Context, c Config, n int) (Row, error) {
 	}
 	fmt.Fprintf(c.Status, "%d: fingerprinting and indexing\n", n)
 	h0 := heap()
-	t0 := time.Now()
-	var fpTime time.Duration
+	// CPU times are read from the thread's clock: the figures must not
+	// depend on how loaded the machine is.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var fpTime, addTime time.Duration
 	i := 0
 	for t, err := range texts(c.Corpus, 0, n) {
 		if err != nil {
@@ -186,27 +192,28 @@ func runSize(ctx context.Context, c Config, n int) (Row, error) {
 		if err := ctx.Err(); err != nil {
 			return row, err
 		}
-		t1 := time.Now()
+		t1 := cputime.Thread()
 		fp := eng.Fingerprint(t.Title, t.Text)
-		fpTime += time.Since(t1)
+		t2 := cputime.Thread()
 		i++
 		eng.Add(uint64(i), 0, fp)
+		fpTime, addTime = fpTime+t2-t1, addTime+cputime.Thread()-t2
 	}
-	row.IndexBuild = time.Since(t0) - fpTime
+	row.IndexBuild = addTime
 	row.FingerprintPerSecond = float64(n) / fpTime.Seconds()
 	if h1 := heap(); h1 > h0 {
 		row.BytesPerArticle = float64(h1-h0) / float64(n)
 	}
-	var lat []time.Duration
+	var lat, wall []time.Duration
 	cands := 0
 	for t, err := range texts(c.Corpus, n, n+c.Queries) {
 		if err != nil {
 			return row, err
 		}
 		fp := eng.Fingerprint(t.Title, t.Text)
-		t1 := time.Now()
+		t1, c1 := time.Now(), cputime.Thread()
 		v := eng.Decide(fp)
-		lat = append(lat, time.Since(t1))
+		lat, wall = append(lat, cputime.Thread()-c1), append(wall, time.Since(t1))
 		cands += v.Candidates
 		if v.Duplicate {
 			row.Duplicates++
@@ -216,7 +223,8 @@ func runSize(ctx context.Context, c Config, n int) (Row, error) {
 		return row, errors.New("no held-out texts")
 	}
 	slices.Sort(lat)
-	row.P50, row.P99 = lat[len(lat)/2], lat[len(lat)*99/100]
+	slices.Sort(wall)
+	row.P50, row.P99, row.WallP50 = lat[len(lat)/2], lat[len(lat)*99/100], wall[len(wall)/2]
 	row.Candidates = float64(cands) / float64(len(lat))
 	eng = nil
 	if c.NoStore {
@@ -261,27 +269,29 @@ func importAndStart(ctx context.Context, c Config, n int, row Row) (Row, error) 
 	// Start-up of the next run: an import of nothing opens the store,
 	// takes the lock and rebuilds the index (the segmenter is loaded once
 	// by the caller and its load time is reported separately).
+	runtime.GC()
+	c0 := cputime.Process()
 	st, err = pipeline.Import(ctx, &cfg, "empty", func(func(pipeline.ImportRecord, error) bool) {}, pipeline.ImportOptions{Segmenter: c.Segmenter})
 	if err != nil {
 		return row, err
 	}
-	row.StartUp = st.StartUp
+	row.StartUp, row.StartUpCPU = st.StartUp, cputime.Process()-c0
 	return row, nil
 }
 
 // WriteTable prints the report as a Markdown table.
 func (r *Report) WriteTable(w io.Writer, segmenterLoad time.Duration) {
 	fmt.Fprintf(w, "\n## Scale: %s (gen.py texts), decisions on held-out texts\n\n", r.Corpus)
-	fmt.Fprintf(w, "| stored articles | decision p50 | p99 | candidates verified / decision | heap bytes / article | index build | import articles/s | store size | start-up (index rebuild) |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| stored articles | decision CPU p50 | CPU p99 | wall p50 | candidates verified / decision | heap bytes / article | index build (CPU) | import articles/s (wall) | store size | start-up wall (CPU) |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, row := range r.Rows {
 		imp, size, start := "-", "-", "-"
 		if row.ImportPerSec > 0 {
 			imp = fmt.Sprintf("%.0f", row.ImportPerSec)
 			size = fmt.Sprintf("%.0f MB", float64(row.StoreBytes)/1e6)
-			start = fmt.Sprintf("%.2f s", row.StartUp.Seconds())
+			start = fmt.Sprintf("%.2f s (%.2f s)", row.StartUp.Seconds(), row.StartUpCPU.Seconds())
 		}
-		fmt.Fprintf(w, "| %d | %.0f µs | %.0f µs | %.2f | %.0f | %.1f s | %s | %s | %s |\n", row.Docs,
-			float64(row.P50.Microseconds()), float64(row.P99.Microseconds()), row.Candidates, row.BytesPerArticle,
+		fmt.Fprintf(w, "| %d | %.0f µs | %.0f µs | %.0f µs | %.2f | %.0f | %.1f s | %s | %s | %s |\n", row.Docs,
+			float64(row.P50.Microseconds()), float64(row.P99.Microseconds()), float64(row.WallP50.Microseconds()), row.Candidates, row.BytesPerArticle,
 			row.IndexBuild.Seconds(), imp, size, start)
 	}
 	fmt.Fprintf(w, "\nsegmenter load (added to every run's start-up): %.2f s\n", segmenterLoad.Seconds())
