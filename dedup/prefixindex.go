@@ -9,9 +9,11 @@ import (
 )
 
 // Order learning of PrefixIndex: the global spot order is learned from the
-// first entries and re-learned (and the postings rebuilt) each time the
-// index doubles, from OrderLearnStart entries until OrderLearnMax entries;
-// from then on it is frozen for the life of the index.
+// first entries and re-learned (and the postings rebuilt, at the next
+// query) each time the index doubles, from OrderLearnStart entries until
+// OrderLearnMax entries; from then on it is frozen for the life of the
+// index. A bulk load (the start-up rebuild) builds once, at the first
+// query, with the order learned from its first OrderLearnMax entries.
 const (
 	OrderLearnStart = 1 << 10
 	OrderLearnMax   = 1 << 16
@@ -47,6 +49,10 @@ type PrefixIndex struct {
 	x        *spotsigs.PrefixIndex
 	built    int  // entries when x was built
 	frozen   bool // the order is final
+	// pending is set while entries added since the last build are not yet
+	// in x: a bulk load (start-up) adds everything first and builds once,
+	// at the first query.
+	pending bool
 	ids      []uint64
 	clusters []uint64
 	sims     []uint64
@@ -151,12 +157,29 @@ func (m *PrefixIndex) Add(e Entry) {
 			m.emptySigs[e.Hash] = slot
 		}
 	}
-	if !m.frozen && len(m.ids) >= OrderLearnStart && len(m.ids) >= 2*m.built {
-		m.rebuildLocked()
+	if m.pending || (!m.frozen && len(m.ids) >= OrderLearnStart && len(m.ids) >= 2*m.built) {
+		// Re-learn the order (or finish a bulk load) at the next query.
+		m.pending = true
 		return
 	}
 	// The slot limit above keeps x.Add from failing, so slots stay in step.
 	_, _ = m.x.Add(m.sig(slot))
+}
+
+// ensureBuilt builds the postings of entries added since the last build
+// (see pending); it takes the write lock only when there is work.
+func (m *PrefixIndex) ensureBuilt() {
+	m.mu.RLock()
+	p := m.pending
+	m.mu.RUnlock()
+	if !p {
+		return
+	}
+	m.mu.Lock()
+	if m.pending {
+		m.rebuildLocked()
+	}
+	m.mu.Unlock()
 }
 
 // rebuildLocked learns the order from every entry so far (freezing it once
@@ -185,8 +208,8 @@ func (m *PrefixIndex) rebuildLocked() {
 			x.Remove(uint32(s))
 		}
 	}
-	m.x, m.built = x, n
-	m.frozen = n >= OrderLearnMax
+	m.x, m.built, m.pending = x, n, false
+	m.frozen = m.frozen || n >= OrderLearnMax
 }
 
 // Remove implements Index.
@@ -248,6 +271,7 @@ func (m *PrefixIndex) clusterOfLocked(c uint64) uint64 {
 
 // Candidates implements Index.
 func (m *PrefixIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
+	m.ensureBuilt()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var slots []uint32
@@ -268,6 +292,7 @@ func (m *PrefixIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 
 // Probe returns the prefix filter's work for fp (benchmarks and eval).
 func (m *PrefixIndex) Probe(fp *Fingerprint) spotsigs.ProbeStats {
+	m.ensureBuilt()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	_, st := m.x.Candidates(fp.Signature, nil)

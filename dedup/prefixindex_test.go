@@ -32,6 +32,14 @@ func TestPrefixIndexEntries(t *testing.T) {
 		e.Hash[0], e.Hash[1] = byte(i), byte(i>>8)
 		entries = append(entries, e)
 		x.Add(e)
+		if i%500 == 0 && i < 2*OrderLearnStart {
+			// Queries between additions build the postings in steps
+			// (rebuilt at each doubling); the last third is a bulk load,
+			// built at the first query below.
+			if got := x.Candidates(&Fingerprint{Signature: e.Signature}, Query{}); !slices.ContainsFunc(got, func(c *Entry) bool { return c.ID == e.ID }) {
+				t.Fatalf("entry %d not found right after its addition", e.ID)
+			}
+		}
 	}
 	x.Add(entries[5]) // a second Add of an id is ignored
 	if x.Len() != len(entries) {
