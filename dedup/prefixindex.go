@@ -44,15 +44,15 @@ const (
 // 128-byte bitmap (spotsigs.PrefixIndex). Removed entries are hidden and their
 // memory is reclaimed at the next rebuild. It is safe for concurrent use.
 type PrefixIndex struct {
-	mu       sync.RWMutex
-	cfg      spotsigs.PrefixConfig
-	x        *spotsigs.PrefixIndex
-	built    int  // entries when x was built
-	frozen   bool // the order is final
+	mu     sync.RWMutex
+	cfg    spotsigs.PrefixConfig
+	x      *spotsigs.PrefixIndex
+	built  int  // entries when x was built
+	frozen bool // the order is final
 	// pending is set while entries added since the last build are not yet
 	// in x: a bulk load (start-up) adds everything first and builds once,
 	// at the first query.
-	pending bool
+	pending  bool
 	ids      []uint64
 	clusters []uint64
 	sims     []uint64
