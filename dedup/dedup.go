@@ -3,10 +3,14 @@
 //
 // The method combines three published pieces:
 //
-//   - Candidates from a 64-bit Simhash (Charikar 2002) looked up in a Hamming
-//     index within distance k (Manku, Jain, Das Sarma 2007), and from a
-//     SpotSigs inverted index (Theobald, Siddharth, Paepcke 2008; Chinese
-//     antecedents after Li Yan et al. 2017).
+//   - SpotSigs signatures (Theobald, Siddharth, Paepcke 2008; Chinese
+//     antecedents after Li Yan et al. 2017), whose candidates come from
+//     prefix filtering over a frozen global spot order with positional and
+//     bitmap filters (PrefixIndex: AllPairs/PPJoin, Xiao et al. 2008;
+//     Sandes et al. 2020), exact for the Jaccard threshold. A 64-bit
+//     Simhash (Charikar 2002) is computed and reported; Manku, Jain and
+//     Das Sarma (2007)'s Hamming index (MemoryIndex) serves the
+//     simhash-only evaluation method and the exhaustive reference.
 //   - Verification of every candidate by the multiset Jaccard similarity of
 //     the SpotSigs signatures, and by their containment for briefs cut from a
 //     longer story (Broder 1997's resemblance vs containment).
@@ -166,7 +170,7 @@ type Mode int
 
 // Decision methods.
 const (
-	// Combined: candidates from the Hamming index and the SpotSigs index,
+	// Combined: SpotSigs candidates (and, with MemoryIndex, Hamming ones)
 	// verified by SpotSigs Jaccard or containment (the default).
 	Combined Mode = iota
 	// SimhashOnly: classic Simhash, a duplicate when the Hamming distance to
@@ -260,9 +264,9 @@ type Entry struct {
 	Title     []uint64 // TitleSet of the headline
 }
 
-// Index finds candidate near-duplicates among indexed entries. MemoryIndex
-// is the in-process implementation; a shared index (Redis) implements the
-// same interface.
+// Index finds candidate near-duplicates among indexed entries. PrefixIndex
+// (the default) and MemoryIndex are in-process implementations; a shared
+// index (Redis) implements the same interface.
 type Index interface {
 	Add(e Entry)
 	Remove(id uint64)
@@ -297,8 +301,8 @@ type Engine struct {
 	df    *docFreq
 }
 
-// New returns an engine over opts.Index, or over an empty MemoryIndex when
-// opts.Index is nil.
+// New returns an engine over opts.Index, or, when opts.Index is nil, over
+// an empty PrefixIndex (MemoryIndex with opts.Exhaustive or SimhashOnly).
 func New(seg Segmenter, opts Options) (*Engine, error) {
 	if seg == nil {
 		return nil, errors.New("dedup: nil segmenter")
