@@ -270,9 +270,10 @@ type Entry struct {
 type Index interface {
 	Add(e Entry)
 	Remove(id uint64)
-	// Candidates returns entries whose Simhash is within k of fp's (unless
-	// disabled), entries whose signature may reach Jaccard tau, and entries
-	// that share enough spots for containment, each at most once.
+	// Candidates returns entries whose signature may reach Jaccard tau,
+	// entries that share enough spots for containment, and (indexes with
+	// a Hamming table, unless disabled) entries whose Simhash is within k
+	// of fp's, each at most once.
 	// Candidates report each entry's current cluster (after merges).
 	Candidates(fp *Fingerprint, q Query) []*Entry
 	// MergeClusters makes every entry of the clusters in from a member of
