@@ -109,3 +109,25 @@ func quote(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// FuzzStreamImport: any input yields records with a url and a text, or
+// stops at an error naming a line; it never panics.
+func FuzzStreamImport(f *testing.F) {
+	f.Add("{\"url\":\"u\",\"text\":\"t\"}\n")
+	f.Add("{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"2026-01-02T03:04:05Z\",\"site\":\"s\",\"title\":\"h\"}\n\n{\"url\":1}\n")
+	f.Add("{\"url\":\"u\",\"text\":\"t\"} {\"x\":1}\n")
+	f.Add("\xff\xfe{}\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		for rec, err := range StreamImport(strings.NewReader(in), "in.jsonl") {
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "in.jsonl:") {
+					t.Fatalf("error without a line: %v", err)
+				}
+				break
+			}
+			if rec.URL == "" || rec.Text == "" || rec.Site == "" {
+				t.Fatalf("record without url, text or site: %+v", rec)
+			}
+		}
+	})
+}

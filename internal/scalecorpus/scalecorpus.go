@@ -107,8 +107,13 @@ func Read(r io.Reader, fn func(fp *dedup.Fingerprint) bool) error {
 		if ns > maxLen || nt > maxLen {
 			return fmt.Errorf("scalecorpus: record %d: %d spots, %d headline bigrams: corrupt file", n, ns, nt)
 		}
-		body := make([]byte, 8*(int(ns)+int(nt)))
-		if _, err := io.ReadFull(br, body); err != nil {
+		// Read what is there rather than allocating what the record claims.
+		want := 8 * (int(ns) + int(nt))
+		body, err := io.ReadAll(io.LimitReader(br, int64(want)))
+		if err == nil && len(body) < want {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
 			return fmt.Errorf("scalecorpus: record %d: %w", n, err)
 		}
 		if ns > 0 {

@@ -107,3 +107,25 @@ func TestReadTexts(t *testing.T) {
 		t.Fatalf("%d texts, error %v", n, err)
 	}
 }
+
+// FuzzRead: a corrupt fingerprint file is an error, never a panic or a
+// huge allocation.
+func FuzzRead(f *testing.F) {
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf)
+	w.Write(randomFP(rand.New(rand.NewPCG(1, 1)), 5))
+	w.Flush()
+	f.Add(buf.Bytes())
+	f.Add([]byte(magic))
+	f.Add(append([]byte(magic), make([]byte, 36)...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := 0
+		err := Read(bytes.NewReader(data), func(fp *dedup.Fingerprint) bool {
+			n++
+			return n < 1000
+		})
+		if err == nil && !bytes.HasPrefix(data, []byte(magic)) {
+			t.Fatal("a file without the magic was accepted")
+		}
+	})
+}
