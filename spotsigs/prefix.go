@@ -203,9 +203,8 @@ type PrefixIndex struct {
 	order *Order
 	pre   map[uint64][]posting // the first |y|−⌈τ|y|⌉+1 tokens of each signature
 	head  map[uint64][]posting // the first |y|−⌈θ|y|⌉+1 tokens (containment)
-	lens  []uint32
-	dead  []bool
-	bits  []uint64 // parity bitmap of each slot's token set, bitmapWords words a slot
+	lens  []uint32             // token count of each slot; deadBit marks a removed slot
+	bits  []uint64             // parity bitmap of each slot's token set, bitmapWords words a slot
 	live  int
 	pool  sync.Pool // *scratch
 	// postings counts stored postings (memory figure).
@@ -264,8 +263,10 @@ func (x *PrefixIndex) Add(sig Signature) (uint32, error) {
 	}
 	slot := uint32(len(x.lens))
 	n := len(toks)
+	if n >= deadBit {
+		return 0, fmt.Errorf("spotsigs: signature of %d spots is too long for a prefix index", n)
+	}
 	x.lens = append(x.lens, uint32(n))
-	x.dead = append(x.dead, false)
 	x.bits = appendBitmap(x.bits, toks)
 	x.live++
 	pj := prefixLen(n, x.cfg.Jaccard)
@@ -304,8 +305,8 @@ func appendPosting(l []posting, p posting) []posting {
 func (x *PrefixIndex) Remove(slot uint32) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if int(slot) < len(x.dead) && !x.dead[slot] {
-		x.dead[slot] = true
+	if int(slot) < len(x.lens) && x.lens[slot]&deadBit == 0 {
+		x.lens[slot] |= deadBit
 		x.live--
 	}
 }
@@ -344,6 +345,9 @@ func xorCount(a, b []uint64) int {
 	}
 	return n
 }
+
+// deadBit marks a removed slot in PrefixIndex.lens.
+const deadBit = 1 << 31
 
 const (
 	lowMask = 1<<32 - 1
@@ -448,9 +452,10 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 		for _, p := range list {
 			slot := p.slot()
 			v := state[slot]
+			ln := x.lens[slot]
 			var a int
 			if v&^lowMask != ep {
-				if x.dead[slot] {
+				if ln&deadBit != 0 {
 					state[slot] = ep | pruned
 					continue
 				}
@@ -460,7 +465,7 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 			} else {
 				a = int(v & lowMask)
 			}
-			ly := int(x.lens[slot])
+			ly := int(ln &^ deadBit)
 			// Shared tokens so far, this one, and at most all tokens
 			// after it on the shorter remaining side.
 			var need int
@@ -484,7 +489,7 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 		if state[slot]&lowMask == pruned {
 			continue
 		}
-		ly := int(x.lens[slot])
+		ly := int(x.lens[slot] &^ deadBit)
 		need := 0
 		if ly < len(needs) {
 			need = int(needs[ly])
