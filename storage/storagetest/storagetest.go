@@ -25,9 +25,29 @@ import (
 // to return after the holder released it. SQLite polls every 200 ms.
 const lockWaitLimit = 5 * time.Second
 
+// Option changes what the suite expects of a backend.
+type Option func(*options)
+
+type options struct {
+	sharedLock bool
+}
+
+// SharedLock declares a store whose Lock admits several crawls at once
+// (storage/postgres): the suite then checks that a second Lock succeeds
+// while the first is held, instead of expecting ErrLocked.
+func SharedLock() Option { return func(o *options) { o.sharedLock = true } }
+
 // Run runs the conformance suite. open must return a new, empty store for
 // each call and arrange (with t.Cleanup) for it to be closed.
-func Run(t *testing.T, open func(t *testing.T) storage.Store) {
+func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	lock := testLock
+	if o.sharedLock {
+		lock = testSharedLock
+	}
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, s storage.Store)
@@ -49,7 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"DocFreqsMany", testDocFreqsMany},
 		{"Frontier", testFrontier},
 		{"FrontierSkipsDecided", testFrontierSkipsDecided},
-		{"Lock", testLock},
+		{"Lock", lock},
 		{"Check", testCheck},
 		{"CanceledContext", testCanceled},
 		{"Concurrent", testConcurrent},
@@ -1145,6 +1165,41 @@ func testLock(t *testing.T, s storage.Store) {
 	}
 	if err := r.release(); err != nil {
 		t.Fatal(err)
+	}
+	again, err := s.Lock(ctx, false)
+	if err != nil {
+		t.Fatalf("Lock after release = %v", err)
+	}
+	if err := again(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testSharedLock: several holders at once, a canceled context still fails,
+// releases are idempotent.
+func testSharedLock(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	first, err := s.Lock(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Lock(ctx, false)
+	if err != nil {
+		t.Fatalf("second Lock(wait=false) of a shared lock = %v, want nil", err)
+	}
+	third, err := s.Lock(ctx, true)
+	if err != nil {
+		t.Fatalf("Lock(wait=true) of a shared lock = %v, want nil", err)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.Lock(canceled, true); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lock(wait=true) with canceled ctx = %v, want Canceled", err)
+	}
+	for i, release := range []func() error{first, second, third, first} { // first twice: idempotent
+		if err := release(); err != nil {
+			t.Fatalf("release %d: %v", i, err)
+		}
 	}
 	again, err := s.Lock(ctx, false)
 	if err != nil {
