@@ -68,7 +68,7 @@ func helperProcess(u string) int {
 
 // serverURL returns the test server's URL; without one the test skips, or
 // fails when CI is set.
-func serverURL(t *testing.T) string {
+func serverURL(t testing.TB) string {
 	t.Helper()
 	u := os.Getenv(envURL)
 	if u == "" {
@@ -83,7 +83,7 @@ func serverURL(t *testing.T) string {
 
 // freshSchema creates an empty schema on the test server, dropped at the
 // end of the test, and returns a URL whose search_path selects it.
-func freshSchema(t *testing.T) (schemaURL, schema string) {
+func freshSchema(t testing.TB) (schemaURL, schema string) {
 	t.Helper()
 	base := serverURL(t)
 	ctx := context.Background()
@@ -103,7 +103,7 @@ func freshSchema(t *testing.T) (schemaURL, schema string) {
 	return withSearchPath(t, base, schema), schema
 }
 
-func withSearchPath(t *testing.T, base, schema string) string {
+func withSearchPath(t testing.TB, base, schema string) string {
 	t.Helper()
 	if !strings.HasPrefix(base, "postgres://") && !strings.HasPrefix(base, "postgresql://") {
 		return base + " search_path=" + schema
@@ -120,7 +120,7 @@ func withSearchPath(t *testing.T, base, schema string) string {
 
 // adminConn is a plain connection for setting up and inspecting schemas
 // behind the store's back.
-func adminConn(t *testing.T, u string) *pgx.Conn {
+func adminConn(t testing.TB, u string) *pgx.Conn {
 	t.Helper()
 	c, err := pgx.Connect(context.Background(), u)
 	if err != nil {
@@ -130,7 +130,7 @@ func adminConn(t *testing.T, u string) *pgx.Conn {
 	return c
 }
 
-func openStore(t *testing.T, u string) *postgres.Store {
+func openStore(t testing.TB, u string) *postgres.Store {
 	t.Helper()
 	s, err := postgres.Open(context.Background(), u)
 	if err != nil {
