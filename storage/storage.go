@@ -6,10 +6,10 @@
 // This package holds only the records, the interfaces and the errors. The
 // Store interface is the seam between the pipeline and a backend; each
 // implementation is its own subpackage: storage/sqlite (the embedded
-// default) and storage/memory (in memory, for tests). A shared deployment
-// (PostgreSQL for articles, Redis for frontier and fingerprints) adds a
-// sibling implementing the same interfaces; every implementation must pass
-// the conformance suite in storage/storagetest.
+// default), storage/memory (in memory, for tests) and storage/postgres (one
+// corpus shared by several crawler processes); storage/redisfrontier is a
+// Frontier shared through Redis. Every implementation must pass the
+// conformance suite in storage/storagetest.
 //
 // Commit is idempotent and keyed by URL: committing a URL that is already
 // decided is a no-op that reports ErrAlreadyDecided. Together with the rule
@@ -243,10 +243,13 @@ type Store interface {
 	// stored articles. The engine loads them once at start-up.
 	DocFreqs(ctx context.Context, fn func(term string, df int) error) (docs int, err error)
 
-	// Lock takes the store's run lock, so that two crawls never write one
-	// store at once. With wait=false it returns ErrLocked at once when
-	// another process holds it; with wait=true it blocks until the lock is
-	// free or ctx ends. release frees the lock.
+	// Lock takes the store's run lock. A single-writer store (SQLite)
+	// makes it exclusive, so that two crawls never write one store at
+	// once; a store written by several processes (storage/postgres) makes
+	// it shared among crawls and exclusive only against its schema
+	// migrations. With wait=false it returns ErrLocked at once when a
+	// conflicting holder has it; with wait=true it blocks until the lock
+	// is free or ctx ends. release frees the lock.
 	Lock(ctx context.Context, wait bool) (release func() error, err error)
 
 	// Check verifies internal consistency (SQLite: integrity_check plus

@@ -34,6 +34,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -257,28 +258,15 @@ func fromNull(n *int64) time.Time {
 	return time.Unix(0, *n).UTC()
 }
 
-// Storable time range, the same as package storage's (Unix nanoseconds in
-// an int64, whole years inside it).
-var (
-	minStoreTime = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
-	maxStoreTime = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC) // exclusive
-)
-
-func checkTime(field string, t time.Time) error {
-	if t.IsZero() || (!t.Before(minStoreTime) && t.Before(maxStoreTime)) {
-		return nil
-	}
-	return fmt.Errorf("%w: %s %s outside %d..%d", storage.ErrInvalid, field,
-		t.UTC().Format(time.RFC3339), minStoreTime.Year(), maxStoreTime.Year()-1)
-}
-
-// sinceNanos encodes a non-zero since bound, clamped to the storable range.
+// sinceNanos encodes a non-zero since bound, clamped to the storable range
+// (keeping the comparison's meaning: before all stored times, after all).
 func sinceNanos(since time.Time) int64 {
+	lo, hi := storage.TimeBounds()
 	switch {
-	case since.Before(minStoreTime):
-		return minStoreTime.UnixNano() - 1
-	case !since.Before(maxStoreTime):
-		return maxStoreTime.UnixNano()
+	case since.Before(lo):
+		return math.MinInt64
+	case !since.Before(hi):
+		return math.MaxInt64
 	}
 	return since.UnixNano()
 }
@@ -325,7 +313,7 @@ func (s *Store) BeginRun(ctx context.Context, config string) (storage.Run, error
 // FinishRun stores r's finish time, status and stats; ErrNotFound for an
 // unknown run.
 func (s *Store) FinishRun(ctx context.Context, r storage.Run) error {
-	if err := checkTime("run finished_at", r.FinishedAt); err != nil {
+	if err := storage.ValidTime("run finished_at", r.FinishedAt); err != nil {
 		return err
 	}
 	stats, err := json.Marshal(r.Stats)

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -273,5 +272,5 @@ func (s *Store) Check(ctx context.Context) error {
 	if truncated {
 		bad = append(bad, fmt.Sprintf("(reading stopped after %d rows of one check)", maxCheckRows))
 	}
-	return fmt.Errorf("check: store %s is inconsistent:\n  %s", s.schema, strings.Join(bad, "\n  "))
+	return fmt.Errorf("schema %s: %w", s.schema, storage.CheckFailed(bad))
 }

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 	"github.com/newsdedup/newscrawl/storage/redisfrontier"
 	"github.com/newsdedup/newscrawl/storage/storagetest"
 )
@@ -102,7 +103,7 @@ func (w withFrontier) Reset(ctx context.Context) error                    { retu
 func TestConformance(t *testing.T) {
 	u := serverURL(t)
 	storagetest.Run(t, func(t *testing.T) storage.Store {
-		m := storage.NewMemory()
+		m := memory.New()
 		t.Cleanup(func() { m.Close() })
 		return withFrontier{Store: m, f: openFrontier(t, u, namespace(t, u), m)}
 	})
@@ -113,7 +114,7 @@ func TestConformance(t *testing.T) {
 func TestTwoProcessesPop(t *testing.T) {
 	u := serverURL(t)
 	ns := namespace(t, u)
-	m := storage.NewMemory()
+	m := memory.New()
 	defer m.Close()
 	fs := []*redisfrontier.Frontier{openFrontier(t, u, ns, m), openFrontier(t, u, ns, m)}
 	ctx := context.Background()
@@ -173,7 +174,7 @@ func TestTwoProcessesPop(t *testing.T) {
 func TestDeadOwnerLeasesReturn(t *testing.T) {
 	u := serverURL(t)
 	ns := namespace(t, u)
-	m := storage.NewMemory()
+	m := memory.New()
 	defer m.Close()
 	ctx := context.Background()
 	const lease, beat = 2 * time.Second, 100 * time.Millisecond
@@ -235,7 +236,7 @@ func pop(t *testing.T, f *redisfrontier.Frontier, n int) []string {
 func TestWaitGlobalPoliteness(t *testing.T) {
 	u := serverURL(t)
 	ns := namespace(t, u)
-	m := storage.NewMemory()
+	m := memory.New()
 	defer m.Close()
 	ctx := context.Background()
 	fs := []*redisfrontier.Frontier{openFrontier(t, u, ns, m), openFrontier(t, u, ns, m), openFrontier(t, u, ns, m)}
@@ -284,7 +285,7 @@ func TestWaitGlobalPoliteness(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	u := serverURL(t)
-	m := storage.NewMemory()
+	m := memory.New()
 	defer m.Close()
 	ctx := context.Background()
 	tests := []struct {
