@@ -73,6 +73,11 @@ const (
 	lockPoll = 200 * time.Millisecond
 	// maxCheckRows bounds the rows each Check query reports.
 	maxCheckRows = 1000
+	// foldEvery is how many stored articles' terms wait in docfreq_log
+	// before the committing process folds them into docfreq (fold), as
+	// the SQLite store does: the log keeps commits free of shared rows,
+	// the fold keeps DocFreqs' merge of the log short.
+	foldEvery = 256
 )
 
 // Store is the PostgreSQL storage.Store. It is safe for concurrent use by
@@ -91,6 +96,7 @@ type Store struct {
 	locks   map[*crawlLock]struct{} // held crawl locks, released by Close
 	closed  bool
 	beatErr error // last heartbeat failure, for Check
+	foldErr error // last document-frequency fold failure, for Check
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -367,7 +373,7 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 		return err
 	}
 	p := &c.Page
-	var artID, artCluster, dupCluster int64
+	var artID, artCluster, dupCluster, logSeq int64
 	var dupOfURL string
 	err := s.writeTx(ctx, func(tx pgx.Tx) error {
 		// Serialise every commit of this URL, across processes: the
@@ -405,7 +411,9 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 				packSignature(a.Fingerprint.Signature), a.Fingerprint.Length).Scan(&artID, &artCluster); err != nil {
 				return err
 			}
-			return addTerms(ctx, tx, c.Terms)
+			var err error
+			logSeq, err = addTerms(ctx, tx, c.Terms)
+			return err
 		case c.Duplicate != nil:
 			d := c.Duplicate
 			// FOR SHARE: a concurrent merge of the article's cluster
@@ -447,6 +455,14 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", p.URL, err)
 	}
+	if logSeq%foldEvery == 0 && logSeq > 0 {
+		// The commit stands whatever happens here; a failed fold is
+		// retried by the next one and reported by Check.
+		err := s.fold(ctx)
+		s.mu.Lock()
+		s.foldErr = err
+		s.mu.Unlock()
+	}
 	switch {
 	case c.Article != nil:
 		c.Article.ID, c.Article.Cluster = artID, artCluster
@@ -457,23 +473,37 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 }
 
 // addTerms counts one more stored document and one more document for each
-// distinct term. Terms are upserted in byte order, so that concurrent
-// commits lock docfreq rows in one order and cannot deadlock on them.
-func addTerms(ctx context.Context, tx pgx.Tx, terms []string) error {
-	if _, err := tx.Exec(ctx, `UPDATE counters SET value = value + 1 WHERE key = 'docs'`); err != nil {
-		return fmt.Errorf("docs counter: %w", err)
-	}
+// of its distinct terms, by appending them to docfreq_log, and returns the
+// log row's sequence number. Commits never update a shared row for this:
+// upserting every term into docfreq made commits that share a common term
+// (every pair of news articles does) wait for each other until commit.
+func addTerms(ctx context.Context, tx pgx.Tx, terms []string) (int64, error) {
 	distinct := storage.DistinctTerms(terms)
-	if len(distinct) == 0 {
-		return nil
+	var seq int64
+	if err := tx.QueryRow(ctx, `INSERT INTO docfreq_log(terms) VALUES ($1) RETURNING seq`, distinct).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("document frequencies: %w", err)
 	}
-	slices.Sort(distinct)
-	if _, err := tx.Exec(ctx, `INSERT INTO docfreq(term, df)
-		SELECT t, 1 FROM unnest($1::text[]) WITH ORDINALITY AS x(t, i) ORDER BY i
-		ON CONFLICT (term) DO UPDATE SET df = docfreq.df + 1`, distinct); err != nil {
-		return fmt.Errorf("document frequencies: %w", err)
-	}
-	return nil
+	return seq, nil
+}
+
+// fold moves docfreq_log into docfreq and the docs counter in one
+// transaction, so that readers see the log either before or after it. At
+// most one process folds at a time; another one's fold is skipped (the
+// next foldEvery-th commit folds what is left). The upserts go in byte
+// order of the terms.
+func (s *Store) fold(ctx context.Context) error {
+	return s.writeTx(ctx, func(tx pgx.Tx) error {
+		var mine bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, lockFold, s.schemaKey).Scan(&mine); err != nil || !mine {
+			return err
+		}
+		_, err := tx.Exec(ctx, `WITH moved AS (DELETE FROM docfreq_log RETURNING terms),
+			docs AS (UPDATE counters SET value = value + (SELECT count(*) FROM moved) WHERE key = 'docs')
+			INSERT INTO docfreq(term, df)
+			SELECT t, count(*) FROM moved, unnest(moved.terms) AS t GROUP BY t ORDER BY t COLLATE "C"
+			ON CONFLICT (term) DO UPDATE SET df = docfreq.df + excluded.df`)
+		return err
+	})
 }
 
 // Decided reports the final outcome of a URL.
@@ -497,10 +527,14 @@ func (s *Store) Decided(ctx context.Context, u string) (storage.Outcome, bool, e
 func (s *Store) DocFreqs(ctx context.Context, fn func(term string, df int) error) (int, error) {
 	var docs int
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `SELECT value FROM counters WHERE key = 'docs'`).Scan(&docs); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT value + (SELECT count(*) FROM docfreq_log) FROM counters WHERE key = 'docs'`).Scan(&docs); err != nil {
 			return fmt.Errorf("docs counter: %w", err)
 		}
-		rows, err := tx.Query(ctx, `SELECT term, df FROM docfreq ORDER BY term`)
+		rows, err := tx.Query(ctx, `SELECT term, sum(df)::bigint FROM (
+				SELECT term, df FROM docfreq
+				UNION ALL
+				SELECT t COLLATE "C", 1 FROM docfreq_log, unnest(terms) AS t
+			) AS x GROUP BY term ORDER BY term`)
 		if err != nil {
 			return err
 		}

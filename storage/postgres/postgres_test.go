@@ -190,14 +190,14 @@ func TestTwoProcessesCommitOneURL(t *testing.T) {
 		target := fmt.Sprintf("http://race/%d", i)
 		stores := [2]*postgres.Store{a, b}
 		var errs [2]error
-		// Hold the rows every commit writes (the docs counter, the
+		// Hold what every commit writes (the document-frequency log, the
 		// article duplicates point to) until both commits wait inside
 		// their transactions, so that they really overlap.
 		gate, err := admin.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := gate.Exec(ctx, `SELECT 1 FROM counters FOR UPDATE`); err != nil {
+		if _, err := gate.Exec(ctx, `LOCK TABLE docfreq_log IN EXCLUSIVE MODE`); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := gate.Exec(ctx, `SELECT 1 FROM articles WHERE id = $1 FOR UPDATE`, base.Article.ID); err != nil {
@@ -642,5 +642,48 @@ func TestUnstorableText(t *testing.T) {
 	n := 0
 	if err := s.Pages(ctx, func(storage.Page) error { n++; return nil }); err != nil || n != 0 {
 		t.Fatalf("%d pages written (%v)", n, err)
+	}
+}
+
+// TestConcurrentDocFreqs: committers of two stores cross several
+// document-frequency folds at once; every document and term is counted once.
+func TestConcurrentDocFreqs(t *testing.T) {
+	u, _ := freshSchema(t)
+	stores := []*postgres.Store{openStore(t, u), openStore(t, u)}
+	ctx := context.Background()
+	const workers, per = 4, 200 // 800 articles: three folds or more
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range per {
+				c := storedCommit(fmt.Sprintf("http://df/%d/%d", w, i), "共同", fmt.Sprintf("w%d", w), fmt.Sprintf("i%d", i))
+				if err := stores[w%2].Commit(ctx, c); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got := map[string]int{}
+	docs, err := stores[0].DocFreqs(ctx, func(term string, df int) error { got[term] = df; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs != workers*per || got["共同"] != workers*per || got["w1"] != per || got["i7"] != workers || len(got) != 1+workers+per {
+		t.Fatalf("docs %d, df 共同 %d w1 %d i7 %d, %d terms", docs, got["共同"], got["w1"], got["i7"], len(got))
+	}
+	admin := adminConn(t, u)
+	var logged int
+	if err := admin.QueryRow(ctx, `SELECT count(*) FROM docfreq_log`).Scan(&logged); err != nil {
+		t.Fatal(err)
+	}
+	if logged >= workers*per {
+		t.Fatalf("%d documents still in the log: no fold ran", logged)
+	}
+	for _, s := range stores {
+		if err := s.Check(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -236,8 +236,9 @@ func (s *Store) Check(ctx context.Context) error {
 			FROM duplicates WHERE length(signature) % 8 <> 0`,
 		`SELECT 'term ' || quote_literal(term) || ' has document frequency ' || df FROM docfreq WHERE df < 1`,
 		`SELECT 'docs counter missing' WHERE NOT EXISTS (SELECT 1 FROM counters WHERE key = 'docs')`,
-		`SELECT 'docs counter ' || value || ' but ' || (SELECT count(*) FROM articles) || ' articles'
-			FROM counters WHERE key = 'docs' AND value <> (SELECT count(*) FROM articles)`,
+		`SELECT 'docs counter ' || value || ' plus ' || (SELECT count(*) FROM docfreq_log) || ' logged documents but '
+			|| (SELECT count(*) FROM articles) || ' articles'
+			FROM counters WHERE key = 'docs' AND value + (SELECT count(*) FROM docfreq_log) <> (SELECT count(*) FROM articles)`,
 	}
 	var bad []string
 	truncated := false
@@ -264,6 +265,9 @@ func (s *Store) Check(ctx context.Context) error {
 	s.mu.Lock()
 	if s.beatErr != nil {
 		bad = append(bad, "heartbeat: "+s.beatErr.Error())
+	}
+	if s.foldErr != nil {
+		bad = append(bad, "document-frequency fold: "+s.foldErr.Error())
 	}
 	s.mu.Unlock()
 	if len(bad) == 0 {

@@ -23,7 +23,10 @@ const SchemaVersion = 1
 // SQLite store: timestamptz keeps only microseconds and the Store contract
 // round-trips nanoseconds. seq columns give commit and FIFO order. docfreq's
 // term uses the "C" collation, so that its primary key is in byte order
-// (the order DocFreqs streams). Frontier leases name their owner, a row of
+// (the order DocFreqs streams). A stored article appends its distinct terms
+// to docfreq_log instead of upserting docfreq (see foldEvery): the number of
+// stored articles is the docs counter plus the log's rows, and a term's
+// document frequency its docfreq row plus the log rows listing it. Frontier leases name their owner, a row of
 // owners whose heartbeat_at a live process refreshes; a lease whose owner is
 // gone or silent for leaseTimeout is pending again.
 var migrations = [...]string{
@@ -97,6 +100,10 @@ CREATE TABLE docfreq (
 	term TEXT COLLATE "C" PRIMARY KEY,
 	df   BIGINT NOT NULL
 );
+CREATE TABLE docfreq_log (
+	seq   BIGSERIAL PRIMARY KEY,
+	terms TEXT[] NOT NULL
+);
 CREATE TABLE counters (
 	key   TEXT PRIMARY KEY,
 	value BIGINT NOT NULL
@@ -135,6 +142,7 @@ const (
 	lockCrawl = 1 // shared by crawls (Store.Lock), exclusive for migrations
 	lockURL   = 2 // a URL's Commit (transaction-scoped)
 	lockPush  = 3 // frontier pushes (transaction-scoped)
+	lockFold  = 4 // document-frequency folds (transaction-scoped, try-only)
 )
 
 // migrate creates or migrates the schema. A store at SchemaVersion is
