@@ -38,10 +38,10 @@ var (
 	impure = []string{"os", "io/fs", "log", "log/slog", "net", "net/http", "os/exec", "database/sql"}
 	// crawlerForbidden are the stages the crawler must not depend on, even
 	// indirectly: it fetches, the pipeline decides.
-	crawlerForbidden = []string{"decode", "extract", "segment", "dedup", "storage/sqlite", "storage/memory"}
+	crawlerForbidden = []string{"decode", "extract", "segment", "dedup", "storage/sqlite", "storage/memory", "storage/postgres", "storage/redisfrontier"}
 	// concreteStores are the store implementations; only the wiring
 	// (internal/cli, internal/pipeline), the evaluations and tests pick one.
-	concreteStores = []string{"storage/sqlite", "storage/memory"}
+	concreteStores = []string{"storage/sqlite", "storage/memory", "storage/postgres", "storage/redisfrontier"}
 	storeUsers     = []string{"internal/cli", "internal/pipeline", "internal/eval"} // prefixes
 	// testHelpers are the packages that import "testing" in non-test code
 	// to give tests helpers (as net/http/httptest does); only tests may
