@@ -308,12 +308,29 @@ func checkText(c *storage.Commit) error {
 // BeginRun records a new run with status RunRunning.
 func (s *Store) BeginRun(ctx context.Context, config string) (storage.Run, error) {
 	r := storage.Run{StartedAt: time.Now().UTC(), Status: storage.RunRunning, Config: config}
-	err := s.pool.QueryRow(ctx, `INSERT INTO runs(started_at, status, config, stats) VALUES ($1, $2, $3, '{}') RETURNING id`,
-		nullTime(r.StartedAt), r.Status, r.Config).Scan(&r.ID)
+	err := s.pool.QueryRow(ctx, `INSERT INTO runs(started_at, status, config, stats, owner) VALUES ($1, $2, $3, '{}', $4) RETURNING id`,
+		nullTime(r.StartedAt), r.Status, r.Config, s.owner).Scan(&r.ID)
 	if err != nil {
 		return storage.Run{}, fmt.Errorf("begin run: %w", err)
 	}
 	return r, nil
+}
+
+// RunAlive reports whether run id was begun by a Store that is still open
+// and beating, here or in another process: a crawl starting on a shared
+// store closes only the running runs that are not alive (see
+// internal/pipeline's CloseDeadRuns). ErrNotFound for an unknown run.
+func (s *Store) RunAlive(ctx context.Context, id int64) (bool, error) {
+	var alive bool
+	err := s.pool.QueryRow(ctx, `SELECT r.owner IS NOT NULL AND `+liveOwner("r.owner", "$2")+`
+		FROM runs r WHERE r.id = $1`, id, s.timeoutMicros()).Scan(&alive)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, fmt.Errorf("run %d: %w", id, storage.ErrNotFound)
+	}
+	if err != nil {
+		return false, fmt.Errorf("run %d: %w", id, err)
+	}
+	return alive, nil
 }
 
 // FinishRun stores r's finish time, status and stats; ErrNotFound for an

@@ -687,3 +687,37 @@ func TestConcurrentDocFreqs(t *testing.T) {
 		}
 	}
 }
+
+// TestRunAlive: a run is alive while the store that began it is open (in
+// any process), dead after it closes or stops beating.
+func TestRunAlive(t *testing.T) {
+	u, _ := freshSchema(t)
+	ctx := context.Background()
+	a := openStore(t, u)
+	b, err := postgres.OpenWith(ctx, u, time.Second, 100*time.Millisecond, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, err := a.BeginRun(ctx, "a.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := b.BeginRun(ctx, "b.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{ra.ID, rb.ID} {
+		if alive, err := a.RunAlive(ctx, id); err != nil || !alive {
+			t.Fatalf("RunAlive(%d) = %v, %v while its store is open", id, alive, err)
+		}
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if alive, err := a.RunAlive(ctx, rb.ID); err != nil || alive {
+		t.Fatalf("RunAlive(%d) = %v, %v after its store closed", rb.ID, alive, err)
+	}
+	if _, err := a.RunAlive(ctx, rb.ID+100); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("RunAlive(unknown) = %v, want ErrNotFound", err)
+	}
+}

@@ -37,7 +37,8 @@ CREATE TABLE runs (
 	finished_at BIGINT,
 	status      TEXT NOT NULL,
 	config      TEXT NOT NULL,
-	stats       TEXT NOT NULL DEFAULT '{}'
+	stats       TEXT NOT NULL DEFAULT '{}',
+	owner       TEXT
 );
 CREATE TABLE pages (
 	seq        BIGSERIAL PRIMARY KEY,
