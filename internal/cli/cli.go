@@ -24,6 +24,7 @@ func commands() []command {
 	return []command{
 		{"crawl", "crawl the sites of a site file into the store", cmdCrawl},
 		{"export", "write the store's decisions as JSON lines", cmdExport},
+		{"migrate", "copy a SQLite store into an empty PostgreSQL database", cmdMigrate},
 		{"extract", "print the article extracted from a file or URL as JSON", cmdExtract},
 		{"dedup", "cluster a JSONL corpus or a directory of HTML pages offline", cmdDedup},
 		{"eval", "print quality and speed figures (eval help for the list)", cmdEval},

@@ -20,7 +20,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	site := fs.String("site", "configs/sites.yaml", "site file")
-	db := fs.String("db", "", "SQLite store (default: the site file's storage)")
+	db := fs.String("db", "", "store: a SQLite file or a postgres:// URL (default: the site file's storage)")
 	only := fs.String("only", "", "comma-separated site names to crawl (default: all)")
 	wait := fs.Bool("wait", false, "wait for a running crawl on the same store instead of exiting")
 	every := fs.Duration("progress", 5*time.Second, "progress report interval (0: none)")
@@ -80,7 +80,7 @@ func crawl(ctx context.Context, cfg *config.Config, o pipeline.CrawlOptions, std
 	}
 	res, err := pipeline.Crawl(ctx, cfg, o)
 	if res.Run.ID != 0 {
-		printSummary(stdout, cfg.Storage, res.Run, res.Summary, res.Elapsed)
+		printSummary(stdout, pipeline.StoreName(cfg.Storage), res.Run, res.Summary, res.Elapsed)
 	}
 	return res, err
 }

@@ -12,7 +12,7 @@ import (
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	db := fs.String("db", "data/news.db", "SQLite store to read")
+	db := fs.String("db", "data/news.db", "store to read: a SQLite file or a postgres:// URL")
 	format := fs.String("format", "jsonl", "output format (jsonl)")
 	out := fs.String("out", "", "output file (default: standard output)")
 	if err := fs.Parse(args); err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
-	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 // CrawlOptions configure Crawl.
@@ -40,7 +39,7 @@ type CrawlResult struct {
 	Elapsed time.Duration
 }
 
-// Crawl runs one crawl of cfg into the SQLite store cfg.Storage: lock the
+// Crawl runs one crawl of cfg into the store cfg.Storage (see OpenStore): lock the
 // store, close runs that died, rebuild the dedup index, crawl, record the
 // run. The result is valid whenever the run was begun, also with an error
 // (the run failed) or when ctx was cancelled (the run was interrupted; the
@@ -54,20 +53,20 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	store, err := sqlite.Open(ctx, cfg.Storage)
+	store, err := OpenStore(ctx, cfg.Storage)
 	if err != nil {
 		return CrawlResult{}, err // names the store
 	}
 	defer store.Close()
 	if o.Wait {
-		fmt.Fprintf(status, "waiting for the store lock on %s\n", cfg.Storage)
+		fmt.Fprintf(status, "waiting for the store lock on %s\n", StoreName(cfg.Storage))
 	}
 	release, err := store.Lock(ctx, o.Wait)
 	if err != nil {
 		if errors.Is(err, storage.ErrLocked) {
-			return CrawlResult{}, fmt.Errorf("%s: another crawl is running on this store (use --wait to wait for it): %w", cfg.Storage, err)
+			return CrawlResult{}, fmt.Errorf("%s: another crawl is running on this store (use --wait to wait for it): %w", StoreName(cfg.Storage), err)
 		}
-		return CrawlResult{}, fmt.Errorf("lock %s: %w", cfg.Storage, err)
+		return CrawlResult{}, fmt.Errorf("lock %s: %w", StoreName(cfg.Storage), err)
 	}
 	defer release()
 	if err := CloseDeadRuns(ctx, store); err != nil {
@@ -145,13 +144,26 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 
 // CloseDeadRuns marks runs still "running" as interrupted: with the store's
 // lock held, no other process runs them, so they died (kill -9, power loss);
-// their work is resumed from the frontier by this run.
+// their work is resumed from the frontier by this run. On a shared store
+// (PostgreSQL), whose lock several crawls hold at once, the runs of live
+// processes are left running.
 func CloseDeadRuns(ctx context.Context, store storage.Store) error {
 	runs, err := store.Runs(ctx)
 	if err != nil {
 		return fmt.Errorf("list runs: %w", err)
 	}
+	live, shared := store.(runLiveness)
 	for _, r := range runs {
+		if r.Status == storage.RunRunning && shared {
+			// Another process's crawl on a shared store is not dead.
+			alive, err := live.RunAlive(ctx, r.ID)
+			if err != nil {
+				return fmt.Errorf("close dead runs: %w", err)
+			}
+			if alive {
+				continue
+			}
+		}
 		if r.Status == storage.RunRunning {
 			r.Status = storage.RunInterrupted
 			if err := store.FinishRun(ctx, r); err != nil {

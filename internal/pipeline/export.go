@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
-	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 // ExportLine is one line of `export --format jsonl`: the format
@@ -78,13 +77,15 @@ func timePtr(t time.Time) *string {
 	return &s
 }
 
-// ExportDB exports the SQLite store at db (which must exist: exporting
-// never creates a store) to w; see Export.
+// ExportDB exports the store db names (see OpenStore; a SQLite file must
+// exist: exporting never creates a store) to w; see Export.
 func ExportDB(ctx context.Context, db string, w io.Writer) (int, error) {
-	if _, err := os.Stat(db); err != nil {
-		return 0, err
+	if !IsPostgres(db) {
+		if _, err := os.Stat(db); err != nil {
+			return 0, err
+		}
 	}
-	store, err := sqlite.Open(ctx, db)
+	store, err := OpenStore(ctx, db)
 	if err != nil {
 		return 0, err
 	}
@@ -92,10 +93,12 @@ func ExportDB(ctx context.Context, db string, w io.Writer) (int, error) {
 	return Export(ctx, store, w)
 }
 
-// ExportFile exports the SQLite store at db to a new file out.
+// ExportFile exports the store db names to a new file out.
 func ExportFile(ctx context.Context, db, out string) (int, error) {
-	if _, err := os.Stat(db); err != nil {
-		return 0, err
+	if !IsPostgres(db) {
+		if _, err := os.Stat(db); err != nil {
+			return 0, err
+		}
 	}
 	f, err := os.Create(out)
 	if err != nil {

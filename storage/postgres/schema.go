@@ -140,10 +140,11 @@ CREATE INDEX frontier_owner ON frontier(owner) WHERE state = 'inflight';
 // name (and of the URL for lockURL), so that stores in different schemas
 // of one database never contend.
 const (
-	lockCrawl = 1 // shared by crawls (Store.Lock), exclusive for migrations
-	lockURL   = 2 // a URL's Commit (transaction-scoped)
-	lockPush  = 3 // frontier pushes (transaction-scoped)
-	lockFold  = 4 // document-frequency folds (transaction-scoped, try-only)
+	lockCrawl   = 1 // shared by crawls (Store.Lock), exclusive for migrations
+	lockURL     = 2 // a URL's Commit (transaction-scoped)
+	lockPush    = 3 // frontier pushes (transaction-scoped)
+	lockFold    = 4 // document-frequency folds (transaction-scoped, try-only)
+	lockMigrate = 5 // schema creation and migrations (session-scoped)
 )
 
 // migrate creates or migrates the schema. A store at SchemaVersion is
@@ -162,24 +163,54 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("%w: schema %s has version %d, this program supports up to %d",
 			storage.ErrSchemaTooNew, s.schema, v, SchemaVersion)
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", s.opt.migrateLockWait.Milliseconds())); err != nil {
-			return fmt.Errorf("migrate: %w", err)
+	// Migrators are serialised by a session-level lock taken before the
+	// migration's transaction begins: a transaction started after another
+	// process's migration committed sees its tables (one that waited for a
+	// lock inside could still resolve names from stale catalog caches).
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, fmt.Sprintf("SET lock_timeout = %d", s.opt.migrateLockWait.Milliseconds())); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	_, err = conn.Exec(ctx, `SELECT pg_advisory_lock($1, $2)`, lockMigrate, s.schemaKey)
+	if _, rerr := conn.Exec(ctx, "RESET lock_timeout"); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
+		_ = conn.Conn().Close(ctx) // ends the session and whatever it holds
+		if isCode(err, codeLockNotAvailable) {
+			return fmt.Errorf("migrate schema %s: another process is migrating it: %w", s.schema, storage.ErrLocked)
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockCrawl, s.schemaKey); err != nil {
-			if isCode(err, codeLockNotAvailable) {
-				return fmt.Errorf("migrate schema %s: running crawls hold it: %w", s.schema, storage.ErrLocked)
-			}
-			return fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, lockMigrate, s.schemaKey); err != nil {
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
 		}
+	}()
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		// Read again under the lock: another process may have migrated.
 		cur, err := s.schemaVersion(ctx, tx)
-		if err != nil {
+		if err != nil || cur == SchemaVersion {
 			return err
 		}
 		if cur > SchemaVersion {
 			return fmt.Errorf("%w: schema %s has version %d, this program supports up to %d",
 				storage.ErrSchemaTooNew, s.schema, cur, SchemaVersion)
+		}
+		// A migration also excludes running crawls (they hold the crawl
+		// lock shared): the schema never changes under one.
+		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", s.opt.migrateLockWait.Milliseconds())); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockCrawl, s.schemaKey); err != nil {
+			if isCode(err, codeLockNotAvailable) {
+				return fmt.Errorf("migrate schema %s: running crawls hold it: %w", s.schema, storage.ErrLocked)
+			}
+			return err
 		}
 		if cur == 0 {
 			if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
