@@ -224,7 +224,7 @@ func compileSite(s *config.Site) (*siteState, error) {
 	}
 	if st.followRe == nil && s.FollowURL != "" {
 		if st.followRe, err = regexp.Compile(s.FollowURL); err != nil {
-			return nil, fmt.Errorf("site %s: follow_url: %v", s.Name, err)
+			return nil, fmt.Errorf("site %s: follow_url: %w", s.Name, err)
 		}
 	}
 	if len(s.StartURLs) == 0 {
@@ -233,7 +233,7 @@ func compileSite(s *config.Site) (*siteState, error) {
 	for _, raw := range s.StartURLs {
 		cu, err := urlnorm.Canonical(raw, nil)
 		if err != nil {
-			return nil, fmt.Errorf("site %s: start URL %q: %v", s.Name, raw, err)
+			return nil, fmt.Errorf("site %s: start URL %q: %w", s.Name, raw, err)
 		}
 		u, _ := url.Parse(cu)
 		if p := u.Port(); p != "" {
