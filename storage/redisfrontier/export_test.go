@@ -20,3 +20,9 @@ func Kill(f *Frontier) {
 	<-f.beatDone
 	f.rdb.Close()
 }
+
+// Reserve exposes the pacer's reservation: the reserved start and the
+// server's current time, in microseconds since the epoch.
+func Reserve(ctx context.Context, f *Frontier, host string, delay time.Duration) (start, now int64, err error) {
+	return f.reserve(ctx, host, delay)
+}

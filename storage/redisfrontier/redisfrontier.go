@@ -408,36 +408,54 @@ func (f *Frontier) Reset(ctx context.Context) error {
 
 // paceScript: KEYS[1] = the host's key; ARGV = delay in microseconds.
 // Reserves the host's next request start on the server's clock (one clock
-// for every process) and returns how many microseconds to wait for it.
+// for every process) and returns it with the current time, both in
+// microseconds since the epoch.
 var paceScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local start = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
 local delay = tonumber(ARGV[1])
 redis.call('SET', KEYS[1], string.format('%.0f', start + delay), 'PX', math.floor((start + delay - now) / 1000) + 60000)
-return string.format('%.0f', start - now)
+return {string.format('%.0f', start), string.format('%.0f', now)}
 `)
+
+// reserve reserves the next start of a request to host, at least delay
+// after the previous reservation, and returns it and the current time on
+// the server's clock (microseconds since the epoch).
+func (f *Frontier) reserve(ctx context.Context, host string, delay time.Duration) (start, now int64, err error) {
+	if delay < 0 {
+		return 0, 0, fmt.Errorf("pace %s: %w: negative delay %v", host, storage.ErrInvalid, delay)
+	}
+	res, err := paceScript.Run(ctx, f.rdb, []string{f.ns + "host:" + host}, delay.Microseconds()).StringSlice()
+	if err != nil {
+		return 0, 0, fmt.Errorf("pace %s: %w", host, err)
+	}
+	if len(res) != 2 {
+		return 0, 0, fmt.Errorf("pace %s: reply %q", host, res)
+	}
+	if start, err = strconv.ParseInt(res[0], 10, 64); err == nil {
+		now, err = strconv.ParseInt(res[1], 10, 64)
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("pace %s: reply %q: %w", host, res, err)
+	}
+	return start, now, nil
+}
 
 // Wait blocks until a request to host may start and reserves that start:
 // request starts to one host are at least delay apart across every process
 // sharing the server (global politeness, Crawl-delay included when the
-// caller passes it as delay). It returns early with ctx's error.
+// caller passes it as delay), as reserved on the server's clock. It returns
+// early with ctx's error.
 func (f *Frontier) Wait(ctx context.Context, host string, delay time.Duration) error {
-	if delay < 0 {
-		return fmt.Errorf("pace %s: %w: negative delay %v", host, storage.ErrInvalid, delay)
-	}
-	s, err := paceScript.Run(ctx, f.rdb, []string{f.ns + "host:" + host}, delay.Microseconds()).Text()
+	start, now, err := f.reserve(ctx, host, delay)
 	if err != nil {
-		return fmt.Errorf("pace %s: %w", host, err)
+		return err
 	}
-	us, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return fmt.Errorf("pace %s: reply %q: %w", host, s, err)
-	}
-	if us <= 0 {
+	if start <= now {
 		return ctx.Err()
 	}
-	t := time.NewTimer(time.Duration(us) * time.Microsecond)
+	t := time.NewTimer(time.Duration(start-now) * time.Microsecond)
 	defer t.Stop()
 	select {
 	case <-t.C:

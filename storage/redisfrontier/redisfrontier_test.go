@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"sort"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -232,7 +232,9 @@ func pop(t *testing.T, f *redisfrontier.Frontier, n int) []string {
 }
 
 // TestWaitGlobalPoliteness: three frontiers (three processes) pacing one
-// host start their requests at least the delay apart, all together.
+// host get request starts at least the delay apart, all together, on the
+// server's clock; Wait sleeps until the reserved start; another host is not
+// held up.
 func TestWaitGlobalPoliteness(t *testing.T) {
 	u := serverURL(t)
 	ns := namespace(t, u)
@@ -240,43 +242,60 @@ func TestWaitGlobalPoliteness(t *testing.T) {
 	defer m.Close()
 	ctx := context.Background()
 	fs := []*redisfrontier.Frontier{openFrontier(t, u, ns, m), openFrontier(t, u, ns, m), openFrontier(t, u, ns, m)}
-	const delay, per = 100 * time.Millisecond, 4
+	const delay, per = 50 * time.Millisecond, 20
 	var mu sync.Mutex
-	var starts []time.Time
+	var starts []int64 // reserved starts, server clock, µs
 	var wg sync.WaitGroup
 	for _, f := range fs {
 		wg.Go(func() {
 			for range per {
-				if err := f.Wait(ctx, "news.example:80", delay); err != nil {
+				start, _, err := redisfrontier.Reserve(ctx, f, "news.example:80", delay)
+				if err != nil {
 					t.Error(err)
 					return
 				}
 				mu.Lock()
-				starts = append(starts, time.Now())
+				starts = append(starts, start)
 				mu.Unlock()
 			}
 		})
 	}
-	// Another host is not held up by the first.
-	t0 := time.Now()
-	if err := fs[0].Wait(ctx, "other.example", delay); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(t0); d > delay {
-		t.Errorf("first request to another host waited %v", d)
-	}
 	wg.Wait()
-	sort.Slice(starts, func(i, j int) bool { return starts[i].Before(starts[j]) })
-	// Reservations are exactly delay apart on the server's clock; local
-	// wake-ups may be late but a gap well under the delay is a violation.
-	const slack = 20 * time.Millisecond
+	slices.Sort(starts)
 	for i := 1; i < len(starts); i++ {
-		if gap := starts[i].Sub(starts[i-1]); gap < delay-slack {
-			t.Fatalf("requests %d and %d started %v apart, want >= %v", i-1, i, gap, delay)
+		if gap := time.Duration(starts[i]-starts[i-1]) * time.Microsecond; gap < delay {
+			t.Fatalf("reservations %d and %d are %v apart, want >= %v", i-1, i, gap, delay)
 		}
 	}
-	if total := starts[len(starts)-1].Sub(starts[0]); total < time.Duration(3*per-1)*delay-slack {
-		t.Fatalf("%d requests took %v, want >= %v", 3*per, total, time.Duration(3*per-1)*delay)
+
+	// Wait sleeps until its reservation.
+	t0 := time.Now()
+	start, now, err := redisfrontier.Reserve(ctx, fs[0], "slow.example", 0)
+	if err != nil || start != now {
+		t.Fatalf("first reservation of a new host: start %d now %d, %v; want now", start, now, err)
+	}
+	if err := fs[1].Wait(ctx, "slow.example", 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs[2].Wait(ctx, "slow.example", 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d < 300*time.Millisecond-10*time.Millisecond {
+		t.Fatalf("second Wait returned after %v, want >= 300ms", d)
+	}
+	// The busy host does not hold up another one.
+	t1 := time.Now()
+	if err := fs[0].Wait(ctx, "other.example", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t1); d > 500*time.Millisecond {
+		t.Errorf("first request to another host waited %v", d)
+	}
+	// news.example is booked 3*per*delay (3 s) ahead by now.
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := fs[0].Wait(short, "news.example:80", delay); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Wait on a host booked seconds ahead with a 50ms context = %v, want DeadlineExceeded", err)
 	}
 	if err := fs[0].Wait(ctx, "x", -time.Second); !errors.Is(err, storage.ErrInvalid) {
 		t.Fatalf("Wait(negative delay) = %v, want ErrInvalid", err)
