@@ -10,6 +10,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
 )
@@ -94,12 +95,19 @@ func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, 
 			return nil, err
 		}
 	}
-	eng, n, err := NewEngine(ctx, cfg, seg, store, time.Now())
+	eng, n, shared, err := newEngineShared(ctx, func() (*dedup.Engine, int, error) {
+		return NewEngine(ctx, cfg, seg, store, time.Now())
+	}, store)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(status, "ready in %.1fs; %d stored articles indexed\n", time.Since(t).Seconds(), n)
-	return NewProcessor(cfg, store, eng, o.Log)
+	proc, err := NewProcessor(cfg, store, eng, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	proc.shared = shared
+	return proc, nil
 }
 
 // runCrawl begins a run, crawls and records how the run ended, even when

@@ -40,6 +40,9 @@ type Processor struct {
 	// mu serialises decide → commit → index: Single-Pass clustering needs
 	// every earlier article indexed before the next decision.
 	mu sync.Mutex
+	// shared, for a store several processes write, extends that to the
+	// fleet (see sharedDecisions); nil otherwise.
+	shared *sharedDecisions
 }
 
 // NewSegmenter loads the segmenter (the gse dictionary) once per process.
@@ -69,11 +72,7 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 	}
 	n := 0
 	err = store.Fingerprints(ctx, since, func(a storage.Article) error {
-		var h [16]byte
-		if b, err := hex.DecodeString(a.ContentHash); err == nil && len(b) == len(h) {
-			copy(h[:], b)
-		}
-		eng.Restore(dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash, Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title)})
+		eng.Restore(articleEntry(a))
 		n++
 		return nil
 	})
@@ -83,7 +82,7 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 	// Duplicates are cluster members (single-link): index them too.
 	if !eng.Options().CentresOnly {
 		err = store.DuplicateFingerprints(ctx, since, func(d storage.Duplicate) error {
-			eng.Restore(dedup.Entry{ID: MemberID(d.URL), Cluster: uint64(d.Cluster), Simhash: d.Simhash, Signature: d.Signature, Title: dedup.TitleSet(d.Title)})
+			eng.Restore(memberEntry(d))
 			n++
 			return nil
 		})
@@ -142,9 +141,21 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	return p.decideAndCommit(ctx, page, art, fp)
 }
 
-func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint) (storage.Outcome, error) {
+func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint) (out storage.Outcome, rerr error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.shared != nil {
+		release, err := p.shared.begin(ctx, p.engine)
+		if err != nil {
+			return "", err
+		}
+		defer release()
+		defer func() {
+			if err := p.shared.end(ctx); err != nil && rerr == nil {
+				out, rerr = "", fmt.Errorf("after deciding %s: %w", page.URL, err)
+			}
+		}()
+	}
 	v := p.engine.Decide(fp)
 	if v.Duplicate {
 		centre, err := p.store.Article(ctx, int64(v.DupOf))

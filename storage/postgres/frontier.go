@@ -191,30 +191,34 @@ func (s *Store) Reset(ctx context.Context) error {
 	return nil
 }
 
-// crawlLock is one held shared crawl lock: a session advisory lock on a
-// pool connection kept out of the pool until release. The server drops it
-// when the session ends, so a killed process never leaves it behind.
-type crawlLock struct {
-	s    *Store
-	conn *pgxpool.Conn
-	once sync.Once
-	err  error
+// heldLock is one held session advisory lock (the shared crawl lock or the
+// decision lock): a pool connection kept out of the pool until release.
+// The server drops the lock when the session ends, so a killed process
+// never leaves it behind.
+type heldLock struct {
+	s      *Store
+	conn   *pgxpool.Conn
+	unlock string // the unlock call, with parameters $1, $2 (class, schema key)
+	class  int
+	name   string
+	once   sync.Once
+	err    error
 }
 
-func (l *crawlLock) release() error {
+func (l *heldLock) release() error {
 	l.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var ok bool
-		err := l.conn.QueryRow(ctx, `SELECT pg_advisory_unlock_shared($1, $2)`, lockCrawl, l.s.schemaKey).Scan(&ok)
+		err := l.conn.QueryRow(ctx, l.unlock, l.class, l.s.schemaKey).Scan(&ok)
 		if err == nil && !ok {
-			err = fmt.Errorf("the session did not hold the crawl lock")
+			err = fmt.Errorf("the session did not hold it")
 		}
 		if err != nil {
 			// Do not hand a session that may still hold the lock back
 			// to the pool: closing it ends the session and the lock.
 			_ = l.conn.Conn().Close(ctx)
-			l.err = fmt.Errorf("unlock crawl lock of %s: %w", l.s.schema, err)
+			l.err = fmt.Errorf("unlock %s of %s: %w", l.name, l.s.schema, err)
 		}
 		l.conn.Release()
 		l.s.mu.Lock()
@@ -222,6 +226,23 @@ func (l *crawlLock) release() error {
 		l.s.mu.Unlock()
 	})
 	return l.err
+}
+
+// hold registers a lock taken on conn so that Close releases it, and
+// returns its release function.
+func (s *Store) hold(conn *pgxpool.Conn, class int, unlock, name string) (func() error, error) {
+	l := &heldLock{s: s, conn: conn, unlock: unlock, class: class, name: name}
+	s.mu.Lock()
+	closed := s.closed
+	if !closed {
+		s.locks[l] = struct{}{}
+	}
+	s.mu.Unlock()
+	if closed {
+		_ = l.release()
+		return nil, fmt.Errorf("%s of %s: store is closed", name, s.schema)
+	}
+	return l.release, nil
 }
 
 // Lock takes the crawl lock in shared mode: any number of crawls hold it at
@@ -263,16 +284,5 @@ func (s *Store) Lock(ctx context.Context, wait bool) (func() error, error) {
 		case <-t.C:
 		}
 	}
-	l := &crawlLock{s: s, conn: conn}
-	s.mu.Lock()
-	closed := s.closed
-	if !closed {
-		s.locks[l] = struct{}{}
-	}
-	s.mu.Unlock()
-	if closed {
-		_ = l.release()
-		return nil, fmt.Errorf("lock %s: store is closed", s.schema)
-	}
-	return l.release, nil
+	return s.hold(conn, lockCrawl, `SELECT pg_advisory_unlock_shared($1, $2)`, "crawl lock")
 }

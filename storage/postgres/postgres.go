@@ -93,7 +93,7 @@ type Store struct {
 	beatDone chan struct{}
 
 	mu      sync.Mutex
-	locks   map[*crawlLock]struct{} // held crawl locks, released by Close
+	locks   map[*heldLock]struct{} // held session locks, released by Close
 	closed  bool
 	beatErr error // last heartbeat failure, for Check
 	foldErr error // last document-frequency fold failure, for Check
@@ -129,7 +129,7 @@ func open(ctx context.Context, url string, opt options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store %s: %w", redact(cfg), err)
 	}
-	s := &Store{pool: pool, opt: opt, locks: map[*crawlLock]struct{}{}}
+	s := &Store{pool: pool, opt: opt, locks: map[*heldLock]struct{}{}}
 	if err := s.init(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres store %s: %w", redact(cfg), err)
@@ -206,7 +206,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	locks := make([]*crawlLock, 0, len(s.locks))
+	locks := make([]*heldLock, 0, len(s.locks))
 	for l := range s.locks {
 		locks = append(locks, l)
 	}
@@ -460,7 +460,8 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 				slices.Sort(merges) // one lock order for concurrent merges
 				merges = slices.Compact(merges)
 				for _, q := range []string{`UPDATE articles SET cluster = $1 WHERE cluster = ANY($2)`,
-					`UPDATE duplicates SET cluster = $1 WHERE cluster = ANY($2)`} {
+					`UPDATE duplicates SET cluster = $1 WHERE cluster = ANY($2)`,
+					`INSERT INTO cluster_merges(into_cluster, from_cluster) SELECT $1, unnest($2::bigint[])`} {
 					if _, err := tx.Exec(ctx, q, dupCluster, merges); err != nil {
 						return fmt.Errorf("merge clusters %v into %d: %w", merges, dupCluster, err)
 					}

@@ -82,12 +82,22 @@ func scanArticle(row pgx.Row) (storage.Article, error) {
 }
 
 func scanDuplicate(row pgx.Row) (storage.Duplicate, error) {
+	return scanDuplicateSeq(row, nil)
+}
+
+// scanDuplicateSeq scans a duplicate row, preceded by its seq when seq is
+// not nil.
+func scanDuplicateSeq(row pgx.Row, seq *int64) (storage.Duplicate, error) {
 	var d storage.Duplicate
 	var pub, fetched *int64
 	var simhash int64
 	var sig []byte
-	if err := row.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig); err != nil {
+	dest := []any{&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
+		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig}
+	if seq != nil {
+		dest = append([]any{seq}, dest...)
+	}
+	if err := row.Scan(dest...); err != nil {
 		return storage.Duplicate{}, err
 	}
 	var err error

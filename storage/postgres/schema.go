@@ -23,7 +23,9 @@ const SchemaVersion = 1
 // SQLite store: timestamptz keeps only microseconds and the Store contract
 // round-trips nanoseconds. seq columns give commit and FIFO order. docfreq's
 // term uses the "C" collation, so that its primary key is in byte order
-// (the order DocFreqs streams). A stored article appends its distinct terms
+// (the order DocFreqs streams). cluster_merges logs the merges duplicates
+// applied (Duplicate.Merges), for other processes' indexes (Changes). A
+// stored article appends its distinct terms
 // to docfreq_log instead of upserting docfreq (see foldEvery): the number of
 // stored articles is the docs counter plus the log's rows, and a term's
 // document frequency its docfreq row plus the log rows listing it. Frontier leases name their owner, a row of
@@ -101,6 +103,11 @@ CREATE TABLE docfreq (
 	term TEXT COLLATE "C" PRIMARY KEY,
 	df   BIGINT NOT NULL
 );
+CREATE TABLE cluster_merges (
+	seq          BIGSERIAL PRIMARY KEY,
+	into_cluster BIGINT NOT NULL,
+	from_cluster BIGINT NOT NULL
+);
 CREATE TABLE docfreq_log (
 	seq   BIGSERIAL PRIMARY KEY,
 	terms TEXT[] NOT NULL
@@ -145,6 +152,7 @@ const (
 	lockPush    = 3 // frontier pushes (transaction-scoped)
 	lockFold    = 4 // document-frequency folds (transaction-scoped, try-only)
 	lockMigrate = 5 // schema creation and migrations (session-scoped)
+	lockDecide  = 6 // dedup decisions of the fleet (session-scoped, exclusive)
 )
 
 // migrate creates or migrates the schema. A store at SchemaVersion is
