@@ -393,82 +393,20 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 	var artID, artCluster, dupCluster, logSeq int64
 	var dupOfURL string
 	err := s.writeTx(ctx, func(tx pgx.Tx) error {
-		// Serialise every commit of this URL, across processes: the
-		// outcome read below then sees any earlier commit of it.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockURL, p.URL); err != nil {
+		if err := writePage(ctx, tx, p); err != nil {
 			return err
 		}
-		var old string
-		err := tx.QueryRow(ctx, `SELECT outcome FROM pages WHERE url = $1`, p.URL).Scan(&old)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-		case err != nil:
-			return err
-		case storage.Outcome(old).Final():
-			return fmt.Errorf("%w (%s)", storage.ErrAlreadyDecided, old)
-		default:
-			if _, err := tx.Exec(ctx, `DELETE FROM pages WHERE url = $1`, p.URL); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
-			p.Err, p.Permanent, nullTime(p.FetchedAt)); err != nil {
-			return err
-		}
+		var err error
 		switch {
 		case c.Article != nil:
-			a := c.Article
-			if err := tx.QueryRow(ctx, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
-				author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len)
-				SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15
-				FROM (SELECT nextval(pg_get_serial_sequence('articles', 'id')) AS n) AS next
-				RETURNING id, cluster`, p.URL, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author,
-				a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
-				packSignature(a.Fingerprint.Signature), a.Fingerprint.Length).Scan(&artID, &artCluster); err != nil {
+			if artID, artCluster, err = insertArticle(ctx, tx, p.URL, c.Article); err != nil {
 				return err
 			}
-			var err error
 			logSeq, err = addTerms(ctx, tx, c.Terms)
-			return err
 		case c.Duplicate != nil:
-			d := c.Duplicate
-			// FOR SHARE: a concurrent merge of the article's cluster
-			// commits wholly before this read or waits for this commit.
-			err := tx.QueryRow(ctx, `SELECT url, cluster FROM articles WHERE id = $1 FOR SHARE`, d.DupOf).Scan(&dupOfURL, &dupCluster)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("dup_of %d: %w", d.DupOf, storage.ErrNotFound)
-			} else if err != nil {
-				return err
-			}
-			if d.DupOfURL != "" {
-				dupOfURL = d.DupOfURL
-			}
-			if d.Cluster != 0 {
-				dupCluster = d.Cluster
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance,
-				jaccard, containment, title, text, published_at, source, author, fetched_at, simhash, signature)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-				p.URL, d.Site, d.RunID, d.DupOf, dupOfURL, dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title,
-				d.Text, nullTime(d.PublishedAt), d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash),
-				packSignature(d.Signature)); err != nil {
-				return err
-			}
-			if len(d.Merges) > 0 {
-				merges := slices.Clone(d.Merges)
-				slices.Sort(merges) // one lock order for concurrent merges
-				merges = slices.Compact(merges)
-				for _, q := range []string{`UPDATE articles SET cluster = $1 WHERE cluster = ANY($2)`,
-					`UPDATE duplicates SET cluster = $1 WHERE cluster = ANY($2)`,
-					`INSERT INTO cluster_merges(into_cluster, from_cluster) SELECT $1, unnest($2::bigint[])`} {
-					if _, err := tx.Exec(ctx, q, dupCluster, merges); err != nil {
-						return fmt.Errorf("merge clusters %v into %d: %w", merges, dupCluster, err)
-					}
-				}
-			}
+			dupOfURL, dupCluster, err = insertDuplicate(ctx, tx, p.URL, c.Duplicate)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", p.URL, err)
@@ -488,6 +426,89 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 		c.Duplicate.DupOfURL, c.Duplicate.Cluster = dupOfURL, dupCluster
 	}
 	return nil
+}
+
+// writePage records the page outcome: ErrAlreadyDecided when the URL has a
+// final one, a non-final earlier record replaced (moving to the end of the
+// commit order).
+func writePage(ctx context.Context, tx pgx.Tx, p *storage.Page) error {
+	// Serialise every commit of this URL, across processes: the outcome
+	// read below then sees any earlier commit of it.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockURL, p.URL); err != nil {
+		return err
+	}
+	var old string
+	err := tx.QueryRow(ctx, `SELECT outcome FROM pages WHERE url = $1`, p.URL).Scan(&old)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return err
+	case storage.Outcome(old).Final():
+		return fmt.Errorf("%w (%s)", storage.ErrAlreadyDecided, old)
+	default:
+		if _, err := tx.Exec(ctx, `DELETE FROM pages WHERE url = $1`, p.URL); err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
+		p.Err, p.Permanent, nullTime(p.FetchedAt))
+	return err
+}
+
+// insertArticle stores a and returns its id and cluster (its own id when
+// a.Cluster is 0).
+func insertArticle(ctx context.Context, tx pgx.Tx, url string, a *storage.Article) (id, cluster int64, err error) {
+	err = tx.QueryRow(ctx, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
+		author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len)
+		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15
+		FROM (SELECT nextval(pg_get_serial_sequence('articles', 'id')) AS n) AS next
+		RETURNING id, cluster`, url, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author,
+		a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
+		packSignature(a.Fingerprint.Signature), a.Fingerprint.Length).Scan(&id, &cluster)
+	return id, cluster, err
+}
+
+// insertDuplicate records d and applies its cluster merges; it returns the
+// dup_of URL and cluster filled in from the article when d leaves them
+// empty.
+func insertDuplicate(ctx context.Context, tx pgx.Tx, url string, d *storage.Duplicate) (dupOfURL string, cluster int64, err error) {
+	// FOR SHARE: a concurrent merge of the article's cluster commits
+	// wholly before this read or waits for this commit.
+	err = tx.QueryRow(ctx, `SELECT url, cluster FROM articles WHERE id = $1 FOR SHARE`, d.DupOf).Scan(&dupOfURL, &cluster)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", 0, fmt.Errorf("dup_of %d: %w", d.DupOf, storage.ErrNotFound)
+	} else if err != nil {
+		return "", 0, err
+	}
+	if d.DupOfURL != "" {
+		dupOfURL = d.DupOfURL
+	}
+	if d.Cluster != 0 {
+		cluster = d.Cluster
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance,
+		jaccard, containment, title, text, published_at, source, author, fetched_at, simhash, signature)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+		url, d.Site, d.RunID, d.DupOf, dupOfURL, cluster, d.Distance, d.Jaccard, d.Containment, d.Title,
+		d.Text, nullTime(d.PublishedAt), d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash),
+		packSignature(d.Signature)); err != nil {
+		return "", 0, err
+	}
+	if len(d.Merges) == 0 {
+		return dupOfURL, cluster, nil
+	}
+	merges := slices.Clone(d.Merges)
+	slices.Sort(merges) // one lock order for concurrent merges
+	merges = slices.Compact(merges)
+	for _, q := range []string{`UPDATE articles SET cluster = $1 WHERE cluster = ANY($2)`,
+		`UPDATE duplicates SET cluster = $1 WHERE cluster = ANY($2)`,
+		`INSERT INTO cluster_merges(into_cluster, from_cluster) SELECT $1, unnest($2::bigint[])`} {
+		if _, err := tx.Exec(ctx, q, cluster, merges); err != nil {
+			return "", 0, fmt.Errorf("merge clusters %v into %d: %w", merges, cluster, err)
+		}
+	}
+	return dupOfURL, cluster, nil
 }
 
 // addTerms counts one more stored document and one more document for each
