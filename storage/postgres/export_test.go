@@ -11,6 +11,3 @@ import (
 func OpenWith(ctx context.Context, url string, lease, beat, migrateWait time.Duration) (*Store, error) {
 	return open(ctx, url, options{leaseTimeout: lease, heartbeatEvery: beat, migrateLockWait: migrateWait})
 }
-
-// LeaseTimeout is the production lease timeout.
-const LeaseTimeout = leaseTimeout

@@ -80,6 +80,10 @@ const (
 	foldEvery = 256
 )
 
+// LeaseTimeout is how long after its owner's last heartbeat a frontier
+// lease returns to the queue (a process killed without cleanup).
+const LeaseTimeout = leaseTimeout
+
 // Store is the PostgreSQL storage.Store. It is safe for concurrent use by
 // goroutines and by processes.
 type Store struct {
