@@ -5,6 +5,8 @@
 # pairwise F1 and stories lost. Used for the figures in docs/SHARED.md.
 #
 #   eval "$(.ci/services.sh)"; docs/shared-bench.sh [1 2 4]
+#   docs/shared-bench.sh --kills 10    # 3 processes; one is killed (-9) and
+#                                      # restarted 10 times during the crawl
 #
 # The bench server runs on its own ports (base 21480, not the default
 # 18480 that `eval web` uses) and is restarted for every count, so that
@@ -13,6 +15,12 @@ set -euo pipefail
 export PGOPTIONS="-c client_min_messages=warning"
 cd "$(dirname "$0")/.."
 : "${NEWSCRAWL_TEST_POSTGRES:?run eval \"\$(.ci/services.sh)\" first}"
+kills=0
+if [ "${1:-}" = "--kills" ]; then
+  kills=$2
+  shift 2
+  set -- 3
+fi
 counts=("${@:-1 2 4}")
 counts=(${counts[*]})
 base_port=21480
@@ -37,6 +45,27 @@ for n in "${counts[@]}"; do
     "$work/newscrawl" crawl --site "$work/sites.yaml" --db "$db" --progress 0 >"$work/crawl-$n-$i.log" 2>&1 &
     pids+=($!)
   done
+  if [ "$kills" -gt 0 ]; then
+    # Kill one of the processes (round robin) with SIGKILL every 0.7 s
+    # and start a new one in its place; a crawl started after the lease
+    # timeout finishes what the killed ones held.
+    for k in $(seq 1 "$kills"); do
+      sleep 0.7
+      i=$(( (k - 1) % n ))
+      kill -9 "${pids[$i]}" 2>/dev/null || true
+      wait "${pids[$i]}" 2>/dev/null || true
+      "$work/newscrawl" crawl --site "$work/sites.yaml" --db "$db" --progress 0 >"$work/crawl-$n-r$k.log" 2>&1 &
+      pids[$i]=$!
+    done
+    for p in "${pids[@]}"; do wait "$p" || { echo "crawl failed:"; cat "$work"/crawl-"$n"-*.log; exit 1; }; done
+    echo "killed $kills times; waiting 31 s for the dead processes' leases"
+    sleep 31
+    "$work/newscrawl" crawl --site "$work/sites.yaml" --db "$db" --progress 0 >"$work/crawl-$n-final.log" 2>&1 ||
+      { echo "final crawl failed:"; cat "$work/crawl-$n-final.log"; exit 1; }
+    left=$(psql -X -tA "$NEWSCRAWL_TEST_POSTGRES" -c "SELECT count(*) FROM $schema.frontier")
+    echo "frontier items left after the final crawl: $left"
+    echo "runs by status: $(psql -X -tA -F= -R' ' "$NEWSCRAWL_TEST_POSTGRES" -c "SELECT status, count(*) FROM $schema.runs GROUP BY status ORDER BY status")"
+  fi
   for p in "${pids[@]}"; do wait "$p" || { echo "crawl failed:"; cat "$work"/crawl-"$n"-*.log; exit 1; }; done
   end=$(date +%s.%N)
   kill $srv; wait $srv 2>/dev/null || true
