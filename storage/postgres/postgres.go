@@ -19,6 +19,11 @@
 //   - Store.Lock is shared: several crawls run on one store at once. The
 //     same advisory lock is taken exclusively by schema migrations, so that
 //     a newer program never changes the schema under a running crawl.
+//   - Dedup decisions can be serialised across processes: LockDecisions is
+//     a fleet-wide lock and Changes a feed of the articles, duplicates and
+//     cluster merges committed after a Cursor, with which a process brings
+//     its in-memory index up to date before deciding (internal/pipeline).
+//   - Import copies another store (SQLite) into an empty schema.
 //
 // Open(ctx, url) is the one constructor; the schema (the first entry of the
 // URL's search_path, "public" by default) is created or migrated there.
