@@ -146,7 +146,7 @@ func (p *pipeline) decideAndCommit(ctx context.Context, page storage.Page, art *
 		page.Outcome = storage.OutcomeDuplicate
 		d := &storage.Duplicate{
 			URL: page.URL, Site: page.Site, RunID: page.RunID, DupOf: centre.ID, DupOfURL: centre.URL,
-			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment,
+			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment, Reason: v.Reason,
 			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
 			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
 		}

@@ -24,7 +24,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // SQLite tuning.
 const (
@@ -165,6 +165,11 @@ CREATE INDEX frontier_state ON frontier(state, seq);
 	`
 CREATE INDEX articles_cluster ON articles(cluster);
 CREATE INDEX duplicates_cluster ON duplicates(cluster);
+`,
+	// 2 -> 3: the engine's reason for a duplicate verdict (exact, jaccard,
+	// containment, short, hamming); '' for verdicts written before.
+	`
+ALTER TABLE duplicates ADD COLUMN reason TEXT NOT NULL DEFAULT '';
 `,
 }
 
@@ -390,9 +395,9 @@ const (
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
-		published_at, source, author, fetched_at, simhash, signature`
+		published_at, source, author, fetched_at, simhash, signature, reason`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
-		published_at, source, author, fetched_at, simhash, signature`
+		published_at, source, author, fetched_at, simhash, signature, reason`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
 	// that are not blobs at all); badSignature describes them.
@@ -418,7 +423,7 @@ func (s *SQLite) prepare(ctx context.Context) error {
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},
 		{&s.stmts.clearTerms, `DELETE FROM docfreq_pending`},
@@ -688,7 +693,7 @@ func (s *SQLite) Commit(ctx context.Context, c *Commit) error {
 			}
 			if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
 				dupOfURL, dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
-				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature)); err != nil {
+				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason); err != nil {
 				return err
 			}
 			for _, m := range d.Merges {
@@ -766,7 +771,7 @@ func scanDuplicate(sc scanner) (Duplicate, error) {
 	var simhash int64
 	sig := sigDest{dst: &d.Signature}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig); err != nil {
+		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason); err != nil {
 		return Duplicate{}, err
 	}
 	if sig.err != nil {

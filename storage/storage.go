@@ -106,6 +106,10 @@ type Duplicate struct {
 	Distance    int     // Hamming distance of the Simhashes
 	Jaccard     float64 // SpotSigs multiset Jaccard with DupOf (or the cluster member that matched)
 	Containment float64 // SpotSigs containment of the shorter signature in the longer
+	// Reason is the engine's reason for the verdict (dedup.Verdict.Reason:
+	// "exact", "jaccard", "containment", "short", "hamming"); "" for
+	// verdicts recorded before reasons were kept.
+	Reason      string
 	Title       string
 	Text        string // may be empty: kept only when the pipeline chooses to
 	PublishedAt time.Time

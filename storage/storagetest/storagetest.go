@@ -93,7 +93,7 @@ func duplicate(url string, of int64) *storage.Commit {
 	return &storage.Commit{
 		Page: page(url, storage.OutcomeDuplicate),
 		Duplicate: &storage.Duplicate{
-			URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 3, Jaccard: 0.875, Containment: 0.9375,
+			URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 3, Jaccard: 0.875, Containment: 0.9375, Reason: "containment",
 			Title: "转载", Text: "转载正文", PublishedAt: t0, Source: "来源", Author: "作者",
 			FetchedAt: t0, Simhash: math.MaxUint64, Signature: []uint64{0, 7, 7, 1 << 63, math.MaxUint64},
 		},
@@ -838,7 +838,7 @@ func testDuplicateFingerprints(t *testing.T, s storage.Store) {
 					wantCluster, wantOfURL = 77, "http://g/a2"
 				}
 				if d.DupOf != x.of || d.DupOfURL != wantOfURL || d.Cluster != wantCluster || d.Title == "" ||
-					d.Jaccard != 0.875 || d.Containment != 0.9375 || !d.FetchedAt.Equal(x.fetched) || !d.PublishedAt.Equal(x.published) {
+					d.Jaccard != 0.875 || d.Containment != 0.9375 || d.Reason != "containment" || !d.FetchedAt.Equal(x.fetched) || !d.PublishedAt.Equal(x.published) {
 					return fmt.Errorf("%s: verdict %+v", d.URL, d)
 				}
 				return nil
