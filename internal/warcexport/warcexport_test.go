@@ -162,7 +162,9 @@ func TestReaderRejects(t *testing.T) {
 		name   string
 		mutate func(string) string
 	}{
-		{"block changed", func(s string) string { return strings.Replace(s, "format: WARC File Format 1.1", "format: WARC File Format 1.0", 1) }},
+		{"block changed", func(s string) string {
+			return strings.Replace(s, "format: WARC File Format 1.1", "format: WARC File Format 1.0", 1)
+		}},
 		{"length off", func(s string) string { return strings.Replace(s, "\r\n\r\nWARC/1.1", "\r\n\r\n\r\nWARC/1.1", 1) }},
 		{"field missing", func(s string) string { return strings.Replace(s, "WARC-Date:", "X-Date:", 1) }},
 		{"version", func(s string) string { return strings.Replace(s, "WARC/1.1", "WARC/1.0", 1) }},
