@@ -9,6 +9,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/internal/explain"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 const (
@@ -19,7 +20,7 @@ const (
 func store(t *testing.T, keepText bool) storage.Store {
 	t.Helper()
 	ctx := context.Background()
-	s := storage.NewMemory()
+	s := memory.New()
 	t.Cleanup(func() { s.Close() })
 	at := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 	pg := func(url string, o storage.Outcome) storage.Page {

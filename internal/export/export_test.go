@@ -12,6 +12,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/internal/export"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 var t0 = time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
@@ -21,7 +22,7 @@ var t0 = time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 func corpus(t *testing.T) storage.Store {
 	t.Helper()
 	ctx := context.Background()
-	s := storage.NewMemory()
+	s := memory.New()
 	t.Cleanup(func() { s.Close() })
 	add := func(c *storage.Commit) {
 		t.Helper()

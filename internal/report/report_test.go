@@ -16,7 +16,7 @@ import (
 	"github.com/newsdedup/newscrawl/internal/explain"
 	"github.com/newsdedup/newscrawl/internal/report"
 	"github.com/newsdedup/newscrawl/internal/sample"
-	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/sample.html")
@@ -134,7 +134,7 @@ func TestHTML(t *testing.T) {
 }
 
 func TestEmptyStore(t *testing.T) {
-	s := storage.NewMemory()
+	s := memory.New()
 	defer s.Close()
 	r, err := report.Build(context.Background(), s, explain.Default(), now)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 // Hostile strings planted in stored fields: a view that does not escape
@@ -38,7 +39,7 @@ var stories = []string{
 // duplicates; run 2 adds reprints from the hostile site and errors. Every
 // duplicate keeps its text.
 func Store(ctx context.Context) (storage.Store, error) {
-	s := storage.NewMemory()
+	s := memory.New()
 	if err := fill(ctx, s); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sample: %w", err)
