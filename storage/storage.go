@@ -171,6 +171,17 @@ type RunStats struct {
 	Duplicates int `json:"duplicates"`
 	NotArticle int `json:"not_article"`
 	Errors     int `json:"errors"`
+	// Sites keeps every counter the crawler kept per site in this run
+	// (requests, bytes, robots blocks, retries, skipped links, gone pages,
+	// …, by the crawler's JSON names), so that a run's record tells what
+	// happened without its log. Stores persist it with the other counters.
+	Sites []SiteCounters `json:"sites,omitempty"`
+}
+
+// SiteCounters are one site's counters of a run.
+type SiteCounters struct {
+	Site     string           `json:"site"`
+	Counters map[string]int64 `json:"counters"`
 }
 
 // FrontierItem is a URL waiting to be fetched.

@@ -190,7 +190,8 @@ func testRuns(t *testing.T, s storage.Store) {
 	}
 	r1.FinishedAt = r1.StartedAt.Add(time.Minute)
 	r1.Status = storage.RunCompleted
-	r1.Stats = storage.RunStats{Fetched: 10, Stored: 5, Duplicates: 3, NotArticle: 1, Errors: 1}
+	r1.Stats = storage.RunStats{Fetched: 10, Stored: 5, Duplicates: 3, NotArticle: 1, Errors: 1,
+		Sites: []storage.SiteCounters{{Site: "sina", Counters: map[string]int64{"requests": 12, "robots_blocked": 2, "gone": 1}}}}
 	if err := s.FinishRun(ctx, r1); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func testRuns(t *testing.T, s storage.Store) {
 	}
 	got := runs[0]
 	if !got.StartedAt.Equal(r1.StartedAt) || !got.FinishedAt.Equal(r1.FinishedAt) || got.Status != r1.Status ||
-		got.Config != r1.Config || got.Stats != r1.Stats {
+		got.Config != r1.Config || !reflect.DeepEqual(got.Stats, r1.Stats) {
 		t.Fatalf("finished run = %+v, want %+v", got, r1)
 	}
 	if runs[1].Status != storage.RunRunning || !runs[1].FinishedAt.IsZero() {
