@@ -44,8 +44,7 @@ type extractOutput struct {
 //
 //	newscrawl extract FILE_OR_URL [--charset X] [--remove SEL]...
 func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("extract", stderr)
 	charsetFlag := fs.String("charset", "", "decode with this charset instead of detecting it (a site override)")
 	var remove selectorList
 	fs.Var(&remove, "remove", "CSS selector of elements to delete before extraction (repeatable)")
