@@ -586,7 +586,7 @@ func ExportNormalised(ctx context.Context, db string) ([]string, error) {
 			return nil, fmt.Errorf("export line: %w", err)
 		}
 		delete(m, "fetched_at")
-		delete(m, "run_id") // a crashed crawl takes more runs than an uninterrupted one
+		delete(m, "run_id")       // a crashed crawl takes more runs than an uninterrupted one
 		b, err := json.Marshal(m) // map keys are sorted
 		if err != nil {
 			return nil, err
