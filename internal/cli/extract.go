@@ -49,10 +49,6 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var remove selectorList
 	fs.Var(&remove, "remove", "CSS selector of elements to delete before extraction (repeatable)")
 	bodySel := fs.String("body", "", "CSS selector of the article body (skips detection)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: newscrawl extract FILE_OR_URL [--charset X] [--remove SEL]... [--body SEL]")
-		fs.PrintDefaults()
-	}
 	// Flags may come before or after the positional argument.
 	var pos []string
 	for {

@@ -58,7 +58,8 @@ passages highlighted. It listens on loopback unless --addr says otherwise
 		"newscrawl serve --db data/news.db",
 		"newscrawl serve --db data/news.db --addr 127.0.0.1:8081"}},
 	"extract": {"FILE_OR_URL", `Prints the article extracted from an HTML file or a URL as JSON, with the
-same charset rules as the crawler.`, []string{
+same charset rules as the crawler. Flags may come before or after
+FILE_OR_URL; --remove is repeatable.`, []string{
 		"newscrawl extract page.html", "newscrawl extract https://news.sina.com.cn/c/2026-11-20/doc-abc.shtml"}},
 	"dedup": {"", `Clusters documents offline: a JSONL file of {"id","title","text"} lines
 (a line without "text", with an unknown key or a repeated id is an error

@@ -40,14 +40,16 @@ var stories = []string{
 // duplicate keeps its text.
 func Store(ctx context.Context) (storage.Store, error) {
 	s := memory.New()
-	if err := fill(ctx, s); err != nil {
+	if err := Fill(ctx, s); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sample: %w", err)
 	}
 	return s, nil
 }
 
-func fill(ctx context.Context, s storage.Store) error {
+// Fill writes the sample's runs and pages into s (an empty store of any
+// implementation, e.g. a SQLite file for the command tests).
+func Fill(ctx context.Context, s storage.Store) error {
 	at := Start
 	tick := func() time.Time { at = at.Add(37 * time.Second); return at }
 	run := func(n int, body func(run int64) error) error {
