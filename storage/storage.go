@@ -20,6 +20,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 )
 
@@ -144,6 +145,28 @@ type Commit struct {
 	// Terms are the distinct terms of the article, added to document
 	// frequencies when the article is stored (ignored otherwise).
 	Terms []string
+	// Raw is the HTTP response of a stored article, kept (compressed) in
+	// the same transaction by stores that implement RawStore, when the
+	// crawl keeps raw responses (fetch.keep_raw). Only allowed with
+	// Outcome Stored. The pipeline refuses fetch.keep_raw with a store
+	// that is not a RawStore, so it is never dropped silently.
+	Raw *RawResponse
+}
+
+// RawResponse is an HTTP response as the crawler received it, with the
+// body decompressed (Content-Encoding removed from Header).
+type RawResponse struct {
+	Status int
+	Proto  string // "HTTP/1.1"; empty reads as HTTP/1.1
+	Header http.Header
+	Body   []byte
+}
+
+// RawStore is a Store that keeps raw responses (Commit.Raw).
+type RawStore interface {
+	// Raw returns the raw response kept for url, or an error wrapping
+	// ErrNotFound when none was kept.
+	Raw(ctx context.Context, url string) (RawResponse, error)
 }
 
 // Run describes one crawl invocation.

@@ -30,7 +30,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // SQLite tuning.
 const (
@@ -176,6 +176,17 @@ CREATE INDEX duplicates_cluster ON duplicates(cluster);
 	// containment, short, hamming); '' for verdicts written before.
 	`
 ALTER TABLE duplicates ADD COLUMN reason TEXT NOT NULL DEFAULT '';
+`,
+	// 3 -> 4: raw HTTP responses of stored articles (fetch.keep_raw):
+	// header in wire format, body gzip-compressed.
+	`
+CREATE TABLE raw (
+	url    TEXT PRIMARY KEY,
+	status INTEGER NOT NULL,
+	proto  TEXT NOT NULL,
+	header BLOB NOT NULL,
+	body   BLOB NOT NULL
+) WITHOUT ROWID;
 `,
 }
 
@@ -682,6 +693,11 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 			}
 			if err := s.addTerms(ctx, tx, c.Terms); err != nil {
 				return err
+			}
+			if c.Raw != nil {
+				if err := putRaw(ctx, tx, p.URL, c.Raw); err != nil {
+					return err
+				}
 			}
 		case c.Duplicate != nil:
 			d := c.Duplicate

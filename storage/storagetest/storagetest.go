@@ -8,10 +8,12 @@
 package storagetest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"reflect"
 	"sort"
 	"sync"
@@ -53,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"Check", testCheck},
 		{"CanceledContext", testCanceled},
 		{"Concurrent", testConcurrent},
+		{"RawResponses", testRawResponses},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -276,6 +279,10 @@ func testCommitInvalid(t *testing.T, s storage.Store) {
 		{"empty url", withPage(notArticle(""), func(*storage.Commit) {})},
 		{"unknown outcome", withPage(notArticle("http://a/x"), func(c *storage.Commit) { c.Page.Outcome = "maybe" })},
 		{"stored without article", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article = nil })},
+		{"raw with a duplicate", withPage(duplicate("http://a/x", base), func(c *storage.Commit) {
+			c.Raw = &storage.RawResponse{Status: 200, Body: []byte("x")}
+		})},
+		{"raw with bad status", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Raw = &storage.RawResponse{Status: 42} })},
 		{"stored with duplicate", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Duplicate = duplicate("http://a/x", base).Duplicate })},
 		{"duplicate without verdict", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate = nil })},
 		{"duplicate of nothing", withPage(duplicate("http://a/x", 0), func(*storage.Commit) {})},
@@ -1303,5 +1310,39 @@ func testConcurrent(t *testing.T, s storage.Store) {
 	}
 	if err := s.Check(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testRawResponses: a RawStore keeps the raw response committed with a
+// stored article and gives it back; other stores are skipped (the pipeline
+// refuses fetch.keep_raw with them).
+func testRawResponses(t *testing.T, s storage.Store) {
+	rs, ok := s.(storage.RawStore)
+	if !ok {
+		t.Skip("not a storage.RawStore")
+	}
+	ctx := context.Background()
+	body := []byte("<html><head><meta charset=\"gbk\"></head><body>\xd6\xd0\xce\xc4\x00\xff</body></html>")
+	c := stored("http://raw/1")
+	c.Raw = &storage.RawResponse{Status: 200, Proto: "HTTP/1.1", Header: http.Header{
+		"Content-Type": {"text/html; charset=gbk"}, "Set-Cookie": {"a=1", "b=2"}}, Body: body}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, stored("http://raw/2")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := rs.Raw(ctx, "http://raw/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != 200 || got.Proto != "HTTP/1.1" || !bytes.Equal(got.Body, body) ||
+		got.Header.Get("Content-Type") != "text/html; charset=gbk" || !reflect.DeepEqual(got.Header.Values("Set-Cookie"), []string{"a=1", "b=2"}) {
+		t.Fatalf("raw read back as %+v", got)
+	}
+	for _, u := range []string{"http://raw/2", "http://nowhere/"} {
+		if _, err := rs.Raw(ctx, u); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("Raw(%s) = %v, want ErrNotFound", u, err)
+		}
 	}
 }
