@@ -25,7 +25,7 @@ import (
 // hostileSite serves a list page linking two articles whose title and body
 // carry script: escaped markup that extraction turns into the literal text
 // "<script>…", and a real script element.
-func hostileSite(t *testing.T) (siteFile, db string) {
+func hostileSite(t *testing.T, extraYAML ...string) (siteFile, db string) {
 	t.Helper()
 	para := "新华社北京11月20日电 国务院总理今天主持召开国务院常务会议，部署进一步稳定就业的措施，确定支持小微企业发展的政策。会议指出，就业是最大的民生，要加大对企业的支持力度。"
 	article := func(title, extra string) string {
@@ -54,7 +54,7 @@ func hostileSite(t *testing.T) (siteFile, db string) {
 	dir := t.TempDir()
 	db = filepath.Join(dir, "news.db")
 	siteFile = filepath.Join(dir, "sites.yaml")
-	yaml := fmt.Sprintf("storage: %q\nuser_agent: \"newscrawl-test/1.0 (+https://example.org/newscrawl)\"\ndedup: {keep_duplicate_text: true}\nsites:\n"+
+	yaml := strings.Join(extraYAML, "") + fmt.Sprintf("storage: %q\nuser_agent: \"newscrawl-test/1.0 (+https://example.org/newscrawl)\"\ndedup: {keep_duplicate_text: true}\nsites:\n"+
 		"  - name: hostile\n    start_urls: [%q]\n    allowed_domains: [%q]\n    article_url: '/art/\\d+$'\n    delay: 0s\n",
 		db, srv.URL+"/", strings.TrimPrefix(srv.URL, "http://"))
 	if err := os.WriteFile(siteFile, []byte(yaml), 0o644); err != nil {
@@ -202,5 +202,34 @@ func TestCrawlMetrics(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(body)
+	}
+}
+
+// TestKeepRawWARC: with fetch.keep_raw the crawl keeps the stored articles'
+// responses and the WARC export writes them as response records.
+func TestKeepRawWARC(t *testing.T) {
+	siteFile, db := hostileSite(t, "fetch: {keep_raw: true}\n")
+	if r := runMain("crawl", "--site", siteFile, "--progress", "0"); r.code != ExitOK {
+		t.Fatalf("crawl: exit %d: %s", r.code, r.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "c.warc")
+	if r := runMain("export", "--db", db, "--format", "warc", "--out", out); r.code != ExitOK {
+		t.Fatalf("export: exit %d: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := string(b)
+	for what, want := range map[string]int{
+		"WARC-Type: response\r\n": 1, "WARC-Type: conversion\r\n": 1, "WARC-Type: resource\r\n": 0,
+		"WARC-Type: revisit\r\n": 1, "\r\n\r\nHTTP/1.1 200 OK\r\n": 1,
+	} {
+		if n := strings.Count(w, what); n != want {
+			t.Errorf("%q: %d, want %d", what, n, want)
+		}
+	}
+	if !strings.Contains(w, "<script>window.stolen") {
+		t.Error("the response record does not hold the page as fetched")
 	}
 }

@@ -49,7 +49,7 @@ func ExportTo(ctx context.Context, store storage.Store, w io.Writer, o ExportOpt
 		return export.CSV(ctx, store, o.Filter, w)
 	case FormatWARC:
 		c, err := warcexport.Write(ctx, store, w, warcexport.Options{Filter: o.Filter, Gzip: o.Gzip, Software: "newscrawl", Now: time.Now()})
-		return c.Resource + c.Revisit, err
+		return c.Articles() + c.Revisit, err
 	}
 	return 0, fmt.Errorf("unknown export format %q (supported: %s)", o.Format, strings.Join(ExportFormats, ", "))
 }

@@ -3,11 +3,16 @@
 // with github.com/nlnwa/gowarc, so that it can be archived and replayed
 // with the tools of web archives.
 //
-// The store keeps what the pipeline extracted, not the raw HTTP responses,
-// so a stored article is written as a "resource" record (its title and
-// text, text/plain; charset=utf-8) with a "metadata" record beside it
-// (WARC-Concurrent-To) holding the export record as JSON (source, author,
-// times, cluster, fingerprint). A page dropped as a near-duplicate is a
+// A stored article whose raw HTTP response the store kept (fetch.keep_raw,
+// storage.RawStore) is a "response" record (application/http;
+// msgtype=response: status line, headers, body; the body is kept
+// decompressed, so Content-Encoding is gone and Content-Length is the
+// kept body's) followed by a "conversion" record of the extracted title and
+// text (WARC-Refers-To the response). Without a raw response, the article
+// is a "resource" record of its title and text (text/plain;
+// charset=utf-8). Either way a "metadata" record follows
+// (WARC-Concurrent-To the article's record) holding the export record as
+// JSON (source, author, times, cluster, fingerprint). A page dropped as a near-duplicate is a
 // "revisit" record pointing at the stored original (WARC-Refers-To,
 // WARC-Refers-To-Target-URI, WARC-Refers-To-Date) as Heritrix does for
 // identical payloads; since a near-duplicate's payload is not identical,
@@ -24,8 +29,10 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -56,11 +63,16 @@ type Options struct {
 
 // Counts are the records written, by type.
 type Counts struct {
-	Resource, Metadata, Revisit int
+	Response, Conversion, Resource, Metadata, Revisit int
 }
 
-// RecordID is the WARC-Record-ID of the record of kind ("resource",
-// "metadata", "revisit") for url.
+// Articles is the number of stored articles written (a response or a
+// resource record each).
+func (c Counts) Articles() int { return c.Response + c.Resource }
+
+// RecordID is the WARC-Record-ID of the record of kind for url: "article"
+// (the response or resource record of a stored article, which revisit
+// records refer to), "conversion", "metadata" or "revisit".
 func RecordID(kind, url string) string {
 	return "<urn:uuid:" + uuid.NewSHA1(uuid.NameSpaceURL, []byte("newscrawl:"+kind+":"+url)).String() + ">"
 }
@@ -99,12 +111,28 @@ func Write(ctx context.Context, src export.Source, w io.Writer, o Options) (Coun
 	if err != nil {
 		return c, fmt.Errorf("warc export: warcinfo: %w", err)
 	}
+	raws, _ := src.(storage.RawStore)
 	err = export.Each(ctx, src, o.Filter, func(r export.Record) error {
 		if r.Kept {
-			if err := writeArticle(put, r); err != nil {
+			var raw *storage.RawResponse
+			if raws != nil {
+				x, err := raws.Raw(ctx, r.URL)
+				switch {
+				case err == nil:
+					raw = &x
+				case !errors.Is(err, storage.ErrNotFound):
+					return err
+				}
+			}
+			if err := writeArticle(put, r, raw); err != nil {
 				return fmt.Errorf("%s: %w", r.URL, err)
 			}
-			c.Resource++
+			if raw != nil {
+				c.Response++
+				c.Conversion++
+			} else {
+				c.Resource++
+			}
 			c.Metadata++
 			return nil
 		}
@@ -120,29 +148,58 @@ func Write(ctx context.Context, src export.Source, w io.Writer, o Options) (Coun
 	return c, nil
 }
 
-func writeArticle(put func(gowarc.WarcRecord) error, r export.Record) error {
+func writeArticle(put func(gowarc.WarcRecord) error, r export.Record, raw *storage.RawResponse) error {
 	date := r.FetchedAt
 	if date == "" {
 		return fmt.Errorf("no fetch time")
 	}
-	resID := RecordID("resource", r.URL)
-	rec, err := build(gowarc.Resource, map[string]string{
-		gowarc.WarcRecordID:  resID,
-		gowarc.WarcDate:      date,
-		gowarc.WarcTargetURI: r.URL,
-		gowarc.ContentType:   "text/plain; charset=utf-8",
-	}, r.Title+"\n\n"+r.Text+"\n")
-	if err != nil {
-		return err
-	}
-	if err := put(rec); err != nil {
-		return err
+	resID := RecordID("article", r.URL)
+	text := r.Title + "\n\n" + r.Text + "\n"
+	if raw != nil {
+		rec, err := build(gowarc.Response, map[string]string{
+			gowarc.WarcRecordID:  resID,
+			gowarc.WarcDate:      date,
+			gowarc.WarcTargetURI: r.URL,
+			gowarc.ContentType:   "application/http;msgtype=response",
+		}, httpMessage(raw))
+		if err != nil {
+			return err
+		}
+		if err := put(rec); err != nil {
+			return err
+		}
+		rec, err = build(gowarc.Conversion, map[string]string{
+			gowarc.WarcRecordID:  RecordID("conversion", r.URL),
+			gowarc.WarcDate:      date,
+			gowarc.WarcTargetURI: r.URL,
+			gowarc.WarcRefersTo:  resID,
+			gowarc.ContentType:   "text/plain; charset=utf-8",
+		}, text)
+		if err != nil {
+			return err
+		}
+		if err := put(rec); err != nil {
+			return err
+		}
+	} else {
+		rec, err := build(gowarc.Resource, map[string]string{
+			gowarc.WarcRecordID:  resID,
+			gowarc.WarcDate:      date,
+			gowarc.WarcTargetURI: r.URL,
+			gowarc.ContentType:   "text/plain; charset=utf-8",
+		}, text)
+		if err != nil {
+			return err
+		}
+		if err := put(rec); err != nil {
+			return err
+		}
 	}
 	meta, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	rec, err = build(gowarc.Metadata, map[string]string{
+	rec, err := build(gowarc.Metadata, map[string]string{
 		gowarc.WarcRecordID:     RecordID("metadata", r.URL),
 		gowarc.WarcDate:         date,
 		gowarc.WarcTargetURI:    r.URL,
@@ -168,7 +225,7 @@ func writeRevisit(ctx context.Context, put func(gowarc.WarcRecord) error, src ex
 		gowarc.WarcDate:              r.FetchedAt,
 		gowarc.WarcTargetURI:         r.URL,
 		gowarc.WarcProfile:           NearDuplicateProfile,
-		gowarc.WarcRefersTo:          RecordID("resource", origURL),
+		gowarc.WarcRefersTo:          RecordID("article", origURL),
 		gowarc.WarcRefersToTargetURI: origURL,
 		gowarc.ContentType:           "application/warc-fields",
 	}
@@ -222,4 +279,19 @@ func build(t gowarc.RecordType, headers map[string]string, block string) (gowarc
 
 func warcDate(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
+}
+
+// httpMessage is raw as an HTTP/1.1 response message: status line,
+// headers (sorted, as http.Header.Write writes them), empty line, body.
+func httpMessage(raw *storage.RawResponse) string {
+	var b strings.Builder
+	proto := raw.Proto
+	if proto == "" {
+		proto = "HTTP/1.1"
+	}
+	fmt.Fprintf(&b, "%s %d %s\r\n", proto, raw.Status, http.StatusText(raw.Status))
+	_ = raw.Header.Write(&b) // a strings.Builder does not fail
+	b.WriteString("\r\n")
+	b.Write(raw.Body)
+	return b.String()
 }

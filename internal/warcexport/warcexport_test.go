@@ -1,11 +1,14 @@
 package warcexport_test
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 	"github.com/newsdedup/newscrawl/internal/sample"
 	"github.com/newsdedup/newscrawl/internal/warcexport"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 func TestWrite(t *testing.T) {
@@ -108,14 +112,14 @@ func TestWrite(t *testing.T) {
 					if !ok {
 						t.Fatalf("resource for unknown %s", uri)
 					}
-					if id != warcexport.RecordID("resource", uri) || rec.get("Content-Type") != "text/plain; charset=utf-8" ||
+					if id != warcexport.RecordID("article", uri) || rec.get("Content-Type") != "text/plain; charset=utf-8" ||
 						string(rec.Block) != a.Title+"\n\n"+a.Text+"\n" || rec.get("WARC-Date") != a.FetchedAt.UTC().Format(time.RFC3339) {
 						t.Errorf("resource %d: %v %q", i, rec.Fields, rec.Block)
 					}
 				case "metadata":
 					var m export.Record
 					if err := json.Unmarshal(rec.Block, &m); err != nil || m.URL != uri || !m.Kept ||
-						rec.get("WARC-Concurrent-To") != warcexport.RecordID("resource", uri) {
+						rec.get("WARC-Concurrent-To") != warcexport.RecordID("article", uri) {
 						t.Errorf("metadata %d: %v %s (%v)", i, rec.Fields, rec.Block, err)
 					}
 				case "revisit":
@@ -130,7 +134,7 @@ func TestWrite(t *testing.T) {
 					}
 					orig := articles[d.DupOfURL]
 					if rec.get("WARC-Profile") != warcexport.NearDuplicateProfile ||
-						rec.get("WARC-Refers-To") != warcexport.RecordID("resource", d.DupOfURL) ||
+						rec.get("WARC-Refers-To") != warcexport.RecordID("article", d.DupOfURL) ||
 						rec.get("WARC-Refers-To-Target-URI") != d.DupOfURL ||
 						rec.get("WARC-Refers-To-Date") != orig.FetchedAt.UTC().Format(time.RFC3339) ||
 						!strings.Contains(string(rec.Block), "reason: "+d.Reason+"\r\n") {
@@ -178,5 +182,68 @@ func TestReaderRejects(t *testing.T) {
 				t.Fatal("corrupted file read without error")
 			}
 		})
+	}
+}
+
+// TestWriteRaw: an article whose raw response the store kept is a response
+// record (the HTTP message as kept) plus a conversion record of its text.
+func TestWriteRaw(t *testing.T) {
+	ctx := context.Background()
+	s := memory.New()
+	defer s.Close()
+	at := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	body := []byte("<html><head><meta charset=\"gbk\"></head><body>\xd6\xd0\xce\xc4</body></html>")
+	commits := []*storage.Commit{
+		{Page: storage.Page{URL: "http://a/1", Site: "s", RunID: 1, Outcome: storage.OutcomeStored, Status: 200, FetchedAt: at},
+			Article: &storage.Article{URL: "http://a/1", Site: "s", RunID: 1, Title: "标题", Text: "正文", FetchedAt: at, ContentHash: "00"},
+			Raw: &storage.RawResponse{Status: 200, Proto: "HTTP/1.1", Header: http.Header{"Content-Type": {"text/html; charset=gbk"},
+				"Content-Length": {fmt.Sprint(len(body))}}, Body: body}},
+		{Page: storage.Page{URL: "http://a/2", Site: "s", RunID: 1, Outcome: storage.OutcomeStored, Status: 200, FetchedAt: at},
+			Article: &storage.Article{URL: "http://a/2", Site: "s", RunID: 1, Title: "无原文", Text: "正文二", FetchedAt: at, ContentHash: "01"}},
+		{Page: storage.Page{URL: "http://b/1", Site: "s", RunID: 1, Outcome: storage.OutcomeDuplicate, Status: 200, FetchedAt: at},
+			Duplicate: &storage.Duplicate{URL: "http://b/1", Site: "s", RunID: 1, DupOf: 1, Jaccard: 0.9, Reason: "jaccard", FetchedAt: at}},
+	}
+	for _, c := range commits {
+		if err := s.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	c, err := warcexport.Write(ctx, s, &buf, warcexport.Options{Now: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c != (warcexport.Counts{Response: 1, Conversion: 1, Resource: 1, Metadata: 2, Revisit: 1}) {
+		t.Fatalf("counts %+v", c)
+	}
+	recs, err := readWARC(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, r := range recs {
+		types = append(types, r.get("WARC-Type"))
+	}
+	if got := strings.Join(types, " "); got != "warcinfo response conversion metadata resource metadata revisit" {
+		t.Fatalf("record types %s", got)
+	}
+	resp := recs[1]
+	if resp.get("Content-Type") != "application/http;msgtype=response" || resp.get("WARC-Record-ID") != warcexport.RecordID("article", "http://a/1") {
+		t.Errorf("response fields %v", resp.Fields)
+	}
+	hr, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(resp.Block)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(hr.Body)
+	if hr.StatusCode != 200 || hr.Header.Get("Content-Type") != "text/html; charset=gbk" || !bytes.Equal(got, body) {
+		t.Errorf("response block: %d %v %q", hr.StatusCode, hr.Header, got)
+	}
+	conv := recs[2]
+	if conv.get("WARC-Refers-To") != warcexport.RecordID("article", "http://a/1") || string(conv.Block) != "标题\n\n正文\n" {
+		t.Errorf("conversion %v %q", conv.Fields, conv.Block)
+	}
+	if recs[6].get("WARC-Refers-To") != warcexport.RecordID("article", "http://a/1") {
+		t.Errorf("revisit refers to %s", recs[6].get("WARC-Refers-To"))
 	}
 }
