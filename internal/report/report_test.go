@@ -25,8 +25,8 @@ var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
 func build(t *testing.T) *report.Report {
 	t.Helper()
-	s, err := sample.Store(context.Background())
-	if err != nil {
+	s := memory.New()
+	if err := sample.Fill(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })

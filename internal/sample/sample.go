@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
-	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 // Hostile strings planted in stored fields: a view that does not escape
@@ -34,123 +33,142 @@ var stories = []string{
 	"央视新闻消息，受冷空气影响，北方大部地区气温将下降八到十度，局地降温超过十二度，并伴有大风天气。\n气象部门提醒公众注意防寒保暖，合理安排出行。",
 }
 
-// Store returns the sample store (storage.NewMemory). Run 1 stores one
-// article per story on "sina" and records reprints from "sohu" as
-// duplicates; run 2 adds reprints from the hostile site and errors. Every
-// duplicate keeps its text.
-func Store(ctx context.Context) (storage.Store, error) {
-	s := memory.New()
-	if err := Fill(ctx, s); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("sample: %w", err)
+// Fill writes the sample's runs and pages into s, an empty store of any
+// implementation (memory for unit tests, a SQLite file for the command
+// tests). Run 1 stores one article per story on "sina" and records reprints
+// from "sohu" as duplicates; run 2 adds a stored article from the hostile
+// site, its reprint and errors. Every duplicate keeps its text.
+func Fill(ctx context.Context, s storage.Store) error {
+	f := &filler{ctx: ctx, s: s, at: Start}
+	if err := f.run(0, f.firstRun); err != nil {
+		return fmt.Errorf("sample: %w", err)
 	}
-	return s, nil
+	if err := f.run(1, f.secondRun); err != nil {
+		return fmt.Errorf("sample: %w", err)
+	}
+	return nil
 }
 
-// Fill writes the sample's runs and pages into s (an empty store of any
-// implementation, e.g. a SQLite file for the command tests).
-func Fill(ctx context.Context, s storage.Store) error {
-	at := Start
-	tick := func() time.Time { at = at.Add(37 * time.Second); return at }
-	run := func(n int, body func(run int64) error) error {
-		r, err := s.BeginRun(ctx, "configs/sites.yaml")
-		if err != nil {
-			return err
-		}
-		at = Start.Add(time.Duration(n) * 24 * time.Hour)
-		if err := body(r.ID); err != nil {
-			return err
-		}
-		r.FinishedAt, r.Status = tick(), storage.RunCompleted
-		err = s.Pages(ctx, func(p storage.Page) error {
-			if p.RunID != r.ID {
-				return nil
-			}
-			r.Stats.Fetched++
-			switch p.Outcome {
-			case storage.OutcomeStored:
-				r.Stats.Stored++
-			case storage.OutcomeDuplicate:
-				r.Stats.Duplicates++
-			case storage.OutcomeNotArticle:
-				r.Stats.NotArticle++
-			case storage.OutcomeError:
-				r.Stats.Errors++
-			}
+var titles = []string{"国务院部署稳就业措施", "地铁十九号线北段月底开通", "进博会闭幕成交额创新高", "北方大部地区将迎降温"}
+
+type filler struct {
+	ctx context.Context
+	s   storage.Store
+	at  time.Time
+	ids []int64 // run 1's stored articles, one per story
+}
+
+func (f *filler) tick() time.Time { f.at = f.at.Add(37 * time.Second); return f.at }
+
+// run begins run n (day n after Start), runs body and finishes the run
+// with the counts of the pages it recorded.
+func (f *filler) run(n int, body func(run int64) error) error {
+	r, err := f.s.BeginRun(f.ctx, "configs/sites.yaml")
+	if err != nil {
+		return err
+	}
+	f.at = Start.Add(time.Duration(n) * 24 * time.Hour)
+	if err := body(r.ID); err != nil {
+		return err
+	}
+	r.FinishedAt, r.Status = f.tick(), storage.RunCompleted
+	err = f.s.Pages(f.ctx, func(p storage.Page) error {
+		if p.RunID != r.ID {
 			return nil
-		})
-		if err != nil {
-			return err
 		}
-		return s.FinishRun(ctx, r)
-	}
-	page := func(url, site string, run int64, o storage.Outcome) storage.Page {
-		return storage.Page{URL: url, Site: site, RunID: run, Outcome: o, Status: 200, FetchedAt: tick()}
-	}
-	store := func(url, site string, run int64, title, text string, sim uint64) (int64, error) {
-		a := &storage.Article{URL: url, Site: site, RunID: run, Title: title, Text: text, Source: "新华社",
-			Author: "记者", Editor: "张三", PublishedAt: at.Add(-time.Hour), ContentHash: fmt.Sprintf("%064x", sim),
-			Fingerprint: storage.Fingerprint{Simhash: sim, Signature: []uint64{sim, sim + 1}, Length: 40}}
-		p := page(url, site, run, storage.OutcomeStored)
-		a.FetchedAt = p.FetchedAt
-		err := s.Commit(ctx, &storage.Commit{Page: p, Article: a})
-		return a.ID, err
-	}
-	dup := func(url, site string, run, of int64, title, text string, dist int, j, c float64, reason string) error {
-		p := page(url, site, run, storage.OutcomeDuplicate)
-		return s.Commit(ctx, &storage.Commit{Page: p, Duplicate: &storage.Duplicate{URL: url, Site: site, RunID: run, DupOf: of,
-			Distance: dist, Jaccard: j, Containment: c, Reason: reason, Title: title, Text: text, FetchedAt: p.FetchedAt,
-			Simhash: uint64(of), Signature: []uint64{1, 2}, Source: "新华社"}})
-	}
-	fail := func(url, site string, run int64, status int, kind string) error {
-		p := page(url, site, run, storage.OutcomeError)
-		p.Status, p.ErrKind, p.Err, p.Permanent = status, kind, kind+" on "+url, status >= 400 && status < 500
-		return s.Commit(ctx, &storage.Commit{Page: p})
-	}
-	titles := []string{"国务院部署稳就业措施", "地铁十九号线北段月底开通", "进博会闭幕成交额创新高", "北方大部地区将迎降温"}
-	var ids []int64
-	err := run(0, func(r int64) error {
-		for i, t := range stories {
-			id, err := store(fmt.Sprintf("https://news.sina.com.cn/c/2026-11-20/doc-%d.shtml", i), "sina", r, titles[i], t, uint64(0x1000*(i+1)))
-			if err != nil {
-				return err
-			}
-			ids = append(ids, id)
-			if err := s.Commit(ctx, &storage.Commit{Page: page(fmt.Sprintf("https://news.sina.com.cn/roll/%d", i), "sina", r, storage.OutcomeNotArticle)}); err != nil {
-				return err
-			}
+		r.Stats.Fetched++
+		switch p.Outcome {
+		case storage.OutcomeStored:
+			r.Stats.Stored++
+		case storage.OutcomeDuplicate:
+			r.Stats.Duplicates++
+		case storage.OutcomeNotArticle:
+			r.Stats.NotArticle++
+		case storage.OutcomeError:
+			r.Stats.Errors++
 		}
-		for i, t := range stories[:3] {
-			reprint := "转载：" + t
-			if err := dup(fmt.Sprintf("https://www.sohu.com/a/%d", 100+i), "sohu", r, ids[i], titles[i], reprint, i, 0.5+0.1*float64(i), 0.95, "jaccard"); err != nil {
-				return err
-			}
-		}
-		brief := strings.SplitN(stories[0], "\n", 2)[0]
-		if err := dup("https://www.sohu.com/a/200", "sohu", r, ids[0], "快讯："+titles[0], brief, 9, 0.28, 0.97, "containment"); err != nil {
-			return err
-		}
-		return fail("https://www.sohu.com/a/404", "sohu", r, 404, "http_404")
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return run(1, func(r int64) error {
-		id, err := store("https://news.163.com/26/1121/x.html", ScriptSite, r, ScriptTitle, ScriptText+"\n"+stories[0], 0x9000)
+	return f.s.FinishRun(f.ctx, r)
+}
+
+func (f *filler) page(url, site string, run int64, o storage.Outcome) storage.Page {
+	return storage.Page{URL: url, Site: site, RunID: run, Outcome: o, Status: 200, FetchedAt: f.tick()}
+}
+
+func (f *filler) store(url, site string, run int64, title, text string, sim uint64) (int64, error) {
+	a := &storage.Article{URL: url, Site: site, RunID: run, Title: title, Text: text, Source: "新华社",
+		Author: "记者", Editor: "张三", PublishedAt: f.at.Add(-time.Hour), ContentHash: fmt.Sprintf("%064x", sim),
+		Fingerprint: storage.Fingerprint{Simhash: sim, Signature: []uint64{sim, sim + 1}, Length: 40}}
+	p := f.page(url, site, run, storage.OutcomeStored)
+	a.FetchedAt = p.FetchedAt
+	err := f.s.Commit(f.ctx, &storage.Commit{Page: p, Article: a})
+	return a.ID, err
+}
+
+// verdict is the evidence of a sample duplicate.
+type verdict struct {
+	dist   int
+	j, c   float64
+	reason string
+}
+
+func (f *filler) dup(url, site string, run, of int64, title, text string, v verdict) error {
+	p := f.page(url, site, run, storage.OutcomeDuplicate)
+	return f.s.Commit(f.ctx, &storage.Commit{Page: p, Duplicate: &storage.Duplicate{URL: url, Site: site, RunID: run, DupOf: of,
+		Distance: v.dist, Jaccard: v.j, Containment: v.c, Reason: v.reason, Title: title, Text: text, FetchedAt: p.FetchedAt,
+		Simhash: uint64(of), Signature: []uint64{1, 2}, Source: "新华社"}})
+}
+
+func (f *filler) fail(url, site string, run int64, status int, kind string) error {
+	p := f.page(url, site, run, storage.OutcomeError)
+	p.Status, p.ErrKind, p.Err, p.Permanent = status, kind, kind+" on "+url, status >= 400 && status < 500
+	return f.s.Commit(f.ctx, &storage.Commit{Page: p})
+}
+
+func (f *filler) firstRun(r int64) error {
+	for i, t := range stories {
+		id, err := f.store(fmt.Sprintf("https://news.sina.com.cn/c/2026-11-20/doc-%d.shtml", i), "sina", r, titles[i], t, uint64(0x1000*(i+1)))
 		if err != nil {
 			return err
 		}
-		if err := dup("https://news.qq.com/a/1", "qq", r, id, ScriptTitle, ScriptText, 1, 0.8, 0.9, "jaccard"); err != nil {
+		f.ids = append(f.ids, id)
+		list := f.page(fmt.Sprintf("https://news.sina.com.cn/roll/%d", i), "sina", r, storage.OutcomeNotArticle)
+		if err := f.s.Commit(f.ctx, &storage.Commit{Page: list}); err != nil {
 			return err
 		}
-		if err := dup("https://news.qq.com/a/2", "qq", r, ids[1], titles[1], stories[1], 0, 1, 1, "exact"); err != nil {
+	}
+	for i, t := range stories[:3] {
+		v := verdict{dist: i, j: 0.5 + 0.1*float64(i), c: 0.95, reason: "jaccard"}
+		if err := f.dup(fmt.Sprintf("https://www.sohu.com/a/%d", 100+i), "sohu", r, f.ids[i], titles[i], "转载："+t, v); err != nil {
 			return err
 		}
-		for i, k := range []string{"timeout", "too_large", "timeout"} {
-			if err := fail(fmt.Sprintf("https://news.qq.com/e/%d", i), "qq", r, 0, k); err != nil {
-				return err
-			}
+	}
+	brief := strings.SplitN(stories[0], "\n", 2)[0]
+	if err := f.dup("https://www.sohu.com/a/200", "sohu", r, f.ids[0], "快讯："+titles[0], brief, verdict{9, 0.28, 0.97, "containment"}); err != nil {
+		return err
+	}
+	return f.fail("https://www.sohu.com/a/404", "sohu", r, 404, "http_404")
+}
+
+func (f *filler) secondRun(r int64) error {
+	id, err := f.store("https://news.163.com/26/1121/x.html", ScriptSite, r, ScriptTitle, ScriptText+"\n"+stories[0], 0x9000)
+	if err != nil {
+		return err
+	}
+	if err := f.dup("https://news.qq.com/a/1", "qq", r, id, ScriptTitle, ScriptText, verdict{1, 0.8, 0.9, "jaccard"}); err != nil {
+		return err
+	}
+	if err := f.dup("https://news.qq.com/a/2", "qq", r, f.ids[1], titles[1], stories[1], verdict{0, 1, 1, "exact"}); err != nil {
+		return err
+	}
+	for i, k := range []string{"timeout", "too_large", "timeout"} {
+		if err := f.fail(fmt.Sprintf("https://news.qq.com/e/%d", i), "qq", r, 0, k); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }

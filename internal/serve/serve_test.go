@@ -14,12 +14,13 @@ import (
 	"github.com/newsdedup/newscrawl/internal/explain"
 	"github.com/newsdedup/newscrawl/internal/sample"
 	"github.com/newsdedup/newscrawl/internal/serve"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 func newServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	s, err := sample.Store(context.Background())
-	if err != nil {
+	s := memory.New()
+	if err := sample.Fill(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })

@@ -22,8 +22,8 @@ import (
 
 func TestWrite(t *testing.T) {
 	ctx := context.Background()
-	s, err := sample.Store(ctx)
-	if err != nil {
+	s := memory.New()
+	if err := sample.Fill(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
@@ -152,8 +152,8 @@ func TestWrite(t *testing.T) {
 // corrupted block, a wrong length, a missing field).
 func TestReaderRejects(t *testing.T) {
 	ctx := context.Background()
-	s, err := sample.Store(ctx)
-	if err != nil {
+	s := memory.New()
+	if err := sample.Fill(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
