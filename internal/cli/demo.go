@@ -95,14 +95,18 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dups := 0
 	err = store.Duplicates(ctx, func(d storage.Duplicate) error {
 		dups++
-		fmt.Fprintf(stdout, "  %s\n    = duplicate of [%d] (hamming %d, jaccard %.2f, containment %.2f)\n", d.URL, d.DupOf, d.Distance, d.Jaccard, d.Containment)
+		fmt.Fprintf(stdout, "  %s\n    = duplicate of [%d] (%s; hamming %d, jaccard %.2f, containment %.2f)\n", d.URL, d.DupOf, d.Reason, d.Distance, d.Jaccard, d.Containment)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 	want := fixture.Expected()
-	fmt.Fprintf(stdout, "\nstore:  %s\nsites:  %s\ncorpus: %s (%d lines; `newscrawl export --db %s` writes it again)\n", dbPath, siteFile, corpus, n, dbPath)
+	if keepDir {
+		fmt.Fprintf(stdout, "\nstore:  %s\nsites:  %s\ncorpus: %s (%d lines; `newscrawl export --db %s` writes it again)\n", dbPath, siteFile, corpus, n, dbPath)
+	} else {
+		fmt.Fprintf(stdout, "\ncorpus: %d lines exported (the store and corpus are in a temporary directory removed at the end; --keep keeps them)\n", n)
+	}
 	if stored != want.Stored || dups != want.Duplicates {
 		return fmt.Errorf("demo: expected %d stored and %d duplicates, got %d and %d", want.Stored, want.Duplicates, stored, dups)
 	}
