@@ -162,3 +162,19 @@ func TestParseSince(t *testing.T) {
 		})
 	}
 }
+
+func FuzzParseSince(f *testing.F) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for _, s := range []string{"", "24h", "2026-11-20", "2026-11-20T08:00:00Z", "-1h", "1e9h", "30d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := export.ParseSince(s, now)
+		if err != nil {
+			return
+		}
+		if d, derr := time.ParseDuration(s); derr == nil && d >= 0 && got.After(now) {
+			t.Fatalf("ParseSince(%q) = %v, after now", s, got)
+		}
+	})
+}
