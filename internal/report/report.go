@@ -99,6 +99,19 @@ type Report struct {
 	Reasons       []Kind
 	ErrorKinds    []Kind
 	DuplicateRate float64 // duplicates / (stored + duplicates)
+	// Counters are every per-site counter the last run recorded
+	// (storage.RunStats.Sites): names sorted, one column per site.
+	Counters []CounterRow
+	// CounterSites are the columns of Counters.
+	CounterSites []string
+	CountersRun  int64 // the run they come from (0: none recorded)
+}
+
+// CounterRow is one counter of the last run, per site (in CounterSites
+// order).
+type CounterRow struct {
+	Name   string
+	Values []int64
 }
 
 // Build reads src and computes the report's figures.
@@ -193,6 +206,7 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		return cmp.Or(cmp.Compare(b.Size, a.Size), cmp.Compare(a.ID, b.ID))
 	})
 	r.Largest = all[:min(len(all), LargestClusters)]
+	r.counters()
 	if n := r.Total.Stored + r.Total.Duplicates; n > 0 {
 		r.DuplicateRate = float64(r.Total.Duplicates) / float64(n)
 	}
@@ -306,4 +320,31 @@ func (r *Report) plots() []Plot {
 		ps = append(ps, Plot{ID: "errors", SVG: barChart("Error kinds", "kind", eb, colorEr), Caption: "Pages whose last record is an error."})
 	}
 	return ps
+}
+
+// counters fills Counters from the last run that recorded per-site
+// counters.
+func (r *Report) counters() {
+	for i := len(r.Runs) - 1; i >= 0; i-- {
+		sites := r.Runs[i].Stats.Sites
+		if len(sites) == 0 {
+			continue
+		}
+		names := map[string]bool{}
+		for _, s := range sites {
+			r.CounterSites = append(r.CounterSites, s.Site)
+			for k := range s.Counters {
+				names[k] = true
+			}
+		}
+		for _, n := range slices.Sorted(maps.Keys(names)) {
+			row := CounterRow{Name: n}
+			for _, s := range sites {
+				row.Values = append(row.Values, s.Counters[n])
+			}
+			r.Counters = append(r.Counters, row)
+		}
+		r.CountersRun = r.Runs[i].ID
+		return
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/newsdedup/newscrawl/internal/explain"
 	"github.com/newsdedup/newscrawl/internal/report"
 	"github.com/newsdedup/newscrawl/internal/sample"
+	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
@@ -174,3 +175,39 @@ func equal(a, b any) bool {
 }
 
 func sprint(v any) string { return fmt.Sprintf("%#v", v) }
+
+// TestCounters: the per-site counters a run recorded are listed.
+func TestCounters(t *testing.T) {
+	ctx := context.Background()
+	s := memory.New()
+	defer s.Close()
+	for i, sites := range [][]storage.SiteCounters{
+		{{Site: "sina", Counters: map[string]int64{"requests": 1}}},
+		{{Site: "sina", Counters: map[string]int64{"requests": 40, "robots_blocked": 3}}, {Site: "qq", Counters: map[string]int64{"gone": 2}}},
+		nil, // a run that recorded none (an older program)
+	} {
+		r, err := s.BeginRun(ctx, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Status, r.FinishedAt, r.Stats.Sites = storage.RunCompleted, sample.Start.Add(time.Duration(i)*time.Hour), sites
+		if err := s.FinishRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := report.Build(ctx, s, explain.Default(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []report.CounterRow{{"gone", []int64{0, 2}}, {"requests", []int64{40, 0}}, {"robots_blocked", []int64{3, 0}}}
+	if r.CountersRun != 2 || !equal(r.CounterSites, []string{"sina", "qq"}) || !equal(r.Counters, want) {
+		t.Fatalf("run %d sites %v counters %v", r.CountersRun, r.CounterSites, r.Counters)
+	}
+	var b strings.Builder
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<tr><td>robots_blocked</td><td class="n">3</td><td class="n">0</td></tr>`) {
+		t.Errorf("counter table missing:\n%s", b.String())
+	}
+}
