@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -83,6 +84,7 @@ func New(s Store, th explain.Thresholds, log *slog.Logger) (*Handler, error) {
 	h := &Handler{store: s, th: th, log: log, tmpl: t, mux: http.NewServeMux()}
 	h.mux.HandleFunc("GET /{$}", h.index)
 	h.mux.HandleFunc("GET /search", h.search)
+	h.mux.HandleFunc("GET /run/{id}", h.run)
 	h.mux.HandleFunc("GET /cluster/{id}", h.cluster)
 	h.mux.HandleFunc("GET /article/{id}", h.article)
 	h.mux.HandleFunc("GET /pair", h.pair)
@@ -323,4 +325,46 @@ func fmtTime(t time.Time) string {
 		return "—"
 	}
 	return t.UTC().Format("2006-01-02 15:04Z")
+}
+
+// counterRow is one counter of a run, per site.
+type counterRow struct {
+	Name   string
+	Values []int64
+}
+
+func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		http.Error(w, "bad run id", http.StatusBadRequest)
+		return
+	}
+	runs, err := h.store.Runs(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	i := slices.IndexFunc(runs, func(x storage.Run) bool { return x.ID == id })
+	if i < 0 {
+		http.Error(w, "no such run", http.StatusNotFound)
+		return
+	}
+	run := runs[i]
+	names := map[string]bool{}
+	var sites []string
+	for _, s := range run.Stats.Sites {
+		sites = append(sites, s.Site)
+		for k := range s.Counters {
+			names[k] = true
+		}
+	}
+	var rows []counterRow
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		row := counterRow{Name: n}
+		for _, s := range run.Stats.Sites {
+			row.Values = append(row.Values, s.Counters[n])
+		}
+		rows = append(rows, row)
+	}
+	h.render(w, r, "run.html", map[string]any{"Run": run, "Sites": sites, "Rows": rows})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/newsdedup/newscrawl/internal/explain"
 	"github.com/newsdedup/newscrawl/internal/sample"
 	"github.com/newsdedup/newscrawl/internal/serve"
+	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
@@ -185,4 +186,46 @@ func activeContent(t *testing.T, body string) string {
 		}
 	}
 	return ""
+}
+
+func TestRunPage(t *testing.T) {
+	ctx := context.Background()
+	s := memory.New()
+	defer s.Close()
+	r, err := s.BeginRun(ctx, "configs/sites.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Status, r.FinishedAt = storage.RunCompleted, sample.Start
+	r.Stats.Sites = []storage.SiteCounters{{Site: sample.ScriptSite, Counters: map[string]int64{"robots_blocked": 7, "retries": 2}}}
+	if err := s.FinishRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	h, err := serve.New(s, explain.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for _, tc := range []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/run/1", 200, `<tr><td>robots_blocked</td><td class="n">7</td></tr>`},
+		{"/run/1", 200, "&lt;img src=x"},
+		{"/run/2", 404, ""},
+		{"/run/x", 400, ""},
+		{"/", 200, `<a href="/run/1">1</a>`},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			status, _, body := get(t, srv, tc.path)
+			if status != tc.status || !strings.Contains(body, tc.want) {
+				t.Fatalf("status %d: %s", status, body)
+			}
+			if bad := activeContent(t, body); status == 200 && bad != "" {
+				t.Errorf("active content %s", bad)
+			}
+		})
+	}
 }
