@@ -51,6 +51,7 @@ func get(t *testing.T, srv *httptest.Server, path string) (int, http.Header, str
 // pages are the routes of the view with a valid argument each.
 var pages = []string{
 	"/",
+	"/run/2",
 	"/search?q=" + url.QueryEscape("国务院"),
 	"/search?q=" + url.QueryEscape("<script>"),
 	"/cluster/1",
