@@ -134,7 +134,8 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 		return CrawlResult{}, fmt.Errorf("begin run: %w", err)
 	}
 	copts := crawler.Options{Sites: o.Sites, Workers: o.Workers, Logger: o.Log}
-	copts.Progress, copts.ProgressEvery = progressHook(ctx, store, o, start)
+	var flush func()
+	copts.Progress, copts.ProgressEvery, flush = progressHook(ctx, store, o, start)
 	if o.Metrics != nil {
 		copts.OnFetch = func(site, _ string, _ int, d time.Duration) { o.Metrics.ObserveFetch(site, d) }
 	}
@@ -143,6 +144,7 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 		return CrawlResult{}, err
 	}
 	sum, runErr := cr.Run(ctx, run.ID)
+	flush()
 
 	run.FinishedAt = time.Now()
 	run.Stats = progress.RunStats(sum)
@@ -188,17 +190,25 @@ func CloseDeadRuns(ctx context.Context, store storage.Store) error {
 
 // progressHook returns the crawler's progress callback and interval: it
 // feeds o.Metrics every MetricsEvery and calls o.Progress every
-// o.ProgressEvery (and at the end). Neither set: no callback at all.
-func progressHook(ctx context.Context, store storage.Frontier, o CrawlOptions, start time.Time) (func(crawler.Snapshot), time.Duration) {
+// o.ProgressEvery; flush, called when the crawl has ended, reports the
+// last snapshot if it was not reported yet. Neither set: no callback.
+func progressHook(ctx context.Context, store storage.Frontier, o CrawlOptions, start time.Time) (hook func(crawler.Snapshot), every time.Duration, flush func()) {
 	report := o.Progress != nil && o.ProgressEvery > 0
 	if !report && o.Metrics == nil {
-		return nil, 0
+		return nil, 0, func() {}
 	}
-	every := o.ProgressEvery
+	every = o.ProgressEvery
 	if o.Metrics != nil && (!report || every > MetricsEvery) {
 		every = MetricsEvery
 	}
 	var last time.Duration
+	var pending *Progress // the latest snapshot, when not reported
+	flush = func() {
+		if report && pending != nil {
+			o.Progress(*pending)
+			pending = nil
+		}
+	}
 	return func(s crawler.Snapshot) {
 		elapsed := time.Since(start)
 		var queue map[string]int
@@ -227,11 +237,13 @@ func progressHook(ctx context.Context, store storage.Frontier, o CrawlOptions, s
 		}
 		// Snapshots come every MetricsEvery when metrics are on: report one
 		// at most every ProgressEvery (with 10 % slack for timer jitter).
+		p := Progress{Snapshot: s, Elapsed: elapsed, Queue: queue}
+		pending = &p
 		if report && elapsed-last >= o.ProgressEvery-o.ProgressEvery/10 {
 			last = elapsed
-			o.Progress(Progress{Snapshot: s, Elapsed: elapsed, Queue: queue})
+			flush()
 		}
-	}, every
+	}, every, flush
 }
 
 // timedProcessor feeds the decision latency and the index size to metrics.
