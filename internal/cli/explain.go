@@ -23,16 +23,20 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("explain: want one URL, got %d arguments", fs.NArg())
 	}
 	u := fs.Arg(0)
+	thr, err := th.resolve()
+	if err != nil {
+		return err
+	}
 	store, err := pipeline.OpenExisting(ctx, *db)
 	if err != nil {
 		return fmt.Errorf("explain: %w", err)
 	}
 	defer store.Close()
-	e, err := explain.Explain(ctx, store, u, *th)
+	e, err := explain.Explain(ctx, store, u, thr)
 	if errors.Is(err, storage.ErrNotFound) {
 		// The store keeps canonical URLs: try the canonical form.
 		if c, cerr := urlnorm.Canonical(u, nil); cerr == nil && c != u {
-			e, err = explain.Explain(ctx, store, c, *th)
+			e, err = explain.Explain(ctx, store, c, thr)
 		}
 	}
 	if err != nil {

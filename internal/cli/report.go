@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/internal/explain"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
 	"github.com/newsdedup/newscrawl/internal/report"
@@ -28,7 +30,11 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("report: %w", err)
 	}
 	defer store.Close()
-	r, err := report.Build(ctx, store, *th, time.Now())
+	thr, err := th.resolve()
+	if err != nil {
+		return err
+	}
+	r, err := report.Build(ctx, store, thr, time.Now())
 	if err != nil {
 		return err
 	}
@@ -50,15 +56,43 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// addThresholdFlags registers the thresholds shown next to verdicts: the
-// store does not record the crawl's settings, so a crawl run with other
-// values than the defaults passes them here.
-func addThresholdFlags(fs interface {
-	IntVar(*int, string, int, string)
-	Float64Var(*float64, string, float64, string)
-}) *explain.Thresholds {
+// thresholdFlags are the thresholds shown next to verdicts: the store does
+// not record the crawl's settings, so they come from the site file the
+// crawl used (--site), else the defaults; --hamming and --jaccard override
+// both.
+type thresholdFlags struct {
+	site    string
+	hamming int
+	jaccard float64
+	fs      *flag.FlagSet
+}
+
+func addThresholdFlags(fs *flag.FlagSet) *thresholdFlags {
+	d := explain.Default()
+	t := &thresholdFlags{fs: fs}
+	fs.StringVar(&t.site, "site", "", "site file the crawl used: its dedup.hamming and dedup.jaccard are the thresholds shown (default: the engine's defaults)")
+	fs.IntVar(&t.hamming, "hamming", d.Hamming, "Simhash candidate radius to show with the verdicts (overrides --site)")
+	fs.Float64Var(&t.jaccard, "jaccard", d.Jaccard, "SpotSigs Jaccard threshold to show with the verdicts (overrides --site)")
+	return t
+}
+
+// resolve returns the thresholds after parsing.
+func (t *thresholdFlags) resolve() (explain.Thresholds, error) {
 	th := explain.Default()
-	fs.IntVar(&th.Hamming, "hamming", th.Hamming, "Simhash candidate radius the crawl used (dedup.hamming), shown with the verdicts")
-	fs.Float64Var(&th.Jaccard, "jaccard", th.Jaccard, "SpotSigs Jaccard threshold the crawl used (dedup.jaccard), shown with the verdicts")
-	return &th
+	if t.site != "" {
+		cfg, err := config.Load(t.site)
+		if err != nil {
+			return th, usageError{fmt.Errorf("--site: %w", err)}
+		}
+		th.Hamming, th.Jaccard = cfg.Dedup.Hamming, cfg.Dedup.Jaccard
+	}
+	t.fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "hamming":
+			th.Hamming = t.hamming
+		case "jaccard":
+			th.Jaccard = t.jaccard
+		}
+	})
+	return th, nil
 }

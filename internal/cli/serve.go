@@ -35,7 +35,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer store.Close()
-	h, err := serve.New(store, *th, log)
+	thr, err := th.resolve()
+	if err != nil {
+		return err
+	}
+	h, err := serve.New(store, thr, log)
 	if err != nil {
 		return err
 	}

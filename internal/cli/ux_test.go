@@ -322,3 +322,38 @@ func TestLearnAntecedentsWritesOnlyWhereTold(t *testing.T) {
 		t.Errorf("learn-antecedents writes to a tracked file by default:\n%s", r.stderr)
 	}
 }
+
+// TestThresholdsShown: explain shows the thresholds of the site file the
+// crawl used (--site), and --jaccard overrides them.
+func TestThresholdsShown(t *testing.T) {
+	db := sampleDB(t)
+	site := filepath.Join(t.TempDir(), "sites.yaml")
+	yaml := "dedup: {hamming: 4, jaccard: 0.45}\nsites:\n  - name: s\n    start_urls: [\"http://127.0.0.1:1/\"]\n    allowed_domains: [\"127.0.0.1:1\"]\n    article_url: 'x'\n"
+	if err := os.WriteFile(site, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"defaults", nil, []string{"(candidate when <= 3)", "(duplicate when >= 0.35;"}},
+		{"site file", []string{"--site", site}, []string{"(candidate when <= 4)", "(duplicate when >= 0.45;"}},
+		{"override", []string{"--site", site, "--jaccard", "0.5"}, []string{"(candidate when <= 4)", "(duplicate when >= 0.50;"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runMain(append(append([]string{"explain", "--db", db}, tc.args...), "https://www.sohu.com/a/100")...)
+			if r.code != ExitOK {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("missing %q in\n%s", w, r.stdout)
+				}
+			}
+		})
+	}
+	if r := runMain("explain", "--db", db, "--site", filepath.Join(t.TempDir(), "none.yaml"), "https://www.sohu.com/a/100"); r.code != ExitUsage {
+		t.Errorf("missing site file: exit %d", r.code)
+	}
+}
