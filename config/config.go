@@ -127,6 +127,9 @@ type Fetch struct {
 	MaxURLLength   int      `yaml:"max_url_length"`
 	MaxCrawlDelay  Duration `yaml:"max_crawl_delay"` // robots Crawl-delay above this: the host is skipped
 	IgnoreRobots   bool     `yaml:"ignore_robots"`
+	// KeepRaw keeps the HTTP response (status, headers, decompressed body;
+	// compressed in the store) of every stored article, for WARC export.
+	KeepRaw bool `yaml:"keep_raw"`
 }
 
 // Segment configures segmentation and features.

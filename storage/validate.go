@@ -46,6 +46,14 @@ func (c *Commit) Validate() error {
 	if p.URL == "" {
 		return fmt.Errorf("%w: empty page url", ErrInvalid)
 	}
+	if c.Raw != nil {
+		if p.Outcome != OutcomeStored {
+			return fmt.Errorf("%w: raw response of %s with outcome %s (only stored articles keep theirs)", ErrInvalid, p.URL, p.Outcome)
+		}
+		if c.Raw.Status < 100 || c.Raw.Status > 999 {
+			return fmt.Errorf("%w: raw response of %s has status %d", ErrInvalid, p.URL, c.Raw.Status)
+		}
+	}
 	if err := ValidTime("page fetched_at", p.FetchedAt); err != nil {
 		return err
 	}

@@ -44,16 +44,11 @@ type extractOutput struct {
 //
 //	newscrawl extract FILE_OR_URL [--charset X] [--remove SEL]...
 func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("extract", stderr)
 	charsetFlag := fs.String("charset", "", "decode with this charset instead of detecting it (a site override)")
 	var remove selectorList
 	fs.Var(&remove, "remove", "CSS selector of elements to delete before extraction (repeatable)")
 	bodySel := fs.String("body", "", "CSS selector of the article body (skips detection)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: newscrawl extract FILE_OR_URL [--charset X] [--remove SEL]... [--body SEL]")
-		fs.PrintDefaults()
-	}
 	// Flags may come before or after the positional argument.
 	var pos []string
 	for {

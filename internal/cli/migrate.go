@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -10,8 +9,7 @@ import (
 )
 
 func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("migrate", stderr)
 	from := fs.String("from", "data/news.db", "SQLite store to copy (it must exist)")
 	to := fs.String("to", "", "postgres:// URL of the target database (its schema must hold no corpus yet)")
 	if err := fs.Parse(args); err != nil {
@@ -30,7 +28,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "migrated %s: %d runs, %d pages, %d articles, %d duplicates, %d terms over %d documents\n",
-		*from, st.Runs, st.Pages, st.Articles, st.Duplicates, st.Terms, st.Docs)
+	fmt.Fprintf(stdout, "migrated %s: %d runs, %d pages, %d articles, %d duplicates, %d raw responses, %d terms over %d documents\n",
+		*from, st.Runs, st.Pages, st.Articles, st.Duplicates, st.Raw, st.Terms, st.Docs)
 	return nil
 }

@@ -1,100 +1,79 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/newsdedup/newscrawl/internal/export"
+	"github.com/newsdedup/newscrawl/internal/warcexport"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
-// ExportLine is one line of `export --format jsonl`: the format
-// ../shared/bench/score.py reads, plus metadata and dedup evidence.
-type ExportLine struct {
-	URL         string   `json:"url"`
-	Site        string   `json:"site"`
-	Kept        bool     `json:"kept"`
-	DupOf       *string  `json:"dup_of"`
-	Cluster     int64    `json:"cluster"`
-	Title       string   `json:"title"`
-	Text        string   `json:"text"`
-	PublishedAt *string  `json:"published_at"`
-	Source      string   `json:"source"`
-	Author      string   `json:"author"`
-	Editor      string   `json:"editor,omitempty"`
-	FetchedAt   string   `json:"fetched_at"`
-	Simhash     string   `json:"simhash"`
-	Distance    *int     `json:"distance,omitempty"`
-	Jaccard     *float64 `json:"jaccard,omitempty"`
-	Containment *float64 `json:"containment,omitempty"`
+// Export formats.
+const (
+	FormatJSONL = "jsonl"
+	FormatCSV   = "csv"
+	FormatWARC  = "warc"
+)
+
+// ExportFormats lists the formats ExportTo writes.
+var ExportFormats = []string{FormatJSONL, FormatCSV, FormatWARC}
+
+// ExportOptions choose an export's format and records.
+type ExportOptions struct {
+	Format string // FormatJSONL (default), FormatCSV or FormatWARC
+	Filter export.Filter
+	// Gzip compresses a WARC export record by record (.warc.gz).
+	Gzip bool
 }
 
-// Export writes one line per decided article URL: stored articles, then
-// duplicate verdicts. It returns the number of lines written.
+// Export writes one JSON line per decided article URL (internal/export):
+// stored articles, then duplicate verdicts. It returns the number of lines
+// written.
 func Export(ctx context.Context, store storage.Store, w io.Writer) (int, error) {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	n := 0
-	err := store.Articles(ctx, func(a storage.Article) error {
-		n++
-		return enc.Encode(ExportLine{
-			URL: a.URL, Site: a.Site, Kept: true, Cluster: a.Cluster,
-			Title: a.Title, Text: a.Text, PublishedAt: timePtr(a.PublishedAt),
-			Source: a.Source, Author: a.Author, Editor: a.Editor,
-			FetchedAt: a.FetchedAt.UTC().Format(time.RFC3339), Simhash: fmt.Sprintf("%016x", a.Fingerprint.Simhash),
-		})
-	})
-	if err != nil {
-		return n, err
-	}
-	err = store.Duplicates(ctx, func(d storage.Duplicate) error {
-		n++
-		dupOf, dist, jac, cont := d.DupOfURL, d.Distance, d.Jaccard, d.Containment
-		return enc.Encode(ExportLine{
-			URL: d.URL, Site: d.Site, Kept: false, DupOf: &dupOf, Cluster: d.Cluster,
-			Title: d.Title, Text: d.Text, PublishedAt: timePtr(d.PublishedAt),
-			Source: d.Source, Author: d.Author,
-			FetchedAt: d.FetchedAt.UTC().Format(time.RFC3339), Simhash: fmt.Sprintf("%016x", d.Simhash),
-			Distance: &dist, Jaccard: &jac, Containment: &cont,
-		})
-	})
-	if err != nil {
-		return n, err
-	}
-	return n, bw.Flush()
+	return export.JSONL(ctx, store, export.Filter{}, w)
 }
 
-func timePtr(t time.Time) *string {
-	if t.IsZero() {
-		return nil
+// ExportTo writes store in o's format and returns the number of records
+// (lines, CSV rows, or WARC records for articles and duplicates).
+func ExportTo(ctx context.Context, store storage.Store, w io.Writer, o ExportOptions) (int, error) {
+	switch o.Format {
+	case FormatJSONL, "":
+		return export.JSONL(ctx, store, o.Filter, w)
+	case FormatCSV:
+		return export.CSV(ctx, store, o.Filter, w)
+	case FormatWARC:
+		c, err := warcexport.Write(ctx, store, w, warcexport.Options{Filter: o.Filter, Gzip: o.Gzip, Software: "newscrawl", Now: time.Now()})
+		return c.Articles() + c.Revisit, err
 	}
-	s := t.Format(time.RFC3339)
-	return &s
+	return 0, fmt.Errorf("unknown export format %q (supported: %s)", o.Format, strings.Join(ExportFormats, ", "))
 }
 
-// ExportDB exports the store db names (see OpenStore; a SQLite file must
-// exist: exporting never creates a store) to w; see Export.
-func ExportDB(ctx context.Context, db string, w io.Writer) (int, error) {
-	if !IsPostgres(db) {
-		if _, err := os.Stat(db); err != nil {
-			return 0, err
-		}
+// ExportDB exports the store db names (a postgres:// URL, or a SQLite
+// file, which must exist: exporting never creates a store) to w; see
+// ExportTo.
+func ExportDB(ctx context.Context, db string, w io.Writer, o ExportOptions) (int, error) {
+	var store storage.Store
+	var err error
+	if IsPostgres(db) {
+		store, err = OpenStore(ctx, db)
+	} else {
+		store, err = OpenExisting(ctx, db)
 	}
-	store, err := OpenStore(ctx, db)
 	if err != nil {
 		return 0, err
 	}
 	defer store.Close()
-	return Export(ctx, store, w)
+	return ExportTo(ctx, store, w, o)
 }
 
 // ExportFile exports the store db names to a new file out.
-func ExportFile(ctx context.Context, db, out string) (int, error) {
+func ExportFile(ctx context.Context, db, out string, o ExportOptions) (int, error) {
 	if !IsPostgres(db) {
 		if _, err := os.Stat(db); err != nil {
 			return 0, err
@@ -104,9 +83,18 @@ func ExportFile(ctx context.Context, db, out string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := ExportDB(ctx, db, f)
+	n, err := ExportDB(ctx, db, f, o)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return n, err
+}
+
+// OpenExisting opens the SQLite store at db for reading commands (export,
+// report, serve, explain): a missing file is an error, never a new store.
+func OpenExisting(ctx context.Context, db string) (*sqlite.Store, error) {
+	if _, err := os.Stat(db); err != nil {
+		return nil, err
+	}
+	return sqlite.Open(ctx, db)
 }

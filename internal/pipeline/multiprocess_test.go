@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/internal/export"
 	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage/postgres"
 )
@@ -60,14 +61,14 @@ type partition struct {
 func corpusOf(t *testing.T, db string) partition {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := ExportDB(context.Background(), db, &buf); err != nil {
+	if _, err := ExportDB(context.Background(), db, &buf, ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	byCluster := map[int64][]string{}
 	var p partition
 	dec := json.NewDecoder(&buf)
 	for dec.More() {
-		var l ExportLine
+		var l export.Record
 		if err := dec.Decode(&l); err != nil {
 			t.Fatal(err)
 		}

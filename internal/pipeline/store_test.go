@@ -120,7 +120,7 @@ func TestCrawlPostgres(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	n, err := ExportDB(ctx, db, &out)
+	n, err := ExportDB(ctx, db, &out, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,10 +222,10 @@ func TestMigrate(t *testing.T) {
 		t.Fatalf("migrated %+v", st)
 	}
 	var a, b bytes.Buffer
-	if _, err := ExportDB(ctx, from, &a); err != nil {
+	if _, err := ExportDB(ctx, from, &a, ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ExportDB(ctx, db, &b); err != nil {
+	if _, err := ExportDB(ctx, db, &b, ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if a.String() != b.String() {

@@ -21,7 +21,7 @@ var ErrNotEmpty = errors.New("target store is not empty")
 
 // ImportStats counts what Import copied.
 type ImportStats struct {
-	Runs, Pages, Articles, Duplicates, Terms, Docs int
+	Runs, Pages, Articles, Duplicates, Terms, Docs, Raw int
 }
 
 // Import copies every run, page, article, duplicate verdict and document
@@ -177,19 +177,51 @@ func (im *importer) articles(src storage.Store, st *ImportStats) error {
 	if err != nil {
 		return fmt.Errorf("articles: %w", err)
 	}
-	return im.flush("articles", cols)
+	if err := im.flush("articles", cols); err != nil {
+		return err
+	}
+	return im.raws(src, st)
+}
+
+// raws copies the raw responses a RawStore source kept.
+func (im *importer) raws(src storage.Store, st *ImportStats) error {
+	rs, ok := src.(storage.RawStore)
+	if !ok {
+		return nil
+	}
+	var urls []string
+	if err := src.Articles(im.ctx, func(a storage.Article) error { urls = append(urls, a.URL); return nil }); err != nil {
+		return fmt.Errorf("raw responses: %w", err)
+	}
+	for _, u := range urls {
+		r, err := rs.Raw(im.ctx, u)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("raw responses: %w", err)
+		}
+		if err := storable("raw response of "+u, r.Proto); err != nil {
+			return err
+		}
+		if err := putRaw(im.ctx, im.tx, u, &r); err != nil {
+			return err
+		}
+		st.Raw++
+	}
+	return nil
 }
 
 func (im *importer) duplicates(src storage.Store, st *ImportStats) error {
 	cols := []string{"seq", "url", "site", "run_id", "dup_of", "dup_of_url", "cluster", "distance", "jaccard",
-		"containment", "title", "text", "published_at", "source", "author", "fetched_at", "simhash", "signature"}
+		"containment", "reason", "title", "text", "published_at", "source", "author", "fetched_at", "simhash", "signature"}
 	err := src.Duplicates(im.ctx, func(d storage.Duplicate) error {
-		if err := storable("duplicate "+d.URL, d.URL, d.Site, d.DupOfURL, d.Title, d.Text, d.Source, d.Author); err != nil {
+		if err := storable("duplicate "+d.URL, d.URL, d.Site, d.DupOfURL, d.Reason, d.Title, d.Text, d.Source, d.Author); err != nil {
 			return err
 		}
 		st.Duplicates++
 		return im.add("duplicates", cols, int64(st.Duplicates), d.URL, d.Site, d.RunID, d.DupOf, d.DupOfURL, d.Cluster,
-			d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt), d.Source, d.Author,
+			d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title, d.Text, nullTime(d.PublishedAt), d.Source, d.Author,
 			nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature))
 	})
 	if err != nil {

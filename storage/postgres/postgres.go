@@ -298,7 +298,7 @@ func checkText(c *storage.Commit) error {
 			{"source", a.Source}, {"author", a.Author}, {"editor", a.Editor}, {"content hash", a.ContentHash}}...)
 	}
 	if d := c.Duplicate; d != nil {
-		fields = append(fields, []struct{ name, v string }{{"duplicate site", d.Site}, {"dup_of url", d.DupOfURL},
+		fields = append(fields, []struct{ name, v string }{{"duplicate site", d.Site}, {"dup_of url", d.DupOfURL}, {"reason", d.Reason},
 			{"title", d.Title}, {"text", d.Text}, {"source", d.Source}, {"author", d.Author}}...)
 	}
 	for _, f := range fields {
@@ -411,6 +411,11 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 			if artID, artCluster, err = insertArticle(ctx, tx, p.URL, c.Article); err != nil {
 				return err
 			}
+			if c.Raw != nil {
+				if err := putRaw(ctx, tx, p.URL, c.Raw); err != nil {
+					return err
+				}
+			}
 			logSeq, err = addTerms(ctx, tx, c.Terms)
 		case c.Duplicate != nil:
 			dupOfURL, dupCluster, err = insertDuplicate(ctx, tx, p.URL, c.Duplicate)
@@ -497,9 +502,9 @@ func insertDuplicate(ctx context.Context, tx pgx.Tx, url string, d *storage.Dupl
 		cluster = d.Cluster
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance,
-		jaccard, containment, title, text, published_at, source, author, fetched_at, simhash, signature)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-		url, d.Site, d.RunID, d.DupOf, dupOfURL, cluster, d.Distance, d.Jaccard, d.Containment, d.Title,
+		jaccard, containment, reason, title, text, published_at, source, author, fetched_at, simhash, signature)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+		url, d.Site, d.RunID, d.DupOf, dupOfURL, cluster, d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title,
 		d.Text, nullTime(d.PublishedAt), d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash),
 		packSignature(d.Signature)); err != nil {
 		return "", 0, err

@@ -19,9 +19,9 @@ const (
 		fetched_at, content_hash, cluster, simhash, signature, sig_len`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len`
-	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
+	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, text,
 		published_at, source, author, fetched_at, simhash, signature`
-	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
+	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, '',
 		published_at, source, author, fetched_at, simhash, signature`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 )
@@ -93,7 +93,7 @@ func scanDuplicateSeq(row pgx.Row, seq *int64) (storage.Duplicate, error) {
 	var simhash int64
 	var sig []byte
 	dest := []any{&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig}
+		&d.Containment, &d.Reason, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig}
 	if seq != nil {
 		dest = append([]any{seq}, dest...)
 	}

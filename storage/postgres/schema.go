@@ -23,7 +23,9 @@ const SchemaVersion = 1
 // SQLite store: timestamptz keeps only microseconds and the Store contract
 // round-trips nanoseconds. seq columns give commit and FIFO order. docfreq's
 // term uses the "C" collation, so that its primary key is in byte order
-// (the order DocFreqs streams). cluster_merges logs the merges duplicates
+// (the order DocFreqs streams). raw keeps stored articles' HTTP responses
+// (Commit.Raw): header in wire format, body as is (PostgreSQL compresses
+// large values itself). cluster_merges logs the merges duplicates
 // applied (Duplicate.Merges), for other processes' indexes (Changes). A
 // stored article appends its distinct terms
 // to docfreq_log instead of upserting docfreq (see foldEvery): the number of
@@ -86,6 +88,7 @@ CREATE TABLE duplicates (
 	distance     INTEGER NOT NULL,
 	jaccard      DOUBLE PRECISION NOT NULL,
 	containment  DOUBLE PRECISION NOT NULL DEFAULT 0,
+	reason       TEXT NOT NULL DEFAULT '',
 	title        TEXT NOT NULL,
 	text         TEXT NOT NULL,
 	published_at BIGINT,
@@ -102,6 +105,13 @@ CREATE INDEX duplicates_cluster ON duplicates(cluster);
 CREATE TABLE docfreq (
 	term TEXT COLLATE "C" PRIMARY KEY,
 	df   BIGINT NOT NULL
+);
+CREATE TABLE raw (
+	url    TEXT PRIMARY KEY REFERENCES articles(url),
+	status INTEGER NOT NULL,
+	proto  TEXT NOT NULL,
+	header BYTEA NOT NULL,
+	body   BYTEA NOT NULL
 );
 CREATE TABLE cluster_merges (
 	seq          BIGSERIAL PRIMARY KEY,

@@ -30,7 +30,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 2
+const SchemaVersion = 4
 
 // SQLite tuning.
 const (
@@ -168,6 +168,22 @@ CREATE INDEX frontier_state ON frontier(state, seq);
 	`
 CREATE INDEX articles_cluster ON articles(cluster);
 CREATE INDEX duplicates_cluster ON duplicates(cluster);
+`,
+	// 2 -> 3: the engine's reason for a duplicate verdict (exact, jaccard,
+	// containment, short, hamming); '' for verdicts written before.
+	`
+ALTER TABLE duplicates ADD COLUMN reason TEXT NOT NULL DEFAULT '';
+`,
+	// 3 -> 4: raw HTTP responses of stored articles (fetch.keep_raw):
+	// header in wire format, body gzip-compressed.
+	`
+CREATE TABLE raw (
+	url    TEXT PRIMARY KEY,
+	status INTEGER NOT NULL,
+	proto  TEXT NOT NULL,
+	header BLOB NOT NULL,
+	body   BLOB NOT NULL
+) WITHOUT ROWID;
 `,
 }
 
@@ -393,9 +409,9 @@ const (
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
-		published_at, source, author, fetched_at, simhash, signature`
+		published_at, source, author, fetched_at, simhash, signature, reason`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
-		published_at, source, author, fetched_at, simhash, signature`
+		published_at, source, author, fetched_at, simhash, signature, reason`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
 	// that are not blobs at all); badSignature describes them.
@@ -421,7 +437,7 @@ func (s *Store) prepare(ctx context.Context) error {
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},
 		{&s.stmts.clearTerms, `DELETE FROM docfreq_pending`},
@@ -675,6 +691,11 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 			if err := s.addTerms(ctx, tx, c.Terms); err != nil {
 				return err
 			}
+			if c.Raw != nil {
+				if err := putRaw(ctx, tx, p.URL, c.Raw); err != nil {
+					return err
+				}
+			}
 		case c.Duplicate != nil:
 			d := c.Duplicate
 			err := tx.StmtContext(ctx, s.stmts.articleRef).QueryRowContext(ctx, d.DupOf).Scan(&dupOfURL, &dupCluster)
@@ -691,7 +712,7 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 			}
 			if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
 				dupOfURL, dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
-				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature)); err != nil {
+				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason); err != nil {
 				return err
 			}
 			for _, m := range d.Merges {
@@ -769,7 +790,7 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	var simhash int64
 	sig := sigDest{dst: &d.Signature}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig); err != nil {
+		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason); err != nil {
 		return storage.Duplicate{}, err
 	}
 	if sig.err != nil {
