@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -74,6 +75,8 @@ func fillSource(t *testing.T, s storage.Store) {
 		Status: 503, ErrKind: "http_503", Err: "busy", FetchedAt: when}}
 	commit(errPage)
 	a1 := storedCommit("http://i/1", "新闻", "北京")
+	a1.Raw = &storage.RawResponse{Status: 200, Proto: "HTTP/1.1",
+		Header: http.Header{"Content-Type": {"text/html; charset=gbk"}}, Body: []byte("<p>\xd6\xd0</p>")}
 	commit(a1)
 	a2 := storedCommit("http://i/2", "新闻")
 	commit(a2)
@@ -102,8 +105,12 @@ func TestImportFromSQLite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (postgres.ImportStats{Runs: 2, Pages: 7, Articles: 4, Duplicates: 2, Terms: 3, Docs: 4}); st != want {
+	if want := (postgres.ImportStats{Runs: 2, Pages: 7, Articles: 4, Duplicates: 2, Terms: 3, Docs: 4, Raw: 1}); st != want {
 		t.Fatalf("Import stats %+v, want %+v", st, want)
+	}
+	got, err := dst.Raw(ctx, "http://i/1")
+	if want, werr := src.Raw(ctx, "http://i/1"); err != nil || werr != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("imported raw response %+v (%v), want %+v (%v)", got, err, want, werr)
 	}
 	if got, want := dumpStore(t, dst), dumpStore(t, src); !reflect.DeepEqual(got, want) {
 		t.Fatalf("imported store differs:\n got %+v\nwant %+v", got, want)
