@@ -189,6 +189,7 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 		}
 		art.Text = strings.Join(kept, "\n")
 	}
+	sanitize(art)
 	return art, nil
 }
 
