@@ -16,6 +16,7 @@ import (
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -88,7 +89,7 @@ type crawlOptions struct {
 // record the run, print the summary.
 func crawlOnce(ctx context.Context, cfg *config.Config, o crawlOptions, stdout, stderr io.Writer) (crawler.Summary, error) {
 	start := time.Now()
-	store, err := storage.OpenSQLite(ctx, cfg.Storage)
+	store, err := sqlite.Open(ctx, cfg.Storage)
 	if err != nil {
 		return crawler.Summary{}, err // names the store
 	}

@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
-	"github.com/newsdedup/newscrawl/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -54,7 +55,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 
-	store, err := storage.OpenSQLite(ctx, dbPath)
+	store, err := sqlite.Open(ctx, dbPath)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/newsdedup/newscrawl/dedup"
-	"github.com/newsdedup/newscrawl/shingle"
+	"github.com/newsdedup/newscrawl/internal/shingle"
 )
 
 // Baselines of the SpotSigs-zh comparison, used only by eval.

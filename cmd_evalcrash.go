@@ -26,6 +26,7 @@ import (
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 	"github.com/newsdedup/newscrawl/urlnorm"
 )
 
@@ -606,7 +607,7 @@ func lastBytes(s string, n int) string {
 
 // exportNormalised exports a store as sorted JSON lines without fetched_at.
 func exportNormalised(ctx context.Context, db string) ([]string, error) {
-	store, err := storage.OpenSQLite(ctx, db)
+	store, err := sqlite.Open(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -749,7 +750,7 @@ func checkCrashStore(ctx context.Context, db string, cfg *config.Config, seg ded
 	}
 	conn.Close()
 
-	store, err := storage.OpenSQLite(ctx, db)
+	store, err := sqlite.Open(ctx, db)
 	if err != nil {
 		c.fail("(b) open store: %v", err)
 		return c

@@ -19,6 +19,7 @@ import (
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 // benchServer runs ../shared/bench/server on the dev split.
@@ -112,7 +113,7 @@ func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *reuse {
-		store, err := storage.OpenSQLite(ctx, filepath.Join(*outDir, "bench-dev.db"))
+		store, err := sqlite.Open(ctx, filepath.Join(*outDir, "bench-dev.db"))
 		if err != nil {
 			return err
 		}
@@ -146,7 +147,7 @@ func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	elapsed := time.Since(t)
 	rss := peakRSSMB()
 
-	store, err := storage.OpenSQLite(ctx, db)
+	store, err := sqlite.Open(ctx, db)
 	if err != nil {
 		return err
 	}

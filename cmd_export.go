@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 // exportLine is one line of `export --format jsonl`: the format
@@ -52,7 +53,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := os.Stat(*db); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	store, err := storage.OpenSQLite(ctx, *db)
+	store, err := sqlite.Open(ctx, *db)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

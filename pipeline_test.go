@@ -10,8 +10,9 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/extract"
-	"github.com/newsdedup/newscrawl/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 // TestPipelineMergesClusters: an article that matches two stored articles
@@ -38,7 +39,7 @@ func TestPipelineMergesClusters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := storage.NewMemory()
+	store := memory.New()
 	eng, _, err := newEngine(ctx, &cfg, seg, store, time.Now())
 	if err != nil {
 		t.Fatal(err)

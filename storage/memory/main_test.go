@@ -1,4 +1,4 @@
-package storage_test
+package memory_test
 
 import (
 	"testing"

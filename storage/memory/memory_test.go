@@ -1,15 +1,16 @@
-package storage_test
+package memory_test
 
 import (
 	"testing"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 	"github.com/newsdedup/newscrawl/storage/storagetest"
 )
 
 func TestMemoryConformance(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T) storage.Store {
-		m := storage.NewMemory()
+		m := memory.New()
 		t.Cleanup(func() { m.Close() })
 		return m
 	})

@@ -1,4 +1,8 @@
-package storage
+// Package sqlite is the embedded storage.Store: one SQLite file in WAL mode
+// through the pure-Go modernc.org/sqlite driver (no cgo). It owns the
+// schema knowledge: the migrations (SchemaVersion) and Audit, the
+// independent check of a store file that the crash evaluation runs.
+package sqlite
 
 import (
 	"context"
@@ -18,8 +22,10 @@ import (
 	"syscall"
 	"time"
 
-	"modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
+	msqlite "modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/newsdedup/newscrawl/storage"
 )
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
@@ -168,12 +174,12 @@ CREATE INDEX duplicates_cluster ON duplicates(cluster);
 `,
 }
 
-// SQLite is the embedded Store: one database file in WAL mode, written through
+// Store is the embedded SQLite store: one database file in WAL mode, written through
 // a single *sql.DB. It is safe for concurrent use. Writes from this process
 // are serialised by a mutex (SQLite has one writer at a time); reads run
 // concurrently. Lock uses an advisory flock on path+".lock" so that two
 // processes never crawl into one store at once.
-type SQLite struct {
+type Store struct {
 	path string
 	db   *sql.DB
 
@@ -205,10 +211,10 @@ type sqliteStmts struct {
 	done        *sql.Stmt
 }
 
-var _ Store = (*SQLite)(nil)
+var _ storage.Store = (*Store)(nil)
 
-// sqliteOptions are open-time settings; only tests change them (export_test.go).
-type sqliteOptions struct {
+// options are open-time settings; only tests change them (export_test.go).
+type options struct {
 	// readOnly opens the file with SQLite's mode=ro: every write fails with
 	// SQLITE_READONLY. Unlike chmod, it also holds when running as root.
 	readOnly bool
@@ -217,16 +223,16 @@ type sqliteOptions struct {
 	pragmas []string
 }
 
-// OpenSQLite opens (creating it and its parent directory when missing) the
+// Open opens (creating it and its parent directory when missing) the
 // store at path, migrating an older schema. It fails with an error wrapping
 // ErrSchemaTooNew when the file was written by a newer program.
-func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
-	return openSQLite(ctx, path, sqliteOptions{})
+func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, options{})
 }
 
-func openSQLite(ctx context.Context, path string, opt sqliteOptions) (*SQLite, error) {
+func open(ctx context.Context, path string, opt options) (*Store, error) {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
-		return nil, fmt.Errorf("open sqlite store: %w: path %q must name a file", ErrInvalid, path)
+		return nil, fmt.Errorf("open sqlite store: %w: path %q must name a file", storage.ErrInvalid, path)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -272,7 +278,7 @@ func openSQLite(ctx context.Context, path string, opt sqliteOptions) (*SQLite, e
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
 
-	s := &SQLite{path: abs, db: db}
+	s := &Store{path: abs, db: db}
 	if err := s.init(ctx, opt.readOnly); err != nil {
 		s.closeAll()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
@@ -281,7 +287,7 @@ func openSQLite(ctx context.Context, path string, opt sqliteOptions) (*SQLite, e
 }
 
 // init sets WAL mode, checks and migrates the schema and prepares statements.
-func (s *SQLite) init(ctx context.Context, readOnly bool) error {
+func (s *Store) init(ctx context.Context, readOnly bool) error {
 	if !readOnly {
 		if err := s.setWAL(ctx); err != nil {
 			return err
@@ -297,7 +303,7 @@ func (s *SQLite) init(ctx context.Context, readOnly bool) error {
 // and SQLite answers SQLITE_BUSY at once, without its busy handler, while
 // another connection (a process opening the same new file) holds any lock;
 // so the switch is retried until busyTimeoutMS has passed.
-func (s *SQLite) setWAL(ctx context.Context) error {
+func (s *Store) setWAL(ctx context.Context) error {
 	deadline := time.Now().Add(busyTimeoutMS * time.Millisecond)
 	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		var mode string
@@ -321,7 +327,7 @@ func (s *SQLite) setWAL(ctx context.Context) error {
 
 // isBusy reports SQLITE_BUSY and SQLITE_LOCKED (and their extended codes).
 func isBusy(err error) bool {
-	var se *sqlite.Error
+	var se *msqlite.Error
 	if !errors.As(err, &se) {
 		return false
 	}
@@ -332,7 +338,7 @@ func isBusy(err error) bool {
 	return false
 }
 
-func (s *SQLite) migrate(ctx context.Context, readOnly bool) error {
+func (s *Store) migrate(ctx context.Context, readOnly bool) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	for {
@@ -344,7 +350,7 @@ func (s *SQLite) migrate(ctx context.Context, readOnly bool) error {
 		case v == SchemaVersion:
 			return nil
 		case v > SchemaVersion || v < 0:
-			return fmt.Errorf("%w: file has schema version %d, this program supports up to %d", ErrSchemaTooNew, v, SchemaVersion)
+			return fmt.Errorf("%w: file has schema version %d, this program supports up to %d", storage.ErrSchemaTooNew, v, SchemaVersion)
 		case readOnly:
 			return fmt.Errorf("schema version %d needs migrating to %d, impossible in read-only mode", v, SchemaVersion)
 		}
@@ -357,7 +363,7 @@ func (s *SQLite) migrate(ctx context.Context, readOnly bool) error {
 // migrateFrom applies migrations[v] in one transaction. The version is read
 // again inside the transaction so that two processes opening a new file at
 // once do not both apply it.
-func (s *SQLite) migrateFrom(ctx context.Context, v int) error {
+func (s *Store) migrateFrom(ctx context.Context, v int) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrate schema %d: %w", v, err)
@@ -403,7 +409,7 @@ const (
 	finalPage = `outcome IN ('stored', 'duplicate') OR (outcome = 'error' AND permanent <> 0)`
 )
 
-func (s *SQLite) prepare(ctx context.Context) error {
+func (s *Store) prepare(ctx context.Context) error {
 	list := []struct {
 		dst   **sql.Stmt
 		query string
@@ -453,11 +459,11 @@ func (s *SQLite) prepare(ctx context.Context) error {
 
 // Close closes the prepared statements and the database. It does not release
 // a lock taken with Lock; call its release function.
-func (s *SQLite) Close() error {
+func (s *Store) Close() error {
 	return s.closeAll()
 }
 
-func (s *SQLite) closeAll() error {
+func (s *Store) closeAll() error {
 	var errs []error
 	for _, st := range []*sql.Stmt{s.stmts.pageOutcome, s.stmts.deletePage, s.stmts.insertPage,
 		s.stmts.insertArticle, s.stmts.articleRef, s.stmts.insertDup, s.stmts.logTerms, s.stmts.addDoc,
@@ -549,7 +555,7 @@ func boolInt(b bool) int {
 }
 
 // writeTx runs fn in one immediate transaction under the write mutex.
-func (s *SQLite) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -564,22 +570,22 @@ func (s *SQLite) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 // BeginRun records a new run with status RunRunning.
-func (s *SQLite) BeginRun(ctx context.Context, config string) (Run, error) {
-	r := Run{StartedAt: time.Now().UTC(), Status: RunRunning, Config: config}
+func (s *Store) BeginRun(ctx context.Context, config string) (storage.Run, error) {
+	r := storage.Run{StartedAt: time.Now().UTC(), Status: storage.RunRunning, Config: config}
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		return tx.QueryRowContext(ctx, `INSERT INTO runs(started_at, status, config, stats)
 			VALUES (?, ?, ?, '{}') RETURNING id`, nullTime(r.StartedAt), r.Status, r.Config).Scan(&r.ID)
 	})
 	if err != nil {
-		return Run{}, fmt.Errorf("begin run: %w", err)
+		return storage.Run{}, fmt.Errorf("begin run: %w", err)
 	}
 	return r, nil
 }
 
 // FinishRun stores r's finish time, status and stats; ErrNotFound for an
 // unknown run.
-func (s *SQLite) FinishRun(ctx context.Context, r Run) error {
-	if err := checkTime("run finished_at", r.FinishedAt); err != nil {
+func (s *Store) FinishRun(ctx context.Context, r storage.Run) error {
+	if err := storage.ValidTime("run finished_at", r.FinishedAt); err != nil {
 		return err
 	}
 	stats, err := json.Marshal(r.Stats)
@@ -595,7 +601,7 @@ func (s *SQLite) FinishRun(ctx context.Context, r Run) error {
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return ErrNotFound
+			return storage.ErrNotFound
 		}
 		return nil
 	})
@@ -606,15 +612,15 @@ func (s *SQLite) FinishRun(ctx context.Context, r Run) error {
 }
 
 // Runs returns every run in id order.
-func (s *SQLite) Runs(ctx context.Context) ([]Run, error) {
+func (s *Store) Runs(ctx context.Context) ([]storage.Run, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, started_at, finished_at, status, config, stats FROM runs ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	defer rows.Close()
-	var out []Run
+	var out []storage.Run
 	for rows.Next() {
-		var r Run
+		var r storage.Run
 		var started, finished sql.NullInt64
 		var stats string
 		if err := rows.Scan(&r.ID, &started, &finished, &r.Status, &r.Config, &stats); err != nil {
@@ -633,7 +639,7 @@ func (s *SQLite) Runs(ctx context.Context) ([]Run, error) {
 }
 
 // Commit writes one page outcome in one transaction; see Store.Commit.
-func (s *SQLite) Commit(ctx context.Context, c *Commit) error {
+func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -648,8 +654,8 @@ func (s *SQLite) Commit(ctx context.Context, c *Commit) error {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return err
-		case Outcome(old).Final():
-			return fmt.Errorf("%w (%s)", ErrAlreadyDecided, old)
+		case storage.Outcome(old).Final():
+			return fmt.Errorf("%w (%s)", storage.ErrAlreadyDecided, old)
 		default:
 			if _, err := tx.StmtContext(ctx, s.stmts.deletePage).ExecContext(ctx, p.URL); err != nil {
 				return err
@@ -676,7 +682,7 @@ func (s *SQLite) Commit(ctx context.Context, c *Commit) error {
 			d := c.Duplicate
 			err := tx.StmtContext(ctx, s.stmts.articleRef).QueryRowContext(ctx, d.DupOf).Scan(&dupOfURL, &dupCluster)
 			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("dup_of %d: %w", d.DupOf, ErrNotFound)
+				return fmt.Errorf("dup_of %d: %w", d.DupOf, storage.ErrNotFound)
 			} else if err != nil {
 				return err
 			}
@@ -714,7 +720,7 @@ func (s *SQLite) Commit(ctx context.Context, c *Commit) error {
 }
 
 // Decided reports the final outcome of a URL.
-func (s *SQLite) Decided(ctx context.Context, u string) (Outcome, bool, error) {
+func (s *Store) Decided(ctx context.Context, u string) (storage.Outcome, bool, error) {
 	var o string
 	err := s.stmts.pageOutcome.QueryRowContext(ctx, u).Scan(&o)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -723,97 +729,97 @@ func (s *SQLite) Decided(ctx context.Context, u string) (Outcome, bool, error) {
 	if err != nil {
 		return "", false, fmt.Errorf("decided %s: %w", u, err)
 	}
-	if !Outcome(o).Final() {
+	if !storage.Outcome(o).Final() {
 		return "", false, nil
 	}
-	return Outcome(o), true, nil
+	return storage.Outcome(o), true, nil
 }
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanPage(sc scanner) (Page, error) {
-	var p Page
+func scanPage(sc scanner) (storage.Page, error) {
+	var p storage.Page
 	var outcome string
 	var permanent int
 	var fetched sql.NullInt64
 	if err := sc.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &permanent, &fetched); err != nil {
-		return Page{}, err
+		return storage.Page{}, err
 	}
-	p.Outcome, p.Permanent, p.FetchedAt = Outcome(outcome), permanent != 0, fromNull(fetched)
+	p.Outcome, p.Permanent, p.FetchedAt = storage.Outcome(outcome), permanent != 0, fromNull(fetched)
 	return p, nil
 }
 
-func scanArticle(sc scanner) (Article, error) {
-	var a Article
+func scanArticle(sc scanner) (storage.Article, error) {
+	var a storage.Article
 	var pub, fetched sql.NullInt64
 	var simhash int64
 	sig := sigDest{dst: &a.Fingerprint.Signature}
 	if err := sc.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
 		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length); err != nil {
-		return Article{}, err
+		return storage.Article{}, err
 	}
 	if sig.err != nil {
-		return Article{}, fmt.Errorf("article %d: %w", a.ID, sig.err)
+		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, sig.err)
 	}
 	a.PublishedAt, a.FetchedAt = fromNull(pub), fromNull(fetched)
 	a.Fingerprint.Simhash = uint64(simhash)
 	return a, nil
 }
 
-func scanDuplicate(sc scanner) (Duplicate, error) {
-	var d Duplicate
+func scanDuplicate(sc scanner) (storage.Duplicate, error) {
+	var d storage.Duplicate
 	var pub, fetched sql.NullInt64
 	var simhash int64
 	sig := sigDest{dst: &d.Signature}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
 		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig); err != nil {
-		return Duplicate{}, err
+		return storage.Duplicate{}, err
 	}
 	if sig.err != nil {
-		return Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, sig.err)
+		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, sig.err)
 	}
 	d.PublishedAt, d.FetchedAt, d.Simhash = fromNull(pub), fromNull(fetched), uint64(simhash)
 	return d, nil
 }
 
 // PageOf returns the page record of url, or ErrNotFound.
-func (s *SQLite) PageOf(ctx context.Context, u string) (Page, error) {
+func (s *Store) PageOf(ctx context.Context, u string) (storage.Page, error) {
 	p, err := scanPage(s.db.QueryRowContext(ctx, `SELECT `+pageCols+` FROM pages WHERE url = ?`, u))
 	if errors.Is(err, sql.ErrNoRows) {
-		err = ErrNotFound
+		err = storage.ErrNotFound
 	}
 	if err != nil {
-		return Page{}, fmt.Errorf("page %s: %w", u, err)
+		return storage.Page{}, fmt.Errorf("page %s: %w", u, err)
 	}
 	return p, nil
 }
 
 // Article returns the article with that id, or ErrNotFound.
-func (s *SQLite) Article(ctx context.Context, id int64) (Article, error) {
+func (s *Store) Article(ctx context.Context, id int64) (storage.Article, error) {
 	a, err := scanArticle(s.db.QueryRowContext(ctx, `SELECT `+articleCols+` FROM articles WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		err = ErrNotFound
+		err = storage.ErrNotFound
 	}
 	if err != nil {
-		return Article{}, fmt.Errorf("article %d: %w", id, err)
+		return storage.Article{}, fmt.Errorf("article %d: %w", id, err)
 	}
 	return a, nil
 }
 
 // ArticleByURL returns the article stored for url, or ErrNotFound.
-func (s *SQLite) ArticleByURL(ctx context.Context, u string) (Article, error) {
+func (s *Store) ArticleByURL(ctx context.Context, u string) (storage.Article, error) {
 	a, err := scanArticle(s.db.QueryRowContext(ctx, `SELECT `+articleCols+` FROM articles WHERE url = ?`, u))
 	if errors.Is(err, sql.ErrNoRows) {
-		err = ErrNotFound
+		err = storage.ErrNotFound
 	}
 	if err != nil {
-		return Article{}, fmt.Errorf("article %s: %w", u, err)
+		return storage.Article{}, fmt.Errorf("article %s: %w", u, err)
 	}
 	return a, nil
 }
 
 // each runs query and calls row for every result row, streaming.
-func (s *SQLite) each(ctx context.Context, what, query string, args []any, row func(*sql.Rows) error) error {
+func (s *Store) each(ctx context.Context, what, query string, args []any, row func(*sql.Rows) error) error {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
@@ -832,7 +838,7 @@ func (s *SQLite) each(ctx context.Context, what, query string, args []any, row f
 
 // Articles calls fn for every stored article in id order. Rows are streamed;
 // fn may call the store.
-func (s *SQLite) Articles(ctx context.Context, fn func(Article) error) error {
+func (s *Store) Articles(ctx context.Context, fn func(storage.Article) error) error {
 	return s.each(ctx, "articles", `SELECT `+articleCols+` FROM articles ORDER BY id`, nil, func(r *sql.Rows) error {
 		a, err := scanArticle(r)
 		if err != nil {
@@ -844,7 +850,7 @@ func (s *SQLite) Articles(ctx context.Context, fn func(Article) error) error {
 
 // Fingerprints calls fn, in id order, for every article fetched or published
 // at or after since (zero: all), without reading its text.
-func (s *SQLite) Fingerprints(ctx context.Context, since time.Time, fn func(Article) error) error {
+func (s *Store) Fingerprints(ctx context.Context, since time.Time, fn func(storage.Article) error) error {
 	query := `SELECT ` + fingerprintCols + ` FROM articles ORDER BY id`
 	var args []any
 	if !since.IsZero() {
@@ -861,7 +867,7 @@ func (s *SQLite) Fingerprints(ctx context.Context, since time.Time, fn func(Arti
 }
 
 // Duplicates calls fn for every duplicate verdict in commit order.
-func (s *SQLite) Duplicates(ctx context.Context, fn func(Duplicate) error) error {
+func (s *Store) Duplicates(ctx context.Context, fn func(storage.Duplicate) error) error {
 	return s.each(ctx, "duplicates", `SELECT `+duplicateCols+` FROM duplicates ORDER BY seq`, nil, func(r *sql.Rows) error {
 		d, err := scanDuplicate(r)
 		if err != nil {
@@ -874,7 +880,7 @@ func (s *SQLite) Duplicates(ctx context.Context, fn func(Duplicate) error) error
 // DuplicateFingerprints calls fn, in commit order, for every duplicate
 // verdict fetched or published at or after since (zero: all), without
 // reading its text.
-func (s *SQLite) DuplicateFingerprints(ctx context.Context, since time.Time, fn func(Duplicate) error) error {
+func (s *Store) DuplicateFingerprints(ctx context.Context, since time.Time, fn func(storage.Duplicate) error) error {
 	query := `SELECT ` + dupFingerprintCols + ` FROM duplicates ORDER BY seq`
 	var args []any
 	if !since.IsZero() {
@@ -894,6 +900,7 @@ func (s *SQLite) DuplicateFingerprints(ctx context.Context, since time.Time, fn 
 // undefined outside the storable range, so the bound is clamped there,
 // keeping the comparison's meaning (before all stored times, after all).
 func sinceNanos(since time.Time) int64 {
+	minStoreTime, maxStoreTime := storage.TimeBounds()
 	switch {
 	case since.Before(minStoreTime):
 		return math.MinInt64
@@ -904,7 +911,7 @@ func sinceNanos(since time.Time) int64 {
 }
 
 // Pages calls fn for every page record in commit order.
-func (s *SQLite) Pages(ctx context.Context, fn func(Page) error) error {
+func (s *Store) Pages(ctx context.Context, fn func(storage.Page) error) error {
 	return s.each(ctx, "pages", `SELECT `+pageCols+` FROM pages ORDER BY seq`, nil, func(r *sql.Rows) error {
 		p, err := scanPage(r)
 		if err != nil {
@@ -917,7 +924,7 @@ func (s *SQLite) Pages(ctx context.Context, fn func(Page) error) error {
 // Lock takes an exclusive advisory flock on path+".lock" (the file holds the
 // holder's pid for diagnostics). With wait=true it polls every lockPoll until
 // the lock is free or ctx ends.
-func (s *SQLite) Lock(ctx context.Context, wait bool) (func() error, error) {
+func (s *Store) Lock(ctx context.Context, wait bool) (func() error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -938,7 +945,7 @@ func (s *SQLite) Lock(ctx context.Context, wait bool) (func() error, error) {
 		if !wait {
 			holder := lockHolder(f)
 			f.Close()
-			return nil, fmt.Errorf("lock %s: %w%s", name, ErrLocked, holder)
+			return nil, fmt.Errorf("lock %s: %w%s", name, storage.ErrLocked, holder)
 		}
 		t := time.NewTimer(lockPoll)
 		select {
@@ -981,7 +988,7 @@ func lockHolder(f *os.File) string {
 
 // Check runs PRAGMA integrity_check and foreign_key_check and verifies the
 // cross-table invariants in one read snapshot.
-func (s *SQLite) Check(ctx context.Context) error {
+func (s *Store) Check(ctx context.Context) error {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
@@ -1070,15 +1077,15 @@ func (s *SQLite) Check(ctx context.Context) error {
 	if truncated {
 		bad = append(bad, fmt.Sprintf("(reading stopped after %d rows of one check)", maxCheckRows))
 	}
-	return checkError(bad)
+	return storage.CheckFailed(bad)
 }
 
 // Push queues the items that are neither queued nor decided, in one
 // transaction, and returns how many it added.
-func (s *SQLite) Push(ctx context.Context, items []FrontierItem) (int, error) {
+func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, error) {
 	for _, it := range items {
 		if it.URL == "" {
-			return 0, fmt.Errorf("push: %w: frontier item with empty url", ErrInvalid)
+			return 0, fmt.Errorf("push: %w: frontier item with empty url", storage.ErrInvalid)
 		}
 	}
 	if len(items) == 0 {
@@ -1109,13 +1116,13 @@ func (s *SQLite) Push(ctx context.Context, items []FrontierItem) (int, error) {
 
 // Pop leases up to n pending items of site (all sites when empty), oldest
 // first, marking them in flight.
-func (s *SQLite) Pop(ctx context.Context, site string, n int) ([]FrontierItem, error) {
+func (s *Store) Pop(ctx context.Context, site string, n int) ([]storage.FrontierItem, error) {
 	if n <= 0 {
 		return nil, nil
 	}
 	type seqItem struct {
 		seq int64
-		FrontierItem
+		storage.FrontierItem
 	}
 	var got []seqItem
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
@@ -1145,7 +1152,7 @@ func (s *SQLite) Pop(ctx context.Context, site string, n int) ([]FrontierItem, e
 	}
 	// RETURNING has no defined order.
 	sort.Slice(got, func(i, j int) bool { return got[i].seq < got[j].seq })
-	out := make([]FrontierItem, len(got))
+	out := make([]storage.FrontierItem, len(got))
 	for i, it := range got {
 		out[i] = it.FrontierItem
 	}
@@ -1153,7 +1160,7 @@ func (s *SQLite) Pop(ctx context.Context, site string, n int) ([]FrontierItem, e
 }
 
 // Done removes url from the frontier (no-op when absent).
-func (s *SQLite) Done(ctx context.Context, u string) error {
+func (s *Store) Done(ctx context.Context, u string) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if _, err := s.stmts.done.ExecContext(ctx, u); err != nil {
@@ -1163,7 +1170,7 @@ func (s *SQLite) Done(ctx context.Context, u string) error {
 }
 
 // Requeue makes every in-flight item pending again.
-func (s *SQLite) Requeue(ctx context.Context) (int, error) {
+func (s *Store) Requeue(ctx context.Context) (int, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	res, err := s.db.ExecContext(ctx, `UPDATE frontier SET state = 'pending' WHERE state = 'inflight'`)
@@ -1178,7 +1185,7 @@ func (s *SQLite) Requeue(ctx context.Context) (int, error) {
 }
 
 // Pending counts queued items (pending or in flight) of site (all when empty).
-func (s *SQLite) Pending(ctx context.Context, site string) (int, error) {
+func (s *Store) Pending(ctx context.Context, site string) (int, error) {
 	var n int
 	var err error
 	if site == "" {
@@ -1193,7 +1200,7 @@ func (s *SQLite) Pending(ctx context.Context, site string) (int, error) {
 }
 
 // Reset forgets every frontier item.
-func (s *SQLite) Reset(ctx context.Context) error {
+func (s *Store) Reset(ctx context.Context) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM frontier`); err != nil {

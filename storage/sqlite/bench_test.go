@@ -1,4 +1,4 @@
-package storage_test
+package sqlite_test
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 // Benchmark corpus shape: ~1 KB of real Chinese article text with 300
@@ -146,7 +147,7 @@ func benchCommit(i int, d benchDoc) *storage.Commit {
 func BenchmarkCommit(b *testing.B) {
 	docs := loadBenchDocs(b)
 	ctx := context.Background()
-	s, err := storage.OpenSQLite(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

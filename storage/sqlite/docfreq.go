@@ -1,4 +1,4 @@
-package storage
+package sqlite
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/newsdedup/newscrawl/storage"
 )
 
 // Document frequencies in the SQLite store.
@@ -112,8 +114,8 @@ func readPending(ctx context.Context, tx *sql.Tx) (*termTally, error) {
 // addTerms counts one more document for each distinct term and for the
 // corpus, in the caller's transaction (s.writeMu held): it logs the terms in
 // docfreq_pending and, on every foldEvery-th document, folds the log.
-func (s *SQLite) addTerms(ctx context.Context, tx *sql.Tx, terms []string) error {
-	if distinct := DistinctTerms(terms); len(distinct) > 0 {
+func (s *Store) addTerms(ctx context.Context, tx *sql.Tx, terms []string) error {
+	if distinct := storage.DistinctTerms(terms); len(distinct) > 0 {
 		// The driver copies the blob when binding it, so the buffer can be
 		// reused by the next commit.
 		s.termBuf = appendTerms(s.termBuf[:0], distinct)
@@ -139,7 +141,7 @@ func (s *SQLite) addTerms(ctx context.Context, tx *sql.Tx, terms []string) error
 
 // fold adds the docfreq_pending log to docfreq and empties it. The upserts
 // go in term order, so that they walk the docfreq B-tree left to right.
-func (s *SQLite) fold(ctx context.Context, tx *sql.Tx) error {
+func (s *Store) fold(ctx context.Context, tx *sql.Tx) error {
 	tally, err := readPending(ctx, tx)
 	if err != nil {
 		return err
@@ -166,7 +168,7 @@ func (s *SQLite) fold(ctx context.Context, tx *sql.Tx) error {
 // the term, and returns the number of stored articles, all read from one
 // snapshot: docfreq's counts merged with the docfreq_pending log, which is
 // read (and summed) first.
-func (s *SQLite) DocFreqs(ctx context.Context, fn func(term string, df int) error) (int, error) {
+func (s *Store) DocFreqs(ctx context.Context, fn func(term string, df int) error) (int, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return 0, fmt.Errorf("document frequencies: %w", err)

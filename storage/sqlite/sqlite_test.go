@@ -1,4 +1,4 @@
-package storage_test
+package sqlite_test
 
 import (
 	"context"
@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"modernc.org/sqlite"
+	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 	"github.com/newsdedup/newscrawl/storage/storagetest"
 )
 
@@ -27,9 +28,9 @@ func TestSQLiteConformance(t *testing.T) {
 	})
 }
 
-func openTemp(t *testing.T, path string) *storage.SQLite {
+func openTemp(t *testing.T, path string) *sqlite.Store {
 	t.Helper()
-	s, err := storage.OpenSQLite(context.Background(), path)
+	s, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func populate(t *testing.T, s storage.Store) {
 func TestSQLiteReopenPersists(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := storage.OpenSQLite(ctx, path)
+	s, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +178,8 @@ func TestSQLiteReopenPersists(t *testing.T) {
 		t.Fatalf("Requeue after reopen = %d, %v; want 1", n, err)
 	}
 	var v int
-	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != storage.SchemaVersion {
-		t.Fatalf("user_version = %d, %v; want %d", v, err, storage.SchemaVersion)
+	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != sqlite.SchemaVersion {
+		t.Fatalf("user_version = %d, %v; want %d", v, err, sqlite.SchemaVersion)
 	}
 	var mode string
 	if err := rawDB(t, path).QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
@@ -189,19 +190,19 @@ func TestSQLiteReopenPersists(t *testing.T) {
 func TestSQLiteSchemaTooNew(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := storage.OpenSQLite(ctx, path)
+	s, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	db := rawDB(t, path)
-	exec(t, db, fmt.Sprintf("PRAGMA user_version = %d", storage.SchemaVersion+1))
+	exec(t, db, fmt.Sprintf("PRAGMA user_version = %d", sqlite.SchemaVersion+1))
 	db.Close()
-	if s, err := storage.OpenSQLite(ctx, path); !errors.Is(err, storage.ErrSchemaTooNew) {
+	if s, err := sqlite.Open(ctx, path); !errors.Is(err, storage.ErrSchemaTooNew) {
 		if s != nil {
 			s.Close()
 		}
-		t.Fatalf("OpenSQLite = %v, want ErrSchemaTooNew", err)
+		t.Fatalf("Open = %v, want ErrSchemaTooNew", err)
 	}
 }
 
@@ -229,13 +230,13 @@ func TestSQLiteOpenErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := storage.OpenSQLite(ctx, tc.path)
+			s, err := sqlite.Open(ctx, tc.path)
 			if err == nil {
 				s.Close()
-				t.Fatal("OpenSQLite succeeded")
+				t.Fatal("Open succeeded")
 			}
 			if errors.Is(err, storage.ErrInvalid) != tc.invalid {
-				t.Fatalf("OpenSQLite = %v; ErrInvalid expected: %v", err, tc.invalid)
+				t.Fatalf("Open = %v; ErrInvalid expected: %v", err, tc.invalid)
 			}
 		})
 	}
@@ -256,7 +257,7 @@ func TestSQLiteOddPathCharacters(t *testing.T) {
 func TestSQLiteReadOnly(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := storage.OpenSQLite(ctx, path)
+	s, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestSQLiteReadOnly(t *testing.T) {
 	before := dump(t, s)
 	s.Close()
 
-	ro, err := storage.OpenSQLiteWith(ctx, path, true)
+	ro, err := sqlite.OpenWith(ctx, path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func TestSQLiteReadOnly(t *testing.T) {
 	for _, w := range writes {
 		t.Run(w.name, func(t *testing.T) {
 			err := w.fn()
-			var se *sqlite.Error
+			var se *msqlite.Error
 			if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_READONLY {
 				t.Fatalf("write on a read-only store = %v, want a wrapped SQLITE_READONLY error", err)
 			}
@@ -308,7 +309,7 @@ func TestSQLiteReadOnly(t *testing.T) {
 func TestSQLiteFullDisk(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
-	s, err := storage.OpenSQLiteWith(ctx, path, false, "max_page_count(60)")
+	s, err := sqlite.OpenWith(ctx, path, false, "max_page_count(60)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestSQLiteFullDisk(t *testing.T) {
 			break
 		}
 	}
-	var se *sqlite.Error
+	var se *msqlite.Error
 	if failed == nil || !errors.As(failed, &se) || se.Code()&0xff != sqlite3.SQLITE_FULL {
 		t.Fatalf("commit on a full store = %v, want a wrapped SQLITE_FULL error", failed)
 	}
@@ -459,7 +460,7 @@ func TestSQLiteTwoHandles(t *testing.T) {
 	const per = 30
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*per)
-	for h, s := range []*storage.SQLite{a, b} {
+	for h, s := range []*sqlite.Store{a, b} {
 		wg.Go(func() {
 			for i := range per {
 				if err := s.Commit(ctx, storedCommit(fmt.Sprintf("http://h%d/%d", h, i), "共享")); err != nil {
@@ -502,11 +503,11 @@ func TestSQLiteConcurrentOpen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
 	const n = 4
-	stores := make([]*storage.SQLite, n)
+	stores := make([]*sqlite.Store, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { stores[i], errs[i] = storage.OpenSQLite(ctx, path) })
+		wg.Go(func() { stores[i], errs[i] = sqlite.Open(ctx, path) })
 	}
 	wg.Wait()
 	for i, s := range stores {
@@ -581,7 +582,7 @@ func TestSQLiteDocFreqFold(t *testing.T) {
 			t.Fatalf("after %d documents: DocFreqs = %d docs, %d terms; want %d docs, %d terms", wantDocs, docs, len(got), wantDocs, len(want))
 		}
 	}
-	n := 2*storage.FoldEvery + 3
+	n := 2*sqlite.FoldEvery + 3
 	for i := range n {
 		c := storedCommit(fmt.Sprintf("http://fold/%d", i), foldTerms(i)...)
 		if i%10 == 9 {
@@ -596,10 +597,10 @@ func TestSQLiteDocFreqFold(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantDocs++
-		if wantDocs%storage.FoldEvery == 0 {
+		if wantDocs%sqlite.FoldEvery == 0 {
 			wantLogged = 0
 		}
-		if k := wantDocs % storage.FoldEvery; k <= 1 || k == storage.FoldEvery-1 || wantDocs == n {
+		if k := wantDocs % sqlite.FoldEvery; k <= 1 || k == sqlite.FoldEvery-1 || wantDocs == n {
 			checkDF(t, s)
 			var logged int
 			if err := raw.QueryRow(`SELECT count(*) FROM docfreq_pending`).Scan(&logged); err != nil {
@@ -630,7 +631,7 @@ func TestSQLiteFoldFailureWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
 	s := openTemp(t, path)
-	for i := range storage.FoldEvery - 1 {
+	for i := range sqlite.FoldEvery - 1 {
 		if err := s.Commit(ctx, storedCommit(fmt.Sprintf("http://ff/%d", i), foldTerms(i)...)); err != nil {
 			t.Fatal(err)
 		}
@@ -671,7 +672,7 @@ func TestSQLiteMigratesVersion1(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
 	db := rawDB(t, path)
-	exec(t, db, storage.Migrations[0])
+	exec(t, db, sqlite.Migrations[0])
 	exec(t, db, "PRAGMA user_version = 1")
 	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/1', 'qq', 1, 'stored', 200, '', '', 0)`)
 	exec(t, db, `INSERT INTO articles(id, url, site, run_id, title, text, source, author, editor, content_hash, cluster, simhash, signature, sig_len)
@@ -679,14 +680,14 @@ func TestSQLiteMigratesVersion1(t *testing.T) {
 	exec(t, db, `UPDATE meta SET value = 1 WHERE key = 'docs'`)
 	db.Close()
 
-	s, err := storage.OpenSQLite(ctx, path)
+	s, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	var v int
-	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != storage.SchemaVersion {
-		t.Fatalf("user_version = %d, %v; want %d", v, err, storage.SchemaVersion)
+	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != sqlite.SchemaVersion {
+		t.Fatalf("user_version = %d, %v; want %d", v, err, sqlite.SchemaVersion)
 	}
 	var n int
 	if err := rawDB(t, path).QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('articles_cluster', 'duplicates_cluster')`).Scan(&n); err != nil || n != 2 {

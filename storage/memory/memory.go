@@ -1,26 +1,29 @@
-package storage
+// Package memory is an in-memory storage.Store for tests; it passes the
+// same conformance suite (storage/storagetest) as storage/sqlite.
+package memory
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/newsdedup/newscrawl/storage"
 )
 
-// Memory is an in-memory Store for tests. It is safe for concurrent use; its
+// Store is an in-memory storage.Store for tests. It is safe for concurrent use; its
 // run lock is an in-process lock. Iteration callbacks run on a snapshot taken
 // under the lock, so they may call back into the store.
-type Memory struct {
+type Store struct {
 	mu sync.RWMutex
 
-	runs []Run
+	runs []storage.Run
 
 	pages    map[string]*memPage // by URL
 	pageSeq  int64               // commit order counter
-	articles []Article           // index i holds id i+1
+	articles []storage.Article   // index i holds id i+1
 	artByURL map[string]int64
 	dups     map[string]*memDup // by URL
 	dupSeq   int64
@@ -35,26 +38,26 @@ type Memory struct {
 }
 
 type memPage struct {
-	Page
+	storage.Page
 	seq int64
 }
 
 type memDup struct {
-	Duplicate
+	storage.Duplicate
 	seq int64
 }
 
 type memItem struct {
-	FrontierItem
+	storage.FrontierItem
 	seq      int64
 	inflight bool
 }
 
-var _ Store = (*Memory)(nil)
+var _ storage.Store = (*Store)(nil)
 
-// NewMemory returns an empty in-memory store.
-func NewMemory() *Memory {
-	return &Memory{
+// New returns an empty in-memory store.
+func New() *Store {
+	return &Store{
 		pages:    make(map[string]*memPage),
 		artByURL: make(map[string]int64),
 		dups:     make(map[string]*memDup),
@@ -74,7 +77,7 @@ func utc(t time.Time) time.Time {
 	return t.UTC()
 }
 
-func (m *Memory) check(ctx context.Context) error {
+func (m *Store) check(ctx context.Context) error {
 	if m.closed {
 		return errClosed
 	}
@@ -82,20 +85,20 @@ func (m *Memory) check(ctx context.Context) error {
 }
 
 // BeginRun records a new run with status "running".
-func (m *Memory) BeginRun(ctx context.Context, config string) (Run, error) {
+func (m *Store) BeginRun(ctx context.Context, config string) (storage.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check(ctx); err != nil {
-		return Run{}, err
+		return storage.Run{}, err
 	}
-	r := Run{ID: int64(len(m.runs)) + 1, StartedAt: time.Now().UTC(), Status: RunRunning, Config: config}
+	r := storage.Run{ID: int64(len(m.runs)) + 1, StartedAt: time.Now().UTC(), Status: storage.RunRunning, Config: config}
 	m.runs = append(m.runs, r)
 	return r, nil
 }
 
 // FinishRun stores r's finish time, status and stats.
-func (m *Memory) FinishRun(ctx context.Context, r Run) error {
-	if err := checkTime("run finished_at", r.FinishedAt); err != nil {
+func (m *Store) FinishRun(ctx context.Context, r storage.Run) error {
+	if err := storage.ValidTime("run finished_at", r.FinishedAt); err != nil {
 		return err
 	}
 	m.mu.Lock()
@@ -104,7 +107,7 @@ func (m *Memory) FinishRun(ctx context.Context, r Run) error {
 		return err
 	}
 	if r.ID < 1 || r.ID > int64(len(m.runs)) {
-		return fmt.Errorf("finish run %d: %w", r.ID, ErrNotFound)
+		return fmt.Errorf("finish run %d: %w", r.ID, storage.ErrNotFound)
 	}
 	old := &m.runs[r.ID-1]
 	old.FinishedAt = utc(r.FinishedAt)
@@ -114,17 +117,17 @@ func (m *Memory) FinishRun(ctx context.Context, r Run) error {
 }
 
 // Runs returns every run in id order.
-func (m *Memory) Runs(ctx context.Context) ([]Run, error) {
+func (m *Store) Runs(ctx context.Context) ([]storage.Run, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if err := m.check(ctx); err != nil {
 		return nil, err
 	}
-	return append([]Run(nil), m.runs...), nil
+	return append([]storage.Run(nil), m.runs...), nil
 }
 
 // Commit writes one page outcome atomically; see Store.Commit.
-func (m *Memory) Commit(ctx context.Context, c *Commit) error {
+func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -135,13 +138,13 @@ func (m *Memory) Commit(ctx context.Context, c *Commit) error {
 	}
 	url := c.Page.URL
 	if old, ok := m.pages[url]; ok && old.Outcome.Final() {
-		return fmt.Errorf("commit %s: %w (%s)", url, ErrAlreadyDecided, old.Outcome)
+		return fmt.Errorf("commit %s: %w (%s)", url, storage.ErrAlreadyDecided, old.Outcome)
 	}
 	// Everything that can fail is checked before anything is written.
-	var dupOf *Article
+	var dupOf *storage.Article
 	if c.Duplicate != nil {
 		if c.Duplicate.DupOf > int64(len(m.articles)) {
-			return fmt.Errorf("commit %s: dup_of %d: %w", url, c.Duplicate.DupOf, ErrNotFound)
+			return fmt.Errorf("commit %s: dup_of %d: %w", url, c.Duplicate.DupOf, storage.ErrNotFound)
 		}
 		dupOf = &m.articles[c.Duplicate.DupOf-1]
 	}
@@ -163,7 +166,7 @@ func (m *Memory) Commit(ctx context.Context, c *Commit) error {
 		a.FetchedAt = utc(a.FetchedAt)
 		m.articles = append(m.articles, a)
 		m.artByURL[url] = a.ID
-		for _, t := range DistinctTerms(c.Terms) {
+		for _, t := range storage.DistinctTerms(c.Terms) {
 			m.docfreq[t]++
 		}
 		m.docs++
@@ -199,7 +202,7 @@ func (m *Memory) Commit(ctx context.Context, c *Commit) error {
 	return nil
 }
 
-func cloneArticle(a Article) Article {
+func cloneArticle(a storage.Article) storage.Article {
 	if len(a.Fingerprint.Signature) == 0 {
 		a.Fingerprint.Signature = nil
 	} else {
@@ -208,7 +211,7 @@ func cloneArticle(a Article) Article {
 	return a
 }
 
-func cloneDuplicate(d Duplicate) Duplicate {
+func cloneDuplicate(d storage.Duplicate) storage.Duplicate {
 	if len(d.Signature) == 0 {
 		d.Signature = nil
 	} else {
@@ -218,7 +221,7 @@ func cloneDuplicate(d Duplicate) Duplicate {
 }
 
 // Decided reports the final outcome of a URL.
-func (m *Memory) Decided(ctx context.Context, url string) (Outcome, bool, error) {
+func (m *Store) Decided(ctx context.Context, url string) (storage.Outcome, bool, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if err := m.check(ctx); err != nil {
@@ -231,68 +234,68 @@ func (m *Memory) Decided(ctx context.Context, url string) (Outcome, bool, error)
 }
 
 // PageOf returns the page record of url, or ErrNotFound.
-func (m *Memory) PageOf(ctx context.Context, url string) (Page, error) {
+func (m *Store) PageOf(ctx context.Context, url string) (storage.Page, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if err := m.check(ctx); err != nil {
-		return Page{}, err
+		return storage.Page{}, err
 	}
 	p, ok := m.pages[url]
 	if !ok {
-		return Page{}, fmt.Errorf("page %s: %w", url, ErrNotFound)
+		return storage.Page{}, fmt.Errorf("page %s: %w", url, storage.ErrNotFound)
 	}
 	return p.Page, nil
 }
 
 // Article returns the article with that id, or ErrNotFound.
-func (m *Memory) Article(ctx context.Context, id int64) (Article, error) {
+func (m *Store) Article(ctx context.Context, id int64) (storage.Article, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if err := m.check(ctx); err != nil {
-		return Article{}, err
+		return storage.Article{}, err
 	}
 	if id < 1 || id > int64(len(m.articles)) {
-		return Article{}, fmt.Errorf("article %d: %w", id, ErrNotFound)
+		return storage.Article{}, fmt.Errorf("article %d: %w", id, storage.ErrNotFound)
 	}
 	return cloneArticle(m.articles[id-1]), nil
 }
 
 // ArticleByURL returns the article stored for url, or ErrNotFound.
-func (m *Memory) ArticleByURL(ctx context.Context, url string) (Article, error) {
+func (m *Store) ArticleByURL(ctx context.Context, url string) (storage.Article, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if err := m.check(ctx); err != nil {
-		return Article{}, err
+		return storage.Article{}, err
 	}
 	id, ok := m.artByURL[url]
 	if !ok {
-		return Article{}, fmt.Errorf("article %s: %w", url, ErrNotFound)
+		return storage.Article{}, fmt.Errorf("article %s: %w", url, storage.ErrNotFound)
 	}
 	return cloneArticle(m.articles[id-1]), nil
 }
 
 // Articles calls fn for every stored article in id order.
-func (m *Memory) Articles(ctx context.Context, fn func(Article) error) error {
-	return m.eachArticle(ctx, func(Article) bool { return true }, false, fn)
+func (m *Store) Articles(ctx context.Context, fn func(storage.Article) error) error {
+	return m.eachArticle(ctx, func(storage.Article) bool { return true }, false, fn)
 }
 
 // Fingerprints calls fn for every article fetched or published at or after
 // since (zero: all), in id order, with Text empty.
-func (m *Memory) Fingerprints(ctx context.Context, since time.Time, fn func(Article) error) error {
-	keep := func(a Article) bool {
+func (m *Store) Fingerprints(ctx context.Context, since time.Time, fn func(storage.Article) error) error {
+	keep := func(a storage.Article) bool {
 		return since.IsZero() || (!a.FetchedAt.IsZero() && !a.FetchedAt.Before(since)) ||
 			(!a.PublishedAt.IsZero() && !a.PublishedAt.Before(since))
 	}
 	return m.eachArticle(ctx, keep, true, fn)
 }
 
-func (m *Memory) eachArticle(ctx context.Context, keep func(Article) bool, noText bool, fn func(Article) error) error {
+func (m *Store) eachArticle(ctx context.Context, keep func(storage.Article) bool, noText bool, fn func(storage.Article) error) error {
 	m.mu.RLock()
 	if err := m.check(ctx); err != nil {
 		m.mu.RUnlock()
 		return err
 	}
-	var snap []Article
+	var snap []storage.Article
 	for _, a := range m.articles {
 		if keep(a) {
 			snap = append(snap, a)
@@ -315,22 +318,22 @@ func (m *Memory) eachArticle(ctx context.Context, keep func(Article) bool, noTex
 }
 
 // Duplicates calls fn for every duplicate verdict in commit order.
-func (m *Memory) Duplicates(ctx context.Context, fn func(Duplicate) error) error {
-	return m.eachDuplicate(ctx, func(Duplicate) bool { return true }, false, fn)
+func (m *Store) Duplicates(ctx context.Context, fn func(storage.Duplicate) error) error {
+	return m.eachDuplicate(ctx, func(storage.Duplicate) bool { return true }, false, fn)
 }
 
 // DuplicateFingerprints calls fn, in commit order, for every duplicate
 // verdict fetched or published at or after since (zero: all), with Text
 // empty.
-func (m *Memory) DuplicateFingerprints(ctx context.Context, since time.Time, fn func(Duplicate) error) error {
-	keep := func(d Duplicate) bool {
+func (m *Store) DuplicateFingerprints(ctx context.Context, since time.Time, fn func(storage.Duplicate) error) error {
+	keep := func(d storage.Duplicate) bool {
 		return since.IsZero() || (!d.FetchedAt.IsZero() && !d.FetchedAt.Before(since)) ||
 			(!d.PublishedAt.IsZero() && !d.PublishedAt.Before(since))
 	}
 	return m.eachDuplicate(ctx, keep, true, fn)
 }
 
-func (m *Memory) eachDuplicate(ctx context.Context, keep func(Duplicate) bool, noText bool, fn func(Duplicate) error) error {
+func (m *Store) eachDuplicate(ctx context.Context, keep func(storage.Duplicate) bool, noText bool, fn func(storage.Duplicate) error) error {
 	m.mu.RLock()
 	if err := m.check(ctx); err != nil {
 		m.mu.RUnlock()
@@ -362,7 +365,7 @@ func (m *Memory) eachDuplicate(ctx context.Context, keep func(Duplicate) bool, n
 }
 
 // Pages calls fn for every page record in commit order.
-func (m *Memory) Pages(ctx context.Context, fn func(Page) error) error {
+func (m *Store) Pages(ctx context.Context, fn func(storage.Page) error) error {
 	m.mu.RLock()
 	if err := m.check(ctx); err != nil {
 		m.mu.RUnlock()
@@ -387,7 +390,7 @@ func (m *Memory) Pages(ctx context.Context, fn func(Page) error) error {
 
 // DocFreqs calls fn for every term in byte order and returns the number of
 // stored articles.
-func (m *Memory) DocFreqs(ctx context.Context, fn func(term string, df int) error) (int, error) {
+func (m *Store) DocFreqs(ctx context.Context, fn func(term string, df int) error) (int, error) {
 	m.mu.RLock()
 	if err := m.check(ctx); err != nil {
 		m.mu.RUnlock()
@@ -416,7 +419,7 @@ func (m *Memory) DocFreqs(ctx context.Context, fn func(term string, df int) erro
 }
 
 // Lock takes the in-process run lock.
-func (m *Memory) Lock(ctx context.Context, wait bool) (func() error, error) {
+func (m *Store) Lock(ctx context.Context, wait bool) (func() error, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -430,7 +433,7 @@ func (m *Memory) Lock(ctx context.Context, wait bool) (func() error, error) {
 		select {
 		case m.lock <- struct{}{}:
 		default:
-			return nil, ErrLocked
+			return nil, storage.ErrLocked
 		}
 	}
 	var once sync.Once
@@ -441,7 +444,7 @@ func (m *Memory) Lock(ctx context.Context, wait bool) (func() error, error) {
 }
 
 // Check verifies the same cross-table invariants as the SQLite store.
-func (m *Memory) Check(ctx context.Context) error {
+func (m *Store) Check(ctx context.Context) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if err := m.check(ctx); err != nil {
@@ -452,7 +455,7 @@ func (m *Memory) Check(ctx context.Context) error {
 		if a.ID != int64(i)+1 {
 			bad = append(bad, fmt.Sprintf("article at %d has id %d", i+1, a.ID))
 		}
-		if p, ok := m.pages[a.URL]; !ok || p.Outcome != OutcomeStored {
+		if p, ok := m.pages[a.URL]; !ok || p.Outcome != storage.OutcomeStored {
 			bad = append(bad, fmt.Sprintf("article %d (%s) has no stored page", a.ID, a.URL))
 		}
 		if _, ok := m.dups[a.URL]; ok {
@@ -463,17 +466,17 @@ func (m *Memory) Check(ctx context.Context) error {
 		if d.DupOf < 1 || d.DupOf > int64(len(m.articles)) {
 			bad = append(bad, fmt.Sprintf("duplicate %s: dup_of %d missing", url, d.DupOf))
 		}
-		if p, ok := m.pages[url]; !ok || p.Outcome != OutcomeDuplicate {
+		if p, ok := m.pages[url]; !ok || p.Outcome != storage.OutcomeDuplicate {
 			bad = append(bad, fmt.Sprintf("duplicate %s has no duplicate page", url))
 		}
 	}
 	for url, p := range m.pages {
 		_, isArt := m.artByURL[url]
 		_, isDup := m.dups[url]
-		if p.Outcome == OutcomeStored && !isArt {
+		if p.Outcome == storage.OutcomeStored && !isArt {
 			bad = append(bad, fmt.Sprintf("page %s stored without article", url))
 		}
-		if p.Outcome == OutcomeDuplicate && !isDup {
+		if p.Outcome == storage.OutcomeDuplicate && !isDup {
 			bad = append(bad, fmt.Sprintf("page %s duplicate without verdict", url))
 		}
 	}
@@ -482,27 +485,13 @@ func (m *Memory) Check(ctx context.Context) error {
 	}
 	if len(bad) > 0 {
 		sort.Strings(bad)
-		return checkError(bad)
+		return storage.CheckFailed(bad)
 	}
 	return nil
 }
 
-// checkError builds Check's error from its violations, listing at most
-// maxCheckReport of them.
-func checkError(bad []string) error {
-	n := len(bad)
-	if n > maxCheckReport {
-		bad = append(bad[:maxCheckReport:maxCheckReport], fmt.Sprintf("... and %d more", n-maxCheckReport))
-	}
-	return fmt.Errorf("store check failed: %d problem(s): %s", n, strings.Join(bad, "; "))
-}
-
-// maxCheckReport bounds the violations Check spells out in its error; the
-// count of all of them is always reported.
-const maxCheckReport = 10
-
 // Close marks the store closed; later calls fail.
-func (m *Memory) Close() error {
+func (m *Store) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closed = true
@@ -510,10 +499,10 @@ func (m *Memory) Close() error {
 }
 
 // Push queues items not yet queued and not decided; see Frontier.
-func (m *Memory) Push(ctx context.Context, items []FrontierItem) (int, error) {
+func (m *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, error) {
 	for _, it := range items {
 		if it.URL == "" {
-			return 0, fmt.Errorf("%w: frontier item with empty url", ErrInvalid)
+			return 0, fmt.Errorf("%w: frontier item with empty url", storage.ErrInvalid)
 		}
 	}
 	m.mu.Lock()
@@ -526,7 +515,7 @@ func (m *Memory) Push(ctx context.Context, items []FrontierItem) (int, error) {
 		if _, ok := m.frontier[it.URL]; ok {
 			continue
 		}
-		if p, ok := m.pages[it.URL]; ok && (p.Outcome.Final() || (p.Outcome == OutcomeError && p.Permanent)) {
+		if p, ok := m.pages[it.URL]; ok && (p.Outcome.Final() || (p.Outcome == storage.OutcomeError && p.Permanent)) {
 			continue
 		}
 		m.frontierSeq++
@@ -537,7 +526,7 @@ func (m *Memory) Push(ctx context.Context, items []FrontierItem) (int, error) {
 }
 
 // Pop leases up to n pending items of site (all when empty), oldest first.
-func (m *Memory) Pop(ctx context.Context, site string, n int) ([]FrontierItem, error) {
+func (m *Store) Pop(ctx context.Context, site string, n int) ([]storage.FrontierItem, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check(ctx); err != nil {
@@ -556,7 +545,7 @@ func (m *Memory) Pop(ctx context.Context, site string, n int) ([]FrontierItem, e
 	if len(cand) > n {
 		cand = cand[:n]
 	}
-	out := make([]FrontierItem, len(cand))
+	out := make([]storage.FrontierItem, len(cand))
 	for i, it := range cand {
 		it.inflight = true
 		out[i] = it.FrontierItem
@@ -565,7 +554,7 @@ func (m *Memory) Pop(ctx context.Context, site string, n int) ([]FrontierItem, e
 }
 
 // Done removes url from the frontier (no-op when absent).
-func (m *Memory) Done(ctx context.Context, url string) error {
+func (m *Store) Done(ctx context.Context, url string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check(ctx); err != nil {
@@ -576,7 +565,7 @@ func (m *Memory) Done(ctx context.Context, url string) error {
 }
 
 // Requeue makes every in-flight item pending again.
-func (m *Memory) Requeue(ctx context.Context) (int, error) {
+func (m *Store) Requeue(ctx context.Context) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check(ctx); err != nil {
@@ -593,7 +582,7 @@ func (m *Memory) Requeue(ctx context.Context) (int, error) {
 }
 
 // Pending counts queued items (pending or in flight) of site (all when empty).
-func (m *Memory) Pending(ctx context.Context, site string) (int, error) {
+func (m *Store) Pending(ctx context.Context, site string) (int, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if err := m.check(ctx); err != nil {
@@ -612,7 +601,7 @@ func (m *Memory) Pending(ctx context.Context, site string) (int, error) {
 }
 
 // Reset forgets every frontier item.
-func (m *Memory) Reset(ctx context.Context) error {
+func (m *Store) Reset(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.check(ctx); err != nil {

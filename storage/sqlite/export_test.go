@@ -1,12 +1,12 @@
-package storage
+package sqlite
 
 import "context"
 
-// OpenSQLiteWith exposes the test-only open options: readOnly opens the file
+// OpenWith exposes the test-only open options: readOnly opens the file
 // with SQLite's mode=ro (which holds even for root, unlike chmod), pragmas are
 // extra per-connection PRAGMAs such as "max_page_count(40)".
-func OpenSQLiteWith(ctx context.Context, path string, readOnly bool, pragmas ...string) (*SQLite, error) {
-	return openSQLite(ctx, path, sqliteOptions{readOnly: readOnly, pragmas: pragmas})
+func OpenWith(ctx context.Context, path string, readOnly bool, pragmas ...string) (*Store, error) {
+	return open(ctx, path, options{readOnly: readOnly, pragmas: pragmas})
 }
 
 // PackSignature exposes the signature encoding for tests that plant blobs.
