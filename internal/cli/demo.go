@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
@@ -51,8 +52,13 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("demo: fixture config: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if _, err := crawlOnce(ctx, &cfg, crawlOptions{configPath: siteFile, progress: 2 * time.Second, log: log}, stdout, stderr); err != nil {
+	if _, err := crawl(ctx, &cfg, pipeline.CrawlOptions{ConfigPath: siteFile, ProgressEvery: 2 * time.Second, Log: log}, stdout, stderr); err != nil {
 		return err
+	}
+	corpus := filepath.Join(*dir, "corpus.jsonl")
+	n, err := pipeline.ExportFile(ctx, dbPath, corpus)
+	if err != nil {
+		return fmt.Errorf("demo: export: %w", err)
 	}
 
 	store, err := sqlite.Open(ctx, dbPath)
@@ -60,18 +66,6 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("demo: %w", err)
 	}
 	defer store.Close()
-	corpus := filepath.Join(*dir, "corpus.jsonl")
-	f, err := os.Create(corpus)
-	if err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	n, err := exportJSONL(ctx, store, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("demo: export: %w", err)
-	}
 	fmt.Fprintf(stdout, "\nkept articles:\n")
 	stored := 0
 	err = store.Articles(ctx, func(a storage.Article) error {

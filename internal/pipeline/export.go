@@ -1,10 +1,9 @@
-package main
+package pipeline
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,9 +13,9 @@ import (
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
-// exportLine is one line of `export --format jsonl`: the format
+// ExportLine is one line of `export --format jsonl`: the format
 // ../shared/bench/score.py reads, plus metadata and dedup evidence.
-type exportLine struct {
+type ExportLine struct {
 	URL         string   `json:"url"`
 	Site        string   `json:"site"`
 	Kept        bool     `json:"kept"`
@@ -35,63 +34,16 @@ type exportLine struct {
 	Containment *float64 `json:"containment,omitempty"`
 }
 
-func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := fs.String("db", "data/news.db", "SQLite store to read")
-	format := fs.String("format", "jsonl", "output format (jsonl)")
-	out := fs.String("out", "", "output file (default: standard output)")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
-	}
-	if *format != "jsonl" {
-		return usagef("export: unknown --format %q (supported: jsonl)", *format)
-	}
-	if fs.NArg() > 0 {
-		return usagef("export: unexpected arguments %q", fs.Args())
-	}
-	if _, err := os.Stat(*db); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	store, err := sqlite.Open(ctx, *db)
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	defer store.Close()
-
-	w := stdout
-	var f *os.File
-	if *out != "" {
-		f, err = os.Create(*out)
-		if err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		defer f.Close()
-		w = f
-	}
-	n, err := exportJSONL(ctx, store, w)
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if f != nil {
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		fmt.Fprintf(stderr, "export: %d lines written to %s\n", n, *out)
-	}
-	return nil
-}
-
-// exportJSONL writes one line per decided article URL: stored articles, then
+// Export writes one line per decided article URL: stored articles, then
 // duplicate verdicts. It returns the number of lines written.
-func exportJSONL(ctx context.Context, store storage.Store, w io.Writer) (int, error) {
+func Export(ctx context.Context, store storage.Store, w io.Writer) (int, error) {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	n := 0
 	err := store.Articles(ctx, func(a storage.Article) error {
 		n++
-		return enc.Encode(exportLine{
+		return enc.Encode(ExportLine{
 			URL: a.URL, Site: a.Site, Kept: true, Cluster: a.Cluster,
 			Title: a.Title, Text: a.Text, PublishedAt: timePtr(a.PublishedAt),
 			Source: a.Source, Author: a.Author, Editor: a.Editor,
@@ -104,7 +56,7 @@ func exportJSONL(ctx context.Context, store storage.Store, w io.Writer) (int, er
 	err = store.Duplicates(ctx, func(d storage.Duplicate) error {
 		n++
 		dupOf, dist, jac, cont := d.DupOfURL, d.Distance, d.Jaccard, d.Containment
-		return enc.Encode(exportLine{
+		return enc.Encode(ExportLine{
 			URL: d.URL, Site: d.Site, Kept: false, DupOf: &dupOf, Cluster: d.Cluster,
 			Title: d.Title, Text: d.Text, PublishedAt: timePtr(d.PublishedAt),
 			Source: d.Source, Author: d.Author,
@@ -124,4 +76,34 @@ func timePtr(t time.Time) *string {
 	}
 	s := t.Format(time.RFC3339)
 	return &s
+}
+
+// ExportDB exports the SQLite store at db (which must exist: exporting
+// never creates a store) to w; see Export.
+func ExportDB(ctx context.Context, db string, w io.Writer) (int, error) {
+	if _, err := os.Stat(db); err != nil {
+		return 0, err
+	}
+	store, err := sqlite.Open(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	defer store.Close()
+	return Export(ctx, store, w)
+}
+
+// ExportFile exports the SQLite store at db to a new file out.
+func ExportFile(ctx context.Context, db, out string) (int, error) {
+	if _, err := os.Stat(db); err != nil {
+		return 0, err
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return 0, err
+	}
+	n, err := ExportDB(ctx, db, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"context"
@@ -35,16 +35,16 @@ func TestPipelineMergesClusters(t *testing.T) {
 	// reaches Jaccard 0.38 and 0.39 with them.
 	texts := []string{strings.Join(p[:3], "\n"), strings.Join(p[3:5], "\n"), strings.Join(p[1:4], "\n")}
 	cfg := config.Default()
-	seg, err := newSegmenter(cfg.Segment)
+	seg, err := NewSegmenter(cfg.Segment)
 	if err != nil {
 		t.Fatal(err)
 	}
 	store := memory.New()
-	eng, _, err := newEngine(ctx, &cfg, seg, store, time.Now())
+	eng, _, err := NewEngine(ctx, &cfg, seg, store, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := newPipeline(&cfg, store, eng, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	pl, err := NewProcessor(&cfg, store, eng, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestPipelineMergesClusters(t *testing.T) {
 		t.Fatalf("after the bridge: a in cluster %d, b (id %d) in cluster %d; want both in %d", a.Cluster, b.ID, b.Cluster, a.ID)
 	}
 	// The next run: a fresh engine from the store puts b's copy in a's cluster.
-	eng2, _, err := newEngine(ctx, &cfg, seg, store, time.Now())
+	eng2, _, err := NewEngine(ctx, &cfg, seg, store, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package evaldedup
 
 import (
 	"context"
@@ -60,8 +60,8 @@ func wordShingles(seg dedup.Segmenter, texts []dedup.Doc) [][]uint64 {
 
 // baselineShingling is Broder's w-shingling with exact Jaccard; candidates
 // come from an inverted index over the shingles of the centres.
-func baselineShingling(seg dedup.Segmenter) evalMethod {
-	return evalMethod{"shingling w=4 J≥0.5", func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
+func baselineShingling(seg dedup.Segmenter) Method {
+	return Method{"shingling w=4 J≥0.5", func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 		sets := wordShingles(seg, texts)
 		post := map[uint64][]int{}
 		seen := make([]int, len(sets))
@@ -88,8 +88,8 @@ func baselineShingling(seg dedup.Segmenter) evalMethod {
 
 // baselineMinHash is MinHash-LSH with k = 6 rows and l = 32 bands (the
 // SpotSigs-zh paper's setting), verified by the MinHash Jaccard estimate.
-func baselineMinHash(seg dedup.Segmenter) evalMethod {
-	return evalMethod{"minhash-lsh k=6 l=32", func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
+func baselineMinHash(seg dedup.Segmenter) Method {
+	return Method{"minhash-lsh k=6 l=32", func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 		sets := wordShingles(seg, texts)
 		mh, err := shingle.NewMinHasher(shingle.DefaultRows*shingle.DefaultBands, baselineMinHashSeed)
 		if err != nil {

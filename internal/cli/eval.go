@@ -1,12 +1,17 @@
-package main
+package cli
 
 import (
 	"context"
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
 	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/segment"
 )
 
 // evalCommands are the subcommands of `eval`.
@@ -61,4 +66,27 @@ func sharedDir(flagValue string) (string, error) {
 		return "", fmt.Errorf("%w (pass --shared DIR)", err)
 	}
 	return dir, nil
+}
+
+// addEngineFlags adds the engine settings the eval subcommands run with
+// (--jaccard, --containment, --centres-only, --no-merge; zero: the
+// defaults).
+func addEngineFlags(fs *flag.FlagSet) *dedup.Options {
+	o := &dedup.Options{}
+	fs.Float64Var(&o.Jaccard, "jaccard", 0, "SpotSigs Jaccard threshold (0: default)")
+	fs.Float64Var(&o.Containment, "containment", 0, "containment threshold (0: default, <0: off)")
+	fs.BoolVar(&o.CentresOnly, "centres-only", false, "compare with cluster centres only (classic Single-Pass)")
+	fs.BoolVar(&o.NoMerge, "no-merge", false, "never merge clusters that a new article bridges")
+	return o
+}
+
+// loadSegmenter loads the default segmenter and says how long it took.
+func loadSegmenter(stderr io.Writer) (*segment.Segmenter, error) {
+	t := time.Now()
+	seg, err := pipeline.NewSegmenter(config.Segment{})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "segmenter loaded in %.2fs\n", time.Since(t).Seconds())
+	return seg, nil
 }

@@ -1,4 +1,11 @@
-package main
+// Package pipeline is the program's one wiring place: it turns fetched
+// pages into articles (decode → extract, Page), runs the crawl's article
+// stage (segment/fingerprint → near-duplicate decision → store, Processor),
+// rebuilds the dedup index from the store (NewEngine), and runs a crawl or
+// an export as functions returning values for the CLI to print (Crawl,
+// Export). Every path that turns a page into an article (crawl, the
+// extract and dedup commands, every evaluation) goes through ExtractPage.
+package pipeline
 
 import (
 	"context"
@@ -12,7 +19,6 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
-	"github.com/newsdedup/newscrawl/decode"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/segment"
@@ -20,10 +26,10 @@ import (
 	"github.com/newsdedup/newscrawl/storage"
 )
 
-// pipeline is the crawl's article stage, wired in this one place:
+// Processor is the crawl's article stage, wired in this one place:
 // decode → extract → segment/fingerprint → near-duplicate decision → store.
 // It implements crawler.Processor.
-type pipeline struct {
+type Processor struct {
 	store      storage.Store
 	engine     *dedup.Engine
 	extractors map[string]*extract.Extractor // by site name
@@ -36,8 +42,8 @@ type pipeline struct {
 	mu sync.Mutex
 }
 
-// newSegmenter loads the segmenter (the gse dictionary) once per process.
-func newSegmenter(cfg config.Segment) (*segment.Segmenter, error) {
+// NewSegmenter loads the segmenter (the gse dictionary) once per process.
+func NewSegmenter(cfg config.Segment) (*segment.Segmenter, error) {
 	seg, err := segment.New(segment.Options{StopwordFile: cfg.Stopwords, SynonymFile: cfg.Synonyms})
 	if err != nil {
 		return nil, fmt.Errorf("segmenter: %w", err)
@@ -45,11 +51,11 @@ func newSegmenter(cfg config.Segment) (*segment.Segmenter, error) {
 	return seg, nil
 }
 
-// newEngine builds the near-duplicate engine from the config and rebuilds
+// NewEngine builds the near-duplicate engine from the config and rebuilds
 // its index from the store: every stored article within the dedup window
 // becomes a cluster centre again.
-func newEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, now time.Time) (*dedup.Engine, int, error) {
-	opts, err := engineOptions(cfg.Dedup)
+func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, now time.Time) (*dedup.Engine, int, error) {
+	opts, err := EngineOptions(cfg.Dedup)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -67,7 +73,7 @@ func newEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 		if b, err := hex.DecodeString(a.ContentHash); err == nil && len(b) == len(h) {
 			copy(h[:], b)
 		}
-		eng.Restore(dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash, Sig: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title)})
+		eng.Restore(dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash, Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title)})
 		n++
 		return nil
 	})
@@ -77,7 +83,7 @@ func newEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 	// Duplicates are cluster members (single-link): index them too.
 	if !eng.Options().CentresOnly {
 		err = store.DuplicateFingerprints(ctx, since, func(d storage.Duplicate) error {
-			eng.Restore(dedup.Entry{ID: memberID(d.URL), Cluster: uint64(d.Cluster), Simhash: d.Simhash, Sig: d.Signature, Title: dedup.TitleSet(d.Title)})
+			eng.Restore(dedup.Entry{ID: MemberID(d.URL), Cluster: uint64(d.Cluster), Simhash: d.Simhash, Signature: d.Signature, Title: dedup.TitleSet(d.Title)})
 			n++
 			return nil
 		})
@@ -94,8 +100,10 @@ func newEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 	return eng, n, nil
 }
 
-func newPipeline(cfg *config.Config, store storage.Store, eng *dedup.Engine, log *slog.Logger) (*pipeline, error) {
-	p := &pipeline{store: store, engine: eng, extractors: map[string]*extract.Extractor{},
+// NewProcessor returns the article stage of a crawl of cfg's sites into
+// store, deciding with eng (see NewEngine); skipped pages are logged to log.
+func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, log *slog.Logger) (*Processor, error) {
+	p := &Processor{store: store, engine: eng, extractors: map[string]*extract.Extractor{},
 		keepDupTxt: cfg.Dedup.KeepDuplicateText, log: log, now: time.Now}
 	for i, s := range cfg.Sites {
 		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time})
@@ -108,17 +116,17 @@ func newPipeline(cfg *config.Config, store storage.Store, eng *dedup.Engine, log
 }
 
 // ProcessArticle implements crawler.Processor.
-func (p *pipeline) ProcessArticle(ctx context.Context, r *crawler.Response) (storage.Outcome, error) {
+func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (storage.Outcome, error) {
 	page := storage.Page{URL: r.URL, Site: r.Site.Name, RunID: r.RunID, Status: r.Status, FetchedAt: r.FetchedAt}
-	body, _, err := decode.ToUTF8(r.Body, r.Header.Get("Content-Type"), r.Site.Charset)
-	if err != nil {
-		return p.commitFailure(ctx, page, "decode", err)
-	}
 	ex := p.extractors[r.Site.Name]
 	if ex == nil {
 		return "", fmt.Errorf("no extractor for site %q", r.Site.Name)
 	}
-	art, err := ex.Extract(r.URL, body)
+	art, _, err := ExtractPage(ex, Page{URL: r.URL, Body: r.Body, ContentType: r.Header.Get("Content-Type"), Charset: r.Site.Charset})
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return p.commitFailure(ctx, page, "decode", de.Err)
+	}
 	if errors.Is(err, extract.ErrNoArticle) {
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, err.Error(), true
 		return p.commit(ctx, &storage.Commit{Page: page})
@@ -134,7 +142,7 @@ func (p *pipeline) ProcessArticle(ctx context.Context, r *crawler.Response) (sto
 	return p.decideAndCommit(ctx, page, art, fp)
 }
 
-func (p *pipeline) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint) (storage.Outcome, error) {
+func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint) (storage.Outcome, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	v := p.engine.Decide(fp)
@@ -156,7 +164,7 @@ func (p *pipeline) decideAndCommit(ctx context.Context, page storage.Page, art *
 		out, err := p.commit(ctx, &storage.Commit{Page: page, Duplicate: d})
 		if err == nil && out == storage.OutcomeDuplicate {
 			p.engine.MergeClusters(v.Cluster, v.Merged)
-			p.engine.AddMember(memberID(d.URL), v.Cluster, fp)
+			p.engine.AddMember(MemberID(d.URL), v.Cluster, fp)
 		}
 		return out, err
 	}
@@ -176,7 +184,7 @@ func (p *pipeline) decideAndCommit(ctx context.Context, page storage.Page, art *
 
 // commit writes one outcome; a URL decided by an earlier (possibly
 // interrupted) attempt is not an error: its first verdict stands.
-func (p *pipeline) commit(ctx context.Context, c *storage.Commit) (storage.Outcome, error) {
+func (p *Processor) commit(ctx context.Context, c *storage.Commit) (storage.Outcome, error) {
 	err := p.store.Commit(ctx, c)
 	if errors.Is(err, storage.ErrAlreadyDecided) {
 		o, _, derr := p.store.Decided(ctx, c.Page.URL)
@@ -191,24 +199,23 @@ func (p *pipeline) commit(ctx context.Context, c *storage.Commit) (storage.Outco
 	return c.Page.Outcome, nil
 }
 
-func (p *pipeline) commitFailure(ctx context.Context, page storage.Page, kind string, err error) (storage.Outcome, error) {
+func (p *Processor) commitFailure(ctx context.Context, page storage.Page, kind string, err error) (storage.Outcome, error) {
 	page.Outcome, page.ErrKind, page.Err, page.Permanent = storage.OutcomeError, kind, err.Error(), true
 	p.log.Warn("page skipped", "url", page.URL, "kind", kind, "err", err)
 	return p.commit(ctx, &storage.Commit{Page: page})
 }
-func segmentDefaults() config.Segment { return config.Segment{} }
 
-// memberID is the index id of a duplicate (a cluster member): duplicates
+// MemberID is the index id of a duplicate (a cluster member): duplicates
 // have no article id, so a 63-bit hash of the URL with the top bit set
 // keeps them apart from article ids.
-func memberID(url string) uint64 {
+func MemberID(url string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(url))
 	return h.Sum64() | 1<<63
 }
 
-// engineOptions maps the config's dedup section to engine options.
-func engineOptions(d config.Dedup) (dedup.Options, error) {
+// EngineOptions maps the config's dedup section to engine options.
+func EngineOptions(d config.Dedup) (dedup.Options, error) {
 	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, TopM: d.TopM, JTidf: d.JTidf, Positional: d.Positional}
 	if d.Hash != "" {
 		h, err := simhash.HashByName(d.Hash)

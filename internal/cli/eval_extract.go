@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func cmdEvalExtract(ctx context.Context, args []string, stdout, stderr io.Writer
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usagef("%v", err)
+		return usageError{err}
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments %q", fs.Args())

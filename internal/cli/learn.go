@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/newsdedup/newscrawl/internal/pipeline"
 	"github.com/newsdedup/newscrawl/segment"
 )
 
@@ -130,14 +131,14 @@ func readLabelledPages(ctx context.Context, dir string) ([]segment.LabelledPage,
 		}
 		base := strings.TrimSuffix(filepath.Base(path), ".html")
 		cleanedPath := filepath.Join(dir, "cleaned", base+".txt")
-		cleaned, err := readLimited(cleanedPath)
+		cleaned, err := pipeline.ReadLimited(cleanedPath, maxLabelledFile)
 		if os.IsNotExist(err) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		raw, err := readLimited(path)
+		raw, err := pipeline.ReadLimited(path, maxLabelledFile)
 		if err != nil {
 			return nil, err
 		}
@@ -155,20 +156,4 @@ func readLabelledPages(ctx context.Context, dir string) ([]segment.LabelledPage,
 		return nil, fmt.Errorf("no page in %s has a cleaned text", dir)
 	}
 	return pages, nil
-}
-
-func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxLabelledFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxLabelledFile {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxLabelledFile)
-	}
-	return b, nil
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -8,20 +8,18 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/newsdedup/newscrawl/decode"
 	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
 )
 
-// Limits of `extract URL`: a plain GET, refused (not truncated) when the
-// body is larger than extractMaxBody after transfer decoding.
-const (
-	extractFetchTimeout = 20 * time.Second
-	extractMaxBody      = 10 << 20
-)
+// extractFetchTimeout bounds `extract URL`: a plain GET, refused (not
+// truncated) when the body is larger than pipeline.MaxPageBytes after
+// transfer decoding.
+const extractFetchTimeout = 20 * time.Second
 
 // selectorList is a repeatable string flag (--remove SEL --remove SEL).
 type selectorList []string
@@ -63,7 +61,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			if errors.Is(err, flag.ErrHelp) {
 				return nil
 			}
-			return usagef("%v", err)
+			return usageError{err}
 		}
 		if fs.NArg() == 0 {
 			break
@@ -80,7 +78,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	ex, err := extract.New(extract.Options{Remove: remove, BodySelector: *bodySel})
 	if err != nil {
-		return usagef("%v", err)
+		return usageError{err}
 	}
 	target := pos[0]
 	var body []byte
@@ -90,16 +88,16 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		pageURL = target
 		body, contentType, err = fetchPage(ctx, target)
 	} else {
-		body, err = readFileLimited(target)
+		body, err = pipeline.ReadLimited(target, pipeline.MaxPageBytes)
 	}
 	if err != nil {
 		return err
 	}
-	dec, err := decode.Decode(body, contentType, *charsetFlag)
-	if err != nil {
-		return err
+	art, dec, err := pipeline.ExtractPage(ex, pipeline.Page{URL: pageURL, Body: body, ContentType: contentType, Charset: *charsetFlag})
+	var de *pipeline.DecodeError
+	if errors.As(err, &de) {
+		return de.Err
 	}
-	art, err := ex.Extract(pageURL, dec.Body)
 	if err != nil {
 		return fmt.Errorf("%s: %w", target, err)
 	}
@@ -117,7 +115,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // fetchPage GETs url with a timeout and returns the body (after transfer
-// decoding) and its Content-Type; a body over extractMaxBody is an error.
+// decoding) and its Content-Type; a body over pipeline.MaxPageBytes is an error.
 func fetchPage(ctx context.Context, url string) ([]byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, extractFetchTimeout)
 	defer cancel()
@@ -133,29 +131,12 @@ func fetchPage(ctx context.Context, url string) ([]byte, string, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, "", fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, extractMaxBody+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, pipeline.MaxPageBytes+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("GET %s: %w", url, err)
 	}
-	if len(body) > extractMaxBody {
-		return nil, "", fmt.Errorf("GET %s: body larger than %d bytes", url, extractMaxBody)
+	if len(body) > pipeline.MaxPageBytes {
+		return nil, "", fmt.Errorf("GET %s: %w: body larger than %d bytes", url, pipeline.ErrTooLarge, pipeline.MaxPageBytes)
 	}
 	return body, resp.Header.Get("Content-Type"), nil
-}
-
-// readFileLimited reads a local page under the same size limit.
-func readFileLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	body, err := io.ReadAll(io.LimitReader(f, extractMaxBody+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(body) > extractMaxBody {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, extractMaxBody)
-	}
-	return body, nil
 }

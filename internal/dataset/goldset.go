@@ -1,4 +1,8 @@
-package evaldedup
+// Package dataset reads the shared near-duplicate data sets: the
+// robustness set bench/dev/robust.jsonl (the Li Gang et al. 2013 edit
+// protocol) and the SpotSigs gold set (Theobald et al. 2008). It only
+// reads; scoring lives in internal/evaldedup.
+package dataset
 
 import (
 	"archive/tar"
