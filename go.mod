@@ -8,6 +8,7 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/go-ego/gse v0.80.3
 	github.com/gocolly/colly/v2 v2.3.0
+	github.com/google/renameio/v2 v2.0.0
 	github.com/temoto/robotstxt v1.1.2
 	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/newsdedup/newscrawl/internal/pipeline"
 )
@@ -17,6 +18,9 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "", "output file (default: standard output)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
+	}
+	if dbFlagEmpty(fs) {
+		return usagef("export: --db must name a file")
 	}
 	if *format != "jsonl" {
 		return usagef("export: unknown --format %q (supported: jsonl)", *format)
@@ -36,4 +40,16 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "export: %d lines written to %s\n", n, *out)
 	return nil
+}
+
+// dbFlagEmpty reports whether --db was given with an empty value, which is
+// an error rather than a silent fallback to a default store.
+func dbFlagEmpty(fs *flag.FlagSet) bool {
+	empty := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "db" && strings.TrimSpace(f.Value.String()) == "" {
+			empty = true
+		}
+	})
+	return empty
 }

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
+
+	"github.com/google/renameio/v2"
 
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
@@ -79,31 +82,52 @@ func timePtr(t time.Time) *string {
 }
 
 // ExportDB exports the SQLite store at db (which must exist: exporting
-// never creates a store) to w; see Export.
+// never creates a store) to w; see Export. The store is opened read-only
+// (a store the process cannot write exports too) and checked with
+// QuickCheck first: a damaged store is an error wrapping sqlite.ErrDamaged
+// before anything is written.
 func ExportDB(ctx context.Context, db string, w io.Writer) (int, error) {
 	if _, err := os.Stat(db); err != nil {
 		return 0, err
 	}
-	store, err := sqlite.Open(ctx, db)
+	store, err := sqlite.Open(ctx, db, sqlite.ReadOnly())
 	if err != nil {
 		return 0, err
 	}
-	defer store.Close()
-	return Export(ctx, store, w)
+	if err := store.QuickCheck(ctx); err != nil {
+		store.Close()
+		return 0, err
+	}
+	n, err := Export(ctx, store, w)
+	// Close reports a store that changed under a lock-free read (see
+	// sqlite.ReadOnly): the export is then not to be trusted.
+	if cerr := store.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }
 
-// ExportFile exports the SQLite store at db to a new file out.
+// ExportFile exports the SQLite store at db to the file out, atomically: the
+// lines go to a temporary file beside out (created exclusively, so never
+// through a planted symlink) that replaces out only when the export is
+// complete and synced. On any error out is left as it was (absent, or the
+// previous export), never truncated or empty. A symlink at out is replaced,
+// not followed.
 func ExportFile(ctx context.Context, db, out string) (int, error) {
 	if _, err := os.Stat(db); err != nil {
 		return 0, err
 	}
-	f, err := os.Create(out)
+	f, err := renameio.NewPendingFile(out, renameio.WithTempDir(filepath.Dir(out)), renameio.WithPermissions(0o644))
 	if err != nil {
 		return 0, err
 	}
+	defer f.Cleanup() //nolint:errcheck // a no-op after CloseAtomicallyReplace; otherwise removes the temporary file
 	n, err := ExportDB(ctx, db, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err != nil {
+		return n, err
 	}
-	return n, err
+	if err := f.CloseAtomicallyReplace(); err != nil {
+		return n, fmt.Errorf("write %s: %w", out, err)
+	}
+	return n, nil
 }

@@ -26,7 +26,11 @@ type Option func(*options)
 
 // ReadOnly opens an existing store for reading only (SQLite mode=ro):
 // nothing is created, switched to WAL, migrated or written, so a store on a
-// file or file system the process cannot write can still be exported.
+// file or file system the process cannot write can still be exported. When
+// the directory is not writable either, SQLite cannot create the -shm file
+// that WAL readers share; if no -wal file exists (the database file then
+// holds every commit) the store is read with immutable=1, without locks,
+// and Close returns an error if the file changed meanwhile.
 func ReadOnly() Option { return func(o *options) { o.readOnly = true } }
 
 // sqliteHeader starts every SQLite database file.
@@ -154,4 +158,34 @@ func validUTF8(ss ...string) bool {
 		}
 	}
 	return true
+}
+
+// needsImmutable reports whether a read-only open failed only because
+// SQLite could not create the -shm file of a WAL store (a directory the
+// process cannot write) and no -wal file holds transactions that are not in
+// the database file yet.
+func needsImmutable(err error, path string) bool {
+	var se *msqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN:
+	default:
+		return false
+	}
+	_, werr := os.Lstat(path + "-wal")
+	return errors.Is(werr, os.ErrNotExist)
+}
+
+// checkUnchanged reports an error when a store read as immutable changed
+// (or a -wal file appeared) while it was open: what was read may mix two
+// states of the file.
+func (s *Store) checkUnchanged() error {
+	now, err := os.Stat(s.path)
+	_, werr := os.Lstat(s.path + "-wal")
+	if err != nil || now.Size() != s.immutable.Size() || !now.ModTime().Equal(s.immutable.ModTime()) || werr == nil {
+		return fmt.Errorf("%s changed while it was read without locks (its directory is not writable, so SQLite could not coordinate with the writer): read it again", s.path)
+	}
+	return nil
 }

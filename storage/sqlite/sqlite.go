@@ -187,6 +187,10 @@ type Store struct {
 	termBuf []byte     // encodes a commit's terms; guarded by writeMu
 
 	stmts sqliteStmts
+
+	// immutable is the file's state when it was opened read-only with
+	// SQLite's immutable=1 (see open); nil otherwise.
+	immutable os.FileInfo
 }
 
 // sqliteStmts are the prepared statements of the hot path.
@@ -277,21 +281,43 @@ func open(ctx context.Context, path string, opt options) (*Store, error) {
 	for _, p := range opt.pragmas {
 		q.Add("_pragma", p)
 	}
-	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
+	s, err := connect(ctx, abs, q, opt.readOnly)
+	if err != nil && opt.readOnly && needsImmutable(err, abs) {
+		// A WAL store in a directory this process cannot write: SQLite
+		// cannot create the -shm file that even readers need. With no
+		// -wal file beside it the database file holds every committed
+		// transaction, and it can be read as immutable; Close reports
+		// whether it changed meanwhile (a writer that started).
+		before, serr := os.Stat(abs)
+		if serr != nil {
+			return nil, fmt.Errorf("open sqlite store %s: %w", path, serr)
+		}
+		q.Set("immutable", "1")
+		if s, err = connect(ctx, abs, q, true); err == nil {
+			s.immutable = before
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, damaged(err))
+	}
+	return s, nil
+}
 
+// connect opens the database with the URI parameters q and initialises it.
+func connect(ctx context.Context, abs string, q url.Values, readOnly bool) (*Store, error) {
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		return nil, err
 	}
 	db.SetMaxOpenConns(maxOpenConns)
 	db.SetMaxIdleConns(maxOpenConns)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-
 	s := &Store{path: abs, db: db}
-	if err := s.init(ctx, opt.readOnly); err != nil {
+	if err := s.init(ctx, readOnly); err != nil {
 		s.closeAll()
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, damaged(err))
+		return nil, err
 	}
 	return s, nil
 }
@@ -488,6 +514,9 @@ func (s *Store) closeAll() error {
 		}
 	}
 	errs = append(errs, s.db.Close())
+	if s.immutable != nil {
+		errs = append(errs, s.checkUnchanged())
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close sqlite store %s: %w", s.path, err)
 	}
