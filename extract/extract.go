@@ -189,7 +189,9 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 		}
 		art.Text = strings.Join(kept, "\n")
 	}
-	sanitize(art)
+	if sanitize(art); art.Text == "" {
+		return nil, fmt.Errorf("%w: no text left after removing control characters", ErrNoArticle)
+	}
 	return art, nil
 }
 
