@@ -270,6 +270,27 @@ func (c *Config) Validate() error {
 	add := func(path, format string, a ...any) {
 		p = append(p, Problem{Path: path, Line: c.lines[path], Msg: fmt.Sprintf(format, a...)})
 	}
+	c.validateGlobal(add)
+	c.validateFetch(add)
+	c.validateSegment(add)
+	if len(c.Sites) == 0 {
+		add("sites", "at least one site is required")
+	}
+	names := map[string]int{}
+	for i := range c.Sites {
+		c.Sites[i].validate(fmt.Sprintf("sites[%d]", i), i, names, add)
+	}
+	if len(p) > 0 {
+		return newValidationError(p)
+	}
+	return nil
+}
+
+// addFunc records a problem at a path.
+type addFunc func(path, format string, a ...any)
+
+// validateGlobal checks storage, user_agent and dedup.
+func (c *Config) validateGlobal(add addFunc) {
 	if strings.TrimSpace(c.Storage) == "" {
 		add("storage", "must not be empty")
 	}
@@ -300,6 +321,10 @@ func (c *Config) Validate() error {
 	if c.Dedup.TopM < 0 {
 		add("dedup.top_m", "must be >= 0")
 	}
+}
+
+// validateFetch checks the fetch section.
+func (c *Config) validateFetch(add addFunc) {
 	f := c.Fetch
 	if f.Timeout <= 0 {
 		add("fetch.timeout", "must be > 0")
@@ -322,6 +347,10 @@ func (c *Config) Validate() error {
 	if f.MaxCrawlDelay <= 0 {
 		add("fetch.max_crawl_delay", "must be > 0")
 	}
+}
+
+// validateSegment checks that the segment files exist.
+func (c *Config) validateSegment(add addFunc) {
 	for _, path := range []struct{ key, val string }{{"segment.stopwords", c.Segment.Stopwords}, {"segment.synonyms", c.Segment.Synonyms}} {
 		if path.val != "" {
 			if _, err := os.Stat(path.val); err != nil {
@@ -329,86 +358,79 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
-	if len(c.Sites) == 0 {
-		add("sites", "at least one site is required")
+}
+
+// validate checks site i (at is its path) and compiles its URL patterns;
+// names maps the names seen so far to their index.
+func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
+	if s.Name == "" {
+		add(at+".name", "must not be empty")
+	} else if j, dup := names[s.Name]; dup {
+		add(at+".name", "%q already used by sites[%d]", s.Name, j)
+	} else {
+		names[s.Name] = i
 	}
-	names := map[string]int{}
-	for i := range c.Sites {
-		s := &c.Sites[i]
-		at := fmt.Sprintf("sites[%d]", i)
-		if s.Name == "" {
-			add(at+".name", "must not be empty")
-		} else if j, dup := names[s.Name]; dup {
-			add(at+".name", "%q already used by sites[%d]", s.Name, j)
+	if len(s.StartURLs) == 0 {
+		add(at+".start_urls", "at least one URL is required")
+	}
+	for j, u := range s.StartURLs {
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			add(fmt.Sprintf("%s.start_urls[%d]", at, j), "must be an absolute http(s) URL, got %q", u)
+		} else if len(s.AllowedDomains) > 0 && !HostAllowed(pu.Host, s.AllowedDomains) {
+			add(fmt.Sprintf("%s.start_urls[%d]", at, j), "host %q is not in allowed_domains", pu.Host)
+		}
+	}
+	if len(s.AllowedDomains) == 0 {
+		add(at+".allowed_domains", "at least one domain is required")
+	}
+	for j, d := range s.AllowedDomains {
+		if d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1 {
+			add(fmt.Sprintf("%s.allowed_domains[%d]", at, j), "must be a host name or host:port, got %q", d)
+		}
+	}
+	if s.ArticleURL == "" {
+		add(at+".article_url", "must not be empty")
+	} else if re, err := regexp.Compile(s.ArticleURL); err != nil {
+		add(at+".article_url", "invalid regexp: %v", err)
+	} else {
+		s.ArticleRe = re
+	}
+	if s.FollowURL != "" {
+		if re, err := regexp.Compile(s.FollowURL); err != nil {
+			add(at+".follow_url", "invalid regexp: %v", err)
 		} else {
-			names[s.Name] = i
-		}
-		if len(s.StartURLs) == 0 {
-			add(at+".start_urls", "at least one URL is required")
-		}
-		for j, u := range s.StartURLs {
-			pu, err := url.Parse(u)
-			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-				add(fmt.Sprintf("%s.start_urls[%d]", at, j), "must be an absolute http(s) URL, got %q", u)
-			} else if len(s.AllowedDomains) > 0 && !HostAllowed(pu.Host, s.AllowedDomains) {
-				add(fmt.Sprintf("%s.start_urls[%d]", at, j), "host %q is not in allowed_domains", pu.Host)
-			}
-		}
-		if len(s.AllowedDomains) == 0 {
-			add(at+".allowed_domains", "at least one domain is required")
-		}
-		for j, d := range s.AllowedDomains {
-			if d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1 {
-				add(fmt.Sprintf("%s.allowed_domains[%d]", at, j), "must be a host name or host:port, got %q", d)
-			}
-		}
-		if s.ArticleURL == "" {
-			add(at+".article_url", "must not be empty")
-		} else if re, err := regexp.Compile(s.ArticleURL); err != nil {
-			add(at+".article_url", "invalid regexp: %v", err)
-		} else {
-			s.ArticleRe = re
-		}
-		if s.FollowURL != "" {
-			if re, err := regexp.Compile(s.FollowURL); err != nil {
-				add(at+".follow_url", "invalid regexp: %v", err)
-			} else {
-				s.FollowRe = re
-			}
-		}
-		if s.Delay < 0 {
-			add(at+".delay", "must be >= 0")
-		}
-		if s.Parallelism <= 0 || s.Parallelism > 64 {
-			add(at+".parallelism", "must be in [1, 64], got %d", s.Parallelism)
-		}
-		if s.MaxDepth < 0 || s.MaxDepth > 50 {
-			add(at+".max_depth", "must be in [0, 50], got %d", s.MaxDepth)
-		}
-		if s.MaxPages < 0 {
-			add(at+".max_pages", "must be >= 0")
-		}
-		if s.Charset != "" && !KnownCharset(s.Charset) {
-			add(at+".charset", "unknown charset %q", s.Charset)
-		}
-		for j, sel := range s.Remove {
-			if _, err := cascadia.ParseGroup(sel); err != nil || strings.TrimSpace(sel) == "" {
-				add(fmt.Sprintf("%s.remove[%d]", at, j), "invalid CSS selector %q", sel)
-			}
-		}
-		for _, x := range []struct{ key, sel string }{{"body", s.Extract.Body}, {"title", s.Extract.Title}, {"time", s.Extract.Time}} {
-			if x.sel == "" {
-				continue
-			}
-			if _, err := cascadia.ParseGroup(x.sel); err != nil {
-				add(at+".extract."+x.key, "invalid CSS selector %q", x.sel)
-			}
+			s.FollowRe = re
 		}
 	}
-	if len(p) > 0 {
-		return newValidationError(p)
+	if s.Delay < 0 {
+		add(at+".delay", "must be >= 0")
 	}
-	return nil
+	if s.Parallelism <= 0 || s.Parallelism > 64 {
+		add(at+".parallelism", "must be in [1, 64], got %d", s.Parallelism)
+	}
+	if s.MaxDepth < 0 || s.MaxDepth > 50 {
+		add(at+".max_depth", "must be in [0, 50], got %d", s.MaxDepth)
+	}
+	if s.MaxPages < 0 {
+		add(at+".max_pages", "must be >= 0")
+	}
+	if s.Charset != "" && !KnownCharset(s.Charset) {
+		add(at+".charset", "unknown charset %q", s.Charset)
+	}
+	for j, sel := range s.Remove {
+		if _, err := cascadia.ParseGroup(sel); err != nil || strings.TrimSpace(sel) == "" {
+			add(fmt.Sprintf("%s.remove[%d]", at, j), "invalid CSS selector %q", sel)
+		}
+	}
+	for _, x := range []struct{ key, sel string }{{"body", s.Extract.Body}, {"title", s.Extract.Title}, {"time", s.Extract.Time}} {
+		if x.sel == "" {
+			continue
+		}
+		if _, err := cascadia.ParseGroup(x.sel); err != nil {
+			add(at+".extract."+x.key, "invalid CSS selector %q", x.sel)
+		}
+	}
 }
 
 // HostAllowed reports whether hostport (a URL's Host: "host" or
