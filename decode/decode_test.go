@@ -243,7 +243,7 @@ func TestDecodeDamagedUTF8(t *testing.T) {
 // GB18030, Big5 portal pages) passes for damaged UTF-8.
 func TestLegacyPagesAreNotMostlyUTF8(t *testing.T) {
 	root := sharedtest.Path(t, "bench", "dev", "sites")
-	n := 0
+	n, maxRatio := 0, 0.0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -259,6 +259,10 @@ func TestLegacyPagesAreNotMostlyUTF8(t *testing.T) {
 		if valid, _ := utf8Stats(b); valid {
 			t.Errorf("%s: legacy page taken for damaged UTF-8", p)
 		}
+		invalid, multi := utf8Counts(b)
+		if r := float64(multi) / float64(invalid); r > maxRatio {
+			maxRatio = r
+		}
 		return nil
 	})
 	if err != nil {
@@ -267,5 +271,21 @@ func TestLegacyPagesAreNotMostlyUTF8(t *testing.T) {
 	if n < 100 {
 		t.Fatalf("only %d legacy pages found under %s", n, root)
 	}
-	t.Logf("%d legacy pages, none taken for UTF-8", n)
+	t.Logf("%d legacy pages, none taken for UTF-8; at most %.2f valid multibyte characters per invalid sequence (UTF-8 needs %.0f)",
+		n, maxRatio, 1/maxUTF8InvalidRatio)
+}
+
+// utf8Counts counts the invalid sequences and valid multibyte characters of b.
+func utf8Counts(b []byte) (invalid, multi int) {
+	for len(b) > 0 {
+		c, size := utf8.DecodeRune(b)
+		switch {
+		case c == utf8.RuneError && size <= 1:
+			invalid++
+		case size > 1:
+			multi++
+		}
+		b = b[max(size, 1):]
+	}
+	return invalid, multi
 }
