@@ -387,7 +387,7 @@ func (c *Crawler) newRun(runID int64) *run {
 	f := c.cfg.Fetch
 	timeout := fetchDefault(f.Timeout.D(), config.DefaultTimeout)
 	idle := fetchDefault(f.ConnectTimeout.D(), config.DefaultConnectTO)
-	maxBody := fetchDefault(f.MaxBody, config.DefaultMaxBody)
+	maxBody := fetchDefault(int64(f.MaxBody), config.DefaultMaxBody)
 	r := &run{
 		Crawler:       c,
 		runID:         runID,

@@ -35,6 +35,9 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
+	if dbFlagEmpty(fs) {
+		return usagef("crawl: --db must name a file (omit it to use the site file's storage)")
+	}
 	if fs.NArg() > 0 {
 		return usagef("crawl: unexpected arguments %q", fs.Args())
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -22,6 +23,9 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	run := fs.Int64("run", 0, "only records of this run id (report and serve list the runs)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
+	}
+	if dbFlagEmpty(fs) {
+		return usagef("export: --db must name a file")
 	}
 	if !slices.Contains(pipeline.ExportFormats, *format) {
 		return usagef("export: unknown --format %q (supported: %s)", *format, strings.Join(pipeline.ExportFormats, ", "))
@@ -50,4 +54,16 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stderr, "export: %d records written to %s\n", n, *out)
 	return nil
+}
+
+// dbFlagEmpty reports whether --db was given with an empty value, which is
+// an error rather than a silent fallback to a default store.
+func dbFlagEmpty(fs *flag.FlagSet) bool {
+	empty := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "db" && strings.TrimSpace(f.Value.String()) == "" {
+			empty = true
+		}
+	})
+	return empty
 }

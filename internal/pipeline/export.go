@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/google/renameio/v2"
 
 	"github.com/newsdedup/newscrawl/internal/export"
 	"github.com/newsdedup/newscrawl/internal/warcexport"
@@ -54,47 +57,73 @@ func ExportTo(ctx context.Context, store storage.Store, w io.Writer, o ExportOpt
 	return 0, fmt.Errorf("unknown export format %q (supported: %s)", o.Format, strings.Join(ExportFormats, ", "))
 }
 
-// ExportDB exports the store db names (a postgres:// URL, or a SQLite
-// file, which must exist: exporting never creates a store) to w; see
-// ExportTo.
+// ExportDB exports the store db names to w; see ExportTo. A postgres:// URL
+// exports the shared store. A SQLite file must exist (exporting never
+// creates a store) and is opened read-only
+// (a store the process cannot write exports too) and checked with
+// QuickCheck first: a damaged store is an error wrapping sqlite.ErrDamaged
+// before anything is written.
 func ExportDB(ctx context.Context, db string, w io.Writer, o ExportOptions) (int, error) {
-	var store storage.Store
-	var err error
 	if IsPostgres(db) {
-		store, err = OpenStore(ctx, db)
-	} else {
-		store, err = OpenExisting(ctx, db)
+		store, err := OpenStore(ctx, db)
+		if err != nil {
+			return 0, err
+		}
+		defer store.Close()
+		return ExportTo(ctx, store, w, o)
 	}
+	if _, err := os.Stat(db); err != nil {
+		return 0, err
+	}
+	store, err := sqlite.Open(ctx, db, sqlite.ReadOnly())
 	if err != nil {
 		return 0, err
 	}
-	defer store.Close()
-	return ExportTo(ctx, store, w, o)
+	if err := store.QuickCheck(ctx); err != nil {
+		store.Close()
+		return 0, err
+	}
+	n, err := ExportTo(ctx, store, w, o)
+	// Close reports a store that changed under a lock-free read (see
+	// sqlite.ReadOnly): the export is then not to be trusted.
+	if cerr := store.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }
 
-// ExportFile exports the store db names to a new file out.
+// ExportFile exports the store db names to the file out, atomically: the
+// records go to a temporary file beside out (created exclusively, so never
+// through a planted symlink) that replaces out only when the export is
+// complete and synced. On any error out is left as it was (absent, or the
+// previous export), never truncated or empty. A symlink at out is replaced,
+// not followed.
 func ExportFile(ctx context.Context, db, out string, o ExportOptions) (int, error) {
 	if !IsPostgres(db) {
 		if _, err := os.Stat(db); err != nil {
 			return 0, err
 		}
 	}
-	f, err := os.Create(out)
+	f, err := renameio.NewPendingFile(out, renameio.WithTempDir(filepath.Dir(out)), renameio.WithPermissions(0o644))
 	if err != nil {
 		return 0, err
 	}
+	defer f.Cleanup() //nolint:errcheck // a no-op after CloseAtomicallyReplace; otherwise removes the temporary file
 	n, err := ExportDB(ctx, db, f, o)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err != nil {
+		return n, err
 	}
-	return n, err
+	if err := f.CloseAtomicallyReplace(); err != nil {
+		return n, fmt.Errorf("write %s: %w", out, err)
+	}
+	return n, nil
 }
 
-// OpenExisting opens the SQLite store at db for reading commands (export,
-// report, serve, explain): a missing file is an error, never a new store.
+// OpenExisting opens the SQLite store at db read-only for reading commands
+// (report, serve, explain): a missing file is an error, never a new store.
 func OpenExisting(ctx context.Context, db string) (*sqlite.Store, error) {
 	if _, err := os.Stat(db); err != nil {
 		return nil, err
 	}
-	return sqlite.Open(ctx, db)
+	return sqlite.Open(ctx, db, sqlite.ReadOnly())
 }

@@ -40,6 +40,12 @@ func OpenStore(ctx context.Context, db string) (storage.Store, error) {
 	return sqlite.Open(ctx, db)
 }
 
+// quickChecker is implemented by stores that can check their file for
+// damage before a crawl writes to it (SQLite).
+type quickChecker interface {
+	QuickCheck(ctx context.Context) error
+}
+
 // runLiveness is implemented by stores written by several processes, which
 // can tell a running run of a live process from one whose process died.
 type runLiveness interface {

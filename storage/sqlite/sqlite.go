@@ -200,6 +200,10 @@ type Store struct {
 	termBuf []byte     // encodes a commit's terms; guarded by writeMu
 
 	stmts sqliteStmts
+
+	// immutable is the file's state when it was opened read-only with
+	// SQLite's immutable=1 (see open); nil otherwise.
+	immutable os.FileInfo
 }
 
 // sqliteStmts are the prepared statements of the hot path.
@@ -237,10 +241,17 @@ type options struct {
 }
 
 // Open opens (creating it and its parent directory when missing) the
-// store at path, migrating an older schema. It fails with an error wrapping
-// ErrSchemaTooNew when the file was written by a newer program.
-func Open(ctx context.Context, path string) (*Store, error) {
-	return open(ctx, path, options{})
+// store at path, migrating an older schema; with ReadOnly it only opens an
+// existing store for reading. It fails with an error wrapping
+// ErrSchemaTooNew when the file was written by a newer program, ErrDamaged
+// when SQLite finds it corrupt, and refuses symlinks planted where it would
+// create files (see checkNotPlanted).
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return open(ctx, path, o)
 }
 
 func open(ctx context.Context, path string, opt options) (*Store, error) {
@@ -255,6 +266,9 @@ func open(ctx context.Context, path string, opt options) (*Store, error) {
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 		}
+	}
+	if err := checkNotPlanted(abs); err != nil {
+		return nil, fmt.Errorf("open sqlite store: %w", err)
 	}
 
 	q := url.Values{}
@@ -280,21 +294,43 @@ func open(ctx context.Context, path string, opt options) (*Store, error) {
 	for _, p := range opt.pragmas {
 		q.Add("_pragma", p)
 	}
-	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
+	s, err := connect(ctx, abs, q, opt.readOnly)
+	if err != nil && opt.readOnly && needsImmutable(err, abs) {
+		// A WAL store in a directory this process cannot write: SQLite
+		// cannot create the -shm file that even readers need. With no
+		// -wal file beside it the database file holds every committed
+		// transaction, and it can be read as immutable; Close reports
+		// whether it changed meanwhile (a writer that started).
+		before, serr := os.Stat(abs)
+		if serr != nil {
+			return nil, fmt.Errorf("open sqlite store %s: %w", path, serr)
+		}
+		q.Set("immutable", "1")
+		if s, err = connect(ctx, abs, q, true); err == nil {
+			s.immutable = before
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, damaged(err))
+	}
+	return s, nil
+}
 
+// connect opens the database with the URI parameters q and initialises it.
+func connect(ctx context.Context, abs string, q url.Values, readOnly bool) (*Store, error) {
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		return nil, err
 	}
 	db.SetMaxOpenConns(maxOpenConns)
 	db.SetMaxIdleConns(maxOpenConns)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-
 	s := &Store{path: abs, db: db}
-	if err := s.init(ctx, opt.readOnly); err != nil {
+	if err := s.init(ctx, readOnly); err != nil {
 		s.closeAll()
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		return nil, err
 	}
 	return s, nil
 }
@@ -491,6 +527,9 @@ func (s *Store) closeAll() error {
 		}
 	}
 	errs = append(errs, s.db.Close())
+	if s.immutable != nil {
+		errs = append(errs, s.checkUnchanged())
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close sqlite store %s: %w", s.path, err)
 	}
@@ -779,6 +818,9 @@ func scanArticle(sc scanner) (storage.Article, error) {
 	if sig.err != nil {
 		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, sig.err)
 	}
+	if !validUTF8(a.URL, a.Title, a.Text, a.Source, a.Author, a.Editor) {
+		return storage.Article{}, fmt.Errorf("%w: article %d (%s) holds text that is not valid UTF-8", ErrDamaged, a.ID, a.URL)
+	}
 	a.PublishedAt, a.FetchedAt = fromNull(pub), fromNull(fetched)
 	a.Fingerprint.Simhash = uint64(simhash)
 	return a, nil
@@ -795,6 +837,9 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	}
 	if sig.err != nil {
 		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, sig.err)
+	}
+	if !validUTF8(d.URL, d.Title, d.Text, d.Source, d.Author) {
+		return storage.Duplicate{}, fmt.Errorf("%w: duplicate %s holds text that is not valid UTF-8", ErrDamaged, d.URL)
 	}
 	d.PublishedAt, d.FetchedAt, d.Simhash = fromNull(pub), fromNull(fetched), uint64(simhash)
 	return d, nil
@@ -840,16 +885,16 @@ func (s *Store) ArticleByURL(ctx context.Context, u string) (storage.Article, er
 func (s *Store) each(ctx context.Context, what, query string, args []any, row func(*sql.Rows) error) error {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%s: %w", what, damaged(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		if err := row(rows); err != nil {
-			return err
+			return damaged(err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%s: %w", what, damaged(err))
 	}
 	return nil
 }
@@ -947,9 +992,9 @@ func (s *Store) Lock(ctx context.Context, wait bool) (func() error, error) {
 		return nil, err
 	}
 	name := s.path + ".lock"
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLockFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, fmt.Errorf("lock: %w", err)
 	}
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
