@@ -55,6 +55,9 @@ type Article struct {
 	Author      string
 	Editor      string
 	Method      string // how the body was found: MethodDensity, MethodSelector or MethodReadability
+	// SecondOpinion is "" when go-readability was not asked, else one of
+	// the SecondOpinion* values.
+	SecondOpinion string
 }
 
 // Method values.
@@ -83,21 +86,30 @@ type Options struct {
 	// keeping them measured better (mean bigram F1 0.9993 vs 0.9945 on the
 	// dev split).
 	StripMetaLines bool
+	// ExpectArticle says the page is known to be an article (the site's
+	// article_url matched it). A short text is then kept even when the
+	// container holds more link text than prose (a brief with keyword
+	// links followed by a promo link block): link lists are dropped and
+	// the page is refused only when no article text remains.
+	ExpectArticle bool
 }
 
-// Extractor extracts articles. It holds only compiled, read-only state
-// and is safe for concurrent use.
+// Extractor extracts articles. It holds compiled selectors and a bounded
+// history of the short lines of the pages it has seen (template lines
+// repeated across a site's pages, see furnitureReason); it is safe for
+// concurrent use. Use one Extractor per site.
 type Extractor struct {
 	opts     Options
 	remove   []cascadia.Selector
 	bodySel  cascadia.Selector
 	titleSel cascadia.Selector
 	timeSel  cascadia.Selector
+	history  *lineHistory // short lines seen on earlier pages
 }
 
 // New compiles the selectors of opts.
 func New(opts Options) (*Extractor, error) {
-	e := &Extractor{opts: opts}
+	e := &Extractor{opts: opts, history: newLineHistory()}
 	for _, s := range opts.Remove {
 		sel, err := cascadia.Compile(s)
 		if err != nil {
@@ -133,13 +145,7 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extract: parse html: %w", err)
 	}
-	for _, sel := range e.remove {
-		for _, n := range cascadia.QueryAll(doc, sel) {
-			if n.Parent != nil {
-				n.Parent.RemoveChild(n)
-			}
-		}
-	}
+	e.removeSelected(doc)
 	meta := collectMeta(doc)
 	art := &Article{Title: chooseTitle(meta)}
 	if e.titleSel != nil {
@@ -151,10 +157,17 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 	}
 	selTime, haveSelTime := e.selectorTime(doc)
 	pageLines := renderLines(doc)
+	defer e.history.record(pageURL, pageLines)
 
 	res := e.body(doc, pageURL)
 	art.Method = res.method
 	lines := e.cleanLines(res.lines, art)
+	if res.method == MethodDensity {
+		var err error
+		if lines, err = e.decide(pageURL, page, art, &res, lines); err != nil {
+			return nil, err
+		}
+	}
 	art.Text = strings.Join(lines, "\n")
 	if err := verdict(pageURL, meta, art, lines, res); err != nil {
 		return nil, err
@@ -192,6 +205,55 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 	return art, nil
 }
 
+func (e *Extractor) removeSelected(doc *html.Node) {
+	for _, sel := range e.remove {
+		for _, n := range cascadia.QueryAll(doc, sel) {
+			if n.Parent != nil {
+				n.Parent.RemoveChild(n)
+			}
+		}
+	}
+}
+
+// decide applies the boilerplate verdict to the chosen block's lines and,
+// when the block fails it or a runner-up scored close to it, asks
+// go-readability for a second opinion. Agreement keeps our (cleaner) text
+// or, for a failing block, refuses the page; a failing block against a
+// clean second opinion is replaced by it; a close call where the two
+// disagree keeps ours (SecondOpinionKept, counted by the evaluation).
+func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyResult, lines []string) ([]string, error) {
+	reason := e.furnitureReason(res.lines)
+	if reason == "" {
+		reason = e.furnitureReason(lines)
+	}
+	if reason == "" && res.runnerUp < closeRunnerUp {
+		return lines, nil
+	}
+	// Readability merges a footer that follows the posts into the body;
+	// its furniture lines are dropped before the two are compared.
+	second := e.secondOpinion(pageURL, page)
+	rd := dropFurniture(e.cleanLines(second.lines, art))
+	rdReason := e.furnitureReason(rd)
+	agree := agreement(strings.Join(lines, "\n"), strings.Join(rd, "\n")) >= minAgreement
+	switch {
+	case agree && reason == "":
+		art.SecondOpinion = SecondOpinionAgreed
+	case reason == "":
+		art.SecondOpinion = SecondOpinionKept
+	case !agree && rdReason == "" && proseUnits(rd) >= minProseUnits:
+		art.SecondOpinion = SecondOpinionReplaced
+		art.Method = MethodReadability
+		second.lines = rd
+		second.pageUnits, second.pageLinkUnits = res.pageUnits, res.pageLinkUnits
+		*res = second
+		return rd, nil
+	default:
+		art.SecondOpinion = SecondOpinionRefused
+		return nil, fmt.Errorf("%w: boilerplate: %s", ErrNoArticle, reason)
+	}
+	return lines, nil
+}
+
 // bodyResult is the rendered body and the statistics the no-article
 // verdict needs.
 type bodyResult struct {
@@ -202,6 +264,9 @@ type bodyResult struct {
 	pageUnits, pageLinkUnits       int
 	contentUnits, contentLinkUnits int
 	contentImages                  int
+	// runnerUp is the score of the best candidate outside the chosen
+	// content relative to the best candidate's (0 when none).
+	runnerUp float64
 }
 
 // body finds the article body and renders it as lines.
@@ -224,11 +289,12 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 	sc.scoreParagraphs(doc)
 	ds := sc.stats[doc]
 	res := bodyResult{pageUnits: ds.units, pageLinkUnits: ds.linkUnits}
-	top := sc.topCandidate()
+	top, cands := sc.topCandidate()
 	if top == nil {
 		return res
 	}
 	nodes := sc.withCousins(top, sc.withSiblings(top))
+	res.runnerUp = runnerUp(cands, nodes)
 	for _, n := range nodes {
 		st := sc.stats[n]
 		res.contentUnits += st.units
@@ -252,7 +318,7 @@ func readabilityBody(doc *html.Node, pageURL string) bodyResult {
 	p := readability.NewParser()
 	p.DisableJSONLD = true
 	if ra, err := p.ParseAndMutate(doc, u); err == nil && ra.Node != nil {
-		return bodyResult{lines: renderLines(ra.Node), method: MethodReadability}
+		return bodyResult{lines: renderReadability(ra.Node), method: MethodReadability}
 	}
 	return bodyResult{}
 }
