@@ -169,7 +169,7 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 		}
 	}
 	art.Text = strings.Join(lines, "\n")
-	if err := verdict(pageURL, meta, art, lines, res); err != nil {
+	if err := verdict(pageURL, meta, art, lines, res, e.opts.ExpectArticle); err != nil {
 		return nil, err
 	}
 
@@ -300,6 +300,16 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 		res.contentUnits += st.units
 		res.contentLinkUnits += st.linkUnits
 		res.contentImages += st.images
+	}
+	if e.opts.ExpectArticle && float64(res.contentLinkUnits) > maxListLinkDensity*float64(res.contentUnits) {
+		// A known article page whose container is mostly links: a short
+		// story with keyword links and a promo block. The link items go;
+		// what remains is judged as the article.
+		for _, n := range nodes {
+			u, l := dropLinkItems(sc, n)
+			res.contentUnits -= u
+			res.contentLinkUnits -= l
+		}
 	}
 	for _, n := range nodes {
 		cleanContainer(sc, n, res.contentUnits)
