@@ -79,18 +79,32 @@ func cleanName(s string) string {
 // lineInfo locates the headline and the body inside the page's lines.
 type lineInfo struct {
 	page      []string
+	foreign   []bool // page lines inside related, comment or footer regions
 	body      []string
 	titleLine int // index of the headline line in page, or -1
 	bodyLine  int // index of the first body line in page, or -1
+	// urlDay is the date in the page URL (zero when none); yearHint is
+	// the meta or URL date whose year completes year-less dates.
+	urlDay, yearHint time.Time
 }
 
+// near returns up to n page lines from index from, without the lines of
+// foreign regions.
 func (li lineInfo) near(from, n int) []string {
 	if from < 0 {
 		return nil
 	}
 	to := min(len(li.page), from+n)
-	return li.page[from:to]
+	out := make([]string, 0, to-from)
+	for i := from; i < to; i++ {
+		if !li.isForeign(i) {
+			out = append(out, li.page[i])
+		}
+	}
+	return out
 }
+
+func (li lineInfo) isForeign(i int) bool { return i < len(li.foreign) && li.foreign[i] }
 
 // findMeta fills Source, Editor and Author from the body lines and the
 // lines around the headline.
@@ -195,6 +209,8 @@ const (
 	scoreInBody     = -2 // a date inside the article prose
 	scoreNegKeyword = -10
 	scoreUSForm     = -1 // month/day/year, also used for ranges in archives
+	scoreNoYear     = -1 // "10-08 12:00", its year taken from the meta or URL date
+	scoreURLDay     = 3  // the day the page URL names
 )
 
 // textDate picks the publish date from the page lines.
@@ -205,34 +221,47 @@ func textDate(li lineInfo) (time.Time, bool) {
 	}
 	best, bestScore, found := time.Time{}, 0, false
 	for i, l := range li.page {
-		if !strings.ContainsAny(l, "0123456789") {
+		if li.isForeign(i) || !strings.ContainsAny(l, "0123456789") {
 			continue
 		}
 		type match struct {
-			m  []string
-			us bool
+			m          []string
+			us, noYear bool
 		}
 		var ms []match
 		for _, m := range rxDateTime.FindAllStringSubmatch(l, 4) {
-			ms = append(ms, match{m, false})
+			ms = append(ms, match{m: m})
 		}
 		if len(ms) == 0 {
 			for _, m := range rxUSDate.FindAllStringSubmatch(l, 2) {
-				ms = append(ms, match{m, true})
+				ms = append(ms, match{m: m, us: true})
+			}
+		}
+		if len(ms) == 0 && !li.yearHint.IsZero() {
+			for _, m := range rxNoYearDate.FindAllStringSubmatch(l, 2) {
+				ms = append(ms, match{m: m, noYear: true})
 			}
 		}
 		for _, mm := range ms {
 			var t time.Time
 			var hasTime, ok bool
 			score := 0
-			if mm.us {
+			switch {
+			case mm.us:
 				t, hasTime, ok = usDateFromMatch(mm.m)
 				score += scoreUSForm
-			} else {
+			case mm.noYear:
+				t, ok = noYearDate(mm.m, li.yearHint)
+				hasTime = true
+				score += scoreNoYear
+			default:
 				t, hasTime, ok = dateFromMatch(mm.m)
 			}
 			if !ok {
 				continue
+			}
+			if !li.urlDay.IsZero() && sameDay(t, li.urlDay) {
+				score += scoreURLDay
 			}
 			if hasTime {
 				score += scoreTime
@@ -259,6 +288,9 @@ func textDate(li lineInfo) (time.Time, bool) {
 	}
 	if found && bestScore > scoreNegKeyword/2 {
 		return best, true
+	}
+	if !li.urlDay.IsZero() {
+		return li.urlDay, true
 	}
 	// A month date such as "1998年3月号" when no full date exists.
 	for _, group := range [][]string{li.body, li.page} {

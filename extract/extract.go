@@ -156,7 +156,8 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 		}
 	}
 	selTime, haveSelTime := e.selectorTime(doc)
-	pageLines := renderLines(doc)
+	page0 := renderPage(doc)
+	pageLines := page0.lines
 	defer e.history.record(pageURL, pageLines)
 
 	res := e.body(doc, pageURL)
@@ -173,9 +174,15 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 		return nil, err
 	}
 
-	li := lineInfo{page: pageLines, body: lines, titleLine: titleLine(pageLines, art.Title), bodyLine: -1}
+	li := lineInfo{page: pageLines, foreign: page0.foreign, body: lines, titleLine: titleLine(pageLines, art.Title), bodyLine: -1}
 	li.bodyLine = bodyLine(pageLines, lines)
-	switch t, ok := parseTime(meta.published); {
+	metaTime, metaOK := parseTime(meta.published)
+	li.urlDay, _ = urlDate(pageURL)
+	li.yearHint = li.urlDay
+	if metaOK {
+		li.yearHint = metaTime
+	}
+	switch t, ok := metaTime, metaOK; {
 	case haveSelTime:
 		art.PublishedAt = selTime
 	case ok:
@@ -190,6 +197,8 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 	default:
 		if t, ok := textDate(li); ok {
 			art.PublishedAt = t
+		} else if !li.urlDay.IsZero() {
+			art.PublishedAt = li.urlDay
 		}
 	}
 	findMeta(li, art, meta.author)

@@ -39,6 +39,10 @@ var publishTimeMetas = map[string]int{
 	"release_date": 2, "created": 4, "ptime": 2,
 }
 
+// scriptDateRank ranks a publish time assigned in a script below every
+// <meta> name.
+const scriptDateRank = 5
+
 // collectMeta walks the document once for <title>, <meta>, headings and
 // JSON-LD.
 func collectMeta(doc *html.Node) pageMeta {
@@ -87,6 +91,14 @@ func collectMeta(doc *html.Node) pageMeta {
 					}
 				}
 			case atom.Script:
+				if n.FirstChild != nil && pubRank > scriptDateRank && !strings.Contains(attr(n, "type"), "json") {
+					if sm := rxScriptDate.FindStringSubmatch(n.FirstChild.Data); sm != nil {
+						if _, ok := parseTime(sm[1]); ok {
+							pubRank = scriptDateRank
+							m.published = sm[1]
+						}
+					}
+				}
 				if strings.Contains(attr(n, "type"), "ld+json") && n.FirstChild != nil && pubRank > 1 {
 					if v := jsonLDPublished(n.FirstChild.Data); v != "" {
 						if _, ok := parseTime(v); ok {
