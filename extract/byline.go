@@ -293,8 +293,11 @@ func textDate(li lineInfo) (time.Time, bool) {
 		return li.urlDay, true
 	}
 	// A month date such as "1998年3月号" when no full date exists.
-	for _, group := range [][]string{li.body, li.page} {
-		for _, l := range group {
+	for g, group := range [][]string{li.body, li.page} {
+		for i, l := range group {
+			if g == 1 && li.isForeign(i) {
+				continue
+			}
 			if m := rxYearMonth.FindStringSubmatch(l); m != nil {
 				if t, _, ok := dateFromMatch([]string{m[0], m[1], m[2], "1", "", "", "", "", "", "", "", "", ""}); ok {
 					return t, true

@@ -276,6 +276,17 @@ func chooseTitle(m pageMeta) string {
 	if best != "" {
 		return best
 	}
+	// A short headline ("滇池") that the <title> opens before a separator.
+	for _, h := range m.headings {
+		if n := runeLen(h); n >= 2 && n < 4 && strings.HasPrefix(m.titleTag, h) {
+			rest := strings.TrimSpace(m.titleTag[len(h):])
+			for _, sep := range titleSeparators {
+				if strings.HasPrefix(rest, strings.TrimSpace(sep)) {
+					return h
+				}
+			}
+		}
+	}
 	for _, t := range []string{m.ogTitle, m.titleTag} {
 		if t == "" || strings.ContainsAny(t, "{}+") && strings.Contains(t, "document") {
 			continue

@@ -13,7 +13,7 @@ import (
 // byline are never taken from a marked line (a related headline
 // "人民日报整版刊文：…" is not a "文：" byline; a related article's date is
 // not this article's).
-var foreignNames = newPattern([]string{"comment", "footer", "related", "recommend", "tuijian", "xgyd", "xgxw", "pinglun", "gentie", "sidebar", "hotnews", "copyright"}, "tie", "foot", "ft", "relate", "hot", "rank", "aside", "side")
+var foreignNames = newPattern([]string{"comment", "footer", "related", "recommend", "tuijian", "xgyd", "xgxw", "pinglun", "gentie", "sidebar", "hotnews", "copyright"}, "tie", "foot", "ft", "relate", "hot", "rank", "aside", "side", "metadata", "ambox", "mbox", "navbox")
 
 // ownFooterNames are the article's own footer (byline, posting time):
 // "post-footer", "entry-footer", "article-foot".
