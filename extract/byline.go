@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -33,6 +34,10 @@ func bylineNames(s string) string {
 	s = strings.ReplaceAll(s, "、", " ")
 	var names []string
 	for _, tok := range strings.Fields(s) {
+		if isRoleToken(tok) {
+			// "本报实习生 刘国栋 周炜 本报记者 王燕平": the next names.
+			continue
+		}
 		stop := false
 		for _, w := range nameStopWords {
 			if i := strings.Index(tok, w); i >= 0 {
@@ -55,6 +60,18 @@ func bylineNames(s string) string {
 		}
 	}
 	return strings.Join(names, " ")
+}
+
+// roleWords end a token that names a role, not a person.
+var roleWords = []string{"记者", "通讯员", "实习生", "特约记者", "见习记者", "摄影"}
+
+func isRoleToken(tok string) bool {
+	for _, w := range roleWords {
+		if strings.HasSuffix(tok, w) && runeLen(tok) <= runeLen(w)+maxBylinePrefix {
+			return true
+		}
+	}
+	return false
 }
 
 func isHanName(s string) bool {
@@ -109,7 +126,7 @@ func (li lineInfo) isForeign(i int) bool { return i < len(li.foreign) && li.fore
 // findMeta fills Source, Editor and Author from the body lines and the
 // lines around the headline.
 func findMeta(li lineInfo, art *Article, metaAuthor string) {
-	header := li.near(li.titleLine, headerLines)
+	header := li.header()
 	body := li.body
 	edge := append(append([]string{}, firstN(body, 3)...), lastN(body, 3)...)
 	for _, group := range [][]string{body, header} {
@@ -129,7 +146,9 @@ func findMeta(li lineInfo, art *Article, metaAuthor string) {
 			}
 		}
 	}
-	for _, group := range [][]string{edge, header} {
+	// The byline sits in the article's own header (between the headline
+	// and the body), at the edges of the body, or just after it.
+	for _, group := range [][]string{edge, header, li.footer()} {
 		if art.Author != "" {
 			break
 		}
@@ -145,11 +164,101 @@ func findMeta(li lineInfo, art *Article, metaAuthor string) {
 			art.Author = bylineNames(m[1])
 		}
 	}
+	if art.Author == "" {
+		art.Author = nameUnderHeadline(li)
+	}
 	if art.Author == "" && metaAuthor != "" && looksLikePerson(metaAuthor) {
 		art.Author = metaAuthor
 	}
+	// A self-media account or an organisation in the author field is the
+	// source ("作者：某某财经" on a portal's self-media channel).
+	if art.Author != "" && isAccountName(art.Author) {
+		if art.Source == "" {
+			art.Source = art.Author
+		}
+		art.Author = ""
+	}
 }
 
+// header returns the page lines of the article's header: headerLines
+// lines from the headline, or, when the headline is not found, the
+// headerLines/2 lines before the body, nearest first; foreign regions
+// excluded.
+func (li lineInfo) header() []string {
+	switch {
+	case li.titleLine >= 0:
+		return li.near(li.titleLine, headerLines)
+	case li.bodyLine > 0:
+		// Closest to the body first.
+		from := max(0, li.bodyLine-headerLines/2)
+		h := li.near(from, li.bodyLine-from)
+		slices.Reverse(h)
+		return h
+	}
+	return nil
+}
+
+// footerLines is how many page lines after the body are the article's
+// own footer (a byline closing the article outside its text block).
+const footerLines = 3
+
+// footer returns the page lines just after the body, foreign regions
+// excluded.
+func (li lineInfo) footer() []string {
+	end := bodyEnd(li.page, li.body)
+	if end < 0 {
+		return nil
+	}
+	return li.near(end+1, footerLines)
+}
+
+// bodyEnd returns the index of the page line holding the last body line,
+// located through one of the last body lines long enough to be unique;
+// -1 when not found.
+func bodyEnd(page, body []string) int {
+	const uniqueRunes = 15
+	for k := len(body) - 1; k >= 0 && k >= len(body)-5; k-- {
+		if runeLen(body[k]) < uniqueRunes {
+			continue
+		}
+		for i := len(page) - 1; i >= 0; i-- {
+			if page[i] == body[k] {
+				return min(len(page)-1, i+len(body)-1-k)
+			}
+		}
+	}
+	return -1
+}
+
+// nameUnderHeadline returns a lone personal name on the first line under
+// the headline ("我是怎样卷入八九民运的 / 茉莉"), the byline of magazine
+// and essay pages; "" otherwise.
+func nameUnderHeadline(li lineInfo) string {
+	if li.titleLine < 0 || li.titleLine+1 >= len(li.page) || li.isForeign(li.titleLine+1) {
+		return ""
+	}
+	l := strings.TrimSpace(li.page[li.titleLine+1])
+	if n := runeLen(l); n < 2 || n > 4 || !isHanName(l) || notNames[l] {
+		return ""
+	}
+	return l
+}
+
+// notNames are short lines under a headline that are not bylines.
+var notNames = map[string]bool{"正文": true, "摘要": true, "简介": true, "导读": true, "编者按": true, "核心提示": true, "提要": true, "内容提要": true, "图片": true, "视频": true, "专题": true, "评论": true, "社论": true, "快讯": true, "独家": true, "原创": true, "转载": true}
+
+// accountWords mark an author field as an organisation or a self-media
+// account rather than a person.
+var accountWords = []string{"网", "报", "社", "频道", "新闻", "财经", "传媒", "媒体", "公众号", "工作室", "观察", "官方", "号", "周刊", "杂志", "电视台", "电台", "研究院", "中心", "编辑部", "出版"}
+
+func isAccountName(s string) bool {
+	for _, w := range accountWords {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
 // headerLines is how many page lines from the headline are searched for
 // the byline; maxMetaLineRunes bounds a metadata line (longer lines are
 // prose that merely mentions 来源 or 编辑).
@@ -159,6 +268,13 @@ const (
 )
 
 func authorFromLine(l string) string {
+	if a := authorFromLine1(l); !strings.ContainsAny(a, "=\"<>{}[]@#%&*+") {
+		return a
+	}
+	return ""
+}
+
+func authorFromLine1(l string) string {
 	if runeLen(l) > maxMetaLineRunes {
 		return ""
 	}
