@@ -259,6 +259,7 @@ func isAccountName(s string) bool {
 	}
 	return false
 }
+
 // headerLines is how many page lines from the headline are searched for
 // the byline; maxMetaLineRunes bounds a metadata line (longer lines are
 // prose that merely mentions 来源 or 编辑).
