@@ -269,10 +269,31 @@ const (
 )
 
 func authorFromLine(l string) string {
-	if a := authorFromLine1(l); !strings.ContainsAny(a, "=\"<>{}[]@#%&*+") {
+	// An account name (moved to the source by findMeta) may be long.
+	if a := authorFromLine1(l); !strings.ContainsAny(a, "=\"<>{}[]@#%&*+") && (hanNamesOnly(a) || isAccountName(a)) {
 		return a
 	}
 	return ""
+}
+
+// maxHanNameRunes: a run of more Han characters is prose glued to a name
+// ("作者:陈伟飞技术和时尚的无缝结合…"), not a name; compound names keep
+// their "·".
+const maxHanNameRunes = 4
+
+func hanNamesOnly(s string) bool {
+	for _, f := range strings.Fields(s) {
+		han := 0
+		for _, r := range f {
+			if isCJK(r) {
+				han++
+			}
+		}
+		if han > maxHanNameRunes && !strings.Contains(f, "·") {
+			return false
+		}
+	}
+	return true
 }
 
 func authorFromLine1(l string) string {

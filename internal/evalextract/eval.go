@@ -258,7 +258,8 @@ func runBench(ctx context.Context, xs *extractors, split string, r *Report) erro
 	}
 	firstTiming := len(r.Timings)
 	var sumF1 float64
-	var ge09, leaks, withBlock, dates, titleExact, empty, noArticle int
+	var ge09, leaks, withBlock, dates, titleExact, empty, noArticle, authors int
+	var badAuthors []string
 	var sumDrop, sumKeep float64
 	for _, p := range pages {
 		if err := ctx.Err(); err != nil {
@@ -293,6 +294,12 @@ func runBench(ctx context.Context, xs *extractors, split string, r *Report) erro
 		if title == p.Truth.Title {
 			titleExact++
 		}
+		if a != nil && a.Author != "" {
+			authors++
+			if !isNameList(a.Author) {
+				badAuthors = append(badAuthors, p.Site+p.Path+"="+a.Author)
+			}
+		}
 		if p.Truth.RelatedBlock != nil {
 			withBlock++
 			if relatedLeak(text, p.Truth.Text, relatedPieces(body, p.ContentType)) {
@@ -319,6 +326,11 @@ func runBench(ctx context.Context, xs *extractors, split string, r *Report) erro
 		return err
 	}
 	r.addCount("reprint-web", n, "publish dates found", dates, "")
+	note := "authors that are not person names (headline fragments, prose)"
+	if len(badAuthors) > 0 {
+		note += ": " + strings.Join(badAuthors[:min(5, len(badAuthors))], " ")
+	}
+	r.addCount("reprint-web", authors, "authors that are not names", len(badAuthors), note)
 	r.addCount("reprint-web", n, "empty text", empty, fmt.Sprintf("%d with an error", noArticle))
 	return nil
 }
@@ -384,6 +396,28 @@ func dropMetaLines(t BenchTruth) string {
 		}
 	}
 	return text
+}
+
+// isNameList reports whether an author field is a list of person names:
+// Han names of 2-4 characters (a "·" allowed) or Latin names, no sentence
+// punctuation. A headline read as a byline ("把新时代改革开放推向前进的根本
+// 要求", from "人民日报整版刊文：…") fails it.
+func isNameList(s string) bool {
+	if strings.ContainsAny(s, "：:，,。！？、；;“”\"") {
+		return false
+	}
+	for _, f := range strings.Fields(s) {
+		han := 0
+		for _, r := range f {
+			if r >= 0x2E80 {
+				han++
+			}
+		}
+		if han > 4 && !strings.Contains(f, "·") {
+			return false
+		}
+	}
+	return true
 }
 
 // relatedPieces returns the texts inside the related-reading block of a
