@@ -58,6 +58,11 @@ const (
 	// minAgreement: two extractions whose character-bigram F1 reaches this
 	// chose the same block.
 	minAgreement = 0.5
+	// A second opinion that holds minContained of our text and is
+	// minExtension times as long found the rest of a split article (our
+	// block was one part of it).
+	minContained = 0.9
+	minExtension = 1.25
 )
 
 // rxFooterKey matches site-furniture keywords of footers and site bars.
@@ -72,6 +77,27 @@ func isFurnitureLine(l string) bool {
 		return true
 	}
 	return isItemBar(l)
+}
+
+// leadingPart returns the lines of other that come before the first line
+// of ours, when they hold at least minProseUnits of prose; nil otherwise.
+func leadingPart(other, ours []string) []string {
+	const uniqueRunes = 15
+	for _, l := range ours {
+		if runeLen(l) < uniqueRunes {
+			continue
+		}
+		for i, o := range other {
+			if o == l {
+				if proseUnits(other[:i]) < minProseUnits {
+					return nil
+				}
+				return other[:i:i]
+			}
+		}
+		return nil
+	}
+	return nil
 }
 
 // dropFurniture returns lines without the furniture lines.
@@ -193,6 +219,7 @@ func (h *lineHistory) record(pageURL string, lines []string) {
 const (
 	SecondOpinionAgreed   = "agreed"   // it chose the same text; ours kept
 	SecondOpinionKept     = "kept"     // it disagreed on a close call; ours kept
+	SecondOpinionExtended = "extended" // its text holds ours and more prose; its text taken
 	SecondOpinionReplaced = "replaced" // our block was boilerplate, its text was not
 	SecondOpinionRefused  = "refused"  // both were boilerplate: no article
 )
@@ -246,26 +273,37 @@ func renderReadability(n *html.Node) []string {
 	return renderLines(n)
 }
 
-// agreement is the character-bigram F1 of two texts (whitespace ignored),
-// the measure the evaluation uses.
-func agreement(a, b string) float64 {
+// overlap compares two texts by character bigrams (whitespace ignored):
+// f1 is their bigram F1 (the measure the evaluation uses), inA the share
+// of a's bigrams found in b, and na, nb their bigram counts.
+type overlap struct {
+	f1, inA float64
+	na, nb  int
+}
+
+func compareTexts(a, b string) overlap {
 	ba, bb := bigrams(a), bigrams(b)
-	na, nb := 0, 0
+	var o overlap
 	for _, c := range ba {
-		na += c
+		o.na += c
 	}
 	for _, c := range bb {
-		nb += c
+		o.nb += c
 	}
-	if na == 0 || nb == 0 {
-		return 0
+	if o.na == 0 || o.nb == 0 {
+		return o
 	}
 	common := 0
 	for k, c := range ba {
 		common += min(c, bb[k])
 	}
-	return 2 * float64(common) / float64(na+nb)
+	o.f1 = 2 * float64(common) / float64(o.na+o.nb)
+	o.inA = float64(common) / float64(o.na)
+	return o
 }
+
+// agreement is the character-bigram F1 of two texts.
+func agreement(a, b string) float64 { return compareTexts(a, b).f1 }
 
 func bigrams(s string) map[[2]rune]int {
 	m := map[[2]rune]int{}

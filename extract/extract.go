@@ -243,8 +243,18 @@ func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyR
 	second := e.secondOpinion(pageURL, page)
 	rd := dropFurniture(e.cleanLines(second.lines, art))
 	rdReason := e.furnitureReason(rd)
-	agree := agreement(strings.Join(lines, "\n"), strings.Join(rd, "\n")) >= minAgreement
+	o := compareTexts(strings.Join(lines, "\n"), strings.Join(rd, "\n"))
+	agree := o.f1 >= minAgreement
 	switch {
+	case reason == "" && rdReason == "" && o.inA >= minContained && float64(o.nb) >= minExtension*float64(o.na) &&
+		float64(second.contentLinkUnits) <= maxListLinkDensity*float64(second.contentUnits) && leadingPart(rd, lines) != nil:
+		// Our block was the later part of a split article; the second
+		// opinion's lines before it are its start. What follows our last
+		// line in the second opinion (comments, more links) is not taken.
+		art.SecondOpinion = SecondOpinionExtended
+		ext := append(leadingPart(rd, lines), lines...)
+		res.lines = ext
+		return ext, nil
 	case agree && reason == "":
 		art.SecondOpinion = SecondOpinionAgreed
 	case reason == "":

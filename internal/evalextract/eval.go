@@ -312,7 +312,7 @@ func (r *Report) addSecondOpinions() {
 	for _, ds := range slices.Sorted(maps.Keys(r.Second)) {
 		n := 0
 		var parts []string
-		for _, k := range []string{extract.SecondOpinionAgreed, extract.SecondOpinionKept, extract.SecondOpinionReplaced, extract.SecondOpinionRefused} {
+		for _, k := range []string{extract.SecondOpinionAgreed, extract.SecondOpinionKept, extract.SecondOpinionExtended, extract.SecondOpinionReplaced, extract.SecondOpinionRefused} {
 			if c := r.Second[ds][k]; c > 0 {
 				n += c
 				parts = append(parts, fmt.Sprintf("%s %d", k, c))
