@@ -87,3 +87,28 @@ func TestRepeatedBlockIsBoilerplate(t *testing.T) {
 		}
 	}
 }
+
+func TestLeadingPart(t *testing.T) {
+	ours := []string{"Council members said the repairs could not wait any longer.", "The mayor promised a fund."}
+	for _, tc := range []struct {
+		name  string
+		other []string
+		want  int // lines returned; -1 for nil
+	}{
+		{"start of a split article", []string{"The city council voted on Tuesday to close the old harbour bridge for repairs, officials said.", ours[0], ours[1], "Comments (12)"}, 1},
+		{"nothing before", []string{ours[0], ours[1], "The city council voted on Tuesday to close the bridge."}, -1},
+		{"only a dateline before", []string{"2019-01-02", ours[0], ours[1]}, -1},
+		{"our text absent", []string{"Something else entirely, at length, with commas, and more words."}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := leadingPart(tc.other, ours)
+			n := len(got)
+			if got == nil {
+				n = -1
+			}
+			if n != tc.want {
+				t.Errorf("leadingPart = %q, want %d lines", got, tc.want)
+			}
+		})
+	}
+}
