@@ -174,7 +174,7 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 		return nil, err
 	}
 
-	li := lineInfo{page: pageLines, foreign: page0.foreign, body: lines, titleLine: titleLine(pageLines, art.Title), bodyLine: -1}
+	li := lineInfo{page: pageLines, foreign: trustedMarks(page0, lines), body: lines, titleLine: titleLine(pageLines, art.Title), bodyLine: -1}
 	li.bodyLine = bodyLine(pageLines, lines)
 	metaTime, metaOK := parseTime(meta.published)
 	li.urlDay, _ = urlDate(pageURL)

@@ -94,3 +94,27 @@ func renderPage(doc *html.Node) pageLines {
 	b.newline()
 	return pageLines{lines: b.lines, foreign: *b.marks}
 }
+
+// trustedMarks returns the foreign marks of the page, or nil when most of
+// the article's own lines are marked: the page wraps its article in an
+// element named like a region ("…-side", "…hot…"), and the marks say
+// nothing there.
+func trustedMarks(p pageLines, body []string) []bool {
+	in := make(map[string]bool, len(body))
+	for _, l := range body {
+		in[l] = true
+	}
+	total, marked := 0, 0
+	for i, l := range p.lines {
+		if in[l] {
+			total++
+			if p.foreign[i] {
+				marked++
+			}
+		}
+	}
+	if marked*2 > total {
+		return nil
+	}
+	return p.foreign
+}
