@@ -65,15 +65,37 @@ const (
 	minExtension = 1.25
 )
 
-// rxFooterKey matches site-furniture keywords of footers and site bars.
-var rxFooterKey = regexp.MustCompile(`(?i)版权所有|copyright|©|all rights reserved|icp[证备]|公网安备|联系我们|关于我们|广告服务|招纳贤才|招聘信息|网站地图|法律声明|隐私政策|免责声明|服务条款|建议使用.{0,20}浏览|分辨率|经营许可证|意见反馈|设为首页|加入收藏`)
+// footerKeys are site-furniture keywords of footers and site bars,
+// matched literally (a regular expression over long paragraphs was the most
+// expensive step of extraction).
+var footerKeys = []string{"版权所有", "Copyright", "COPYRIGHT", "copyright", "©", "All Rights Reserved", "All rights reserved", "ALL RIGHTS RESERVED",
+	"ICP证", "ICP备", "icp备", "公网安备", "联系我们", "关于我们", "广告服务", "招纳贤才", "招聘信息", "网站地图", "法律声明", "隐私政策", "免责声明", "服务条款",
+	"分辨率", "经营许可证", "意见反馈", "设为首页", "加入收藏"}
+
+// footerKeyCount counts the distinct footer keywords in l, up to limit; a
+// browser note ("建议使用IE4.0以上版本浏览") counts as one.
+func footerKeyCount(l string, limit int) int {
+	n := 0
+	if i := strings.Index(l, "建议使用"); i >= 0 && strings.Contains(l[i:min(len(l), i+90)], "浏览") {
+		n++
+	}
+	for _, k := range footerKeys {
+		if n >= limit {
+			break
+		}
+		if strings.Contains(l, k) {
+			n++
+		}
+	}
+	return n
+}
 
 // rxItemSep separates the items of a link bar.
 var rxItemSep = regexp.MustCompile(`\s*[|｜·•/]\s*|\s{2,}`)
 
 // isFurnitureLine reports a footer or site-bar line.
 func isFurnitureLine(l string) bool {
-	if ms := rxFooterKey.FindAllStringIndex(l, 3); len(ms) >= 2 || len(ms) == 1 && runeLen(l) <= maxFooterLineRunes {
+	if n := footerKeyCount(l, 2); n >= 2 || n == 1 && runeLen(l) <= maxFooterLineRunes {
 		return true
 	}
 	return isItemBar(l)

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -16,8 +17,9 @@ var (
 		regexp.MustCompile(`/((?:19|20)\d\d)[-_/]?(\d\d)[-_/]?(\d\d)(?:/|[^\d]|$)`),
 		regexp.MustCompile(`/((?:0|1|2)\d)/(\d\d)(\d\d)/`), // NetEase: /15/0612/
 	}
-	// rxScriptDate is a publish time assigned in a script.
-	rxScriptDate = regexp.MustCompile(`(?i)(?:pub(?:lish)?_?(?:time|date)|ptime|date_?published|create_?time|sign_?date)["']?\s*[:=]\s*(?:escape\()?["']([0-9][0-9 :/TZ+.\-年月日]{7,30})["']`)
+	// rxScriptValue is the value assigned after a publish-time key in a
+	// script (see scriptDate).
+	rxScriptValue = regexp.MustCompile(`^["']?\s*[:=]\s*(?:escape\()?["']([0-9][0-9 :/TZ+.\-年月日]{7,30})["']`)
 	// rxNoYearDate is a month-day date with a time of day and no year.
 	rxNoYearDate = regexp.MustCompile(`(?:^|[^\d/.\-:年])(\d{1,2})(?:\s*月\s*|-|/)(\d{1,2})\s*日?\s*(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?`)
 )
@@ -84,4 +86,34 @@ func noYearDate(m []string, hint time.Time) (time.Time, bool) {
 		t = t.AddDate(1, 0, 0)
 	}
 	return t, true
+}
+
+// scriptDateKeys are the names portals give a publish time in scripts.
+var scriptDateKeys = []string{"pubDate", "pubdate", "pubtime", "pubTime", "publishTime", "publishtime", "publish_time", "publishDate", "publish_date",
+	"PublishTime", "ptime", "datePublished", "date_published", "createTime", "create_time", "SignDate", "signDate"}
+
+// maxScriptScan bounds how much of one script is searched for a publish
+// time (the keys sit in the page's settings near the top).
+const maxScriptScan = 64 << 10
+
+// scriptDate returns a publish time assigned in a script
+// (var publishTime = "2015-10-08 12:00:00"), or "".
+func scriptDate(script string) string {
+	if len(script) > maxScriptScan {
+		script = script[:maxScriptScan]
+	}
+	for _, k := range scriptDateKeys {
+		for from := 0; ; {
+			i := strings.Index(script[from:], k)
+			if i < 0 {
+				break
+			}
+			rest := script[from+i+len(k):]
+			if m := rxScriptValue.FindStringSubmatch(rest[:min(len(rest), 64)]); m != nil {
+				return m[1]
+			}
+			from += i + len(k)
+		}
+	}
+	return ""
 }

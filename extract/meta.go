@@ -92,10 +92,10 @@ func collectMeta(doc *html.Node) pageMeta {
 				}
 			case atom.Script:
 				if n.FirstChild != nil && pubRank > scriptDateRank && !strings.Contains(attr(n, "type"), "json") {
-					if sm := rxScriptDate.FindStringSubmatch(n.FirstChild.Data); sm != nil {
-						if _, ok := parseTime(sm[1]); ok {
+					if v := scriptDate(n.FirstChild.Data); v != "" {
+						if _, ok := parseTime(v); ok {
 							pubRank = scriptDateRank
-							m.published = sm[1]
+							m.published = v
 						}
 					}
 				}
