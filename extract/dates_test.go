@@ -95,3 +95,25 @@ func TestRelatedRegionsGiveNoMetadata(t *testing.T) {
 		t.Errorf("related block in text: %q", a.Text)
 	}
 }
+
+// FuzzDates: the URL, script and year-less date parsers never panic and
+// return only valid dates in the plausible range.
+func FuzzDates(f *testing.F) {
+	f.Add("http://x.example/2012-06-15/a.html", `var publishTime = "2015-10-08 12:00:00";`, "10-08 12:00")
+	f.Add("https://money.163.com/15/0612/09/AB.html", `pubDate: escape('2005-03-06 16:17:00')`, "10月08日 12:00:30")
+	f.Add("http://[::1", `ptime="`, "99-99 99:99")
+	hint := time.Date(2015, 10, 8, 0, 0, 0, 0, cst)
+	f.Fuzz(func(t *testing.T, u, script, line string) {
+		if d, ok := urlDate(u); ok && (d.Year() < minYear || d.Year() > maxYear) {
+			t.Fatalf("urlDate(%q) = %v", u, d)
+		}
+		if v := scriptDate(script); v != "" && !strings.Contains(script, v) {
+			t.Fatalf("scriptDate(%q) = %q, not in the script", script, v)
+		}
+		for _, m := range rxNoYearDate.FindAllStringSubmatch(line, -1) {
+			if d, ok := noYearDate(m, hint); ok && (d.Sub(hint) > halfYear+24*time.Hour || hint.Sub(d) > halfYear+24*time.Hour) {
+				t.Fatalf("noYearDate(%q) = %v, more than half a year from %v", line, d, hint)
+			}
+		}
+	})
+}

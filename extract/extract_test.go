@@ -120,12 +120,20 @@ func FuzzExtract(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	exArticle, err := extract.New(extract.Options{ExpectArticle: true})
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		body, _, err := decode.ToUTF8(raw, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := ex.Extract("http://example.com/a.html", body)
+		e := ex
+		if len(raw)%2 == 1 {
+			e = exArticle
+		}
+		a, err := e.Extract("http://example.com/a.html", body)
 		if err != nil {
 			if !errors.Is(err, extract.ErrNoArticle) {
 				t.Fatalf("unexpected error %v", err)
