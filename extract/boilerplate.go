@@ -101,21 +101,75 @@ func isFurnitureLine(l string) bool {
 	return isItemBar(l)
 }
 
-// leadingPart returns the lines of other that come before the first line
-// of ours, when they hold at least minProseUnits of prose; nil otherwise.
-func leadingPart(other, ours []string) []string {
+// A missed lead: at least minLeadLines lines of at least minLeadUnits units
+// with sentence punctuation between the headline and the chosen block.
+const (
+	minLeadLines = 2
+	minLeadUnits = 120
+)
+
+// proseBefore reports prose between the headline line and the first body
+// line of the page (foreign regions excluded).
+func proseBefore(p pageLines, title, body int) bool {
+	if title < 0 || body <= title {
+		return false
+	}
+	n := 0
+	for i := title + 1; i < body && i < len(p.lines); i++ {
+		if i < len(p.foreign) && p.foreign[i] || !strings.ContainsAny(p.lines[i], "。，,.") {
+			continue
+		}
+		if u, _ := unitsOf(p.lines[i]); u >= minLeadUnits {
+			n++
+		}
+	}
+	return n >= minLeadLines
+}
+
+// maxNavLineUnits: a shorter line without punctuation is a menu item or a
+// heading.
+const maxNavLineUnits = 40
+
+// leadingPart returns the prose lines of other that come just before the
+// first line of ours, back to the headline, furniture, a menu (two short
+// lines without punctuation in a row) or a line shown twice, when they hold at least
+// minProseUnits of prose; nil otherwise.
+func leadingPart(other, ours []string, title string) []string {
 	const uniqueRunes = 15
 	for _, l := range ours {
 		if runeLen(l) < uniqueRunes {
 			continue
 		}
 		for i, o := range other {
-			if o == l {
-				if proseUnits(other[:i]) < minProseUnits {
-					return nil
-				}
-				return other[:i:i]
+			if o != l {
+				continue
 			}
+			seen := make(map[string]bool, i)
+			for _, o := range other[:i] {
+				if seen[o] {
+					seen[o+"\x00twice"] = true
+				}
+				seen[o] = true
+			}
+			start, nav := i, 0
+			for k := i - 1; k >= 0; k-- {
+				// A line shown twice is a caption of a slide show.
+				if isFurnitureLine(other[k]) || isHeadlineCopy(other[k], title) || seen[other[k]+"\x00twice"] {
+					break
+				}
+				if u, _ := unitsOf(other[k]); u < maxNavLineUnits && !strings.ContainsAny(other[k], "。！？，.!?,") {
+					if nav++; nav >= 2 {
+						break
+					}
+					continue
+				}
+				nav = 0
+				start = k
+			}
+			if proseUnits(other[start:i]) < minProseUnits {
+				return nil
+			}
+			return other[start:i:i]
 		}
 		return nil
 	}

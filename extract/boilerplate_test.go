@@ -98,10 +98,12 @@ func TestLeadingPart(t *testing.T) {
 		{"start of a split article", []string{"The city council voted on Tuesday to close the old harbour bridge for repairs, officials said.", ours[0], ours[1], "Comments (12)"}, 1},
 		{"nothing before", []string{ours[0], ours[1], "The city council voted on Tuesday to close the bridge."}, -1},
 		{"only a dateline before", []string{"2019-01-02", ours[0], ours[1]}, -1},
+		{"stops at the headline", []string{"Some earlier story on the page, with commas, and a long enough sentence here.", "Bridge to close", ours[0], ours[1]}, -1},
+		{"stops at a menu", []string{"A teaser of another story, long enough, with commas, to count as prose.", "Home", "World", "The city council voted on Tuesday to close the old harbour bridge for repairs, officials said.", ours[0]}, 1},
 		{"our text absent", []string{"Something else entirely, at length, with commas, and more words."}, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := leadingPart(tc.other, ours)
+			got := leadingPart(tc.other, ours, "Bridge to close")
 			n := len(got)
 			if got == nil {
 				n = -1

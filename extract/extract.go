@@ -165,7 +165,10 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 	lines := e.cleanLines(res.lines, art)
 	if res.method == MethodDensity {
 		var err error
-		if lines, err = e.decide(pageURL, page, art, &res, lines); err != nil {
+		trusted := page0
+		trusted.foreign = trustedMarks(page0, lines)
+		lead := proseBefore(trusted, titleLine(pageLines, art.Title), bodyLine(pageLines, lines))
+		if lines, err = e.decide(pageURL, page, art, &res, lines, lead); err != nil {
 			return nil, err
 		}
 	}
@@ -225,17 +228,18 @@ func (e *Extractor) removeSelected(doc *html.Node) {
 }
 
 // decide applies the boilerplate verdict to the chosen block's lines and,
-// when the block fails it or a runner-up scored close to it, asks
+// when the block fails it, a runner-up scored close to it or prose stands
+// between the headline and the block (proseLead: a missed lead), asks
 // go-readability for a second opinion. Agreement keeps our (cleaner) text
 // or, for a failing block, refuses the page; a failing block against a
 // clean second opinion is replaced by it; a close call where the two
 // disagree keeps ours (SecondOpinionKept, counted by the evaluation).
-func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyResult, lines []string) ([]string, error) {
+func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyResult, lines []string, proseLead bool) ([]string, error) {
 	reason := e.furnitureReason(res.lines)
 	if reason == "" {
 		reason = e.furnitureReason(lines)
 	}
-	if reason == "" && res.runnerUp < closeRunnerUp {
+	if reason == "" && res.runnerUp < closeRunnerUp && !proseLead {
 		return lines, nil
 	}
 	// Readability merges a footer that follows the posts into the body;
@@ -247,12 +251,12 @@ func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyR
 	agree := o.f1 >= minAgreement
 	switch {
 	case reason == "" && rdReason == "" && o.inA >= minContained && float64(o.nb) >= minExtension*float64(o.na) &&
-		float64(second.contentLinkUnits) <= maxListLinkDensity*float64(second.contentUnits) && leadingPart(rd, lines) != nil:
+		float64(second.contentLinkUnits) <= maxListLinkDensity*float64(second.contentUnits) && leadingPart(rd, lines, art.Title) != nil:
 		// Our block was the later part of a split article; the second
 		// opinion's lines before it are its start. What follows our last
 		// line in the second opinion (comments, more links) is not taken.
 		art.SecondOpinion = SecondOpinionExtended
-		ext := append(leadingPart(rd, lines), lines...)
+		ext := append(leadingPart(rd, lines, art.Title), lines...)
 		res.lines = ext
 		return ext, nil
 	case agree && reason == "":
