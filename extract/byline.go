@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Patterns of metadata written as text: source (来源), editor (责任编辑),
@@ -21,6 +22,11 @@ var (
 	// rxTailByline: "（常书香 马丹阳 ）", "（姚峰 上海报道）", "(信报记者 蔡雪婧)" closing the text.
 	rxTailByline = regexp.MustCompile(`[（(]\s*(?:[\p{Han}]{0,8}记者\s*)?((?:[\p{Han}·]{2,4})(?:[ 　、]+[\p{Han}·]{2,4}){0,4})\s*(?:[\p{Han}]{2,6}报道)?\s*[)）]$`)
 	rxByEnglish  = regexp.MustCompile(`^(?:By|BY|by)\s+([A-Z][\w.'-]+(?:\s+[A-Z][\w.'-]+){0,3})`)
+	// rxPostedBy: a forum or blog post's "ggjjzhzz 发表于 2005-9-15 11:46".
+	rxPostedBy = regexp.MustCompile(`^([\p{Han}\w.·-]{2,20})\s+发表于\s*(?:19|20)\d\d`)
+	// rxBracketName: "[ 黄宇 ] 来源：[ 国际金融报 ]", the name before the
+	// source in a portal's header.
+	rxBracketName = regexp.MustCompile(`[\[【]\s*([\p{Han}·]{2,4}(?:\s+[\p{Han}·]{2,4}){0,3})\s*[\]】][^\p{Han}\w]{0,3}\s*(?:来源|出处)\s*[:：]`)
 )
 
 // nameStopWords end a run of names in a byline ("赵婕 出自…",
@@ -50,6 +56,10 @@ func bylineNames(s string) string {
 				break
 			}
 		}
+		if isProseVerb(tok) {
+			// "记者多番打听", "记者获悉": prose, not a byline.
+			break
+		}
 		if n := runeLen(tok); n >= 2 && n <= 4 && isHanName(tok) {
 			names = append(names, tok)
 		} else if tok != "" && !stop {
@@ -60,6 +70,19 @@ func bylineNames(s string) string {
 		}
 	}
 	return strings.Join(names, " ")
+}
+
+// proseVerbs follow 记者 in prose ("记者获悉", "记者多番打听"); a byline
+// run starting with one is not a name.
+var proseVerbs = []string{"的", "获悉", "证实", "透露", "据说", "打听", "了解", "发现", "注意到", "看到", "采访", "询问", "致电", "走访", "调查", "观察", "得知", "联系", "查询", "暗访", "探访", "问", "从", "在", "向", "对", "昨", "今", "日前", "近日", "多方", "多番", "随机", "实地", "现场", "电话"}
+
+func isProseVerb(tok string) bool {
+	for _, v := range proseVerbs {
+		if strings.HasPrefix(tok, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // roleWords end a token that names a role, not a person.
@@ -234,11 +257,12 @@ func bodyEnd(page, body []string) int {
 // the headline ("我是怎样卷入八九民运的 / 茉莉"), the byline of magazine
 // and essay pages; "" otherwise.
 func nameUnderHeadline(li lineInfo) string {
-	if li.titleLine < 0 || li.titleLine+1 >= len(li.page) || li.isForeign(li.titleLine+1) {
+	if li.titleLine < 0 || li.titleLine+1 >= len(li.page) || li.isForeign(li.titleLine+1) || li.bodyLine >= 0 && li.bodyLine <= li.titleLine+1 {
+		// (A line under the headline that starts the body is not a byline.)
 		return ""
 	}
 	l := strings.TrimSpace(li.page[li.titleLine+1])
-	if n := runeLen(l); n < 2 || n > 4 || !isHanName(l) || notNames[l] {
+	if n := runeLen(l); n < 2 || n > 4 || !isHanName(l) || notNames[l] || rxBoilerLine.MatchString(l) || rxUILine.MatchString(l) || isFurnitureLine(l) {
 		return ""
 	}
 	return l
@@ -300,21 +324,46 @@ func authorFromLine1(l string) string {
 	if runeLen(l) > maxMetaLineRunes {
 		return ""
 	}
-	if m := rxAuthorField.FindStringSubmatch(l); m != nil {
-		if n := cleanName(m[1]); n != "" {
+	if m := rxAuthorField.FindStringSubmatchIndex(l); m != nil {
+		name := l[m[2]:m[3]]
+		if r, _ := utf8.DecodeRuneInString(l[m[3]:]); isCJK(r) {
+			// The last "name" is the start of the prose that follows
+			// ("作者：胡振伟 现在宣传最热的…"): drop it.
+			if i := strings.LastIndexAny(name, " 　"); i > 0 {
+				name = name[:i]
+			} else {
+				name = ""
+			}
+		}
+		if n := cleanName(name); n != "" {
 			return n
 		}
 	}
-	if m := rxReporter.FindStringSubmatch(l); m != nil {
-		if n := bylineNames(m[1]); n != "" {
-			return n
+	if m := rxReporter.FindStringSubmatchIndex(l); m != nil && (runeLen(l[:m[0]]) <= maxBylinePrefix || runeLen(l) <= maxReporterLineRunes) {
+		// A reporter mention deep inside a long line is prose
+		// ("经过记者多番打听，…"), and so is a run that a comma ends
+		// ("记者梳理发现，…").
+		if r, _ := utf8.DecodeRuneInString(l[m[3]:]); r != '，' && r != '。' && r != ',' {
+			if n := bylineNames(l[m[2]:m[3]]); n != "" {
+				return n
+			}
 		}
 	}
 	if m := rxByEnglish.FindStringSubmatch(l); m != nil {
 		return m[1]
 	}
+	if m := rxPostedBy.FindStringSubmatch(l); m != nil {
+		return m[1]
+	}
+	if m := rxBracketName.FindStringSubmatch(l); m != nil {
+		return strings.Join(strings.Fields(m[1]), " ")
+	}
 	return ""
 }
+
+// maxReporterLineRunes: on a longer line the reporter word must open the
+// line (after at most maxBylinePrefix runes of medium name).
+const maxReporterLineRunes = 30
 
 // looksLikePerson rejects <meta name=author> values that are site names.
 func looksLikePerson(s string) bool {
