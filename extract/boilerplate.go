@@ -207,7 +207,7 @@ func isItemBar(l string) bool {
 }
 
 // furnitureReason returns why lines are boilerplate, or "".
-func (e *Extractor) furnitureReason(lines []string) string {
+func (e *Extractor) furnitureReason(site string, lines []string) string {
 	total, furniture, repeated := 0, 0, 0
 	maxSeen := 0
 	for _, l := range lines {
@@ -216,7 +216,7 @@ func (e *Extractor) furnitureReason(lines []string) string {
 		if isFurnitureLine(l) {
 			furniture += u
 		}
-		if n := e.history.pages(l); n >= minRepeatPages {
+		if n := e.history.pages(site, l); n >= minRepeatPages {
 			repeated += u
 			maxSeen = max(maxSeen, n)
 		}
@@ -232,9 +232,11 @@ func (e *Extractor) furnitureReason(lines []string) string {
 	return ""
 }
 
-// lineHistory counts, per short line, the pages of one extractor (one site
-// in the crawler) on which it was seen. It is bounded by maxHistoryLines
-// and safe for concurrent use.
+// lineHistory counts, per site (the host of the page URL) and short line,
+// the pages of one extractor on which the line was seen, so that an
+// extractor shared by several sites (offline dedup of a directory) does not
+// mistake a reprint for a template. It is bounded by maxHistoryLines and
+// safe for concurrent use.
 type lineHistory struct {
 	mu    sync.Mutex
 	seed  maphash.Seed
@@ -251,12 +253,29 @@ func repeatable(l string) bool {
 	return n >= minRepeatLineRunes && n <= maxRepeatLineRunes
 }
 
-// pages returns on how many recorded pages line l was seen.
-func (h *lineHistory) pages(l string) int {
+// siteOf is the host of a page URL ("" when it has none).
+func siteOf(pageURL string) string {
+	if u, err := url.Parse(pageURL); err == nil {
+		return u.Host
+	}
+	return ""
+}
+
+func (h *lineHistory) key(site, l string) uint64 {
+	var mh maphash.Hash
+	mh.SetSeed(h.seed)
+	mh.WriteString(site)
+	mh.WriteByte(0)
+	mh.WriteString(l)
+	return mh.Sum64()
+}
+
+// pages returns on how many recorded pages of site line l was seen.
+func (h *lineHistory) pages(site, l string) int {
 	if !repeatable(l) {
 		return 0
 	}
-	k := maphash.String(h.seed, l)
+	k := h.key(site, l)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.lines[k]
@@ -265,6 +284,7 @@ func (h *lineHistory) pages(l string) int {
 // record adds the short lines of one page; a page URL is recorded once
 // (an empty URL is always recorded).
 func (h *lineHistory) record(pageURL string, lines []string) {
+	site := siteOf(pageURL)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if pageURL != "" {
@@ -282,7 +302,7 @@ func (h *lineHistory) record(pageURL string, lines []string) {
 		if !repeatable(l) {
 			continue
 		}
-		k := maphash.String(h.seed, l)
+		k := h.key(site, l)
 		if !seen[k] {
 			seen[k] = true
 			h.lines[k]++

@@ -79,6 +79,10 @@ func TestRepeatedBlockIsBoilerplate(t *testing.T) {
 	if err != nil && !errors.Is(err, ErrNoArticle) {
 		t.Fatal(err)
 	}
+	// Another site's pages do not share the history.
+	if a, err := ex.Extract("http://other.example.com/1.html", repeatedPage(100)); err != nil || !strings.Contains(a.Text, "转载请注明出处") {
+		t.Fatalf("first page of another site: %v %+v", err, a)
+	}
 	// The same URL extracted again does not count as another page.
 	ex2, _ := New(Options{})
 	for i := 0; i < 2*minRepeatPages; i++ {

@@ -234,9 +234,10 @@ func (e *Extractor) removeSelected(doc *html.Node) {
 // clean second opinion is replaced by it; a close call where the two
 // disagree keeps ours (SecondOpinionKept, counted by the evaluation).
 func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyResult, lines []string, proseLead bool) ([]string, error) {
-	reason := e.furnitureReason(res.lines)
+	site := siteOf(pageURL)
+	reason := e.furnitureReason(site, res.lines)
 	if reason == "" {
-		reason = e.furnitureReason(lines)
+		reason = e.furnitureReason(site, lines)
 	}
 	if reason == "" && res.runnerUp < closeRunnerUp && !proseLead {
 		return lines, nil
@@ -245,7 +246,7 @@ func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyR
 	// its furniture lines are dropped before the two are compared.
 	second := e.secondOpinion(pageURL, page)
 	rd := dropFurniture(e.cleanLines(second.lines, art))
-	rdReason := e.furnitureReason(rd)
+	rdReason := e.furnitureReason(site, rd)
 	o := compareTexts(strings.Join(lines, "\n"), strings.Join(rd, "\n"))
 	agree := o.f1 >= minAgreement
 	switch {
