@@ -20,9 +20,21 @@
 // available as Options.Engine = EngineReadability to measure the baseline.
 //
 // Pages that are lists, galleries, videos or site information get
-// ErrNoArticle with the reason instead of a few lines of navigation.
-// Metadata prefers the page's own evidence (<meta>, JSON-LD, the headline
-// element) over text patterns (发布时间, 来源：, 责任编辑：, 记者 …).
+// ErrNoArticle with the reason instead of a few lines of navigation. The
+// chosen block then gets a boilerplate verdict (boilerplate.go): a block
+// made mostly of footer, ICP and link-bar lines, or of lines repeated on
+// other pages of the same site, is never the article. A failing block, a
+// close runner-up or prose left between the headline and the block asks
+// plain go-readability for a second opinion, and the two decide by
+// agreement (character-bigram overlap). A page known to be an article
+// (Options.ExpectArticle, the site's article_url) is refused only when no
+// article text remains.
+//
+// Metadata prefers the page's own evidence (<meta>, JSON-LD, scripts, the
+// headline element, the URL) over text patterns (发布时间, 来源：, 责任编辑：,
+// 记者 …), and never reads text patterns from related-article, comment or
+// footer regions (region.go). Dates without a year take it from the meta
+// or URL date; times without a zone are China Standard Time.
 package extract
 
 import (
