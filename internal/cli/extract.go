@@ -29,15 +29,16 @@ func (s *selectorList) Set(v string) error { *s = append(*s, v); return nil }
 
 // extractOutput is the JSON printed by `extract`.
 type extractOutput struct {
-	Title       string `json:"title"`
-	Text        string `json:"text"`
-	PublishedAt string `json:"published_at,omitempty"` // RFC 3339
-	Source      string `json:"source,omitempty"`
-	Author      string `json:"author,omitempty"`
-	Editor      string `json:"editor,omitempty"`
-	Method      string `json:"method"`
-	Charset     string `json:"charset"`
-	CharsetFrom string `json:"charset_from"`
+	Title         string `json:"title"`
+	Text          string `json:"text"`
+	PublishedAt   string `json:"published_at,omitempty"` // RFC 3339
+	Source        string `json:"source,omitempty"`
+	Author        string `json:"author,omitempty"`
+	Editor        string `json:"editor,omitempty"`
+	Method        string `json:"method"`
+	SecondOpinion string `json:"second_opinion,omitempty"`
+	Charset       string `json:"charset"`
+	CharsetFrom   string `json:"charset_from"`
 }
 
 // cmdExtract prints the article of one page as JSON:
@@ -98,7 +99,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	out := extractOutput{
 		Title: art.Title, Text: art.Text, Source: art.Source, Author: art.Author, Editor: art.Editor,
-		Method: art.Method, Charset: dec.Charset, CharsetFrom: dec.Source,
+		Method: art.Method, SecondOpinion: art.SecondOpinion, Charset: dec.Charset, CharsetFrom: dec.Source,
 	}
 	if !art.PublishedAt.IsZero() {
 		out.PublishedAt = art.PublishedAt.Format(time.RFC3339)

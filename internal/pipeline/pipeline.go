@@ -111,7 +111,11 @@ func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, lo
 		return nil, fmt.Errorf("fetch.keep_raw: the store (%T) does not keep raw responses", store)
 	}
 	for i, s := range cfg.Sites {
-		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time})
+		// The crawler hands over only pages matching the site's
+		// article_url: a short brief among promo links is kept, and a page
+		// is refused only when it has no article text (ExpectArticle). One
+		// extractor per site learns the site's template lines.
+		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time, ExpectArticle: true})
 		if err != nil {
 			return nil, fmt.Errorf("sites[%d].extract: %w", i, err)
 		}
