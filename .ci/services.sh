@@ -5,7 +5,8 @@
 #
 #   eval "$(.ci/services.sh)"      # then: go test -race ./storage/postgres/...
 #
-# Idempotent: installs postgresql and redis-server with apt when missing
+# Idempotent: installs postgresql and redis-server (and gcc, chromium and
+# fonts-noto-cjk, which the race detector and the browser tests need) with apt when missing
 # (running `apt-get update` first only when the package lists are empty or
 # the install fails), creates the cluster, role and database when missing,
 # starts what is not running. Progress goes to stderr; stdout carries only the
@@ -53,6 +54,11 @@ install_missing() {
   local need=()
   pg_bin >/dev/null || need+=(postgresql)
   command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+  # Not servers, but the rest of what the tests need: gcc for the race
+  # detector, Chromium and a CJK font for the browser tests of serve/report.
+  command -v gcc >/dev/null 2>&1 || need+=(gcc)
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  [ -d /usr/share/fonts/opentype/noto ] || need+=(fonts-noto-cjk)
   [ ${#need[@]} -eq 0 ] && return 0
   [ "$(id -u)" = 0 ] || die "missing ${need[*]} and not root: install them with apt-get"
   export DEBIAN_FRONTEND=noninteractive
