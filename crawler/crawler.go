@@ -395,7 +395,7 @@ func (c *Crawler) newRun(runID int64) *run {
 		r.sites = append(r.sites, st)
 	}
 	r.robotsClient = &http.Client{
-		Transport:     &limitTransport{next: c.net, maxBody: robotsLimit, timeout: timeout, idle: idle},
+		Transport:     &limitTransport{next: c.net, maxBody: robotsLimit, timeout: timeout, idle: idle, truncate: true},
 		CheckRedirect: robotsRedirectPolicy,
 	}
 

@@ -126,6 +126,10 @@ type limitTransport struct {
 	maxBody int64
 	timeout time.Duration // per hop, from request start to the last body byte
 	idle    time.Duration // longest silence while reading the body
+	// truncate: a body over maxBody is cut after maxBody+1 bytes instead of
+	// failing (robots.txt: the first 500 KiB are parsed, the caller sees
+	// from the extra byte that the file was longer).
+	truncate bool
 }
 
 type slotKey struct{}
@@ -196,7 +200,7 @@ func (t *limitTransport) readBody(ctx context.Context, cancel context.CancelCaus
 	hint := int64(0)
 	switch enc {
 	case "", "identity":
-		if resp.ContentLength > t.maxBody {
+		if resp.ContentLength > t.maxBody && !t.truncate {
 			return nil, fmt.Errorf("%w: content-length %d exceeds %d bytes", ErrTooLarge, resp.ContentLength, t.maxBody)
 		}
 		hint = resp.ContentLength
@@ -227,6 +231,9 @@ func (t *limitTransport) readBody(ctx context.Context, cancel context.CancelCaus
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, hint+1))
 	n, err := io.Copy(buf, io.LimitReader(r, t.maxBody+1))
+	if n > t.maxBody && t.truncate {
+		return buf.Bytes(), nil
+	}
 	if n > t.maxBody {
 		return nil, fmt.Errorf("%w: body exceeds %d bytes after decompression", ErrTooLarge, t.maxBody)
 	}
