@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
 )
 
 // robots.txt handling follows RFC 9309, with Google's reading of what the

@@ -354,7 +354,7 @@ func TestRobotsPathForm(t *testing.T) {
 func TestRobotsIssueCases(t *testing.T) {
 	tests := []struct {
 		name, robots, url string
-		want               bool
+		want              bool
 	}{
 		{"raw UTF-8 Chinese rule", "User-agent: *\nDisallow: /新闻/\n", "http://h/%E6%96%B0%E9%97%BB/a.html", false},
 		{"lower-case escapes in rule", "User-agent: *\nDisallow: /%e6%96%b0%e9%97%bb/\n", "http://h/%E6%96%B0%E9%97%BB/a.html", false},
