@@ -26,17 +26,22 @@ import (
 
 // Defaults. Each is the value a site or section gets when the file is silent.
 const (
-	DefaultStorage       = "data/news.db"
-	DefaultUserAgent     = "newscrawl/0.1 (+https://example.org/newscrawl; crawler contact)"
-	DefaultDelay         = time.Second
-	DefaultParallelism   = 2
-	DefaultMaxDepth      = 3
-	DefaultTimeout       = 20 * time.Second
-	DefaultConnectTO     = 10 * time.Second
-	DefaultMaxBody       = 10 << 20 // decompressed bytes; portal article pages are 20-500 KB
-	DefaultRetries       = 3
-	DefaultMaxRedirects  = 5
-	DefaultMaxURLLength  = 2048
+	DefaultStorage      = "data/news.db"
+	DefaultUserAgent    = "newscrawl/0.1 (+https://example.org/newscrawl; crawler contact)"
+	DefaultDelay        = time.Second
+	DefaultParallelism  = 2
+	DefaultMaxDepth     = 3
+	DefaultTimeout      = 20 * time.Second
+	DefaultConnectTO    = 10 * time.Second
+	DefaultMaxBody      = 10 << 20 // decompressed bytes; portal article pages are 20-500 KB
+	DefaultRetries      = 3
+	DefaultMaxRedirects = 5
+	DefaultMaxURLLength = 2048
+	// DefaultMaxLinksPerPage: links read from one page; portal home pages
+	// carry 500-2,000, so the rest of a page with more is a trap.
+	DefaultMaxLinksPerPage = 5000
+	// MaxLinksPerPageLimit is the largest fetch.max_links_per_page accepted.
+	MaxLinksPerPageLimit = 1_000_000
 	DefaultMaxCrawlDelay = 60 * time.Second
 	DefaultMaxPages      = 0 // unlimited
 	// DefaultHamming is Manku et al. (2007)'s k=3 for 64-bit Simhash.
@@ -125,8 +130,11 @@ type Fetch struct {
 	Retries        int      `yaml:"retries"`
 	MaxRedirects   int      `yaml:"max_redirects"`
 	MaxURLLength   int      `yaml:"max_url_length"`
-	MaxCrawlDelay  Duration `yaml:"max_crawl_delay"` // robots Crawl-delay above this: the host is skipped
-	IgnoreRobots   bool     `yaml:"ignore_robots"`
+	// MaxLinksPerPage: links read from one page, in document order; the
+	// rest are counted (skipped_link_cap) and ignored.
+	MaxLinksPerPage int      `yaml:"max_links_per_page"`
+	MaxCrawlDelay   Duration `yaml:"max_crawl_delay"` // robots Crawl-delay above this: the host is skipped
+	IgnoreRobots    bool     `yaml:"ignore_robots"`
 }
 
 // Segment configures segmentation and features.
@@ -220,13 +228,14 @@ func Default() Config {
 		UserAgent: DefaultUserAgent,
 		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard},
 		Fetch: Fetch{
-			Timeout:        Duration(DefaultTimeout),
-			ConnectTimeout: Duration(DefaultConnectTO),
-			MaxBody:        DefaultMaxBody,
-			Retries:        DefaultRetries,
-			MaxRedirects:   DefaultMaxRedirects,
-			MaxURLLength:   DefaultMaxURLLength,
-			MaxCrawlDelay:  Duration(DefaultMaxCrawlDelay),
+			Timeout:         Duration(DefaultTimeout),
+			ConnectTimeout:  Duration(DefaultConnectTO),
+			MaxBody:         DefaultMaxBody,
+			Retries:         DefaultRetries,
+			MaxRedirects:    DefaultMaxRedirects,
+			MaxURLLength:    DefaultMaxURLLength,
+			MaxLinksPerPage: DefaultMaxLinksPerPage,
+			MaxCrawlDelay:   Duration(DefaultMaxCrawlDelay),
 		},
 	}
 }
@@ -333,6 +342,9 @@ func (c *Config) Validate() error {
 	}
 	if f.MaxURLLength < 64 {
 		add("fetch.max_url_length", "must be >= 64, got %d", f.MaxURLLength)
+	}
+	if f.MaxLinksPerPage < 1 || f.MaxLinksPerPage > MaxLinksPerPageLimit {
+		add("fetch.max_links_per_page", "must be in [1, %d], got %d", MaxLinksPerPageLimit, f.MaxLinksPerPage)
 	}
 	if f.MaxCrawlDelay <= 0 {
 		add("fetch.max_crawl_delay", "must be > 0")

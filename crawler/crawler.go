@@ -46,6 +46,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -291,6 +292,7 @@ type run struct {
 	token         string
 	retryBase     time.Duration
 	maxURLLength  int
+	maxLinks      int
 	maxCrawlDelay time.Duration
 	pacer         *pacer
 	robots        *robotsCache
@@ -378,6 +380,7 @@ func (c *Crawler) newRun(runID int64) *run {
 		token:         productToken(c.cfg.UserAgent),
 		retryBase:     fetchDefault(c.opts.RetryBase, DefaultRetryBase),
 		maxURLLength:  fetchDefault(f.MaxURLLength, config.DefaultMaxURLLength),
+		maxLinks:      fetchDefault(f.MaxLinksPerPage, config.DefaultMaxLinksPerPage),
 		maxCrawlDelay: fetchDefault(f.MaxCrawlDelay.D(), config.DefaultMaxCrawlDelay),
 		pacer:         newPacer(c.clock),
 		robots:        newRobotsCache(),
@@ -583,6 +586,13 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		st.stats.fetched.Add(1)
 		st.stats.bytes.Add(int64(len(slot.body)))
 	}
+	var links pageLinks
+	if ferr == nil {
+		slot, links, ferr, abandoned = r.followRefresh(ctx, st, slot)
+		if abandoned {
+			return
+		}
+	}
 	if ferr != nil && ferr.Kind == KindRedirectDecided {
 		st.stats.skipDone.Add(1)
 		r.done(bg, it.URL)
@@ -627,7 +637,10 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 			Err: fmt.Errorf("content-type %q is not HTML", slot.header.Get("Content-Type"))})
 		return
 	}
-	if err := r.discover(bg, st, fu, it.Depth, slot.body); err != nil {
+	if err := r.discover(ctx, bg, st, fu, it.Depth, links); err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return // cancelled: the item stays in flight and is requeued next run
+		}
 		r.fatal(err)
 		return
 	}
@@ -720,6 +733,82 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 	}
 }
 
+// followRefresh follows a <meta http-equiv="refresh"> that names another
+// URL as if it were an HTTP redirect: the target must stay in the site's
+// scope and be allowed by robots.txt, must not loop back into the chain,
+// and the hops of the chain (HTTP redirects and refreshes) are bounded by
+// fetch.max_redirects. A refresh without a URL or to the page itself
+// (portal list pages reload every few minutes) leaves the page as it is.
+// It returns the last page of the chain and its links.
+func (r *run) followRefresh(ctx context.Context, st *siteState, slot *fetchSlot) (*fetchSlot, pageLinks, *FetchError, bool) {
+	for {
+		if !isHTML(slot.header, slot.body) {
+			return slot, pageLinks{}, nil, false
+		}
+		links := extractLinks(slot.body, r.maxLinks)
+		if links.refresh == "" || len(slot.hops) == 0 {
+			return slot, links, nil, false
+		}
+		cur := slot.hops[len(slot.hops)-1]
+		tu, err := cur.Parse(links.refresh)
+		if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") {
+			return slot, links, nil, false // not a URL we could request: the page stands
+		}
+		tu.Fragment, tu.RawFragment = "", ""
+		target, err := urlnorm.Canonical(tu.String(), nil)
+		if err != nil {
+			return slot, links, nil, false
+		}
+		if c, err := urlnorm.Canonical(cur.String(), nil); err == nil && c == target {
+			return slot, links, nil, false // reloads itself
+		}
+		fail := func(kind string, format string, a ...any) (*fetchSlot, pageLinks, *FetchError, bool) {
+			return slot, pageLinks{}, &FetchError{Kind: kind, Status: slot.status, Permanent: kind != KindRedirectDecided,
+				Err: fmt.Errorf("meta refresh: "+format, a...)}, false
+		}
+		for _, h := range slot.hops {
+			if c, err := urlnorm.Canonical(h.String(), nil); err == nil && c == target {
+				return fail(KindRedirectLoop, "loop back to %s", target)
+			}
+		}
+		if len(slot.hops) > r.cfg.Fetch.MaxRedirects {
+			return fail(KindTooManyRedirects, "more than %d redirects", r.cfg.Fetch.MaxRedirects)
+		}
+		if cu, _ := url.Parse(target); cu == nil || !st.inScope(cu) {
+			return fail(KindRedirectDisallowed, "%s leaves the site's allowed_domains", target)
+		}
+		rules, err := r.robotsFor(ctx, st, tu)
+		if err != nil {
+			return nil, pageLinks{}, nil, true
+		}
+		if !rules.allowed(tu) {
+			why := "robots.txt disallows it"
+			if rules.reason != "" {
+				why = rules.reason
+			}
+			return fail(KindRedirectDisallowed, "%s: %s", target, why)
+		}
+		if o, ok, err := r.store.Decided(context.WithoutCancel(ctx), target); err == nil && ok && o.Final() {
+			return fail(KindRedirectDecided, "%s already decided", target)
+		}
+		next, ferr, abandoned := r.fetch(ctx, st, tu.String(), tu.Host, max(st.delay, rules.crawlDelay))
+		if abandoned {
+			return nil, pageLinks{}, nil, true
+		}
+		if next != nil {
+			next.hops = append(slices.Clone(slot.hops), next.hops...)
+			if next.status != 0 {
+				st.stats.fetched.Add(1)
+				st.stats.bytes.Add(int64(len(next.body)))
+			}
+		}
+		if ferr != nil {
+			return next, pageLinks{}, ferr, false
+		}
+		slot = next
+	}
+}
+
 // otherError classifies errors that did not come from limitTransport or the
 // redirect hook: colly's URL parsing (permanent) and other client errors.
 func otherError(err error) *FetchError {
@@ -770,7 +859,9 @@ func (r *run) checkRedirect(req *http.Request, via []*http.Request) error {
 	if err != nil {
 		return err
 	}
-	if !rules.allowed(tu) {
+	// robots.txt is matched against the URL that is requested (as the site
+	// wrote it), not against the canonical seen-set key.
+	if !rules.allowed(req.URL) {
 		why := "robots.txt disallows it"
 		if rules.reason != "" {
 			why = rules.reason
@@ -802,16 +893,29 @@ func (r *run) robotsFor(ctx context.Context, st *siteState, u *url.URL) (*robots
 	})
 }
 
-// discover pushes the in-scope links of a page to the frontier.
-func (r *run) discover(ctx context.Context, st *siteState, page *url.URL, depth int, body []byte) error {
-	hrefs, baseHref := extractLinks(body)
+// discoverCheckEvery: discover looks at ctx every this many links, so that
+// a page of many links under a costly robots.txt does not delay shutdown.
+const discoverCheckEvery = 256
+
+// discover pushes the in-scope links of a page to the frontier (at most
+// fetch.max_links_per_page of them are read). It gives up with ctx's error
+// when ctx ends; store writes use bg.
+func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, depth int, pl pageLinks) error {
+	if pl.excess > 0 {
+		st.stats.skipLinkCap.Add(int64(pl.excess))
+		r.warn(st, fmt.Sprintf("pages with more than fetch.max_links_per_page (%d) links: the rest were ignored (skipped_link_cap)", r.maxLinks))
+	}
+	hrefs, baseHref := pl.hrefs, pl.base
 	if len(hrefs) == 0 {
 		return nil
 	}
 	base := resolveBase(page, baseHref)
 	local := make(map[string]struct{}, len(hrefs))
 	var items []storage.FrontierItem
-	for _, h := range hrefs {
+	for i, h := range hrefs {
+		if i%discoverCheckEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		cu, err := urlnorm.Canonical(h, base)
 		if err != nil {
 			continue
@@ -860,7 +964,7 @@ func (r *run) discover(ctx context.Context, st *siteState, page *url.URL, depth 
 	if len(items) == 0 {
 		return nil
 	}
-	n, err := r.store.Push(ctx, items)
+	n, err := r.store.Push(bg, items)
 	if err != nil {
 		return fmt.Errorf("push links of %s: %w", page, err)
 	}

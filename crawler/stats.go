@@ -30,6 +30,7 @@ type SiteStats struct {
 	SkippedURLLength int64 `json:"skipped_url_length"` // links longer than fetch.max_url_length
 	SkippedTrap      int64 `json:"skipped_trap"`       // links with repeated or too many path segments
 	SkippedExtension int64 `json:"skipped_extension"`  // links to non-HTML file types
+	SkippedLinkCap   int64 `json:"skipped_link_cap"`   // links of a page beyond fetch.max_links_per_page (not read)
 	SkippedDecided   int64 `json:"skipped_decided"`    // queued URLs (or redirect targets) already decided
 	ArticleLinks     int64 `json:"article_links"`      // distinct links that matched article_url
 	Queued           int64 `json:"queued"`             // URLs added to the frontier
@@ -57,6 +58,7 @@ func (s *SiteStats) Add(o SiteStats) {
 	s.SkippedURLLength += o.SkippedURLLength
 	s.SkippedTrap += o.SkippedTrap
 	s.SkippedExtension += o.SkippedExtension
+	s.SkippedLinkCap += o.SkippedLinkCap
 	s.SkippedDecided += o.SkippedDecided
 	s.ArticleLinks += o.ArticleLinks
 	s.Queued += o.Queued
@@ -108,6 +110,7 @@ type siteCounters struct {
 	articles, stored, duplicates, notArticle, errPages atomic.Int64
 	robotsBlocked, retries                             atomic.Int64
 	skipDepth, skipLength, skipTrap, skipExt, skipDone atomic.Int64
+	skipLinkCap                                        atomic.Int64
 	articleLinks, queued                               atomic.Int64
 
 	mu       sync.Mutex
@@ -147,7 +150,7 @@ func (c *siteCounters) snapshot(site string) SiteStats {
 		NotArticle: c.notArticle.Load(), Errors: c.errPages.Load(),
 		RobotsBlocked: c.robotsBlocked.Load(), Retries: c.retries.Load(),
 		SkippedDepth: c.skipDepth.Load(), SkippedURLLength: c.skipLength.Load(), SkippedTrap: c.skipTrap.Load(),
-		SkippedExtension: c.skipExt.Load(), SkippedDecided: c.skipDone.Load(),
+		SkippedExtension: c.skipExt.Load(), SkippedDecided: c.skipDone.Load(), SkippedLinkCap: c.skipLinkCap.Load(),
 		ArticleLinks: c.articleLinks.Load(), Queued: c.queued.Load(),
 	}
 	c.mu.Lock()

@@ -1,0 +1,245 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// Issue 10 items 2, 3 and 8: hostile robots.txt, link floods, meta refresh.
+
+func TestRobotsEndToEnd(t *testing.T) {
+	tests := []struct {
+		name, robots string
+		allowed      []string // fetched
+		disallowed   []string // never requested
+	}{
+		{"raw UTF-8 rule", "User-agent: *\nDisallow: /新闻/\n", []string{"/art/1"}, []string{"/%E6%96%B0%E9%97%BB/art/2"}},
+		{"lower-case escapes", "User-agent: *\nDisallow: /%e6%96%b0%e9%97%bb/\n", []string{"/art/1"}, []string{"/%E6%96%B0%E9%97%BB/art/2"}},
+		{"disallow star", "User-agent: *\nDisallow: *\n", nil, []string{"/art/1"}},
+		{"longer disallow beats wildcard allow", "User-agent: *\nDisallow: /private/\nAllow: /pub*.html\n", []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
+		{"bad lines ignored", "Crawl-delay: NaN\nDisallow /x\nUser-agent: *\nCrawl-delay: NaN\nDisallow: /private/\n", []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
+		{"html error page", "<!DOCTYPE html><html><body><h1>Error: User-agent</h1></body></html>", []string{"/art/1", "/private/pub/art/3.html"}, nil},
+		{"over 500 KiB parsed up to 500 KiB", "User-agent: *\nDisallow: /private/\n" + strings.Repeat("# filler\n", 600<<10/9), []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestServer(t, map[string]http.HandlerFunc{
+				"/robots.txt":           text(200, tc.robots),
+				"/list":                 listPage("/art/1", "/%E6%96%B0%E9%97%BB/art/2", "/private/pub/art/3.html"),
+				"/art/*":                article("a"),
+				"/%E6%96%B0%E9%97%BB/*": article("b"),
+				"/private/*":            article("c"),
+			})
+			cfg := testConfig(t, ts.URL, func(c *config.Config) {
+				c.Sites[0].StartURLs = []string{ts.URL + "/list"}
+				c.Sites[0].ArticleURL = `/art/[0-9]+(\.html)?$`
+				c.Sites[0].FollowURL = `/list$`
+			})
+			crawlOnce(t, cfg, Options{})
+			for _, p := range tc.allowed {
+				if ts.hit(p) != 1 {
+					t.Errorf("%s fetched %d times, want 1 (requests %v)", p, ts.hit(p), ts.requests())
+				}
+			}
+			for _, p := range tc.disallowed {
+				if ts.hit(p) != 0 {
+					t.Errorf("robots violation: %s fetched", p)
+				}
+			}
+		})
+	}
+}
+
+// TestRobotsMatchedOnRequestedURL: a redirect target is checked against
+// robots.txt in the form it is requested, not in the canonical
+// (query-sorted) form of the seen set.
+func TestRobotsMatchedOnRequestedURL(t *testing.T) {
+	ts := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(200, "User-agent: *\nDisallow: /*?z=\n"),
+		"/":           listPage("/r/1"),
+		"/r/1":        redirect(302, "/art/1?z=1&b=2"),
+		"/art/*":      article("a"),
+	})
+	cfg := testConfig(t, ts.URL, func(c *config.Config) { c.Sites[0].ArticleURL = `/art/` })
+	_, st, _ := crawlOnce(t, cfg, Options{})
+	for _, uri := range ts.requests() {
+		if strings.HasPrefix(uri, "/art/") {
+			t.Errorf("robots violation: fetched %s", uri)
+		}
+	}
+	wantErrorPage(t, st, ts.URL+"/r/1", KindRedirectDisallowed, true)
+}
+
+// TestRobotsHostileFileCancellation: a 512 KB robots.txt of wildcard rules
+// and a page of 20,000 links (231 s of CPU for that page before, and
+// SIGTERM took 363 s): the page is handled and a cancellation ends the run
+// within 2 s.
+func TestRobotsHostileFileCancellation(t *testing.T) {
+	links := make([]string, 20_000)
+	for i := range links {
+		links[i] = fmt.Sprintf("/list/%d?from=home&pos=%d", i, i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan struct{})
+	page := listPage(links...)
+	ts := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(200, hostileRobots(512<<10, true)),
+		"/": func(w http.ResponseWriter, r *http.Request) {
+			page(w, r)
+			close(served)
+		},
+		"/list/*": func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(20 * time.Millisecond)
+			listPage()(w, r)
+		},
+	})
+	cfg := testConfig(t, ts.URL, func(c *config.Config) {
+		c.Fetch.MaxLinksPerPage = 20_000
+		c.Fetch.MaxBody = 8 << 20
+		c.Sites[0].MaxDepth = 1
+	})
+	done := make(chan time.Time, 1)
+	var sum Summary
+	go func() {
+		sum, _ = runCrawl(t, ctx, cfg, storage.NewMemory(), &recProc{}, Options{})
+		done <- time.Now()
+	}()
+	select {
+	case <-served:
+	case <-time.After(30 * time.Second):
+		t.Fatal("start page not served")
+	}
+	time.Sleep(500 * time.Millisecond) // the page's links are being matched or fetched
+	cancelled := time.Now()
+	cancel()
+	select {
+	case end := <-done:
+		if d := end.Sub(cancelled); d > 2*time.Second {
+			t.Errorf("run ended %s after cancellation, want <= 2s", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run still going 10 s after cancellation")
+	}
+	if !sum.Interrupted {
+		t.Errorf("summary not interrupted: %+v", sum.Total)
+	}
+}
+
+func TestLinksPerPageCapped(t *testing.T) {
+	ts := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(404, ""),
+		"/":           listPage(artLinks(50)...),
+		"/art/*":      article("a"),
+	})
+	cfg := testConfig(t, ts.URL, func(c *config.Config) { c.Fetch.MaxLinksPerPage = 10 })
+	sum, _, proc := crawlOnce(t, cfg, Options{})
+	if proc.count() != 10 {
+		t.Errorf("processed %d articles, want the first 10 links", proc.count())
+	}
+	if ts.hit("/art/9") != 1 || ts.hit("/art/10") != 0 {
+		t.Errorf("links taken are not the first 10 in document order")
+	}
+	if s := sum.Total; s.SkippedLinkCap != 40 || s.Queued != 11 {
+		t.Errorf("SkippedLinkCap %d Queued %d, want 40 and 11", s.SkippedLinkCap, s.Queued)
+	}
+	if !slices.ContainsFunc(sum.Warnings, func(w string) bool { return strings.Contains(w, "max_links_per_page") }) {
+		t.Errorf("no warning about the link cap: %q", sum.Warnings)
+	}
+}
+
+func TestMaxLinksPerPageValidated(t *testing.T) {
+	for _, n := range []int{0, -1, config.MaxLinksPerPageLimit + 1} {
+		c := config.Default()
+		c.Sites = []config.Site{{Name: "t", StartURLs: []string{"http://127.0.0.1/"}, AllowedDomains: []string{"127.0.0.1"}, ArticleURL: "/art/"}}
+		c.Fetch.MaxLinksPerPage = n
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "fetch.max_links_per_page") {
+			t.Errorf("max_links_per_page %d: err %v", n, err)
+		}
+	}
+	if config.Default().Fetch.MaxLinksPerPage != config.DefaultMaxLinksPerPage {
+		t.Error("default not set")
+	}
+}
+
+func refreshPage(content string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<html><head><meta http-equiv="Refresh" content="%s"><title>moved</title></head><body>moved</body></html>`, content)
+	}
+}
+
+func TestMetaRefreshFollowed(t *testing.T) {
+	other := newTestServer(t, map[string]http.HandlerFunc{"/*": article("elsewhere")})
+	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	ts := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(200, "User-agent: *\nDisallow: /private/\n"),
+		"/":           listPage("/m/ok", "/m/chain/0", "/m/private", "/m/away", "/m/loop", "/self"),
+		"/m/ok":       refreshPage("0; URL='/art/1'"),
+		"/m/private":  refreshPage("0;url=/private/art/2"),
+		"/m/away":     refreshPage("1, url=" + otherURL + "/art/3"),
+		"/m/loop":     refreshPage("0; url=/m/loop2"),
+		"/m/loop2":    refreshPage("0; url=/m/loop"),
+		"/self":       func(w http.ResponseWriter, r *http.Request) { refreshPage("300")(w, r) },
+		"/art/*":      article("a"),
+		"/private/*":  article("secret"),
+		"/m/chain/*": func(w http.ResponseWriter, r *http.Request) {
+			var n int
+			fmt.Sscanf(strings.TrimPrefix(r.URL.Path, "/m/chain/"), "%d", &n)
+			refreshPage(fmt.Sprintf("0; url=/m/chain/%d", n+1))(w, r)
+		},
+	})
+	cfg := testConfig(t, ts.URL, func(c *config.Config) {
+		c.Fetch.MaxRedirects = 3
+		c.Sites[0].FollowURL = `/(m/|self|$)`
+	})
+	_, st, proc := crawlOnce(t, cfg, Options{})
+	r := proc.urls()[ts.URL+"/art/1"]
+	if r == nil || r.RequestURL != ts.URL+"/m/ok" {
+		t.Fatalf("refresh target not processed as the page of /m/ok: %+v", r)
+	}
+	for uri, kind := range map[string]string{
+		"/m/chain/0": KindTooManyRedirects,
+		"/m/private": KindRedirectDisallowed,
+		"/m/away":    KindRedirectDisallowed,
+		"/m/loop":    KindRedirectLoop,
+	} {
+		wantErrorPage(t, st, ts.URL+uri, kind, true)
+	}
+	if ts.hit("/private/art/2") != 0 || len(other.requests()) != 0 {
+		t.Errorf("disallowed refresh targets fetched")
+	}
+	if n := ts.hit("/m/chain/4"); n != 0 {
+		t.Errorf("refresh chain followed beyond max_redirects")
+	}
+	if p := pageOf(t, st, ts.URL+"/self"); p.Outcome != storage.OutcomeNotArticle || ts.hit("/self") != 1 {
+		t.Errorf("self-refreshing list page: %+v, fetched %d times", p, ts.hit("/self"))
+	}
+}
+
+func TestRefreshURL(t *testing.T) {
+	for _, tc := range []struct{ content, want string }{
+		{"0; url=/a", "/a"},
+		{"0;URL='/a b'", "/a b"},
+		{`5, url="http://x/y"`, "http://x/y"},
+		{"0; /direct", "/direct"},
+		{"300", ""},
+		{"", ""},
+		{"url=/no-delay", ""},
+		{"1.5 ; Url = /z ", "/z"},
+	} {
+		t.Run(tc.content, func(t *testing.T) {
+			if got := refreshURL(tc.content); got != tc.want {
+				t.Errorf("refreshURL(%q) = %q, want %q", tc.content, got, tc.want)
+			}
+		})
+	}
+}
