@@ -273,6 +273,9 @@ func allowedByRobots(robots, agent, rawURL string) bool {
 
 func TestRobotsGoogleSuite(t *testing.T) {
 	cases := googleRobotsSuite()
+	if len(cases) < 160 {
+		t.Fatalf("suite has %d cases, want the 160 ported from robots_test.cc", len(cases))
+	}
 	for i, tc := range cases {
 		name := tc.test
 		t.Run(name, func(t *testing.T) {
