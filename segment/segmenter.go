@@ -118,7 +118,9 @@ func (s *Segmenter) Words(text string) []string {
 	if len(text) <= segmentPiece {
 		return s.appendWords(nil, text)
 	}
-	out := make([]string, 0, len(text)/6)
+	// Chinese news text has 5.6 bytes per word (punctuation dropped): one
+	// allocation, no regrowth copy of a multi-megabyte slice.
+	out := make([]string, 0, len(text)/5)
 	for len(text) > 0 {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
