@@ -293,6 +293,7 @@ type run struct {
 	retryBase     time.Duration
 	maxURLLength  int
 	maxLinks      int
+	pagesOK       atomic.Int64 // pages fetched as 2xx HTML this run
 	maxCrawlDelay time.Duration
 	pacer         *pacer
 	robots        *robotsCache
@@ -347,6 +348,7 @@ func (c *Crawler) Run(ctx context.Context, runID int64) (Summary, error) {
 
 	sum := r.summary()
 	sum.Interrupted = ctx.Err() != nil
+	sum.NothingFetched = !sum.Interrupted && sum.Total.Requests > 0 && r.pagesOK.Load() == 0
 	if err := r.fatal(); err != nil {
 		return sum, err
 	}
@@ -450,6 +452,9 @@ func (r *run) pushStarts(ctx context.Context) error {
 		items := make([]storage.FrontierItem, 0, len(st.cfg.StartURLs))
 		for _, raw := range st.cfg.StartURLs {
 			cu, _ := urlnorm.Canonical(raw, nil) // checked by New
+			if err := r.reopenStart(ctx, st, cu); err != nil {
+				return err
+			}
 			if r.seen.add(cu) {
 				items = append(items, storage.FrontierItem{URL: cu, Site: st.name, Depth: 0})
 			}
@@ -459,6 +464,32 @@ func (r *run) pushStarts(ctx context.Context) error {
 			return fmt.Errorf("crawler: push start URLs of %s: %w", st.name, err)
 		}
 		st.stats.queued.Add(int64(n))
+	}
+	return nil
+}
+
+// reopenStart makes a start URL fetchable again when an earlier version
+// recorded a permanent error for it (the frontier's Push skips such URLs):
+// start and list pages are re-fetched by every run whatever their last
+// outcome; only article URLs keep permanent errors.
+func (r *run) reopenStart(ctx context.Context, st *siteState, u string) error {
+	if st.articleRe.MatchString(u) {
+		return nil
+	}
+	p, err := r.store.PageOf(ctx, u)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("crawler: start URL %s: %w", u, err)
+	}
+	if p.Outcome != storage.OutcomeError || !p.Permanent {
+		return nil
+	}
+	r.log.Info("start URL had a permanent error from an earlier run: fetched again", "site", st.name, "url", u, "kind", p.ErrKind)
+	p.Permanent = false
+	if err := r.store.Commit(ctx, &storage.Commit{Page: p}); err != nil {
+		return fmt.Errorf("crawler: reopen start URL %s: %w", u, err)
 	}
 	return nil
 }
@@ -545,6 +576,21 @@ func (r *run) siteLoop(ctx context.Context, st *siteState) {
 // arrived is committed and marked done even while the run stops.
 func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem) {
 	bg := context.WithoutCancel(ctx)
+	// Start URLs (depth 0): whether this run could fetch them, for the
+	// summary's warning. startWhy stays "" when the item was skipped or
+	// abandoned, "ok" once the page came back as 2xx HTML.
+	startWhy := ""
+	if it.Depth == 0 {
+		defer func() {
+			switch startWhy {
+			case "":
+			case "ok":
+				st.stats.noteStart(it.URL, "")
+			default:
+				st.stats.noteStart(it.URL, startWhy)
+			}
+		}()
+	}
 	u, err := url.Parse(it.URL)
 	if err != nil || !u.IsAbs() {
 		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: KindBadURL, Permanent: true, Err: fmt.Errorf("unparsable frontier url")})
@@ -570,11 +616,13 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		}
 		r.warn(st, fmt.Sprintf("host %s skipped: %s", u.Host, rules.reason))
 		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: kind, Err: errors.New(rules.reason)})
+		startWhy = rules.reason
 		return
 	}
 	if !rules.allowed(u) {
 		st.stats.robotsBlocked.Add(1)
 		r.done(bg, it.URL)
+		startWhy = "disallowed by robots.txt"
 		return
 	}
 
@@ -601,6 +649,7 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 	if ferr != nil {
 		r.log.Debug("fetch failed", "site", st.name, "url", it.URL, "kind", ferr.Kind, "err", ferr.Err)
 		r.recordError(bg, st, it.URL, it.URL, ferr)
+		startWhy = ferr.Error()
 		return
 	}
 	final := it.URL
@@ -633,10 +682,14 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		return
 	}
 	if !isHTML(slot.header, slot.body) {
-		r.recordError(bg, st, final, it.URL, &FetchError{Kind: KindNotHTML, Status: slot.status, Permanent: true,
-			Err: fmt.Errorf("content-type %q is not HTML", slot.header.Get("Content-Type"))})
+		fe := &FetchError{Kind: KindNotHTML, Status: slot.status, Permanent: true,
+			Err: fmt.Errorf("content-type %q is not HTML", slot.header.Get("Content-Type"))}
+		r.recordError(bg, st, final, it.URL, fe)
+		startWhy = fe.Error()
 		return
 	}
+	startWhy = "ok"
+	r.pagesOK.Add(1)
 	if err := r.discover(ctx, bg, st, fu, it.Depth, links); err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return // cancelled: the item stays in flight and is requeued next run
@@ -1001,8 +1054,12 @@ func (r *run) recordError(ctx context.Context, st *siteState, pageURL, reqURL st
 	if fe.Err != nil {
 		msg = fe.Err.Error()
 	}
+	// Permanent errors are final for article URLs only: a start URL or a
+	// list page that answers 403, 404, too_large, not_html or redirects
+	// off-site today is fetched again by the next run (issue 10 item 1).
+	permanent := fe.Permanent && st.articleRe.MatchString(pageURL)
 	p := storage.Page{URL: pageURL, Site: st.name, RunID: r.runID, Outcome: storage.OutcomeError,
-		Status: fe.Status, ErrKind: fe.Kind, Err: msg, Permanent: fe.Permanent, FetchedAt: r.clock.Now()}
+		Status: fe.Status, ErrKind: fe.Kind, Err: msg, Permanent: permanent, FetchedAt: r.clock.Now()}
 	if err := r.commit(ctx, &storage.Commit{Page: p}); err != nil {
 		r.fatal(err)
 		return
@@ -1066,6 +1123,9 @@ func (r *run) summary() Summary {
 		ss := st.stats.snapshot(st.name)
 		if ss.Fetched > 0 && ss.ArticleLinks == 0 && ss.Articles == 0 {
 			st.stats.warn("no URL matched article_url")
+		}
+		if ok, failed := st.stats.startOK.Load(), st.stats.startFailed.Load(); ok == 0 && failed > 0 {
+			st.stats.warn(fmt.Sprintf("no start page could be fetched this run (%d tried; last: %s)", failed, st.stats.lastStartError()))
 		}
 		if st.budgetHit {
 			st.stats.warn(fmt.Sprintf("max_pages %d reached; the rest of the frontier is left for the next run", st.cfg.MaxPages))

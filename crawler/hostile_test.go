@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,7 +76,7 @@ func TestRobotsMatchedOnRequestedURL(t *testing.T) {
 			t.Errorf("robots violation: fetched %s", uri)
 		}
 	}
-	wantErrorPage(t, st, ts.URL+"/r/1", KindRedirectDisallowed, true)
+	wantErrorPage(t, st, ts.URL+"/r/1", KindRedirectDisallowed, false) // not an article URL: retried next run
 }
 
 // TestRobotsHostileFileCancellation: a 512 KB robots.txt of wildcard rules
@@ -212,7 +213,7 @@ func TestMetaRefreshFollowed(t *testing.T) {
 		"/m/away":    KindRedirectDisallowed,
 		"/m/loop":    KindRedirectLoop,
 	} {
-		wantErrorPage(t, st, ts.URL+uri, kind, true)
+		wantErrorPage(t, st, ts.URL+uri, kind, false) // list pages: retried next run
 	}
 	if ts.hit("/private/art/2") != 0 || len(other.requests()) != 0 {
 		t.Errorf("disallowed refresh targets fetched")
@@ -241,5 +242,147 @@ func TestRefreshURL(t *testing.T) {
 				t.Errorf("refreshURL(%q) = %q, want %q", tc.content, got, tc.want)
 			}
 		})
+	}
+}
+
+// Issue 10 item 1: start and list pages are never disabled for good.
+
+// TestStartPageRetriedAfterFailure: a start page that failed in one run
+// (403, 404, an off-site redirect to a captcha page, too large, not HTML) is
+// fetched again by the next run, and its articles are found then.
+func TestStartPageRetriedAfterFailure(t *testing.T) {
+	captcha := newTestServer(t, map[string]http.HandlerFunc{"/*": article("captcha")})
+	big := strings.Repeat("x", 2<<20)
+	for _, tc := range []struct {
+		name string
+		fail http.HandlerFunc
+	}{
+		{"403", text(403, "forbidden")},
+		{"404", text(404, "gone")},
+		{"off-site redirect", redirect(302, strings.Replace(captcha.URL, "127.0.0.1", "localhost", 1)+"/verify")},
+		{"too large", text(200, big)},
+		{"not html", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/pdf")
+			fmt.Fprint(w, "%PDF-1.4")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var failing atomic.Bool
+			failing.Store(true)
+			ok := listPage("/art/1")
+			ts := newTestServer(t, map[string]http.HandlerFunc{
+				"/robots.txt": text(404, ""),
+				"/": func(w http.ResponseWriter, r *http.Request) {
+					if failing.Load() {
+						tc.fail(w, r)
+						return
+					}
+					ok(w, r)
+				},
+				"/art/*": article("a"),
+			})
+			cfg := testConfig(t, ts.URL)
+			st := storage.NewMemory()
+			proc := &recProc{store: st}
+			sum, err := runCrawl(t, context.Background(), cfg, st, proc, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(sum.Warnings, func(w string) bool { return strings.Contains(w, "no start page could be fetched") }) {
+				t.Errorf("run 1: no warning about the start page: %q", sum.Warnings)
+			}
+			if !sum.NothingFetched {
+				t.Error("run 1: NothingFetched not set")
+			}
+			failing.Store(false)
+			sum, err = runCrawl(t, context.Background(), cfg, st, proc, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ts.hit("/") != 2 || proc.urls()[ts.URL+"/art/1"] == nil {
+				t.Errorf("run 2: start page fetched %d times in all, article processed %v; want the start page again and its article",
+					ts.hit("/"), proc.urls()[ts.URL+"/art/1"] != nil)
+			}
+			if sum.NothingFetched || len(sum.Warnings) != 0 {
+				t.Errorf("run 2: nothing fetched %v, warnings %q", sum.NothingFetched, sum.Warnings)
+			}
+		})
+	}
+}
+
+// TestStartPagePermanentErrorFromOldStore: a store written before this
+// rule holds a permanent error for a start URL; the run fetches it anyway.
+func TestStartPagePermanentErrorFromOldStore(t *testing.T) {
+	ts := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(404, ""),
+		"/":           listPage("/art/1"),
+		"/art/*":      article("a"),
+	})
+	st := storage.NewMemory()
+	old := storage.Page{URL: ts.URL + "/", Site: "t", RunID: 1, Outcome: storage.OutcomeError, Status: 403,
+		ErrKind: "http_403", Err: "http status 403", Permanent: true, FetchedAt: time.Now()}
+	if err := st.Commit(context.Background(), &storage.Commit{Page: old}); err != nil {
+		t.Fatal(err)
+	}
+	proc := &recProc{store: st}
+	if _, err := runCrawl(t, context.Background(), testConfig(t, ts.URL), st, proc, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if ts.hit("/") != 1 || proc.count() != 1 {
+		t.Errorf("start page fetched %d times, %d articles; want 1 and 1", ts.hit("/"), proc.count())
+	}
+}
+
+// TestArticlePermanentErrorStaysFinal: article URLs keep permanent errors.
+func TestArticlePermanentErrorStaysFinal(t *testing.T) {
+	ts := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(404, ""),
+		"/":           listPage("/art/gone"),
+		"/art/gone":   text(404, "gone"),
+	})
+	cfg := testConfig(t, ts.URL)
+	st := storage.NewMemory()
+	proc := &recProc{store: st}
+	for range 2 {
+		if _, err := runCrawl(t, context.Background(), cfg, st, proc, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ts.hit("/art/gone") != 1 || ts.hit("/") != 2 {
+		t.Errorf("article fetched %d times, start page %d; want 1 and 2", ts.hit("/art/gone"), ts.hit("/"))
+	}
+}
+
+// TestNoStartPageWarningPerSite: only the site whose start pages all fail
+// is warned about; the run fetched something, so NothingFetched is false.
+func TestNoStartPageWarningPerSite(t *testing.T) {
+	ts := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(404, ""),
+		"/good/":      listPage("/art/1"),
+		"/bad/":       text(403, "forbidden"),
+		"/bad/2":      text(404, "gone"),
+		"/art/*":      article("a"),
+	})
+	cfg := testConfig(t, ts.URL, func(c *config.Config) {
+		good := c.Sites[0]
+		good.Name, good.StartURLs = "good", []string{ts.URL + "/good/"}
+		bad := c.Sites[0]
+		bad.Name, bad.StartURLs = "bad", []string{ts.URL + "/bad/", ts.URL + "/bad/2"}
+		bad.FollowURL = `/bad/`
+		good.FollowURL = `/good/`
+		c.Sites = []config.Site{good, bad}
+	})
+	sum, _, _ := crawlOnce(t, cfg, Options{})
+	if sum.NothingFetched {
+		t.Error("NothingFetched although one site was crawled")
+	}
+	var startWarnings []string
+	for _, w := range sum.Warnings {
+		if strings.Contains(w, "no start page") {
+			startWarnings = append(startWarnings, w)
+		}
+	}
+	if len(startWarnings) != 1 || !strings.HasPrefix(startWarnings[0], "site bad: no start page could be fetched this run (2 tried") {
+		t.Errorf("warnings %q", sum.Warnings)
 	}
 }

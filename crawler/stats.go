@@ -102,6 +102,11 @@ type Summary struct {
 	Sites        []SiteSummary `json:"sites"`
 	Total        SiteStats     `json:"total"`
 	Warnings     []string      `json:"warnings,omitempty"` // every site's warnings, prefixed with the site name
+	// NothingFetched: the run was not interrupted, it sent requests, and
+	// not one page (start page or any other) came back as a 2xx HTML page:
+	// every host unreachable or every start page failing. Cron should hear
+	// about it (the crawl command exits with its own code).
+	NothingFetched bool `json:"nothing_fetched"`
 }
 
 // siteCounters are the live counters of one site.
@@ -112,6 +117,9 @@ type siteCounters struct {
 	skipDepth, skipLength, skipTrap, skipExt, skipDone atomic.Int64
 	skipLinkCap                                        atomic.Int64
 	articleLinks, queued                               atomic.Int64
+	startOK, startFailed                               atomic.Int64 // start URLs fetched (2xx HTML) / not fetched this run
+
+	lastStartErr string // why the last start URL could not be fetched (under mu)
 
 	mu       sync.Mutex
 	errors   map[string]int
@@ -162,6 +170,24 @@ func (c *siteCounters) snapshot(site string) SiteStats {
 	}
 	c.mu.Unlock()
 	return s
+}
+
+// noteStart records whether a start URL could be fetched (why == "") or not.
+func (c *siteCounters) noteStart(url, why string) {
+	if why == "" {
+		c.startOK.Add(1)
+		return
+	}
+	c.startFailed.Add(1)
+	c.mu.Lock()
+	c.lastStartErr = url + ": " + why
+	c.mu.Unlock()
+}
+
+func (c *siteCounters) lastStartError() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastStartErr
 }
 
 func (c *siteCounters) warningList() []string {
