@@ -84,6 +84,18 @@ type Processor interface {
 	ProcessArticle(ctx context.Context, r *Response) (storage.Outcome, error)
 }
 
+// Store is what the crawler needs of a store: the persisted frontier, the
+// commit of a page's outcome and whether a URL is already decided. It is
+// declared here, by its consumer; storage.Store (storage/sqlite,
+// storage/memory, a shared backend) implements it.
+type Store interface {
+	storage.Frontier
+	Commit(ctx context.Context, c *storage.Commit) error
+	Decided(ctx context.Context, url string) (o storage.Outcome, ok bool, err error)
+}
+
+var _ Store = storage.Store(nil)
+
 // Options tune a Crawler beyond the site file.
 type Options struct {
 	// Sites restricts the run to these site names (empty: every site).
@@ -117,7 +129,7 @@ const (
 // crawl at a time.
 type Crawler struct {
 	cfg     *config.Config
-	store   storage.Store
+	store   Store
 	proc    Processor
 	opts    Options
 	log     *slog.Logger
@@ -129,7 +141,7 @@ type Crawler struct {
 }
 
 // New checks the configuration and returns a Crawler for the selected sites.
-func New(cfg *config.Config, store storage.Store, proc Processor, opts Options) (*Crawler, error) {
+func New(cfg *config.Config, store Store, proc Processor, opts Options) (*Crawler, error) {
 	if cfg == nil || store == nil || proc == nil {
 		return nil, errors.New("crawler: config, store and processor are required")
 	}
@@ -213,7 +225,7 @@ func compileSite(s *config.Site) (*siteState, error) {
 	}
 	if st.followRe == nil && s.FollowURL != "" {
 		if st.followRe, err = regexp.Compile(s.FollowURL); err != nil {
-			return nil, fmt.Errorf("site %s: follow_url: %v", s.Name, err)
+			return nil, fmt.Errorf("site %s: follow_url: %w", s.Name, err)
 		}
 	}
 	if len(s.StartURLs) == 0 {
@@ -222,7 +234,7 @@ func compileSite(s *config.Site) (*siteState, error) {
 	for _, raw := range s.StartURLs {
 		cu, err := urlnorm.Canonical(raw, nil)
 		if err != nil {
-			return nil, fmt.Errorf("site %s: start URL %q: %v", s.Name, raw, err)
+			return nil, fmt.Errorf("site %s: start URL %q: %w", s.Name, raw, err)
 		}
 		u, _ := url.Parse(cu)
 		if p := u.Port(); p != "" {

@@ -147,6 +147,12 @@ type Options struct {
 	// Mode selects the decision method; the single methods exist for the
 	// evaluation's comparison tables.
 	Mode Mode
+	// Index is where the engine keeps and looks up the fingerprints of
+	// earlier articles (nil: a new MemoryIndex for Hamming and Jaccard). A
+	// shared implementation (Redis) lets several processes decide against
+	// one corpus; it must answer Candidates for this engine's Hamming
+	// radius and Jaccard threshold.
+	Index Index
 }
 
 // Mode is a decision method.
@@ -240,12 +246,12 @@ type Verdict struct {
 
 // Entry is an indexed article: a cluster centre.
 type Entry struct {
-	ID      uint64
-	Cluster uint64
-	Simhash uint64
-	Sig     spotsigs.Signature
-	Hash    [16]byte
-	Title   []uint64 // TitleSet of the headline
+	ID        uint64
+	Cluster   uint64
+	Simhash   uint64
+	Signature spotsigs.Signature
+	Hash      [16]byte
+	Title     []uint64 // TitleSet of the headline
 }
 
 // Index finds candidate near-duplicates among indexed entries. MemoryIndex
@@ -285,7 +291,8 @@ type Engine struct {
 	df    *docFreq
 }
 
-// New returns an engine over an empty MemoryIndex.
+// New returns an engine over opts.Index, or over an empty MemoryIndex when
+// opts.Index is nil.
 func New(seg Segmenter, opts Options) (*Engine, error) {
 	if seg == nil {
 		return nil, errors.New("dedup: nil segmenter")
@@ -301,9 +308,13 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 	if _, err := spotsigs.Extract(nil, spots); err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
-	idx, err := NewMemoryIndex(opts.Hamming, opts.Jaccard)
-	if err != nil {
-		return nil, err
+	idx := opts.Index
+	if idx == nil {
+		m, err := NewMemoryIndex(opts.Hamming, opts.Jaccard)
+		if err != nil {
+			return nil, err
+		}
+		idx = m
 	}
 	return &Engine{seg: seg, opts: opts, spots: spots, index: idx, df: newDocFreq()}, nil
 }
@@ -409,20 +420,20 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 		switch {
 		case c.Hash == fp.Hash:
 			j, cont, reason = 1, 1, "exact"
-		case fp.Short() || len(c.Sig) < MinSpots:
+		case fp.Short() || len(c.Signature) < MinSpots:
 			// Too few spots for Jaccard to mean much: near-exact only.
-			j = spotsigs.Jaccard(fp.Signature, c.Sig)
+			j = spotsigs.Jaccard(fp.Signature, c.Signature)
 			if j >= ShortJaccard && len(fp.Signature) > 0 {
 				reason = "short"
 			}
 		default:
-			j = spotsigs.Jaccard(fp.Signature, c.Sig)
-			cont = spotsigs.Containment(fp.Signature, c.Sig)
+			j = spotsigs.Jaccard(fp.Signature, c.Signature)
+			cont = spotsigs.Containment(fp.Signature, c.Signature)
 			switch {
 			case j >= e.opts.Jaccard:
 				reason = "jaccard"
 			case e.opts.Mode == Combined && e.opts.Containment > 0 && cont >= e.opts.Containment &&
-				min(len(fp.Signature), len(c.Sig)) >= MinContainmentSpots &&
+				min(len(fp.Signature), len(c.Signature)) >= MinContainmentSpots &&
 				(j >= MinContainmentJaccard || titleOverlap(fp.Title, c.Title) >= MinTitleOverlap):
 				reason = "containment"
 			}
@@ -470,7 +481,7 @@ func (e *Engine) decideSimhash(fp *Fingerprint, cands []*Entry) Verdict {
 		return v
 	}
 	return Verdict{Duplicate: true, DupOf: best.Cluster, Cluster: best.Cluster, Matched: best.ID, Distance: bestD,
-		Jaccard: spotsigs.Jaccard(fp.Signature, best.Sig), Reason: "hamming", Candidates: len(cands)}
+		Jaccard: spotsigs.Jaccard(fp.Signature, best.Signature), Reason: "hamming", Candidates: len(cands)}
 }
 
 // Add indexes a stored article as a cluster centre and counts its terms in
@@ -482,7 +493,7 @@ func (e *Engine) Add(id, cluster uint64, fp *Fingerprint) {
 	if fp.Empty() {
 		return // an empty text never joins or opens a cluster others can join
 	}
-	e.index.Add(Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Sig: fp.Signature, Hash: fp.Hash, Title: fp.Title})
+	e.index.Add(Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title})
 	e.df.add(fp.Terms)
 }
 
@@ -492,7 +503,7 @@ func (e *Engine) AddMember(id, cluster uint64, fp *Fingerprint) {
 	if fp.Empty() || e.opts.CentresOnly {
 		return
 	}
-	e.index.Add(Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Sig: fp.Signature, Hash: fp.Hash, Title: fp.Title})
+	e.index.Add(Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title})
 }
 
 // MergeClusters joins the clusters a verdict bridged (Verdict.Merged) into
