@@ -92,6 +92,9 @@ type Store interface {
 	storage.Frontier
 	Commit(ctx context.Context, c *storage.Commit) error
 	Decided(ctx context.Context, url string) (o storage.Outcome, ok bool, err error)
+	// PageOf reads a URL's last record (storage.ErrNotFound: none); the
+	// crawler reopens start URLs that an older version closed for good.
+	PageOf(ctx context.Context, url string) (storage.Page, error)
 }
 
 var _ Store = storage.Store(nil)

@@ -7,7 +7,6 @@ import (
 	"net/url"
 
 	"github.com/newsdedup/newscrawl/config"
-	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/urlnorm"
 )
 
@@ -19,8 +18,9 @@ import (
 // the configured site that covers the URL) within fetch.max_redirects. The
 // error is a *FetchError when the page could not be had (its Kind says why:
 // redirect_disallowed, robots_unavailable, http_404, ...), or
-// ErrRobotsDisallowed.
-func FetchPage(ctx context.Context, cfg *config.Config, rawURL string) (*Response, error) {
+// ErrRobotsDisallowed. store answers whether a redirect target was decided
+// by a crawl (an empty store: never); nothing is written to it.
+func FetchPage(ctx context.Context, cfg *config.Config, store Store, rawURL string) (*Response, error) {
 	cu, err := urlnorm.Canonical(rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("crawler: %q: %w", rawURL, err)
@@ -42,7 +42,7 @@ func FetchPage(ctx context.Context, cfg *config.Config, rawURL string) (*Respons
 	}
 	one := *cfg
 	one.Sites = []config.Site{site}
-	c, err := New(&one, storage.NewMemory(), Discard{}, Options{Workers: 1})
+	c, err := New(&one, store, Discard{Store: store}, Options{Workers: 1})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 func TestFetchPage(t *testing.T) {
@@ -48,7 +49,7 @@ func TestFetchPage(t *testing.T) {
 		{"disallowed", "/private/art/2", "", "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, err := FetchPage(context.Background(), cfg, ts.URL+tc.uri)
+			resp, err := FetchPage(context.Background(), cfg, memory.New(), ts.URL+tc.uri)
 			var fe *FetchError
 			switch {
 			case tc.robots:
@@ -88,7 +89,7 @@ func TestFetchPageUsesSite(t *testing.T) {
 		"/art/*":      article("a"),
 	})
 	cfg := testConfig(t, ts.URL, func(c *config.Config) { c.Sites[0].Charset = "gbk" })
-	resp, err := FetchPage(context.Background(), cfg, ts.URL+"/r/1")
+	resp, err := FetchPage(context.Background(), cfg, memory.New(), ts.URL+"/r/1")
 	if err != nil {
 		t.Fatal(err)
 	}

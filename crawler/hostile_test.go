@@ -12,6 +12,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 // Issue 10 items 2, 3 and 8: hostile robots.txt, link floods, meta refresh.
@@ -111,7 +112,7 @@ func TestRobotsHostileFileCancellation(t *testing.T) {
 	done := make(chan time.Time, 1)
 	var sum Summary
 	go func() {
-		sum, _ = runCrawl(t, ctx, cfg, storage.NewMemory(), &recProc{}, Options{})
+		sum, _ = runCrawl(t, ctx, cfg, memory.New(), &recProc{}, Options{})
 		done <- time.Now()
 	}()
 	select {
@@ -282,7 +283,7 @@ func TestStartPageRetriedAfterFailure(t *testing.T) {
 				"/art/*": article("a"),
 			})
 			cfg := testConfig(t, ts.URL)
-			st := storage.NewMemory()
+			st := memory.New()
 			proc := &recProc{store: st}
 			sum, err := runCrawl(t, context.Background(), cfg, st, proc, Options{})
 			if err != nil {
@@ -318,7 +319,7 @@ func TestStartPagePermanentErrorFromOldStore(t *testing.T) {
 		"/":           listPage("/art/1"),
 		"/art/*":      article("a"),
 	})
-	st := storage.NewMemory()
+	st := memory.New()
 	old := storage.Page{URL: ts.URL + "/", Site: "t", RunID: 1, Outcome: storage.OutcomeError, Status: 403,
 		ErrKind: "http_403", Err: "http status 403", Permanent: true, FetchedAt: time.Now()}
 	if err := st.Commit(context.Background(), &storage.Commit{Page: old}); err != nil {
@@ -341,7 +342,7 @@ func TestArticlePermanentErrorStaysFinal(t *testing.T) {
 		"/art/gone":   text(404, "gone"),
 	})
 	cfg := testConfig(t, ts.URL)
-	st := storage.NewMemory()
+	st := memory.New()
 	proc := &recProc{store: st}
 	for range 2 {
 		if _, err := runCrawl(t, context.Background(), cfg, st, proc, Options{}); err != nil {
