@@ -67,7 +67,10 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *workers < 0 {
 		return usagef("crawl: --workers must be >= 0, got %d", *workers)
 	}
-	_, err = crawl(ctx, &cfg, pipeline.CrawlOptions{ConfigPath: *site, Sites: names, Wait: *wait, ProgressEvery: *every, Log: log, Workers: *workers}, stdout, stderr)
+	res, err := crawl(ctx, &cfg, pipeline.CrawlOptions{ConfigPath: *site, Sites: names, Wait: *wait, ProgressEvery: *every, Log: log, Workers: *workers}, stdout, stderr)
+	if err == nil && res.Summary.NothingFetched {
+		return fmt.Errorf("crawl: %w", errNothingFetched)
+	}
 	return err
 }
 

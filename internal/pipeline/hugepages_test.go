@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"bytes"
@@ -18,15 +18,15 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
-	"github.com/newsdedup/newscrawl/internal/shared"
-	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 // hugePage builds a page of about size bytes from the bench's oversized
 // article (head, paragraphs repeated, tail), its first paragraph made unique
 // by tag.
 func hugePage(tb testing.TB, size int, tag string) []byte {
-	dir := shared.Path(tb, "bench", "dev", "special")
+	dir := sharedtest.Path(tb, "bench", "dev", "special")
 	read := func(name string) []byte {
 		b, err := os.ReadFile(dir + "/" + name)
 		if err != nil {
@@ -136,19 +136,19 @@ func BenchmarkHugePages(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	seg, err := newSegmenter(cfg.Segment)
+	seg, err := NewSegmenter(cfg.Segment)
 	if err != nil {
 		b.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var heapPeak, rssPeak float64
 	for b.Loop() {
-		store := storage.NewMemory()
-		eng, _, err := newEngine(ctx, &cfg, seg, store, time.Now())
+		store := memory.New()
+		eng, _, err := NewEngine(ctx, &cfg, seg, store, time.Now())
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := newPipeline(&cfg, store, eng, log)
+		pl, err := NewProcessor(&cfg, store, eng, log)
 		if err != nil {
 			b.Fatal(err)
 		}
