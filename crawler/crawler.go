@@ -606,41 +606,11 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 			}
 		}()
 	}
-	u, err := url.Parse(it.URL)
-	if err != nil || !u.IsAbs() {
-		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: KindBadURL, Permanent: true, Err: fmt.Errorf("unparsable frontier url")})
+	u, rules, why := r.admit(ctx, st, it)
+	if rules == nil {
+		startWhy = why
 		return
 	}
-	if o, ok, err := r.store.Decided(bg, it.URL); err != nil {
-		r.fatal(fmt.Errorf("decided %s: %w", it.URL, err))
-		return
-	} else if ok && o.Final() {
-		st.stats.skipDone.Add(1)
-		r.done(bg, it.URL)
-		return
-	}
-	rules, err := r.robotsFor(ctx, st, u)
-	if err != nil {
-		return // cancelled: the item stays in flight and is requeued next run
-	}
-	switch rules.state {
-	case robotsUnreachable, robotsDelayTooLarge:
-		kind := KindRobotsUnavailable
-		if rules.state == robotsDelayTooLarge {
-			kind = KindCrawlDelay
-		}
-		r.warn(st, fmt.Sprintf("host %s skipped: %s", u.Host, rules.reason))
-		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: kind, Err: errors.New(rules.reason)})
-		startWhy = rules.reason
-		return
-	}
-	if !rules.allowed(u) {
-		st.stats.robotsBlocked.Add(1)
-		r.done(bg, it.URL)
-		startWhy = "disallowed by robots.txt"
-		return
-	}
-
 	slot, ferr, abandoned := r.fetch(ctx, st, it.URL, u.Host, max(st.delay, rules.crawlDelay))
 	if abandoned {
 		return
@@ -667,33 +637,8 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		startWhy = ferr.Error()
 		return
 	}
-	final := it.URL
-	if n := len(slot.hops); n > 0 {
-		if c, err := urlnorm.Canonical(slot.hops[n-1].String(), nil); err == nil {
-			final = c
-		}
-	}
-	// One outcome per URL per run: a page reached through two redirects (or
-	// directly and through a redirect) at the same time is processed once.
-	if !r.claimed.add(final) {
-		st.stats.skipDone.Add(1)
-		r.done(bg, it.URL)
-		return
-	}
-	if final != it.URL {
-		r.seen.add(final)
-		if o, ok, err := r.store.Decided(bg, final); err != nil {
-			r.fatal(fmt.Errorf("decided %s: %w", final, err))
-			return
-		} else if ok && o.Final() {
-			st.stats.skipDone.Add(1)
-			r.done(bg, it.URL)
-			return
-		}
-	}
-	fu, err := url.Parse(final)
-	if err != nil {
-		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: KindBadURL, Permanent: true, Err: err})
+	final, ok := r.claimFinal(bg, st, it, slot)
+	if !ok {
 		return
 	}
 	if !isHTML(slot.header, slot.body) {
@@ -705,6 +650,91 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 	}
 	startWhy = "ok"
 	r.pagesOK.Add(1)
+	r.keepPage(ctx, st, it, final, slot, links)
+}
+
+// admit checks a frontier item before it is fetched: a URL that parses, not
+// decided by an earlier run, on a host whose robots.txt could be read and
+// allows it. rules is nil when the item is not fetched; why then says why
+// (empty when it was skipped, not failed).
+func (r *run) admit(ctx context.Context, st *siteState, it storage.FrontierItem) (u *url.URL, rules *robotsRules, why string) {
+	bg := context.WithoutCancel(ctx)
+	u, err := url.Parse(it.URL)
+	if err != nil || !u.IsAbs() {
+		fe := &FetchError{Kind: KindBadURL, Permanent: true, Err: fmt.Errorf("unparsable frontier url")}
+		r.recordError(bg, st, it.URL, it.URL, fe)
+		return nil, nil, fe.Error()
+	}
+	if o, ok, err := r.store.Decided(bg, it.URL); err != nil {
+		r.fatal(fmt.Errorf("decided %s: %w", it.URL, err))
+		return nil, nil, ""
+	} else if ok && o.Final() {
+		st.stats.skipDone.Add(1)
+		r.done(bg, it.URL)
+		return nil, nil, ""
+	}
+	rules, err = r.robotsFor(ctx, st, u)
+	if err != nil {
+		return nil, nil, "" // cancelled: the item stays in flight and is requeued next run
+	}
+	switch rules.state {
+	case robotsUnreachable, robotsDelayTooLarge:
+		kind := KindRobotsUnavailable
+		if rules.state == robotsDelayTooLarge {
+			kind = KindCrawlDelay
+		}
+		r.warn(st, fmt.Sprintf("host %s skipped: %s", u.Host, rules.reason))
+		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: kind, Err: errors.New(rules.reason)})
+		return nil, nil, rules.reason
+	}
+	if !rules.allowed(u) {
+		st.stats.robotsBlocked.Add(1)
+		r.done(bg, it.URL)
+		return nil, nil, "disallowed by robots.txt"
+	}
+	return u, rules, ""
+}
+
+// claimFinal returns the canonical URL of the page a fetch ended on (after
+// redirects and refreshes) and claims it for this run: one outcome per URL
+// per run, so a page reached through two redirects (or directly and through
+// a redirect) at the same time is processed once, and a page decided by an
+// earlier run is not processed again. ok is false when the item is done.
+func (r *run) claimFinal(bg context.Context, st *siteState, it storage.FrontierItem, slot *fetchSlot) (final string, ok bool) {
+	final = it.URL
+	if n := len(slot.hops); n > 0 {
+		if c, err := urlnorm.Canonical(slot.hops[n-1].String(), nil); err == nil {
+			final = c
+		}
+	}
+	if !r.claimed.add(final) {
+		st.stats.skipDone.Add(1)
+		r.done(bg, it.URL)
+		return "", false
+	}
+	if final != it.URL {
+		r.seen.add(final)
+		if o, ok, err := r.store.Decided(bg, final); err != nil {
+			r.fatal(fmt.Errorf("decided %s: %w", final, err))
+			return "", false
+		} else if ok && o.Final() {
+			st.stats.skipDone.Add(1)
+			r.done(bg, it.URL)
+			return "", false
+		}
+	}
+	if _, err := url.Parse(final); err != nil {
+		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: KindBadURL, Permanent: true, Err: err})
+		return "", false
+	}
+	return final, true
+}
+
+// keepPage pushes the links of a fetched HTML page, then hands an article
+// to the Processor or records a list page, and marks the item done.
+func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierItem, final string, slot *fetchSlot, links pageLinks) {
+	bg := context.WithoutCancel(ctx)
+	fu, _ := url.Parse(final) // checked by claimFinal
 	if err := r.discover(ctx, bg, st, fu, it.Depth, links); err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return // cancelled: the item stays in flight and is requeued next run
