@@ -786,7 +786,12 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 	case <-ctx.Done():
 		return nil, nil, true
 	}
-	defer func() { r.cols <- col }()
+	defer func() {
+		// The collector goes back to the pool without this fetch's slot:
+		// its context would keep the page body alive until the next fetch.
+		col.Context = context.Background()
+		r.cols <- col
+	}()
 	for attempt := 0; ; attempt++ {
 		if err := r.pacer.wait(ctx, host, delay); err != nil {
 			return nil, nil, true
