@@ -387,3 +387,24 @@ func TestNoStartPageWarningPerSite(t *testing.T) {
 		t.Errorf("warnings %q", sum.Warnings)
 	}
 }
+
+// TestMetaRefreshInConditionalComment: qq.com's pages carry
+// <!--[if lte IE 8]><meta http-equiv="refresh" content="0; url=…upgrade.htm"><![endif]-->
+// for old browsers: a comment, not a refresh to follow (eval web's qq pages).
+func TestMetaRefreshInConditionalComment(t *testing.T) {
+	for _, tc := range []struct{ name, page, want string }{
+		{"conditional comment", `<html><head><!--[if lte IE 8]><meta http-equiv="refresh" content="0; url=https://new.qq.com/upgrade.htm"><![endif]--></head><body><a href="/a">a</a></body></html>`, ""},
+		// A refresh for clients without JavaScript (to a "please enable
+		// JavaScript" page) is not followed either: the page itself is what
+		// a browser shows.
+		{"noscript", `<html><head><noscript><meta http-equiv="refresh" content="0; url=/nojs"></noscript></head></html>`, ""},
+		{"plain", `<meta http-equiv="refresh" content="0; url=/next">`, "/next"},
+		{"other http-equiv", `<meta http-equiv="content-type" content="0; url=/no">`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := extractLinks([]byte(tc.page), 10).refresh; got != tc.want {
+				t.Errorf("refresh %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
