@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
@@ -100,8 +102,10 @@ func rssBytes() uint64 {
 // BenchmarkHugePages crawls 8 article pages of 9.5 MB at parallelism 8
 // through the whole pipeline (fetch, decode, extract, segment, fingerprint,
 // dedup, memory store) and reports the peak heap and RSS growth over the
-// process before the crawl, per page and as a multiple of the page size
-// (issue 10 item 3: about 30x before).
+// process before the crawl, per page as a multiple of the page size (issue
+// 10 item 3: about 30x before). "budget" runs with the memory budget that
+// Crawl sets (SetMemoryBudget, default fetch.max_body), "gc-default"
+// without it.
 func BenchmarkHugePages(b *testing.B) {
 	const pages, size = 8, 9_500_000
 	bodies := make([][]byte, pages)
@@ -128,54 +132,120 @@ func BenchmarkHugePages(b *testing.B) {
 		}
 	}))
 	defer ts.Close()
-	cfg := config.Default()
-	cfg.Fetch.MaxBody = 16 << 20
+	cfg := config.Default() // fetch.max_body 10 MiB
 	cfg.Sites = []config.Site{{Name: "huge", StartURLs: []string{ts.URL + "/"}, AllowedDomains: []string{"127.0.0.1"},
 		ArticleURL: `/c/\d+$`, Parallelism: pages, MaxDepth: 1}}
 	if err := cfg.Validate(); err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
 	seg, err := NewSegmenter(cfg.Segment)
 	if err != nil {
 		b.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	var heapPeak, rssPeak float64
-	for b.Loop() {
-		store := memory.New()
-		eng, _, err := NewEngine(ctx, &cfg, seg, store, time.Now())
-		if err != nil {
-			b.Fatal(err)
+	for _, budget := range []bool{false, true} {
+		name := "gc-default"
+		if budget {
+			name = "budget"
 		}
-		pl, err := NewProcessor(&cfg, store, eng, log)
-		if err != nil {
-			b.Fatal(err)
-		}
-		cr, err := crawler.New(&cfg, store, pl, crawler.Options{Workers: pages, Logger: log})
-		if err != nil {
-			b.Fatal(err)
-		}
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		heap0, rss0 := m.HeapInuse, rssBytes()
-		s := startMemSampler()
-		sum, err := cr.Run(ctx, 1)
-		heap, rss := s.finish()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if sum.Total.Articles != pages {
-			b.Fatalf("%d articles processed, want %d (errors %v)", sum.Total.Articles, pages, sum.Total.ErrorKinds)
-		}
-		heapPeak = max(heapPeak, float64(heap-heap0))
-		if rss > rss0 {
-			rssPeak = max(rssPeak, float64(rss-rss0))
-		}
+		b.Run(name, func(b *testing.B) {
+			var heapPeak, rssPeak float64
+			for b.Loop() {
+				heap, rss := crawlHuge(b, &cfg, seg, pages, budget)
+				heapPeak, rssPeak = max(heapPeak, heap), max(rssPeak, rss)
+			}
+			b.ReportMetric(heapPeak/1e6, "peak-heap-MB")
+			b.ReportMetric(rssPeak/1e6, "peak-rss-MB")
+			b.ReportMetric(heapPeak/pages/size, "heap-x-page")
+			b.ReportMetric(rssPeak/pages/size, "rss-x-page")
+		})
 	}
-	b.ReportMetric(heapPeak/1e6, "peak-heap-MB")
-	b.ReportMetric(rssPeak/1e6, "peak-rss-MB")
-	b.ReportMetric(heapPeak/pages/size, "heap-x-page")
-	b.ReportMetric(rssPeak/pages/size, "rss-x-page")
+}
+
+// crawlHuge crawls cfg's site once into a memory store and returns the
+// peak heap and RSS growth during the crawl.
+func crawlHuge(b *testing.B, cfg *config.Config, seg *segment.Segmenter, pages int, budget bool) (heap, rss float64) {
+	ctx := context.Background()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	store := memory.New()
+	eng, _, err := NewEngine(ctx, cfg, seg, store, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	pl, err := NewProcessor(cfg, store, eng, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cr, err := crawler.New(cfg, store, pl, crawler.Options{Workers: pages, Logger: log})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if budget {
+		_, restore := SetMemoryBudget(cfg, pages)
+		defer restore()
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	heap0, rss0 := m.HeapInuse, rssBytes()
+	s := startMemSampler()
+	sum, err := cr.Run(ctx, 1)
+	h, r := s.finish()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if sum.Total.Articles != int64(pages) {
+		b.Fatalf("%d articles processed, want %d (errors %v)", sum.Total.Articles, pages, sum.Total.ErrorKinds)
+	}
+	heap = float64(h - heap0)
+	if r > rss0 {
+		rss = float64(r - rss0)
+	}
+	return heap, rss
+}
+
+func TestInFlightPages(t *testing.T) {
+	cfg := config.Default()
+	cfg.Sites = []config.Site{{Name: "a", Parallelism: 2}, {Name: "b", Parallelism: 3}, {Name: "c"}}
+	for _, tc := range []struct {
+		name    string
+		sites   []string
+		workers int
+		want    int
+	}{
+		{"all sites", nil, 0, 6},
+		{"selected sites", []string{"b", "c"}, 0, 4},
+		{"workers set", nil, 1, 1},
+		{"workers capped", nil, 1000, crawler.MaxWorkers},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := inFlightPages(&cfg, tc.sites, tc.workers); got != tc.want {
+				t.Errorf("inFlightPages = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSetMemoryBudget(t *testing.T) {
+	cfg := config.Default()
+	t.Run("set and restored", func(t *testing.T) {
+		t.Setenv("GOMEMLIMIT", "")
+		before := debug.SetMemoryLimit(-1)
+		limit, restore := SetMemoryBudget(&cfg, 4)
+		if min := int64(4*cfg.Fetch.MaxBody*pageMemoryFactor + budgetSlack); limit < min || debug.SetMemoryLimit(-1) != limit {
+			t.Errorf("limit %d (runtime %d), want at least %d", limit, debug.SetMemoryLimit(-1), min)
+		}
+		restore()
+		if got := debug.SetMemoryLimit(-1); got != before {
+			t.Errorf("limit after restore %d, want %d", got, before)
+		}
+	})
+	t.Run("operator's GOMEMLIMIT wins", func(t *testing.T) {
+		t.Setenv("GOMEMLIMIT", "1GiB")
+		before := debug.SetMemoryLimit(-1)
+		limit, restore := SetMemoryBudget(&cfg, 4)
+		defer restore()
+		if limit != 0 || debug.SetMemoryLimit(-1) != before {
+			t.Errorf("limit %d set although GOMEMLIMIT is", limit)
+		}
+	})
 }
