@@ -80,8 +80,7 @@ type Options struct {
 	// StripMetaLines removes 来源/责任编辑 lines that sit inside the body
 	// from Text (they are captured into Source/Editor either way). Off by
 	// default: the reprint-web truth counts such lines as body text, and
-	// keeping them measured better (mean bigram F1 0.9993 vs 0.9945 on the
-	// dev split).
+	// keeping them measured better (docs/THRESHOLDS.md).
 	StripMetaLines bool
 }
 

@@ -35,12 +35,9 @@ const (
 	// paper used 0.9; the project's issue asks for 0.8.
 	DefaultOptRatio = 0.8
 	// DefaultTopN: only the N stopwords most frequent in the main text
-	// are candidates. 100 was chosen on the reprint web (bench/dev): with
-	// the top 20 a 300-character article gets ~20 spots and the Jaccard of
-	// true reprints spreads down to 0.29 while one distinct pair reaches 0.47;
-	// with the top 100 articles average 107 spots, no distinct pair exceeds
-	// 0.31 and 353 of 356 reprint pairs reach 0.35 (eval web prints the
-	// resulting clustering figures).
+	// are candidates. More antecedents give more spots per article, which
+	// separates reprints from distinct stories; 100 was chosen on the
+	// reprint web (bench/dev), figures in docs/THRESHOLDS.md.
 	DefaultTopN = 100
 )
 

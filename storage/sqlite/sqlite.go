@@ -57,16 +57,13 @@ const (
 	maxFoldChunk  = 1 << foldChunkBits
 	// foldEvery is how many stored documents' terms wait in docfreq_pending
 	// before a Commit folds them into docfreq (see docfreq.go). Upserting an
-	// article's ~300 terms straight into docfreq dirtied ~100 of its B-tree
-	// pages per commit (115 WAL frames, ~460 KB, measured with
-	// BenchmarkCommit on the shared corpus), which the WAL then wrote and
-	// checkpointed again; the log takes one row per document and the fold
-	// touches each docfreq page once per foldEvery documents. Larger batches
-	// share more terms, so the fold's upserts per document fall as it grows
-	// (BenchmarkCommit CPU per commit: 0.93 ms at 64, 0.79 ms at 256); 256
-	// keeps the folding commit (~25k upserts: 0.1-0.2 s on the shared
-	// 2-core machine, against 0.26 ms for a median commit) and the log that
-	// DocFreqs reads into memory small.
+	// article's terms straight into docfreq dirtied about a hundred B-tree
+	// pages per commit, which the WAL then wrote and checkpointed again; the
+	// log takes one row per document and the fold touches each docfreq page
+	// once per foldEvery documents. Larger batches share more terms, so the
+	// fold's upserts per document fall as it grows, while the folding commit
+	// and the log that DocFreqs reads into memory grow; 256 balances them
+	// (BenchmarkCommit figures: docs/THRESHOLDS.md).
 	foldEvery = 256
 )
 
