@@ -37,8 +37,8 @@ const (
 	DefaultRetries      = 3
 	DefaultMaxRedirects = 5
 	DefaultMaxURLLength = 2048
-	// DefaultMaxLinksPerPage: links read from one page; portal home pages
-	// carry 500-2,000, so the rest of a page with more is a trap.
+	// DefaultMaxLinksPerPage: links read from one page (figures in
+	// docs/THRESHOLDS.md).
 	DefaultMaxLinksPerPage = 5000
 	// MaxLinksPerPageLimit is the largest fetch.max_links_per_page accepted.
 	MaxLinksPerPageLimit = 1_000_000
