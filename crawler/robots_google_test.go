@@ -394,3 +394,22 @@ func TestRobotsTruncatedAt500KiB(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRobots: any robots.txt body and any path compile and match without
+// a panic, and the same path always gets the same answer (the matcher's
+// scratch state is reused between calls).
+func FuzzRobots(f *testing.F) {
+	for _, tc := range googleRobotsSuite()[:40] {
+		f.Add(tc.robots, "/x/page.html?q=1")
+	}
+	f.Add("User-agent: *\nDisallow: /新闻/*%e6$\nAllow: /*a*b*c*\n", "/%E6%96%B0%E9%97%BB/a")
+	f.Add("\xef\xbbUser-agent newscrawl\nDisallow /\nCrawl-delay: NaN\n", "/")
+	f.Fuzz(func(t *testing.T, robots, path string) {
+		g := compileRobots(robots, "newscrawl")
+		p := canonicalRobotsPath("/" + path)
+		first := g.matcher.allowed(p)
+		if again := g.matcher.allowed(p); again != first {
+			t.Fatalf("allowed(%q) changed from %v to %v", p, first, again)
+		}
+	})
+}
