@@ -36,6 +36,15 @@
 //     ports, stay apart).
 //   - article_url and follow_url are matched against the canonical absolute
 //     URL (see urlnorm.Canonical).
+//   - robots.txt is read as Google reads it (robotsmatch.go) and matched
+//     against the URL that is requested.
+//   - Permanent errors are final for article URLs only: start and list
+//     pages are fetched again by every run whatever their last outcome, and
+//     a site whose start pages all fail gets a warning; a run that fetched
+//     nothing at all says so (Summary.NothingFetched).
+//   - At most fetch.max_links_per_page links are read from a page (the rest
+//     are counted); a <meta http-equiv="refresh"> to another URL is
+//     followed like a redirect.
 package crawler
 
 import (
