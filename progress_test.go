@@ -27,7 +27,7 @@ func TestProgressFlag(t *testing.T) {
 			if res.code != exitOK {
 				t.Fatalf("crawl: %v", res)
 			}
-			if got := strings.Contains(res.stderr, "s] fetched "); got != tc.want {
+			if got := strings.Contains(res.stderr, " pages/s "); got != tc.want {
 				t.Errorf("progress line on stderr: %v, want %v\n%s", got, tc.want, res.stderr)
 			}
 		})

@@ -128,6 +128,11 @@ type Options struct {
 	Clock Clock
 	// RetryBase is the first retry backoff (default DefaultRetryBase).
 	RetryBase time.Duration
+	// OnFetch, when set, is called after every HTTP attempt with the site,
+	// the URL, the status (0: no response) and the attempt's duration
+	// (politeness waits excluded). It must be quick and safe for
+	// concurrent use (metrics).
+	OnFetch func(site, url string, status int, d time.Duration)
 }
 
 // Defaults for Options.
@@ -398,7 +403,7 @@ func (c *Crawler) newRun(runID int64) *run {
 	f := c.cfg.Fetch
 	timeout := fetchDefault(f.Timeout.D(), config.DefaultTimeout)
 	idle := fetchDefault(f.ConnectTimeout.D(), config.DefaultConnectTO)
-	maxBody := fetchDefault(f.MaxBody, config.DefaultMaxBody)
+	maxBody := fetchDefault(int64(f.MaxBody), config.DefaultMaxBody)
 	r := &run{
 		Crawler:       c,
 		runID:         runID,
@@ -641,7 +646,6 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		return
 	}
 	if ferr != nil {
-		r.log.Debug("fetch failed", "site", st.name, "url", it.URL, "kind", ferr.Kind, "err", ferr.Err)
 		r.recordError(bg, st, it.URL, it.URL, ferr)
 		startWhy = ferr.Error()
 		return
@@ -698,6 +702,7 @@ func (r *run) admit(ctx context.Context, st *siteState, it storage.FrontierItem)
 	}
 	if !rules.allowed(u) {
 		st.stats.robotsBlocked.Add(1)
+		r.log.Info("skipped", "site", st.name, "url", it.URL, "reason", "robots")
 		r.done(bg, it.URL)
 		return nil, nil, "disallowed by robots.txt"
 	}
@@ -808,7 +813,9 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 		slot = &fetchSlot{site: st}
 		col.Context = context.WithValue(ctx, slotKey{}, slot)
 		st.stats.requests.Add(1)
+		t0 := time.Now()
 		err := col.Request(http.MethodGet, rawURL, nil, nil, r.headers.Clone())
+		r.fetched(st, rawURL, slot.status, time.Since(t0), err)
 		if ctx.Err() != nil {
 			return nil, nil, true
 		}
@@ -837,7 +844,7 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 			r.pacer.holdUntil(host, r.clock.Now().Add(ra))
 		}
 		st.stats.retries.Add(1)
-		r.log.Debug("retrying", "url", rawURL, "kind", ferr.Kind, "attempt", attempt+1, "wait", wait)
+		r.log.Info("retrying", "site", st.name, "url", rawURL, "kind", ferr.Kind, "attempt", attempt+1, "wait", wait)
 		if err := r.clock.Sleep(ctx, wait); err != nil {
 			return nil, nil, true
 		}
@@ -1046,22 +1053,27 @@ func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, de
 			continue
 		case len(cu) > r.maxURLLength:
 			st.stats.skipLength.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "url_length", "from", page.String())
 			continue
 		case isPathTrap(lu.Path):
 			st.stats.skipTrap.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "trap", "from", page.String())
 			continue
 		case kind == linkFollow && hasIgnoredExtension(lu.Path):
 			st.stats.skipExt.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "file_type", "from", page.String())
 			continue
 		case r.seen.has(cu):
 			continue
 		case depth+1 > st.cfg.MaxDepth:
 			st.stats.skipDepth.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "depth", "depth", depth+1, "from", page.String())
 			continue
 		}
 		if rules := r.robots.peek(lu.Scheme + "://" + lu.Host); rules != nil && rules.state == robotsOK && !rules.allowed(lu) {
 			if r.seen.add(cu) {
 				st.stats.robotsBlocked.Add(1)
+				r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "robots", "from", page.String())
 			}
 			continue
 		}
@@ -1124,9 +1136,23 @@ func (r *run) recordError(ctx context.Context, st *siteState, pageURL, reqURL st
 		return
 	}
 	st.stats.addError(fe.Kind)
+	r.log.Info("failed", "site", st.name, "url", pageURL, "kind", fe.Kind, "status", fe.Status, "err", msg)
 	r.done(ctx, reqURL)
 	if pageURL != reqURL {
 		r.done(ctx, pageURL)
+	}
+}
+
+// fetched reports one HTTP attempt: a debug log line (-vv) and
+// Options.OnFetch.
+func (r *run) fetched(st *siteState, u string, status int, d time.Duration, err error) {
+	if err != nil {
+		r.log.Debug("fetch", "site", st.name, "url", u, "status", status, "ms", d.Milliseconds(), "err", err)
+	} else {
+		r.log.Debug("fetch", "site", st.name, "url", u, "status", status, "ms", d.Milliseconds())
+	}
+	if r.opts.OnFetch != nil {
+		r.opts.OnFetch(st.name, u, status, d)
 	}
 }
 

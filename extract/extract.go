@@ -188,6 +188,9 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 		}
 		art.Text = strings.Join(kept, "\n")
 	}
+	if sanitize(art); art.Text == "" {
+		return nil, fmt.Errorf("%w: no text left after removing control characters", ErrNoArticle)
+	}
 	return art, nil
 }
 

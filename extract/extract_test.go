@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/newsdedup/newscrawl/decode"
@@ -116,6 +117,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add([]byte("<p>相关阅读</p><ul><li><a>x</a></li></ul>"))
 	f.Add([]byte("<table><tr><td>" + strings.Repeat("<div><p>文字，", 200)))
 	f.Add([]byte("<h1>标题</h1><div>2012年13月45日 99:99</div><p>来源：</p>"))
+	f.Add([]byte("<title>\u202e标题\x1b[31m</title><p>" + strings.Repeat("\u202e\x1b\u2066。", 300) + "</p><p>正文，\r\x00正文。</p>"))
 	ex, err := extract.New(extract.Options{})
 	if err != nil {
 		f.Fatal(err)
@@ -139,6 +141,11 @@ func FuzzExtract(f *testing.F) {
 			if strings.TrimSpace(l) == "" {
 				t.Fatalf("empty line in %q", a.Text)
 			}
+		}
+		if i := strings.IndexFunc(a.Title+a.Text, func(r rune) bool {
+			return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0 || unicode.Is(unicode.Bidi_Control, r)
+		}); i >= 0 {
+			t.Fatalf("control character left in %q / %q", a.Title, a.Text)
 		}
 	})
 }

@@ -46,17 +46,12 @@ type extractOutput struct {
 // refreshes kept on the URL's host (or the allowed_domains of the site of
 // --site that covers it) within fetch.max_redirects.
 func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("extract", stderr)
 	charsetFlag := fs.String("charset", "", "decode with this charset instead of detecting it (a site override)")
 	var remove selectorList
 	fs.Var(&remove, "remove", "CSS selector of elements to delete before extraction (repeatable)")
 	bodySel := fs.String("body", "", "CSS selector of the article body (skips detection)")
 	site := fs.String("site", "", "site file whose user agent, fetch limits and site scope apply to a URL (default: the built-in defaults)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: newscrawl extract FILE_OR_URL [--site FILE] [--charset X] [--remove SEL]... [--body SEL]")
-		fs.PrintDefaults()
-	}
 	// Flags may come before or after the positional argument.
 	var pos []string
 	for {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -19,10 +18,9 @@ import (
 // and cleaned/<name>.txt (its hand-labelled main text), prints the counts and
 // writes the list that package segment embeds.
 func cmdLearnAntecedents(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("learn-antecedents", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("learn-antecedents", stderr)
 	data := fs.String("data", "../shared/data/extraction/cwced-dev", "labelled set: directory with original/*.html and cleaned/*.txt")
-	out := fs.String("out", "segment/antecedents.txt", "antecedent list to write (empty: print only)")
+	out := fs.String("out", "", "file to write the antecedent list to, in the format of segment/antecedents.txt (default: print only; to update the embedded list, name segment/antecedents.txt)")
 	basic := fs.Float64("basic", antecedents.DefaultBasicRatio, "basic antecedents: t1/t2 above this")
 	opt := fs.Float64("opt", antecedents.DefaultOptRatio, "optimised antecedents: t1/t2 above this")
 	top := fs.Int("top", antecedents.DefaultTopN, "only the N stopwords most frequent in the main text are candidates")

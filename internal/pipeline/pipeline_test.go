@@ -52,7 +52,7 @@ func TestPipelineMergesClusters(t *testing.T) {
 		t.Helper()
 		art := &extract.Article{Title: st.Title, Text: text}
 		page := storage.Page{URL: url, Site: "s", RunID: 1, Status: 200, FetchedAt: time.Now()}
-		out, err := pl.decideAndCommit(ctx, page, art, eng.Fingerprint(art.Title, art.Text))
+		out, err := pl.decideAndCommit(ctx, page, art, eng.Fingerprint(art.Title, art.Text), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,5 +84,28 @@ func TestPipelineMergesClusters(t *testing.T) {
 	}
 	if err := store.Check(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKeepRawNeedsRawStore: fetch.keep_raw with a store that cannot keep
+// raw responses is refused, not silently ignored.
+func TestKeepRawNeedsRawStore(t *testing.T) {
+	cfg := config.Default()
+	cfg.Fetch.KeepRaw = true
+	type plainStore struct{ storage.Store } // hides memory.Store's Raw
+	for _, tc := range []struct {
+		name    string
+		store   storage.Store
+		wantErr bool
+	}{
+		{"raw store", memory.New(), false},
+		{"plain store", plainStore{memory.New()}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewProcessor(&cfg, tc.store, nil, slog.New(slog.DiscardHandler))
+			if (err != nil) != tc.wantErr || (err != nil && !strings.Contains(err.Error(), "fetch.keep_raw")) {
+				t.Fatalf("err %v, want error %v", err, tc.wantErr)
+			}
+		})
 	}
 }

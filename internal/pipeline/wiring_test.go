@@ -15,6 +15,7 @@ import (
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/export"
 	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage"
 )
@@ -110,11 +111,11 @@ func TestCrawlAndExport(t *testing.T) {
 	if res.Run.Status != storage.RunCompleted || res.Run.Stats.Stored != want.Stored || res.Run.Stats.Duplicates != want.Duplicates {
 		t.Fatalf("run %+v, want completed with %d stored and %d duplicates", res.Run, want.Stored, want.Duplicates)
 	}
-	if !strings.Contains(status.String(), "0 stored articles indexed") {
+	if !strings.Contains(status.String(), "; 0 fingerprints indexed") {
 		t.Errorf("status lines %q do not report the index rebuild", status.String())
 	}
 	out := filepath.Join(dir, "corpus.jsonl")
-	n, err := ExportFile(ctx, db, out)
+	n, err := ExportFile(ctx, db, out, ExportOptions{})
 	if err != nil || n != want.Stored+want.Duplicates {
 		t.Fatalf("export: %d lines, %v; want %d", n, err, want.Stored+want.Duplicates)
 	}
@@ -124,7 +125,7 @@ func TestCrawlAndExport(t *testing.T) {
 	}
 	kept := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var l ExportLine
+		var l export.Record
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
 			t.Fatal(err)
 		}
@@ -142,10 +143,10 @@ func TestCrawlAndExport(t *testing.T) {
 	if err != nil || res.Run.Stats.Stored != 0 {
 		t.Fatalf("second crawl: %+v, %v; want nothing stored", res.Run, err)
 	}
-	if !strings.Contains(status.String(), "stored articles indexed") || strings.Contains(status.String(), " 0 stored articles indexed") {
+	if !strings.Contains(status.String(), "fingerprints indexed") || strings.Contains(status.String(), " 0 fingerprints indexed") {
 		t.Errorf("second crawl status %q: want the stored articles indexed", status.String())
 	}
-	if _, err := ExportFile(ctx, filepath.Join(dir, "none.db"), filepath.Join(dir, "x.jsonl")); !os.IsNotExist(err) {
+	if _, err := ExportFile(ctx, filepath.Join(dir, "none.db"), filepath.Join(dir, "x.jsonl"), ExportOptions{}); !os.IsNotExist(err) {
 		t.Errorf("export of a missing store: %v, want not-exist", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.jsonl")); !os.IsNotExist(err) {
