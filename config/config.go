@@ -40,10 +40,15 @@ const (
 	DefaultMaxBody     = 10 << 20 // decompressed bytes; portal article pages are 20-500 KB
 	// MaxMaxBody is the largest fetch.max_body accepted: a page is held in
 	// memory whole, and a larger limit is a typo rather than a wish.
-	MaxMaxBody           = 1 << 30
-	DefaultRetries       = 3
-	DefaultMaxRedirects  = 5
-	DefaultMaxURLLength  = 2048
+	MaxMaxBody          = 1 << 30
+	DefaultRetries      = 3
+	DefaultMaxRedirects = 5
+	DefaultMaxURLLength = 2048
+	// DefaultMaxLinksPerPage: links read from one page (figures in
+	// docs/THRESHOLDS.md).
+	DefaultMaxLinksPerPage = 5000
+	// MaxLinksPerPageLimit is the largest fetch.max_links_per_page accepted.
+	MaxLinksPerPageLimit = 1_000_000
 	DefaultMaxCrawlDelay = 60 * time.Second
 	DefaultMaxPages      = 0 // unlimited
 	// DefaultHamming is Manku et al. (2007)'s k=3 for 64-bit Simhash.
@@ -127,8 +132,11 @@ type Fetch struct {
 	Retries        int      `yaml:"retries"`
 	MaxRedirects   int      `yaml:"max_redirects"`
 	MaxURLLength   int      `yaml:"max_url_length"`
-	MaxCrawlDelay  Duration `yaml:"max_crawl_delay"` // robots Crawl-delay above this: the host is skipped
-	IgnoreRobots   bool     `yaml:"ignore_robots"`
+	// MaxLinksPerPage: links read from one page, in document order; the
+	// rest are counted (skipped_link_cap) and ignored.
+	MaxLinksPerPage int      `yaml:"max_links_per_page"`
+	MaxCrawlDelay   Duration `yaml:"max_crawl_delay"` // robots Crawl-delay above this: the host is skipped
+	IgnoreRobots    bool     `yaml:"ignore_robots"`
 	// KeepRaw keeps the HTTP response (status, headers, decompressed body;
 	// compressed in the store) of every stored article, for WARC export.
 	KeepRaw bool `yaml:"keep_raw"`
@@ -181,13 +189,14 @@ func Default() Config {
 		UserAgent: DefaultUserAgent,
 		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard},
 		Fetch: Fetch{
-			Timeout:        Duration(DefaultTimeout),
-			ConnectTimeout: Duration(DefaultConnectTO),
-			MaxBody:        DefaultMaxBody,
-			Retries:        DefaultRetries,
-			MaxRedirects:   DefaultMaxRedirects,
-			MaxURLLength:   DefaultMaxURLLength,
-			MaxCrawlDelay:  Duration(DefaultMaxCrawlDelay),
+			Timeout:         Duration(DefaultTimeout),
+			ConnectTimeout:  Duration(DefaultConnectTO),
+			MaxBody:         DefaultMaxBody,
+			Retries:         DefaultRetries,
+			MaxRedirects:    DefaultMaxRedirects,
+			MaxURLLength:    DefaultMaxURLLength,
+			MaxLinksPerPage: DefaultMaxLinksPerPage,
+			MaxCrawlDelay:   Duration(DefaultMaxCrawlDelay),
 		},
 	}
 }
@@ -346,6 +355,9 @@ func (c *Config) validateFetch(add addFunc) {
 	}
 	if f.MaxURLLength < 64 {
 		add("fetch.max_url_length", "must be >= 64, got %d", f.MaxURLLength)
+	}
+	if f.MaxLinksPerPage < 1 || f.MaxLinksPerPage > MaxLinksPerPageLimit {
+		add("fetch.max_links_per_page", "must be in [1, %d], got %d", MaxLinksPerPageLimit, f.MaxLinksPerPage)
 	}
 	if f.MaxCrawlDelay <= 0 {
 		add("fetch.max_crawl_delay", "must be > 0")

@@ -282,7 +282,7 @@ func BenchmarkExtractLinks(b *testing.B) {
 	}
 	b.SetBytes(int64(len(page)))
 	for b.Loop() {
-		hrefs, _ := extractLinks(page)
+		hrefs := extractLinks(page, config.DefaultMaxLinksPerPage).hrefs
 		if len(hrefs) < 100 || !slices.Contains(hrefs, "/index_02.html") {
 			b.Fatalf("extracted %d links, pager missing", len(hrefs))
 		}

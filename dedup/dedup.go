@@ -320,17 +320,20 @@ func (e *Engine) Fingerprint(title, text string) *Fingerprint {
 	words := e.seg.Words(text)
 	fp := &Fingerprint{Words: len(words), Title: TitleSet(title)}
 	h := sha256.New()
-	var n [4]byte
+	// One reused buffer: []byte(w) per word allocated a copy of the whole
+	// text in small pieces (garbage that counted on multi-megabyte pages).
+	var buf []byte
 	for _, w := range words {
-		binary.LittleEndian.PutUint32(n[:], uint32(len(w)))
-		h.Write(n[:])
-		h.Write([]byte(w))
+		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(len(w)))
+		buf = append(buf, w...)
+		h.Write(buf)
 	}
 	copy(fp.Hash[:], h.Sum(nil))
 	if len(words) == 0 {
 		return fp
 	}
-	feats := segment.Features(words, e.seg.IsStop, e.opts.Weighting, e.df, segment.FeatureOptions{TopM: e.opts.TopM, JTidf: e.opts.JTidf})
+	feats := segment.Features(words, e.seg.IsStop, e.opts.Weighting, e.df,
+		segment.FeatureOptions{TopM: e.opts.TopM, JTidf: e.opts.JTidf, NoPositions: !e.opts.Positional})
 	if e.opts.TopM == 0 {
 		// The features are exactly the distinct non-stopword terms.
 		fp.Terms = make([]string, len(feats))

@@ -88,7 +88,10 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("crawl: %w", err)
 	}
 	defer stopProfile()
-	_, err = crawl(ctx, &cfg, o, stdout, stderr)
+	res, err := crawl(ctx, &cfg, o, stdout, stderr)
+	if err == nil && res.Summary.NothingFetched {
+		return fmt.Errorf("crawl: %w", errNothingFetched)
+	}
 	return err
 }
 

@@ -10,7 +10,8 @@ import (
 // exitCodesHelp is printed at the end of every command's help.
 const exitCodesHelp = `Exit codes: 0 done (page errors are counted, not fatal); 1 failure (storage, I/O);
 2 bad flags or invalid config; 3 another crawl holds the store's lock;
-130 interrupted by SIGINT (143 for SIGTERM).`
+4 the crawl could fetch nothing at all (every host unreachable, every start
+page failing); 130 interrupted by SIGINT (143 for SIGTERM).`
 
 // doc is a command's help: what it does and an example.
 type doc struct {
@@ -68,9 +69,12 @@ passages highlighted. It listens on loopback unless --addr says otherwise
 		"newscrawl serve --db data/news.db",
 		"newscrawl serve --db data/news.db --addr 127.0.0.1:8081"}},
 	"extract": {"FILE_OR_URL", `Prints the article extracted from an HTML file or a URL as JSON, with the
-same charset rules as the crawler. Flags may come before or after
-FILE_OR_URL; --remove is repeatable.`, []string{
-		"newscrawl extract page.html", "newscrawl extract https://news.sina.com.cn/c/2026-11-20/doc-abc.shtml"}},
+same charset rules as the crawler. A URL is fetched as the crawler fetches
+it: user agent, robots.txt, body limit, redirects and meta refreshes kept
+on its host (or on the allowed_domains of the --site site covering it).
+Flags may come before or after FILE_OR_URL; --remove is repeatable.`, []string{
+		"newscrawl extract page.html", "newscrawl extract https://news.sina.com.cn/c/2026-11-20/doc-abc.shtml",
+		"newscrawl extract --site configs/sites.yaml https://news.sina.com.cn/c/2026-11-20/doc-abc.shtml"}},
 	"dedup": {"", `Clusters documents offline: a JSONL file of {"id","title","text"} lines
 (a line without "text", with an unknown key or a repeated id is an error
 naming the line) or a directory of HTML pages (extracted first). Writes one

@@ -106,6 +106,11 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 	if err != nil {
 		return CrawlResult{}, err
 	}
+	if !o.FetchOnly {
+		limit, restore := SetMemoryBudget(cfg, inFlightPages(cfg, o.Sites, o.Workers))
+		defer restore()
+		o.Log.Info("memory budget", "soft_limit_mb", limit>>20)
+	}
 	return runCrawl(ctx, cfg, store, proc, o, start)
 }
 
