@@ -18,6 +18,7 @@ func evalCommands() []command {
 		{"web", "crawl the reprint web (bench server), score the export with score.py", cmdEvalWeb},
 		{"throughput", "pages/s of the full pipeline vs a fetch-only run on the bench server", cmdEvalThroughput},
 		{"extract", "extraction quality tables (CWCED, ScrapingHub, snippets, reprint web)", cmdEvalExtract},
+		{"keyfp", "keyword semantic fingerprint (crawler book chapter) vs the exact text hash on the dev sets", cmdEvalKeyFP},
 		{"crash", "kill -9 bench crawls at random moments, check the store against an uninterrupted crawl", cmdEvalCrash},
 	}
 }

@@ -56,6 +56,8 @@ func evalMethods(seg dedup.Segmenter, base dedup.Options) []evalMethod {
 		engine("p-simhash k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Positional: true, Weighting: segment.TFIDF, TopM: 20, JTidf: true}),
 		engine("spotsigs", dedup.Options{Mode: dedup.SpotSigsOnly}),
 		engine("combined (default)", dedup.Options{}),
+		// The keyword semantic fingerprint (crawler book chapter) as the exact layer.
+		engine("combined + keyfp exact", dedup.Options{KeywordExact: true}),
 		baselineShingling(seg),
 		baselineMinHash(seg),
 	}

@@ -30,6 +30,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/newsdedup/newscrawl/keyfp"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/simhash"
 	"github.com/newsdedup/newscrawl/spotsigs"
@@ -147,6 +148,16 @@ type Options struct {
 	// Mode selects the decision method; the single methods exist for the
 	// evaluation's comparison tables.
 	Mode Mode
+	// KeywordExact makes the keyword semantic fingerprint (package keyfp:
+	// top 8 TF-IDF keywords with part-of-speech boosts, IDF from the
+	// engine's document frequencies, MD5) the exact layer instead of the
+	// hash of the whole normalised text: two texts with the same keywords
+	// are duplicates without SpotSigs verification (verdict reason
+	// "keywords"). Texts with fewer than 8 keywords keep the text hash.
+	// Off by default: `eval keyfp` and the "combined + keyfp exact" rows of
+	// eval robust/goldset/web measure it. It needs a segmenter with
+	// part-of-speech tags (keyfp.Lexicon, e.g. *segment.Segmenter).
+	KeywordExact bool
 }
 
 // Mode is a decision method.
@@ -230,7 +241,7 @@ type Verdict struct {
 	Distance    int     // Hamming distance to DupOf (-1 when not a duplicate)
 	Jaccard     float64 // SpotSigs Jaccard with DupOf
 	Containment float64 // SpotSigs containment with DupOf
-	Reason      string  // "exact", "jaccard", "containment", "short", or why it was kept: "new", "empty"
+	Reason      string  // "exact", "keywords", "jaccard", "containment", "short", or why it was kept: "new", "empty"
 	Candidates  int     // candidates verified
 	// Merged are the other clusters the article also matched: it bridges
 	// them, and they join Cluster (the oldest of all) once the article is
@@ -279,6 +290,7 @@ type Query struct {
 // Engine decides near-duplicates with Single-Pass clustering.
 type Engine struct {
 	seg   Segmenter
+	lex   keyfp.Lexicon // KeywordExact only
 	opts  Options
 	spots spotsigs.Config
 	index Index
@@ -301,11 +313,19 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 	if _, err := spotsigs.Extract(nil, spots); err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
+	var lex keyfp.Lexicon
+	if opts.KeywordExact {
+		l, ok := seg.(keyfp.Lexicon)
+		if !ok {
+			return nil, errors.New("dedup: the keyword exact layer needs a segmenter with part-of-speech tags")
+		}
+		lex = l
+	}
 	idx, err := NewMemoryIndex(opts.Hamming, opts.Jaccard)
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{seg: seg, opts: opts, spots: spots, index: idx, df: newDocFreq()}, nil
+	return &Engine{seg: seg, lex: lex, opts: opts, spots: spots, index: idx, df: newDocFreq()}, nil
 }
 
 // Options returns the engine's effective options.
@@ -329,6 +349,12 @@ func (e *Engine) Fingerprint(title, text string) *Fingerprint {
 	copy(fp.Hash[:], h.Sum(nil))
 	if len(words) == 0 {
 		return fp
+	}
+	if e.opts.KeywordExact {
+		kf := keyfp.Compute(words, keyfp.Config{Lexicon: e.lex, IDF: keyfp.SmoothIDF(e.df.Docs(), e.df.DF)})
+		if kf.OK {
+			fp.Hash = kf.Sum
+		}
 	}
 	feats := segment.Features(words, e.seg.IsStop, e.opts.Weighting, e.df, segment.FeatureOptions{TopM: e.opts.TopM, JTidf: e.opts.JTidf})
 	if e.opts.TopM == 0 {
@@ -404,6 +430,10 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 		var j, cont float64
 		reason := ""
 		switch {
+		case c.Hash == fp.Hash && e.opts.KeywordExact:
+			j = spotsigs.Jaccard(fp.Signature, c.Sig)
+			cont = spotsigs.Containment(fp.Signature, c.Sig)
+			reason = "keywords"
 		case c.Hash == fp.Hash:
 			j, cont, reason = 1, 1, "exact"
 		case fp.Short() || len(c.Sig) < MinSpots:

@@ -344,3 +344,50 @@ func TestMemoryIndexMergeChains(t *testing.T) {
 		t.Fatalf("entry rewritten in place")
 	}
 }
+
+// plainSeg hides the part-of-speech tags of a segmenter.
+type plainSeg struct{ s *segment.Segmenter }
+
+func (p plainSeg) Words(t string) []string { return p.s.Words(t) }
+func (p plainSeg) IsStop(w string) bool    { return p.s.IsStop(w) }
+
+func TestKeywordExact(t *testing.T) {
+	s1, s2 := story(t, "s1"), story(t, "s2")
+	p := s1.Paragraphs
+	tests := []struct {
+		name, text string
+		reason     string
+	}{
+		{"identical", join(p), "keywords"},
+		// Same words in another order: the text hash differs, the keywords do not.
+		{"paragraphs swapped", join(append([]string{p[1], p[0]}, p[2:]...)), "keywords"},
+		{"another story", join(s2.Paragraphs), "new"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := testEngine(t, Options{KeywordExact: true})
+			e.Add(1, 0, e.Fingerprint(s1.Title, join(p)))
+			v := e.Decide(e.Fingerprint(s1.Title, tt.text))
+			if v.Reason != tt.reason {
+				t.Errorf("reason %q, want %q (%+v)", v.Reason, tt.reason, v)
+			}
+			if v.Reason == "keywords" && (v.Jaccard <= 0 || v.Jaccard > 1) {
+				t.Errorf("keyword verdict without its Jaccard evidence: %+v", v)
+			}
+		})
+	}
+	t.Run("text hash without the option", func(t *testing.T) {
+		e := testEngine(t, Options{})
+		e.Add(1, 0, e.Fingerprint(s1.Title, join(p)))
+		v := e.Decide(e.Fingerprint(s1.Title, join(append([]string{p[1], p[0]}, p[2:]...))))
+		if v.Reason != "jaccard" {
+			t.Errorf("reason %q, want jaccard", v.Reason)
+		}
+	})
+	t.Run("segmenter without tags", func(t *testing.T) {
+		testEngine(t, Options{}) // loads seg
+		if _, err := New(plainSeg{seg}, Options{KeywordExact: true}); err == nil {
+			t.Error("no error")
+		}
+	})
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/newsdedup/newscrawl/internal/evalmethods"
+)
+
+// cmdEvalKeyFP measures the keyword semantic fingerprint on the dev sets.
+func cmdEvalKeyFP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, shared := evalFlagSet("eval keyfp", stderr)
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	p := evalmethods.DevPaths(dir)
+	web, err := evalmethods.LoadWeb(p.Truth)
+	if err != nil {
+		return fmt.Errorf("eval keyfp: %w", err)
+	}
+	robust, err := evalmethods.LoadRobust(p.Robust)
+	if err != nil {
+		return fmt.Errorf("eval keyfp: %w", err)
+	}
+	gold, err := evalmethods.LoadGoldset(p.Neardup)
+	if err != nil {
+		return fmt.Errorf("eval keyfp: %w", err)
+	}
+	seg, err := loadEvalSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	return evalmethods.KeyFP(ctx, seg, []evalmethods.Set{web, robust, gold}, evalmethods.DefaultKeyFPVariants(), stdout)
+}
