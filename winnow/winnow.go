@@ -1,0 +1,212 @@
+// Package winnow finds the passages two texts share, by winnowing: S.
+// Schleimer, D. S. Wilkerson and A. Aiken, "Winnowing: local algorithms for
+// document fingerprinting", SIGMOD 2003, as the crawler book chapter on
+// semantic fingerprints (《网络爬虫全解析》, copy detection) applies it to
+// words:
+//
+//   - the text is a sequence of words (the caller drops stopwords: the
+//     chapter's blocks are of keywords); every run of k consecutive words (a
+//     k-word block) is hashed with a Karp-Rabin rolling hash over the words'
+//     64-bit hashes;
+//   - in every window of w = g − k + 1 consecutive block hashes the minimum
+//     is selected, the rightmost one when several are equal, and recorded
+//     with its position when it is not the one the previous window already
+//     selected (the paper's robust winnowing);
+//   - guarantee: two texts that share a run of at least g words share at
+//     least one recorded hash, the one selected in a window inside that
+//     run; runs shorter than k words (the noise threshold) are never found.
+//
+// Passages turns the shared hashes back into the shared word runs of two
+// texts, checked word by word, so a hash collision cannot invent one.
+//
+// The package is pure: tokens in, values out; no I/O, no logging.
+package winnow
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// Defaults: k = 5 words is about a clause of news text (one shared clause
+// is noise, a quoted sentence is not); g = 12 words is about one sentence.
+const (
+	DefaultK = 5
+	DefaultG = 12
+)
+
+// Config holds the noise threshold K and the guarantee threshold G (in
+// words, 1 ≤ K ≤ G). Zero values take the defaults.
+type Config struct{ K, G int }
+
+func (c Config) fill() (Config, error) {
+	if c.K == 0 {
+		c.K = DefaultK
+	}
+	if c.G == 0 {
+		c.G = max(DefaultG, c.K)
+	}
+	if c.K < 1 || c.G < c.K {
+		return c, fmt.Errorf("winnow: need 1 <= k <= g, got k=%d g=%d", c.K, c.G)
+	}
+	return c, nil
+}
+
+// Print is one recorded fingerprint: the hash of the k-word block starting
+// at word Pos.
+type Print struct {
+	Hash uint64
+	Pos  int
+}
+
+// Karp-Rabin base (odd, so multiplication is invertible mod 2^64) and the
+// word hash (FNV-1a 64).
+const (
+	base       = 0x9E3779B97F4A7C15 // 2^64 / golden ratio, odd
+	fnvOffset  = 14695981039346656037
+	fnvPrime64 = 1099511628211
+)
+
+func wordHash(s string) uint64 {
+	h := uint64(fnvOffset)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime64
+	}
+	return h
+}
+
+// BlockHashes returns the Karp-Rabin hash of every k-word block of words
+// (len(words) − k + 1 of them; none when there are fewer than k words):
+// H(i) = Σ_{j<k} h(words[i+j])·B^(k−1−j) mod 2^64, each computed from the
+// previous in O(1).
+func BlockHashes(words []string, k int) []uint64 {
+	if k < 1 || len(words) < k {
+		return nil
+	}
+	var top uint64 = 1 // B^(k-1)
+	for range k - 1 {
+		top *= base
+	}
+	hs := make([]uint64, 0, len(words)-k+1)
+	var h uint64
+	for i, w := range words {
+		if i >= k {
+			h -= wordHash(words[i-k]) * top
+		}
+		h = h*base + wordHash(w)
+		if i >= k-1 {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// Fingerprints winnows the k-word block hashes of words with windows of
+// g − k + 1 blocks. A text with fewer than k words has no fingerprints;
+// one with fewer than g words (but at least k) gets the minimum of its
+// blocks, so that two identical short texts still match.
+func Fingerprints(words []string, c Config) ([]Print, error) {
+	c, err := c.fill()
+	if err != nil {
+		return nil, err
+	}
+	hs := BlockHashes(words, c.K)
+	if len(hs) == 0 {
+		return nil, nil
+	}
+	return winnowHashes(hs, min(c.G-c.K+1, len(hs))), nil
+}
+
+// winnowHashes selects the rightmost minimum of every window of w hashes
+// (1 <= w <= len(hs)), recording it when its position changes.
+func winnowHashes(hs []uint64, w int) []Print {
+	var out []Print
+	last := -1
+	// Monotone deque of block indexes whose hashes increase strictly from
+	// front to back; popping on >= keeps the rightmost of equal minima.
+	dq := make([]int, 0, w)
+	for i, h := range hs {
+		for len(dq) > 0 && hs[dq[len(dq)-1]] >= h {
+			dq = dq[:len(dq)-1]
+		}
+		dq = append(dq, i)
+		if dq[0] <= i-w {
+			dq = dq[1:]
+		}
+		if i >= w-1 && dq[0] != last {
+			last = dq[0]
+			out = append(out, Print{Hash: hs[last], Pos: last})
+		}
+	}
+	return out
+}
+
+// Passage is a run of words two texts share: A[StartA:StartA+Len] equals
+// B[StartB:StartB+Len].
+type Passage struct {
+	StartA, StartB, Len int
+}
+
+// Passages returns the maximal shared word runs of a and b that contain a
+// shared fingerprint: every recorded hash both texts have is checked word
+// by word and extended to the left and right as far as the words agree.
+// Runs are returned by StartA, without duplicates; runs of the same
+// diagonal that overlap are reported once. pa and pb are the fingerprints
+// of a and b (Fingerprints with the same config).
+func Passages(a []string, pa []Print, b []string, pb []Print, c Config) ([]Passage, error) {
+	c, err := c.fill()
+	if err != nil {
+		return nil, err
+	}
+	byHash := make(map[uint64][]int, len(pb))
+	for _, p := range pb {
+		byHash[p.Hash] = append(byHash[p.Hash], p.Pos)
+	}
+	seen := map[[2]int]bool{} // (diagonal, start in a) of runs already found
+	var out []Passage
+	for _, p := range pa {
+		for _, q := range byHash[p.Hash] {
+			i, j := p.Pos, q
+			if i+c.K > len(a) || j+c.K > len(b) || !slices.Equal(a[i:i+c.K], b[j:j+c.K]) {
+				continue // a hash collision, not a shared block
+			}
+			for i > 0 && j > 0 && a[i-1] == b[j-1] {
+				i, j = i-1, j-1
+			}
+			key := [2]int{i - j, i}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			n := 0
+			for i+n < len(a) && j+n < len(b) && a[i+n] == b[j+n] {
+				n++
+			}
+			out = append(out, Passage{StartA: i, StartB: j, Len: n})
+		}
+	}
+	sort.Slice(out, func(x, y int) bool {
+		if out[x].StartA != out[y].StartA {
+			return out[x].StartA < out[y].StartA
+		}
+		return out[x].StartB < out[y].StartB
+	})
+	return out, nil
+}
+
+// Covered returns how many words of a (len n) the passages cover, counting
+// each word once.
+func Covered(n int, ps []Passage) int {
+	cov := make([]bool, n)
+	c := 0
+	for _, p := range ps {
+		for i := p.StartA; i < p.StartA+p.Len && i < n; i++ {
+			if i >= 0 && !cov[i] {
+				cov[i] = true
+				c++
+			}
+		}
+	}
+	return c
+}
