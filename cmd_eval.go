@@ -19,6 +19,7 @@ func evalCommands() []command {
 		{"throughput", "pages/s of the full pipeline vs a fetch-only run on the bench server", cmdEvalThroughput},
 		{"extract", "extraction quality tables (CWCED, ScrapingHub, snippets, reprint web)", cmdEvalExtract},
 		{"keyfp", "keyword semantic fingerprint (crawler book chapter) vs the exact text hash on the dev sets", cmdEvalKeyFP},
+		{"winnow", "winnowing (Schleimer et al. 2003): shared passages and own-text share of copies, follow-ups and edits", cmdEvalWinnow},
 		{"crash", "kill -9 bench crawls at random moments, check the store against an uninterrupted crawl", cmdEvalCrash},
 	}
 }

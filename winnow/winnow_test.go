@@ -171,6 +171,23 @@ func checkGuarantee(t *testing.T, a, b, passage []string, atA, atB int, c Config
 	if !covered {
 		t.Fatalf("Passages %v does not cover the passage at %d/%d (len %d)", ps, atA, atB, len(passage))
 	}
+	// The estimate from fingerprints alone covers the whole passage too.
+	rs, err := Runs(pa, len(A), pb, len(B), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered = false
+	for _, p := range rs {
+		if p.StartA <= atA && p.StartA+p.Len >= atA+len(passage) && p.StartA-p.StartB == atA-atB {
+			covered = true
+		}
+		if p.StartA < 0 || p.StartB < 0 || p.StartA+p.Len > len(A) || p.StartB+p.Len > len(B) {
+			t.Fatalf("run %+v outside the texts (%d, %d words)", p, len(A), len(B))
+		}
+	}
+	if !covered {
+		t.Fatalf("Runs %v do not cover the passage at %d/%d (len %d, k=%d g=%d)", rs, atA, atB, len(passage), c.K, c.G)
+	}
 }
 
 // TestGuarantee: every shared passage of g words or more is found, for
@@ -236,6 +253,25 @@ func TestPassagesExact(t *testing.T) {
 	ps, _ = Passages(a, pa, []string{"北京", "时间", "z", "昨日"}, nil, c)
 	if len(ps) != 0 {
 		t.Errorf("passages without shared blocks: %v", ps)
+	}
+}
+
+func TestRunsIdentical(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	a := randomWords(r, 300, 1000)
+	c := Config{K: 4, G: 8}
+	pa, _ := Fingerprints(a, c)
+	rs, err := Runs(pa, len(a), pa, len(a), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := Covered(len(a), rs); n != len(a) {
+		t.Errorf("identical texts: %d of %d words covered (%v)", n, len(a), rs)
+	}
+	b := randomWords(r, 300, 1000)
+	pb, _ := Fingerprints(b, c)
+	if rs, _ := Runs(pa, len(a), pb, len(b), c); Covered(len(a), rs) > 20 {
+		t.Errorf("unrelated texts share %d words: %v", Covered(len(a), rs), rs)
 	}
 }
 
