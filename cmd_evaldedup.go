@@ -30,6 +30,7 @@ func evalMethods(seg dedup.Segmenter, base dedup.Options) []evalMethod {
 		opts.Jaccard, opts.Containment = base.Jaccard, base.Containment
 		opts.CentresOnly = opts.CentresOnly || base.CentresOnly
 		opts.NoMerge = opts.NoMerge || base.NoMerge
+		opts.NoPartial = opts.NoPartial || base.NoPartial
 		return evalMethod{name, func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 			eng, err := dedup.New(seg, opts)
 			if err != nil {
@@ -71,6 +72,7 @@ func addEngineFlags(fs *flag.FlagSet) *dedup.Options {
 	fs.Float64Var(&o.Containment, "containment", 0, "containment threshold (0: default, <0: off)")
 	fs.BoolVar(&o.CentresOnly, "centres-only", false, "compare with cluster centres only (classic Single-Pass)")
 	fs.BoolVar(&o.NoMerge, "no-merge", false, "never merge clusters that a new article bridges")
+	fs.BoolVar(&o.NoPartial, "no-partial", false, "no partial-reprint rule: every verified article is a duplicate")
 	return o
 }
 

@@ -2,12 +2,14 @@ package dedup
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/newsdedup/newscrawl/fixture"
 	"github.com/newsdedup/newscrawl/segment"
+	"github.com/newsdedup/newscrawl/winnow"
 )
 
 var (
@@ -390,4 +392,52 @@ func TestKeywordExact(t *testing.T) {
 			t.Error("no error")
 		}
 	})
+}
+
+// TestPartialReprint: an article that re-uses a stored story but adds as
+// much text of its own is stored ("partial", with the shared passages);
+// a copy with an editor's note added is still a duplicate.
+func TestPartialReprint(t *testing.T) {
+	s1, s2 := story(t, "s1"), story(t, "s2")
+	base := join(s1.Paragraphs)
+	tests := []struct {
+		name      string
+		opts      Options
+		text      string
+		dup       bool
+		reason    string
+		wantOwnGE float64
+	}{
+		{"follow-up adds a story's worth of text", Options{}, base + "\n" + join(s2.Paragraphs), false, "partial", MinOwnShare},
+		{"rule off: the same follow-up is a duplicate", Options{NoPartial: true}, base + "\n" + join(s2.Paragraphs), true, "jaccard", 0},
+		{"editor's note added", Options{}, base + "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。", true, "jaccard", 0},
+		{"paragraph dropped", Options{}, join(s1.Paragraphs[1:]), true, "jaccard", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := testEngine(t, tt.opts)
+			e.Add(1, 0, e.Fingerprint(s1.Title, base))
+			v := e.Decide(e.Fingerprint(s1.Title, tt.text))
+			if v.Duplicate != tt.dup || v.Reason != tt.reason {
+				t.Fatalf("got duplicate %v reason %q (own %.2f, J %.2f), want %v %q", v.Duplicate, v.Reason, v.OwnShare, v.Jaccard, tt.dup, tt.reason)
+			}
+			if tt.reason == "partial" {
+				if v.PartialOf != 1 || v.OwnShare < tt.wantOwnGE || len(v.Passages) == 0 {
+					t.Errorf("partial verdict without its evidence: %+v", v)
+				}
+			}
+			if tt.dup && !tt.opts.NoPartial && len(v.Passages) == 0 {
+				t.Errorf("duplicate verdict without shared passages: %+v", v)
+			}
+		})
+	}
+}
+
+func TestPackPrints(t *testing.T) {
+	in := []winnow.Print{{Hash: 0xDEADBEEF_12345678, Pos: 7}, {Hash: 1 << 40, Pos: 0}, {Hash: 5, Pos: -1}}
+	got := UnpackPrints(PackPrints(in))
+	want := []winnow.Print{{Hash: 1 << 40, Pos: 0}, {Hash: 0xDEADBEEF_00000000, Pos: 7}} // sorted by hash
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
 }

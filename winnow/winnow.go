@@ -228,41 +228,54 @@ func Covered(n int, ps []Passage) int {
 // It so errs towards more overlap than Passages finds, never less on a run
 // it detects. na and nb are the texts' lengths in words.
 func Runs(pa []Print, na int, pb []Print, nb int, c Config) ([]Passage, error) {
+	byHash := make(map[uint64][]int, len(pb))
+	for _, p := range pb {
+		byHash[p.Hash] = append(byHash[p.Hash], p.Pos)
+	}
+	var pairs []Pair
+	for _, p := range pa {
+		for _, q := range byHash[p.Hash] {
+			pairs = append(pairs, Pair{p.Pos, q})
+		}
+	}
+	return RunsOfPairs(pairs, na, nb, c)
+}
+
+// Pair is a fingerprint two texts share: the block at A in the first text
+// and the one at B in the second have the same hash.
+type Pair struct{ A, B int }
+
+// RunsOfPairs is Runs for callers that matched the fingerprints
+// themselves (an index that keeps them sorted by hash). pairs is reordered.
+func RunsOfPairs(pairs []Pair, na, nb int, c Config) ([]Passage, error) {
 	c, err := c.fill()
 	if err != nil {
 		return nil, err
 	}
 	w := c.G - c.K + 1
-	byHash := make(map[uint64][]int, len(pb))
-	for _, p := range pb {
-		byHash[p.Hash] = append(byHash[p.Hash], p.Pos)
-	}
-	type pair struct{ i, j int }
-	var pairs []pair
-	for _, p := range pa {
-		for _, q := range byHash[p.Hash] {
-			pairs = append(pairs, pair{p.Pos, q})
+	for _, p := range pairs {
+		if p.A < 0 || p.B < 0 || p.A >= na || p.B >= nb {
+			return nil, fmt.Errorf("winnow: pair %v outside texts of %d and %d words", p, na, nb)
 		}
 	}
-	sort.Slice(pairs, func(x, y int) bool {
-		dx, dy := pairs[x].i-pairs[x].j, pairs[y].i-pairs[y].j
-		if dx != dy {
-			return dx < dy
+	slices.SortFunc(pairs, func(x, y Pair) int {
+		if dx, dy := x.A-x.B, y.A-y.B; dx != dy {
+			return dx - dy
 		}
-		return pairs[x].i < pairs[y].i
+		return x.A - y.A
 	})
 	var out []Passage
-	emit := func(first, last pair) {
-		ext := min(w-1, first.i, first.j)
-		i, j := first.i-ext, first.j-ext
-		end := min(last.i+c.K+w-1, na, nb-(first.j-first.i))
+	emit := func(first, last Pair) {
+		ext := min(w-1, first.A, first.B)
+		i, j := first.A-ext, first.B-ext
+		end := min(last.A+c.K+w-1, na, nb-(first.B-first.A))
 		if end > i {
 			out = append(out, Passage{StartA: i, StartB: j, Len: end - i})
 		}
 	}
 	for s := 0; s < len(pairs); {
 		e := s
-		for e+1 < len(pairs) && pairs[e+1].i-pairs[e+1].j == pairs[s].i-pairs[s].j && pairs[e+1].i-pairs[e].i <= w {
+		for e+1 < len(pairs) && pairs[e+1].A-pairs[e+1].B == pairs[s].A-pairs[s].B && pairs[e+1].A-pairs[e].A <= w {
 			e++
 		}
 		emit(pairs[s], pairs[e])
