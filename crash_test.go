@@ -8,13 +8,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/internal/evalcrash"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
+	"github.com/newsdedup/newscrawl/internal/shared"
 )
 
 // fileSizeEnv, with mainEnv, limits the size of every file the child
@@ -46,7 +48,7 @@ func TestMain(m *testing.M) {
 // of the reprint web are crawled by child processes that are killed with
 // SIGKILL at random moments and restarted until the crawl completes; the
 // store must then hold exactly what an uninterrupted crawl stores (checks
-// (a)-(d) in cmd_evalcrash.go). It needs ../shared/bench.
+// (a)-(d) in internal/evalcrash). It needs ../shared/bench.
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls the bench web several times (about 40 s)")
@@ -68,26 +70,26 @@ func TestCrashRecovery(t *testing.T) {
 		command = func(args ...string) *exec.Cmd { return exec.Command(bin, args...) }
 	}
 	var log bytes.Buffer
-	opts := crashOptions{
-		shared: shared, siteFile: filepath.Join("configs", "bench-dev.yaml"), sites: []string{"qq", "ifeng"},
-		minKills: minKills, series: 3, seed: 1, minKill: defaultMinKill, maxKill: defaultMaxKill,
-		workDir: t.TempDir(), command: command, log: &log,
+	opts := evalcrash.Config{
+		Shared: shared, SiteFile: filepath.Join("configs", "bench-dev.yaml"), Sites: []string{"qq", "ifeng"},
+		MinKills: minKills, Series: 3, Seed: 1, MinKill: evalcrash.DefaultMinKill, MaxKill: evalcrash.DefaultMaxKill,
+		WorkDir: t.TempDir(), Command: command, Log: &log,
 	}
-	rep, err := evalCrash(ctx, opts)
+	rep, err := evalcrash.Run(ctx, opts)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	var out bytes.Buffer
-	rep.print(&out, opts, "go test -run TestCrashRecovery")
+	rep.WriteTable(&out, opts, "go test -run TestCrashRecovery")
 	t.Log(out.String())
-	if rep.failed() {
+	if rep.Failed() {
 		t.Fatal("a crash check failed; see the table")
 	}
-	if rep.kills() < minKills {
-		t.Fatalf("only %d kills in %d series, want >= %d", rep.kills(), len(rep.series), minKills)
+	if rep.Kills() < minKills {
+		t.Fatalf("only %d kills in %d series, want >= %d", rep.Kills(), len(rep.Series), minKills)
 	}
-	if ref := rep.reference; ref.decided == 0 || ref.stored == 0 || ref.dups == 0 {
-		t.Fatalf("the reference crawl decided %d URLs (%d stored, %d duplicates): nothing to compare", ref.decided, ref.stored, ref.dups)
+	if ref := rep.Reference; ref.Decided == 0 || ref.Stored == 0 || ref.Dups == 0 {
+		t.Fatalf("the reference crawl decided %d URLs (%d stored, %d duplicates): nothing to compare", ref.Decided, ref.Stored, ref.Dups)
 	}
 }
 
@@ -95,7 +97,7 @@ func TestCrashRecovery(t *testing.T) {
 // is skipped, or fails when CI is set.
 func crashSharedDir(t *testing.T) string {
 	t.Helper()
-	root, err := repoRoot()
+	root, err := shared.Root(".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,18 +130,18 @@ func TestCrashChecksDetectDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seg, err := newSegmenter(cfg.Segment)
+	seg, err := pipeline.NewSegmenter(cfg.Segment)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := readCorpus(t, db)
-	truth := benchTruth{allowed: map[string]bool{}, disallowed: map[string]bool{sites[0].URL + "/private/news/s1.html": true}}
+	truth := evalcrash.Truth{Allowed: map[string]bool{}, Disallowed: map[string]bool{sites[0].URL + "/private/news/s1.html": true}}
 	refDecided := map[string]bool{}
 	for _, u := range ref.decided() {
-		truth.allowed[u] = true
+		truth.Allowed[u] = true
 		refDecided[u] = true
 	}
-	refExport, err := exportNormalised(ctx, db)
+	refExport, err := evalcrash.ExportNormalised(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,33 +180,16 @@ func TestCrashChecksDetectDamage(t *testing.T) {
 				}
 			}
 			conn.Close()
-			c := checkCrashStore(ctx, copyDB, &cfg, seg, truth, refDecided, refExport)
-			if len(tc.want) == 0 && len(c.problems) > 0 {
-				t.Fatalf("problems in an untouched store: %q", c.problems)
+			c := evalcrash.CheckStore(ctx, copyDB, &cfg, seg, truth, refDecided, refExport)
+			if len(tc.want) == 0 && len(c.Problems) > 0 {
+				t.Fatalf("problems in an untouched store: %q", c.Problems)
 			}
 			for _, w := range tc.want {
-				if checkVerdict(c, w, "ok") == "ok" {
-					t.Errorf("check %s did not notice; problems: %q", w, c.problems)
+				if c.Verdict(w, "ok") == "ok" {
+					t.Errorf("check %s did not notice; problems: %q", w, c.Problems)
 				}
 			}
 		})
-	}
-}
-
-func TestSortedDiff(t *testing.T) {
-	for _, tc := range []struct {
-		a, b, onlyA, onlyB []string
-	}{
-		{nil, nil, nil, nil},
-		{[]string{"a", "b"}, []string{"a", "b"}, nil, nil},
-		{[]string{"a", "c"}, []string{"b", "c", "d"}, []string{"a"}, []string{"b", "d"}},
-		{[]string{"a", "a", "b"}, []string{"a", "b", "b"}, []string{"a"}, []string{"b"}},
-		{[]string{"x"}, nil, []string{"x"}, nil},
-	} {
-		gotA, gotB := sortedDiff(tc.a, tc.b)
-		if !slices.Equal(gotA, tc.onlyA) || !slices.Equal(gotB, tc.onlyB) {
-			t.Errorf("sortedDiff(%q, %q) = %q, %q; want %q, %q", tc.a, tc.b, gotA, gotB, tc.onlyA, tc.onlyB)
-		}
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/newsdedup/newscrawl/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture"
 )
 
 func readResults(t *testing.T, path string) map[string]dedupResult {

@@ -12,8 +12,9 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
-	"github.com/newsdedup/newscrawl/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 // TestEndToEndCrawl crawls the bundled fixture web (robots.txt, a GBK
@@ -44,7 +45,7 @@ func TestEndToEndCrawl(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	store, err := storage.OpenSQLite(ctx, db)
+	store, err := sqlite.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestEndToEndCrawl(t *testing.T) {
 	if code := run([]string{"crawl", "--site", siteFile, "--progress", "0"}, &out, &errb); code != exitOK {
 		t.Fatalf("second crawl exit %d: %s", code, errb.String())
 	}
-	store, err = storage.OpenSQLite(ctx, db)
+	store, err = sqlite.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

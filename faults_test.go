@@ -14,8 +14,9 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/simplifiedchinese"
 
-	"github.com/newsdedup/newscrawl/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 // Faults driven end to end through the command and the pipeline (decode →
@@ -367,12 +368,12 @@ func TestFaultStoreFromNewerSchema(t *testing.T) {
 	title, paras := story(t, "s1")
 	s := newFaultSite(t, []faultPage{{"text/html; charset=utf-8", []byte(articleHTML("", title, paras))}}, nil)
 	ctx := context.Background()
-	st, err := storage.OpenSQLite(ctx, s.db)
+	st, err := sqlite.Open(ctx, s.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	const future = storage.SchemaVersion + 98
+	const future = sqlite.SchemaVersion + 98
 	setUserVersion(t, s.db, future)
 
 	res := runCrawl(s.siteFile)

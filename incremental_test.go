@@ -18,8 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/newsdedup/newscrawl/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 // Tests of cron-style incremental runs on the bundled fixture web: what a
@@ -118,7 +119,7 @@ type corpus struct {
 func readCorpus(t *testing.T, db string) corpus {
 	t.Helper()
 	ctx := context.Background()
-	store, err := storage.OpenSQLite(ctx, db)
+	store, err := sqlite.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +427,7 @@ func TestOverlappingRunWaits(t *testing.T) {
 func holdLock(t *testing.T, db string) (release func()) {
 	t.Helper()
 	ctx := context.Background()
-	store, err := storage.OpenSQLite(ctx, db)
+	store, err := sqlite.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -665,7 +666,7 @@ func TestGracefulStop(t *testing.T) {
 func frontierPending(t *testing.T, db string) int {
 	t.Helper()
 	ctx := context.Background()
-	store, err := storage.OpenSQLite(ctx, db)
+	store, err := sqlite.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/internal/shared"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 type benchPage struct {
@@ -156,7 +157,7 @@ func TestBenchDevCrawl(t *testing.T) {
 	truth := readJSONL[truthLine](t, filepath.Join(dir, "bench", "dev", "truth.jsonl"))
 
 	rt := &recordingTransport{next: newNetTransport(5*time.Second, 10*time.Second)}
-	st := storage.NewMemory()
+	st := memory.New()
 	proc := &recProc{store: st}
 	c, err := New(cfg, st, proc, Options{Transport: rt})
 	if err != nil {
@@ -312,7 +313,7 @@ func BenchmarkCrawlLocal(b *testing.B) {
 	})
 	pages := 0
 	for b.Loop() {
-		st := storage.NewMemory()
+		st := memory.New()
 		c, err := New(cfg, st, Discard{Store: st}, Options{})
 		if err != nil {
 			b.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 func TestBasicCrawl(t *testing.T) {
@@ -865,7 +866,7 @@ func TestCancellationAndResume(t *testing.T) {
 		},
 	})
 	cfg := testConfig(t, ts.URL)
-	st := storage.NewMemory()
+	st := memory.New()
 	proc := &recProc{store: st}
 	start := time.Now()
 	sum, err := runCrawl(t, ctx, cfg, st, proc, Options{})
@@ -905,7 +906,7 @@ func TestCancellationAndResume(t *testing.T) {
 
 // orderStore records the order of frontier and commit operations.
 type orderStore struct {
-	*storage.Memory
+	*memory.Store
 	mu  sync.Mutex
 	ops []string
 }
@@ -920,17 +921,17 @@ func (s *orderStore) Push(ctx context.Context, items []storage.FrontierItem) (in
 	for _, it := range items {
 		s.log("push-from " + it.Referer)
 	}
-	return s.Memory.Push(ctx, items)
+	return s.Store.Push(ctx, items)
 }
 
 func (s *orderStore) Commit(ctx context.Context, c *storage.Commit) error {
 	s.log("commit " + c.Page.URL)
-	return s.Memory.Commit(ctx, c)
+	return s.Store.Commit(ctx, c)
 }
 
 func (s *orderStore) Done(ctx context.Context, u string) error {
 	s.log("done " + u)
-	return s.Memory.Done(ctx, u)
+	return s.Store.Done(ctx, u)
 }
 
 func TestLinksPushedAndPageCommittedBeforeDone(t *testing.T) {
@@ -941,7 +942,7 @@ func TestLinksPushedAndPageCommittedBeforeDone(t *testing.T) {
 		"/art/1":      listPage("/art/3"),
 		"/art/*":      article("a"),
 	})
-	st := &orderStore{Memory: storage.NewMemory()}
+	st := &orderStore{Store: memory.New()}
 	if _, err := runCrawl(t, context.Background(), testConfig(t, ts.URL), st, &recProc{store: st}, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -967,7 +968,7 @@ func TestProcessorErrorIsFatal(t *testing.T) {
 		"/":           listPage("/art/1"),
 		"/art/*":      article("a"),
 	})
-	st := storage.NewMemory()
+	st := memory.New()
 	proc := &recProc{store: st, fail: ts.URL + "/art/1"}
 	sum, err := runCrawl(t, context.Background(), testConfig(t, ts.URL), st, proc, Options{})
 	if err == nil || !strings.Contains(err.Error(), "simulated store failure") {
@@ -990,7 +991,7 @@ func TestDiscardProcessor(t *testing.T) {
 		"/":           listPage("/art/1"),
 		"/art/*":      article("a"),
 	})
-	st := storage.NewMemory()
+	st := memory.New()
 	sum, err := runCrawl(t, context.Background(), testConfig(t, ts.URL), st, Discard{Store: st}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -1032,7 +1033,7 @@ func TestProgressAndSiteFilter(t *testing.T) {
 	if len(sum.Sites) != 1 || sum.Sites[0].Name != "t" {
 		t.Errorf("summary sites %+v", sum.Sites)
 	}
-	if _, err := New(cfg, storage.NewMemory(), Discard{}, Options{Sites: []string{"nope"}}); err == nil {
+	if _, err := New(cfg, memory.New(), Discard{}, Options{Sites: []string{"nope"}}); err == nil {
 		t.Error("unknown site accepted")
 	}
 }
@@ -1049,7 +1050,7 @@ func TestConcurrentRedirectsToOneArticleProcessedOnce(t *testing.T) {
 		"/art/1":      article("a"),
 	})
 	cfg := testConfig(t, ts.URL, func(c *config.Config) { c.Sites[0].Parallelism = 8 })
-	st := storage.NewMemory()
+	st := memory.New()
 	proc := &recProc{store: st, delay: 50 * time.Millisecond} // widen the race window
 	sum, err := runCrawl(t, context.Background(), cfg, st, proc, Options{})
 	if err != nil {

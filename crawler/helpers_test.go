@@ -15,6 +15,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 func TestMain(m *testing.M) {
@@ -192,9 +193,9 @@ func (p *recProc) count() int {
 }
 
 // crawlOnce runs one crawl of cfg into a fresh memory store.
-func crawlOnce(t *testing.T, cfg *config.Config, opts Options) (Summary, *storage.Memory, *recProc) {
+func crawlOnce(t *testing.T, cfg *config.Config, opts Options) (Summary, *memory.Store, *recProc) {
 	t.Helper()
-	st := storage.NewMemory()
+	st := memory.New()
 	proc := &recProc{store: st}
 	sum, err := runCrawl(t, context.Background(), cfg, st, proc, opts)
 	if err != nil {

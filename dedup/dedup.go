@@ -178,6 +178,12 @@ type Options struct {
 	// NoPartial turns the partial-reprint rule (MinOwnShare) off: every
 	// article that passes verification is a duplicate.
 	NoPartial bool
+	// Index is where the engine keeps and looks up the fingerprints of
+	// earlier articles (nil: a new MemoryIndex for Hamming and Jaccard). A
+	// shared implementation (Redis) lets several processes decide against
+	// one corpus; it must answer Candidates for this engine's Hamming
+	// radius and Jaccard threshold.
+	Index Index
 }
 
 // Mode is a decision method.
@@ -287,12 +293,12 @@ type Verdict struct {
 
 // Entry is an indexed article: a cluster centre.
 type Entry struct {
-	ID      uint64
-	Cluster uint64
-	Simhash uint64
-	Sig     spotsigs.Signature
-	Hash    [16]byte
-	Title   []uint64 // TitleSet of the headline
+	ID        uint64
+	Cluster   uint64
+	Simhash   uint64
+	Signature spotsigs.Signature
+	Hash      [16]byte
+	Title     []uint64 // TitleSet of the headline
 	// Prints are the winnowing fingerprints (Fingerprint.Prints), packed
 	// (PackPrints); nil when unknown. ContentWords is the text's number
 	// of content words.
@@ -338,7 +344,8 @@ type Engine struct {
 	df    *docFreq
 }
 
-// New returns an engine over an empty MemoryIndex.
+// New returns an engine over opts.Index, or over an empty MemoryIndex when
+// opts.Index is nil.
 func New(seg Segmenter, opts Options) (*Engine, error) {
 	if seg == nil {
 		return nil, errors.New("dedup: nil segmenter")
@@ -362,9 +369,13 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 		}
 		lex = l
 	}
-	idx, err := NewMemoryIndex(opts.Hamming, opts.Jaccard)
-	if err != nil {
-		return nil, err
+	idx := opts.Index
+	if idx == nil {
+		m, err := NewMemoryIndex(opts.Hamming, opts.Jaccard)
+		if err != nil {
+			return nil, err
+		}
+		idx = m
 	}
 	return &Engine{seg: seg, lex: lex, opts: opts, spots: spots, index: idx, df: newDocFreq()}, nil
 }
@@ -553,25 +564,25 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 		reason := ""
 		switch {
 		case c.Hash == fp.Hash && e.opts.KeywordExact:
-			j = spotsigs.Jaccard(fp.Signature, c.Sig)
-			cont = spotsigs.Containment(fp.Signature, c.Sig)
+			j = spotsigs.Jaccard(fp.Signature, c.Signature)
+			cont = spotsigs.Containment(fp.Signature, c.Signature)
 			reason = "keywords"
 		case c.Hash == fp.Hash:
 			j, cont, reason = 1, 1, "exact"
-		case fp.Short() || len(c.Sig) < MinSpots:
+		case fp.Short() || len(c.Signature) < MinSpots:
 			// Too few spots for Jaccard to mean much: near-exact only.
-			j = spotsigs.Jaccard(fp.Signature, c.Sig)
+			j = spotsigs.Jaccard(fp.Signature, c.Signature)
 			if j >= ShortJaccard && len(fp.Signature) > 0 {
 				reason = "short"
 			}
 		default:
-			j = spotsigs.Jaccard(fp.Signature, c.Sig)
-			cont = spotsigs.Containment(fp.Signature, c.Sig)
+			j = spotsigs.Jaccard(fp.Signature, c.Signature)
+			cont = spotsigs.Containment(fp.Signature, c.Signature)
 			switch {
 			case j >= e.opts.Jaccard:
 				reason = "jaccard"
 			case e.opts.Mode == Combined && e.opts.Containment > 0 && cont >= e.opts.Containment &&
-				min(len(fp.Signature), len(c.Sig)) >= MinContainmentSpots &&
+				min(len(fp.Signature), len(c.Signature)) >= MinContainmentSpots &&
 				(j >= MinContainmentJaccard || titleOverlap(fp.Title, c.Title) >= MinTitleOverlap):
 				reason = "containment"
 			}
@@ -651,7 +662,7 @@ func (e *Engine) decideSimhash(fp *Fingerprint, cands []*Entry) Verdict {
 		return v
 	}
 	return Verdict{Duplicate: true, DupOf: best.Cluster, Cluster: best.Cluster, Matched: best.ID, Distance: bestD,
-		Jaccard: spotsigs.Jaccard(fp.Signature, best.Sig), Reason: "hamming", Candidates: len(cands)}
+		Jaccard: spotsigs.Jaccard(fp.Signature, best.Signature), Reason: "hamming", Candidates: len(cands)}
 }
 
 // Add indexes a stored article as a cluster centre and counts its terms in
@@ -677,7 +688,7 @@ func (e *Engine) AddMember(id, cluster uint64, fp *Fingerprint) {
 }
 
 func (e *Engine) entry(id, cluster uint64, fp *Fingerprint) Entry {
-	en := Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Sig: fp.Signature, Hash: fp.Hash, Title: fp.Title}
+	en := Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title}
 	if fp.packed != nil {
 		en.Prints, en.ContentWords = fp.packed, fp.ContentWords
 	}

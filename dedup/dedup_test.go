@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/newsdedup/newscrawl/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/winnow"
 )

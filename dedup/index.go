@@ -25,6 +25,8 @@ type MemoryIndex struct {
 	aliases map[uint64][]uint64
 }
 
+var _ Index = (*MemoryIndex)(nil)
+
 // NewMemoryIndex returns an empty index whose Hamming tables answer radius
 // k and whose SpotSigs length partitions are cut for threshold tau.
 func NewMemoryIndex(k int, tau float64) (*MemoryIndex, error) {
@@ -52,7 +54,7 @@ func (m *MemoryIndex) Add(e Entry) {
 	m.sim.Add(e.ID, e.Simhash)
 	// Add fails only past 2^32-1 signatures; the Hamming and exact tables
 	// still find such an entry.
-	_ = m.spots.Add(e.ID, e.Sig)
+	_ = m.spots.Add(e.ID, e.Signature)
 	if _, ok := m.exact[e.Hash]; !ok && e.Hash != ([16]byte{}) {
 		m.exact[e.Hash] = e.ID
 	}

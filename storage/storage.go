@@ -3,11 +3,13 @@
 // near-duplicate engine rebuilds its indexes from, document frequencies for
 // TF-IDF weights, and the persisted crawl frontier.
 //
-// The Store interface is the seam between the pipeline and a backend. The
-// embedded default is SQLite (see sqlite.go); Memory is an in-memory
-// implementation for tests. A shared deployment (PostgreSQL for articles,
-// Redis for frontier and fingerprints) implements the same interfaces; every
-// implementation must pass the conformance suite in storagetest.
+// This package holds only the records, the interfaces and the errors. The
+// Store interface is the seam between the pipeline and a backend; each
+// implementation is its own subpackage: storage/sqlite (the embedded
+// default) and storage/memory (in memory, for tests). A shared deployment
+// (PostgreSQL for articles, Redis for frontier and fingerprints) adds a
+// sibling implementing the same interfaces; every implementation must pass
+// the conformance suite in storage/storagetest.
 //
 // Commit is idempotent and keyed by URL: committing a URL that is already
 // decided is a no-op that reports ErrAlreadyDecided. Together with the rule

@@ -3,6 +3,7 @@ package storage
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -15,8 +16,13 @@ var (
 	maxStoreTime = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC) // exclusive
 )
 
-// checkTime reports an error for a non-zero time a store cannot represent.
-func checkTime(field string, t time.Time) error {
+// TimeBounds returns the storable time range [lo, hi): times outside it are
+// invalid (ValidTime), and range bounds outside it can be clamped to it.
+func TimeBounds() (lo, hi time.Time) { return minStoreTime, maxStoreTime }
+
+// ValidTime reports an error (wrapping ErrInvalid) for a non-zero time a
+// store cannot represent. Implementations check times they store with it.
+func ValidTime(field string, t time.Time) error {
 	if t.IsZero() {
 		return nil
 	}
@@ -40,7 +46,7 @@ func (c *Commit) Validate() error {
 	if p.URL == "" {
 		return fmt.Errorf("%w: empty page url", ErrInvalid)
 	}
-	if err := checkTime("page fetched_at", p.FetchedAt); err != nil {
+	if err := ValidTime("page fetched_at", p.FetchedAt); err != nil {
 		return err
 	}
 	switch p.Outcome {
@@ -58,10 +64,10 @@ func (c *Commit) Validate() error {
 		if a.Cluster < 0 {
 			return fmt.Errorf("%w: negative cluster %d", ErrInvalid, a.Cluster)
 		}
-		if err := checkTime("article published_at", a.PublishedAt); err != nil {
+		if err := ValidTime("article published_at", a.PublishedAt); err != nil {
 			return err
 		}
-		if err := checkTime("article fetched_at", a.FetchedAt); err != nil {
+		if err := ValidTime("article fetched_at", a.FetchedAt); err != nil {
 			return err
 		}
 	case OutcomeDuplicate:
@@ -92,10 +98,10 @@ func (c *Commit) Validate() error {
 		if math.IsNaN(d.Containment) || math.IsInf(d.Containment, 0) {
 			return fmt.Errorf("%w: duplicate %s has containment %v", ErrInvalid, p.URL, d.Containment)
 		}
-		if err := checkTime("duplicate published_at", d.PublishedAt); err != nil {
+		if err := ValidTime("duplicate published_at", d.PublishedAt); err != nil {
 			return err
 		}
-		if err := checkTime("duplicate fetched_at", d.FetchedAt); err != nil {
+		if err := ValidTime("duplicate fetched_at", d.FetchedAt); err != nil {
 			return err
 		}
 	case OutcomeNotArticle, OutcomeError:
@@ -122,3 +128,17 @@ func DistinctTerms(terms []string) []string {
 	}
 	return out
 }
+
+// CheckFailed builds a store's Check error from its violations, listing at most
+// maxCheckReport of them.
+func CheckFailed(bad []string) error {
+	n := len(bad)
+	if n > maxCheckReport {
+		bad = append(bad[:maxCheckReport:maxCheckReport], fmt.Sprintf("... and %d more", n-maxCheckReport))
+	}
+	return fmt.Errorf("store check failed: %d problem(s): %s", n, strings.Join(bad, "; "))
+}
+
+// maxCheckReport bounds the violations Check spells out in its error; the
+// count of all of them is always reported.
+const maxCheckReport = 10

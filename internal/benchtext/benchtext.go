@@ -1,7 +1,7 @@
 // Package benchtext gives benchmarks and tests real Chinese news text without
 // a segmenter: the articles of the shared robustness set
 // bench/dev/robust.jsonl (the Li Gang et al. 2013 edit protocol; read with
-// evaldedup.LoadRobust) and PseudoWords, a deterministic split of text into
+// dataset.LoadRobust) and PseudoWords, a deterministic split of text into
 // word-like tokens for packages that must not depend on segment (shingle,
 // simhash, spotsigs).
 package benchtext
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/newsdedup/newscrawl/internal/evaldedup"
+	"github.com/newsdedup/newscrawl/internal/dataset"
 	"github.com/newsdedup/newscrawl/internal/shared"
 )
 
@@ -19,14 +19,14 @@ import (
 const RobustSet = "bench/dev/robust.jsonl"
 
 // Doc is one document of the robustness set.
-type Doc = evaldedup.RobustDoc
+type Doc = dataset.RobustDoc
 
 // Robust returns the documents of the robustness set. The test is skipped
 // when the shared data is absent (a failure when CI is set, see
 // shared.Path) and fails when the file is unreadable or empty.
 func Robust(tb testing.TB) []Doc {
 	tb.Helper()
-	docs, err := evaldedup.LoadRobust(shared.Path(tb, RobustSet))
+	docs, err := dataset.LoadRobust(shared.Path(tb, RobustSet))
 	if err != nil {
 		tb.Fatal(err)
 	}

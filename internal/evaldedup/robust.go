@@ -1,41 +1,10 @@
 package evaldedup
 
 import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"os"
 	"sort"
+
+	"github.com/newsdedup/newscrawl/internal/dataset"
 )
-
-// RobustDoc is one line of bench/dev/robust.jsonl.
-type RobustDoc struct {
-	ID    string `json:"id"`
-	Group string `json:"group"`
-	Text  string `json:"text"`
-	Op    string `json:"op"`
-	Pct   int    `json:"pct"`
-}
-
-// LoadRobust reads a robustness set.
-func LoadRobust(path string) ([]RobustDoc, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var docs []RobustDoc
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		var d RobustDoc
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
-		docs = append(docs, d)
-	}
-	return docs, sc.Err()
-}
 
 // OpPct names one edit setting, e.g. add 5 %.
 type OpPct struct {
@@ -59,7 +28,7 @@ type RobustReport struct {
 }
 
 // ScoreRobust scores cluster labels (one per doc, in order) on the set.
-func ScoreRobust(docs []RobustDoc, clusters []int) RobustReport {
+func ScoreRobust(docs []dataset.RobustDoc, clusters []int) RobustReport {
 	rep := RobustReport{Recall: map[OpPct]float64{}, RecallOp: map[string]float64{}}
 	orig := map[string]int{} // group -> cluster of its orig
 	for i, d := range docs {

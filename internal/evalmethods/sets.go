@@ -15,7 +15,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/decode"
 	"github.com/newsdedup/newscrawl/extract"
-	"github.com/newsdedup/newscrawl/internal/evaldedup"
+	"github.com/newsdedup/newscrawl/internal/dataset"
 )
 
 // Doc is one labelled text of a data set.
@@ -75,7 +75,7 @@ func LoadWeb(path string) (Set, error) {
 
 // LoadRobust reads the robustness set.
 func LoadRobust(path string) (Set, error) {
-	docs, err := evaldedup.LoadRobust(path)
+	docs, err := dataset.LoadRobust(path)
 	if err != nil {
 		return Set{}, err
 	}
@@ -89,7 +89,7 @@ func LoadRobust(path string) (Set, error) {
 // LoadGoldset reads the SpotSigs gold set (dev half) and extracts every
 // page; pages without an article keep an empty text.
 func LoadGoldset(neardupDir string) (Set, error) {
-	docs, err := evaldedup.LoadGoldset(filepath.Join(neardupDir, "spotsigs-goldset-dev.tsv"), filepath.Join(neardupDir, "spotsigs-goldset-dev.tar.gz"))
+	docs, err := dataset.LoadGoldset(filepath.Join(neardupDir, "spotsigs-goldset-dev.tsv"), filepath.Join(neardupDir, "spotsigs-goldset-dev.tar.gz"))
 	if err != nil {
 		return Set{}, err
 	}

@@ -1,0 +1,46 @@
+package dedup_test
+
+import (
+	"testing"
+
+	"github.com/newsdedup/newscrawl/dedup"
+)
+
+// countingIndex is an Index that records how the engine uses it.
+type countingIndex struct {
+	*dedup.MemoryIndex
+	adds, queries int
+}
+
+func (c *countingIndex) Add(e dedup.Entry) { c.adds++; c.MemoryIndex.Add(e) }
+func (c *countingIndex) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry {
+	c.queries++
+	return c.MemoryIndex.Candidates(fp, q)
+}
+
+// TestInjectedIndex: Options.Index is the index the engine adds to and
+// decides against (the seam a shared index uses), and the engine still
+// finds the copy through it.
+func TestInjectedIndex(t *testing.T) {
+	mem, err := dedup.NewMemoryIndex(dedup.DefaultHamming, dedup.DefaultJaccard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := &countingIndex{MemoryIndex: mem}
+	eng, err := dedup.New(fields{}, dedup.Options{Index: idx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "The city council approved the budget on Monday. The mayor is expected to sign it, and there is a vote on the transport plan next week."
+	fp := eng.Fingerprint("", text)
+	if v := eng.Decide(fp); v.Duplicate {
+		t.Fatalf("first article: %+v, want new", v)
+	}
+	eng.Add(1, 1, fp)
+	if v := eng.Decide(eng.Fingerprint("", text)); !v.Duplicate || v.DupOf != 1 {
+		t.Fatalf("copy: %+v, want a duplicate of 1", v)
+	}
+	if idx.adds != 1 || idx.queries != 2 || eng.Len() != 1 || mem.Len() != 1 {
+		t.Fatalf("injected index: %d adds, %d queries, engine len %d, index len %d; want 1, 2, 1, 1", idx.adds, idx.queries, eng.Len(), mem.Len())
+	}
+}

@@ -1,0 +1,93 @@
+// Package cli is the newscrawl command line: one file per command, each
+// holding its flags and its printing only; the work is done by
+// internal/pipeline (crawl, export, extract, dedup) and the evaluation
+// packages (internal/eval*). Exit codes are decided in exit.go.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand: it parses its own flags from args.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"crawl", "crawl the sites of a site file into the store", cmdCrawl},
+		{"export", "write the store's decisions as JSON lines", cmdExport},
+		{"extract", "print the article extracted from a file or URL as JSON", cmdExtract},
+		{"dedup", "cluster a JSONL corpus or a directory of HTML pages offline", cmdDedup},
+		{"eval", "print quality and speed figures (eval help for the list)", cmdEval},
+		{"learn-antecedents", "learn SpotSigs antecedents from pages with a labelled text layer", cmdLearnAntecedents},
+		{"demo", "crawl a bundled fixture site offline and print the summary", cmdDemo},
+	}
+}
+
+// Main runs the command line args (without the program name) and returns
+// the process exit code. SIGINT and SIGTERM cancel the command's context;
+// a second signal exits at once.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printUsage(stdout)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	var cmd *command
+	for _, c := range commands() {
+		if c.name == args[0] {
+			c := c
+			cmd = &c
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(stderr, "newscrawl: unknown command %q\n", args[0])
+		printUsage(stderr)
+		return ExitUsage
+	}
+
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var got os.Signal
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case s := <-sigs:
+			got = s
+			fmt.Fprintf(stderr, "\nnewscrawl: %v received, finishing the page in hand (press again to abort)\n", s)
+			stop(errSignal{s})
+			select {
+			case <-sigs:
+				fmt.Fprintln(stderr, "newscrawl: aborted")
+				os.Exit(exitCodeForSignal(s))
+			case <-done:
+			}
+		case <-done:
+		}
+	}()
+
+	err := cmd.run(ctx, args[1:], stdout, stderr)
+	return exitCode(cmd.name, err, context.Cause(ctx), stderr, got)
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: newscrawl <command> [flags]\n\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-18s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nrun \"newscrawl <command> -h\" for a command's flags")
+}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
+)
+
+func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	in := fs.String("in", "", "input: a JSONL file of {id, text, title} or a directory of HTML pages")
+	out := fs.String("out", "", "output JSONL file (default: standard output)")
+	jac := fs.Float64("jaccard", dedup.DefaultJaccard, "SpotSigs Jaccard threshold")
+	ham := fs.Int("hamming", dedup.DefaultHamming, "Simhash candidate radius")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if *in == "" || fs.NArg() > 0 {
+		return usagef("dedup: --in FILE.jsonl or --in DIR is required")
+	}
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	defer stopProfile()
+	docs, err := readDedupInput(*in, stderr)
+	if err != nil {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	t0 := time.Now()
+	seg, err := pipeline.NewSegmenter(config.Segment{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "dedup: segmenter loaded in %.2fs; %d documents\n", time.Since(t0).Seconds(), len(docs))
+	eng, err := dedup.New(seg, dedup.Options{Hamming: *ham, Jaccard: *jac})
+	if err != nil {
+		return usageError{err}
+	}
+	t1 := time.Now()
+	results, kept, dups, err := pipeline.Dedup(ctx, eng, docs)
+	if err != nil {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	if err := writeDedupResults(*out, stdout, results); err != nil {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	el := time.Since(t1)
+	fmt.Fprintf(stderr, "dedup: %d documents in %.2fs (%.0f docs/s): %d kept, %d duplicates\n",
+		len(docs), el.Seconds(), float64(len(docs))/el.Seconds(), kept, dups)
+	return nil
+}
+
+// readDedupInput reads a JSONL file or extracts a directory of HTML pages,
+// reporting the pages without an article on stderr.
+func readDedupInput(in string, stderr io.Writer) ([]pipeline.OfflineDoc, error) {
+	st, err := os.Stat(in)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return pipeline.ReadJSONL(in)
+	}
+	skipped := 0
+	docs, err := pipeline.ReadHTMLDir(in, func(rel string, err error) {
+		skipped++
+		if !errors.Is(err, extract.ErrNoArticle) {
+			fmt.Fprintf(stderr, "dedup: %s: %v\n", rel, err)
+		}
+	})
+	if skipped > 0 {
+		fmt.Fprintf(stderr, "dedup: %d pages had no extractable article (kept as singletons)\n", skipped)
+	}
+	return docs, err
+}
+
+// writeDedupResults writes one JSON line per document to the file out, or
+// to stdout when out is empty.
+func writeDedupResults(out string, stdout io.Writer, results []pipeline.OfflineResult) error {
+	w := stdout
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for _, r := range results {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if f, ok := w.(*os.File); ok && out != "" {
+		return f.Close()
+	}
+	return nil
+}

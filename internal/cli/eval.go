@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
+	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/segment"
+)
+
+// evalCommands are the subcommands of `eval`.
+func evalCommands() []command {
+	return []command{
+		{"dedup", "near-duplicate tables: robustness set, SpotSigs gold set, reprint web (the default)", cmdEvalDedup},
+		{"robust", "Li Gang et al. robustness protocol on bench/dev/robust.jsonl, with SVG plots", cmdEvalRobust},
+		{"goldset", "pairwise P/R/F1 on the SpotSigs gold set (English news pages)", cmdEvalGoldset},
+		{"web", "crawl the reprint web (bench server), score the export with score.py", cmdEvalWeb},
+		{"throughput", "pages/s of the full pipeline vs a fetch-only run on the bench server", cmdEvalThroughput},
+		{"extract", "extraction quality tables (CWCED, ScrapingHub, snippets, reprint web)", cmdEvalExtract},
+		{"keyfp", "keyword semantic fingerprint (crawler book chapter) vs the exact text hash on the dev sets", cmdEvalKeyFP},
+		{"winnow", "winnowing (Schleimer et al. 2003): shared passages and own-text share of copies, follow-ups and edits", cmdEvalWinnow},
+		{"crash", "kill -9 bench crawls at random moments, check the store against an uninterrupted crawl", cmdEvalCrash},
+	}
+}
+
+func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	name := "dedup"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		name, args = args[0], args[1:]
+	}
+	if name == "help" {
+		fmt.Fprintln(stdout, "usage: newscrawl eval [subcommand] [flags]\n\nsubcommands:")
+		for _, c := range evalCommands() {
+			fmt.Fprintf(stdout, "  %-11s %s\n", c.name, c.summary)
+		}
+		return nil
+	}
+	for _, c := range evalCommands() {
+		if c.name == name {
+			return c.run(ctx, args, stdout, stderr)
+		}
+	}
+	return usagef("eval: unknown subcommand %q (eval help lists them)", name)
+}
+
+// evalFlagSet returns the flag set of an eval subcommand with the --shared
+// flag every one of them takes.
+func evalFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs, fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
+}
+
+// sharedDir is the --shared flag value, or else ../shared next to the
+// repository holding the working directory (shared.Find).
+func sharedDir(flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	dir, err := shared.Find(".")
+	if err != nil {
+		return "", fmt.Errorf("%w (pass --shared DIR)", err)
+	}
+	return dir, nil
+}
+
+// addEngineFlags adds the engine settings the eval subcommands run with
+// (--jaccard, --containment, --centres-only, --no-merge; zero: the
+// defaults).
+func addEngineFlags(fs *flag.FlagSet) *dedup.Options {
+	o := &dedup.Options{}
+	fs.Float64Var(&o.Jaccard, "jaccard", 0, "SpotSigs Jaccard threshold (0: default)")
+	fs.Float64Var(&o.Containment, "containment", 0, "containment threshold (0: default, <0: off)")
+	fs.BoolVar(&o.CentresOnly, "centres-only", false, "compare with cluster centres only (classic Single-Pass)")
+	fs.BoolVar(&o.NoMerge, "no-merge", false, "never merge clusters that a new article bridges")
+	fs.BoolVar(&o.NoPartial, "no-partial", false, "no partial-reprint rule: every verified article is a duplicate")
+	return o
+}
+
+// loadSegmenter loads the default segmenter and says how long it took.
+func loadSegmenter(stderr io.Writer) (*segment.Segmenter, error) {
+	t := time.Now()
+	seg, err := pipeline.NewSegmenter(config.Segment{})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "segmenter loaded in %.2fs\n", time.Since(t).Seconds())
+	return seg, nil
+}

@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/evalextract"
+)
+
+// cmdEvalExtract prints the extraction quality table:
+//
+//	newscrawl eval extract [--shared DIR] [--split dev] [--only NAME] [--worst N] [--baseline]
+func cmdEvalExtract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, shared := evalFlagSet("eval extract", stderr)
+	split := fs.String("split", "dev", "reprint-web bench split under SHARED/bench")
+	only := fs.String("only", "", "measure only the datasets whose name contains this (reprint-web, cwced, scrapinghub, trafilatura, newspaper4k, htmltotext, readability)")
+	worst := fs.Int("worst", 0, "also list this many lowest-scoring pages")
+	baseline := fs.Bool("baseline", false, "measure plain go-readability instead of the extractor (the baseline)")
+	stripMeta := fs.Bool("strip-meta", false, "remove 来源/责任编辑 lines from the text (extract.Options.StripMetaLines)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	opts := extract.Options{StripMetaLines: *stripMeta}
+	if *baseline {
+		opts.Engine = extract.EngineReadability
+	}
+	rep, err := evalextract.Run(ctx, evalextract.Config{Shared: dir, Split: *split, Options: opts, Only: *only})
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteTable(stdout); err != nil {
+		return err
+	}
+	if *worst > 0 {
+		fmt.Fprintf(stdout, "\nlowest-scoring pages:\n")
+		for _, p := range rep.Worst(*worst) {
+			fmt.Fprintf(stdout, "  %-14s %.3f  %s  %s\n", p.Dataset, p.F1, p.ID, p.Err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/newsdedup/newscrawl/internal/evalmethods"
+	"github.com/newsdedup/newscrawl/winnow"
+)
+
+// cmdEvalKeyFP measures the keyword semantic fingerprint on the dev sets.
+func cmdEvalKeyFP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, shared := evalFlagSet("eval keyfp", stderr)
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	p := evalmethods.DevPaths(dir)
+	web, err := evalmethods.LoadWeb(p.Truth)
+	if err != nil {
+		return fmt.Errorf("eval keyfp: %w", err)
+	}
+	robust, err := evalmethods.LoadRobust(p.Robust)
+	if err != nil {
+		return fmt.Errorf("eval keyfp: %w", err)
+	}
+	gold, err := evalmethods.LoadGoldset(p.Neardup)
+	if err != nil {
+		return fmt.Errorf("eval keyfp: %w", err)
+	}
+	seg, err := loadSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	return evalmethods.KeyFP(ctx, seg, []evalmethods.Set{web, robust, gold}, evalmethods.DefaultKeyFPVariants(), stdout)
+}
+
+// cmdEvalWinnow measures winnowing's shared passages and own-text share on
+// the dev sets.
+func cmdEvalWinnow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, shared := evalFlagSet("eval winnow", stderr)
+	k := fs.Int("k", winnow.DefaultK, "noise threshold: words per block")
+	g := fs.Int("g", winnow.DefaultG, "guarantee threshold: every shared run of g words is found")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	p := evalmethods.DevPaths(dir)
+	web, err := evalmethods.LoadWeb(p.Truth)
+	if err != nil {
+		return fmt.Errorf("eval winnow: %w", err)
+	}
+	robust, err := evalmethods.LoadRobust(p.Robust)
+	if err != nil {
+		return fmt.Errorf("eval winnow: %w", err)
+	}
+	seg, err := loadSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	if err := evalmethods.Winnow(ctx, seg, web, robust, winnow.Config{K: *k, G: *g}, stdout); err != nil {
+		return fmt.Errorf("eval winnow: %w", err)
+	}
+	return nil
+}

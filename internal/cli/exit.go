@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// Exit codes, decided here and only here.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1   // the command failed (storage error, I/O error)
+	ExitUsage       = 2   // bad flags or an invalid config file
+	ExitLocked      = 3   // another crawl holds the store's lock
+	ExitInterrupted = 130 // stopped by SIGINT (128 + 2)
+	ExitTerminated  = 143 // stopped by SIGTERM (128 + 15)
+)
+
+// usageError marks errors caused by how the command was called.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+type errSignal struct{ sig os.Signal }
+
+func (e errSignal) Error() string { return "stopped by " + e.sig.String() }
+
+func exitCodeForSignal(s os.Signal) int {
+	if s == syscall.SIGTERM {
+		return ExitTerminated
+	}
+	return ExitInterrupted
+}
+
+// exitCode maps a command's result to the process exit code.
+func exitCode(name string, err, cause error, stderr io.Writer, sig os.Signal) int {
+	var es errSignal
+	if errors.As(cause, &es) {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "newscrawl %s: %v\n", name, err)
+		}
+		return exitCodeForSignal(es.sig)
+	}
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "newscrawl %s: %v\n", name, err)
+	var ue usageError
+	var ve *config.ValidationError
+	switch {
+	case errors.As(err, &ue), errors.As(err, &ve):
+		return ExitUsage
+	case errors.Is(err, storage.ErrLocked):
+		return ExitLocked
+	}
+	return ExitFailure
+}

@@ -1,0 +1,22 @@
+package cli
+
+import (
+	"os"
+	"runtime/pprof"
+)
+
+// startCPUProfile starts a CPU profile into path (no-op for "").
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

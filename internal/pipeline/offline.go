@@ -1,0 +1,154 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/extract"
+)
+
+// maxJSONLLine bounds one input line of offline dedup.
+const maxJSONLLine = 64 << 20
+
+// OfflineDoc is one input document of offline dedup.
+type OfflineDoc struct {
+	ID    json.RawMessage `json:"id"`
+	Title string          `json:"title"`
+	Text  string          `json:"text"`
+}
+
+// OfflineResult is one output line of offline dedup.
+type OfflineResult struct {
+	ID          json.RawMessage `json:"id"`
+	Cluster     json.RawMessage `json:"cluster"`
+	Kept        bool            `json:"kept"`
+	DupOf       json.RawMessage `json:"dup_of"`
+	Jaccard     *float64        `json:"jaccard,omitempty"`
+	Containment *float64        `json:"containment,omitempty"`
+	Reason      string          `json:"reason,omitempty"`
+}
+
+// ReadJSONL reads {"id","title","text"} lines; blank lines are skipped, a
+// line without an id is an error naming the line.
+func ReadJSONL(path string) ([]OfflineDoc, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var docs []OfflineDoc
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), maxJSONLLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(strings.TrimSpace(string(b))) == 0 {
+			continue
+		}
+		var d OfflineDoc
+		if err := json.Unmarshal(b, &d); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if len(d.ID) == 0 || string(d.ID) == "null" {
+			return nil, fmt.Errorf("%s:%d: missing id", path, line)
+		}
+		docs = append(docs, d)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
+	}
+	return docs, nil
+}
+
+// ReadHTMLDir extracts every .html/.htm/.shtml/.xhtml file under dir (see
+// ExtractPage); the id is the path relative to dir. Pages without an
+// article are kept with empty text (they never join a cluster); skip is
+// called for each of them with the reason.
+func ReadHTMLDir(dir string, skip func(rel string, err error)) ([]OfflineDoc, error) {
+	ex, err := extract.New(extract.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var docs []OfflineDoc
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if !isHTMLName(path) {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		id, _ := json.Marshal(filepath.ToSlash(rel))
+		doc := OfflineDoc{ID: id}
+		raw, err := ReadLimited(path, MaxPageBytes)
+		if errors.Is(err, ErrTooLarge) {
+			skip(rel, err)
+			docs = append(docs, doc)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		a, _, err := ExtractPage(ex, Page{URL: "file://" + filepath.ToSlash(path), Body: raw})
+		if err != nil {
+			skip(rel, err)
+		} else {
+			doc.Title, doc.Text = a.Title, a.Text
+		}
+		docs = append(docs, doc)
+		return nil
+	})
+	return docs, err
+}
+
+func isHTMLName(p string) bool {
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".html", ".htm", ".shtml", ".xhtml":
+		return true
+	}
+	return false
+}
+
+// Dedup clusters docs with eng in input order (Single-Pass, dedup.Batch).
+// Clusters can merge later in the batch (dedup.Verdict.Merged), so the
+// results are complete only once every verdict is in; a cluster is named
+// by the id of its first document.
+func Dedup(ctx context.Context, eng *dedup.Engine, docs []OfflineDoc) (results []OfflineResult, kept, dups int, err error) {
+	batch := make([]dedup.Doc, len(docs))
+	for i, d := range docs {
+		batch[i] = dedup.Doc{Title: d.Title, Text: d.Text}
+	}
+	results = make([]OfflineResult, len(docs))
+	clusters := make([]uint64, len(docs))
+	err = eng.Batch(ctx, batch, func(i int, v dedup.Verdict) error {
+		r := OfflineResult{ID: docs[i].ID, Kept: !v.Duplicate, DupOf: json.RawMessage("null"), Reason: v.Reason}
+		clusters[i] = uint64(i)
+		if v.Duplicate {
+			dups++
+			r.DupOf = docs[v.DupOf].ID
+			clusters[i] = v.Cluster
+			j, c := v.Jaccard, v.Containment
+			r.Jaccard, r.Containment = &j, &c
+		} else {
+			kept++
+		}
+		results[i] = r
+		return nil
+	})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	for i := range results {
+		results[i].Cluster = docs[eng.ClusterOf(clusters[i])].ID
+	}
+	return results, kept, dups, nil
+}

@@ -1,0 +1,242 @@
+// Package pipeline is the program's one wiring place: it turns fetched
+// pages into articles (decode → extract, Page), runs the crawl's article
+// stage (segment/fingerprint → near-duplicate decision → store, Processor),
+// rebuilds the dedup index from the store (NewEngine), and runs a crawl or
+// an export as functions returning values for the CLI to print (Crawl,
+// Export). Every path that turns a page into an article (crawl, the
+// extract and dedup commands, every evaluation) goes through ExtractPage.
+package pipeline
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/crawler"
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/segment"
+	"github.com/newsdedup/newscrawl/simhash"
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// Processor is the crawl's article stage, wired in this one place:
+// decode → extract → segment/fingerprint → near-duplicate decision → store.
+// It implements crawler.Processor.
+type Processor struct {
+	store      storage.Store
+	engine     *dedup.Engine
+	extractors map[string]*extract.Extractor // by site name
+	keepDupTxt bool
+	log        *slog.Logger
+	now        func() time.Time
+
+	// mu serialises decide → commit → index: Single-Pass clustering needs
+	// every earlier article indexed before the next decision.
+	mu sync.Mutex
+}
+
+// NewSegmenter loads the segmenter (the gse dictionary) once per process.
+func NewSegmenter(cfg config.Segment) (*segment.Segmenter, error) {
+	seg, err := segment.New(segment.Options{StopwordFile: cfg.Stopwords, SynonymFile: cfg.Synonyms})
+	if err != nil {
+		return nil, fmt.Errorf("segmenter: %w", err)
+	}
+	return seg, nil
+}
+
+// NewEngine builds the near-duplicate engine from the config and rebuilds
+// its index from the store: every stored article within the dedup window
+// becomes a cluster centre again.
+func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, now time.Time) (*dedup.Engine, int, error) {
+	opts, err := EngineOptions(cfg.Dedup)
+	if err != nil {
+		return nil, 0, err
+	}
+	eng, err := dedup.New(seg, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	var since time.Time
+	if w := cfg.Dedup.Window.D(); w > 0 {
+		since = now.Add(-w)
+	}
+	n := 0
+	err = store.Fingerprints(ctx, since, func(a storage.Article) error {
+		var h [16]byte
+		if b, err := hex.DecodeString(a.ContentHash); err == nil && len(b) == len(h) {
+			copy(h[:], b)
+		}
+		eng.Restore(dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash, Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title)})
+		n++
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("rebuild index: %w", err)
+	}
+	// Duplicates are cluster members (single-link): index them too.
+	if !eng.Options().CentresOnly {
+		err = store.DuplicateFingerprints(ctx, since, func(d storage.Duplicate) error {
+			eng.Restore(dedup.Entry{ID: MemberID(d.URL), Cluster: uint64(d.Cluster), Simhash: d.Simhash, Signature: d.Signature, Title: dedup.TitleSet(d.Title)})
+			n++
+			return nil
+		})
+		if err != nil {
+			return nil, 0, fmt.Errorf("rebuild index: %w", err)
+		}
+	}
+	df := map[string]int{}
+	docs, err := store.DocFreqs(ctx, func(term string, n int) error { df[term] = n; return nil })
+	if err != nil {
+		return nil, 0, fmt.Errorf("load document frequencies: %w", err)
+	}
+	eng.SetDocFreqs(docs, df)
+	return eng, n, nil
+}
+
+// NewProcessor returns the article stage of a crawl of cfg's sites into
+// store, deciding with eng (see NewEngine); skipped pages are logged to log.
+func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, log *slog.Logger) (*Processor, error) {
+	p := &Processor{store: store, engine: eng, extractors: map[string]*extract.Extractor{},
+		keepDupTxt: cfg.Dedup.KeepDuplicateText, log: log, now: time.Now}
+	for i, s := range cfg.Sites {
+		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time})
+		if err != nil {
+			return nil, fmt.Errorf("sites[%d].extract: %w", i, err)
+		}
+		p.extractors[s.Name] = ex
+	}
+	return p, nil
+}
+
+// ProcessArticle implements crawler.Processor.
+func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (storage.Outcome, error) {
+	page := storage.Page{URL: r.URL, Site: r.Site.Name, RunID: r.RunID, Status: r.Status, FetchedAt: r.FetchedAt}
+	ex := p.extractors[r.Site.Name]
+	if ex == nil {
+		return "", fmt.Errorf("no extractor for site %q", r.Site.Name)
+	}
+	art, _, err := ExtractPage(ex, Page{URL: r.URL, Body: r.Body, ContentType: r.Header.Get("Content-Type"), Charset: r.Site.Charset})
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return p.commitFailure(ctx, page, "decode", de.Err)
+	}
+	if errors.Is(err, extract.ErrNoArticle) {
+		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, err.Error(), true
+		return p.commit(ctx, &storage.Commit{Page: page})
+	}
+	if err != nil {
+		return p.commitFailure(ctx, page, "extract", err)
+	}
+	fp := p.engine.Fingerprint(art.Title, art.Text)
+	if fp.Empty() {
+		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
+		return p.commit(ctx, &storage.Commit{Page: page})
+	}
+	return p.decideAndCommit(ctx, page, art, fp)
+}
+
+func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint) (storage.Outcome, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v := p.engine.Decide(fp)
+	if v.Duplicate {
+		centre, err := p.store.Article(ctx, int64(v.DupOf))
+		if err != nil {
+			return "", fmt.Errorf("duplicate of article %d: %w", v.DupOf, err)
+		}
+		page.Outcome = storage.OutcomeDuplicate
+		d := &storage.Duplicate{
+			URL: page.URL, Site: page.Site, RunID: page.RunID, DupOf: centre.ID, DupOfURL: centre.URL,
+			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment,
+			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
+			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
+		}
+		if p.keepDupTxt {
+			d.Text = art.Text
+		}
+		out, err := p.commit(ctx, &storage.Commit{Page: page, Duplicate: d})
+		if err == nil && out == storage.OutcomeDuplicate {
+			p.engine.MergeClusters(v.Cluster, v.Merged)
+			p.engine.AddMember(MemberID(d.URL), v.Cluster, fp)
+		}
+		return out, err
+	}
+	page.Outcome = storage.OutcomeStored
+	a := &storage.Article{
+		URL: page.URL, Site: page.Site, RunID: page.RunID, Title: art.Title, Text: art.Text,
+		PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author, Editor: art.Editor,
+		FetchedAt: page.FetchedAt, ContentHash: hex.EncodeToString(fp.Hash[:]),
+		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words},
+	}
+	out, err := p.commit(ctx, &storage.Commit{Page: page, Article: a, Terms: fp.Terms})
+	if err == nil && out == storage.OutcomeStored {
+		p.engine.Add(uint64(a.ID), uint64(a.Cluster), fp)
+	}
+	return out, err
+}
+
+// commit writes one outcome; a URL decided by an earlier (possibly
+// interrupted) attempt is not an error: its first verdict stands.
+func (p *Processor) commit(ctx context.Context, c *storage.Commit) (storage.Outcome, error) {
+	err := p.store.Commit(ctx, c)
+	if errors.Is(err, storage.ErrAlreadyDecided) {
+		o, _, derr := p.store.Decided(ctx, c.Page.URL)
+		if derr != nil {
+			return "", derr
+		}
+		return o, nil
+	}
+	if err != nil {
+		return "", err // the store's error names the URL
+	}
+	return c.Page.Outcome, nil
+}
+
+func (p *Processor) commitFailure(ctx context.Context, page storage.Page, kind string, err error) (storage.Outcome, error) {
+	page.Outcome, page.ErrKind, page.Err, page.Permanent = storage.OutcomeError, kind, err.Error(), true
+	p.log.Warn("page skipped", "url", page.URL, "kind", kind, "err", err)
+	return p.commit(ctx, &storage.Commit{Page: page})
+}
+
+// MemberID is the index id of a duplicate (a cluster member): duplicates
+// have no article id, so a 63-bit hash of the URL with the top bit set
+// keeps them apart from article ids.
+func MemberID(url string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(url))
+	return h.Sum64() | 1<<63
+}
+
+// EngineOptions maps the config's dedup section to engine options.
+func EngineOptions(d config.Dedup) (dedup.Options, error) {
+	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, TopM: d.TopM, JTidf: d.JTidf, Positional: d.Positional}
+	if d.Hash != "" {
+		h, err := simhash.HashByName(d.Hash)
+		if err != nil {
+			return o, fmt.Errorf("dedup.hash: %w", err)
+		}
+		o.Hash = h
+	}
+	if d.Weighting == "tfidf" {
+		o.Weighting = segment.TFIDF
+	}
+	return o, nil
+}
+
+func toInt64s(xs []uint64) []int64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		out[i] = int64(x)
+	}
+	return out
+}

@@ -1,0 +1,1210 @@
+// Package sqlite is the embedded storage.Store: one SQLite file in WAL mode
+// through the pure-Go modernc.org/sqlite driver (no cgo). It owns the
+// schema knowledge: the migrations (SchemaVersion) and Audit, the
+// independent check of a store file that the crash evaluation runs.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	msqlite "modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// SchemaVersion is the schema this code reads and writes, kept in the file's
+// PRAGMA user_version. It equals len(migrations).
+const SchemaVersion = 2
+
+// SQLite tuning.
+const (
+	// busyTimeoutMS is how long a statement waits for another connection's
+	// write lock (another process checkpointing or writing) before it fails
+	// with SQLITE_BUSY. Writes inside this process are serialised by a mutex
+	// and never wait on each other here.
+	busyTimeoutMS = 5000
+	// maxOpenConns bounds the pool. SQLite has one writer at a time; in WAL
+	// mode readers do not block it nor each other, so a few connections let
+	// iterations (whose callbacks may call back into the store) run beside a
+	// writer on 2-core machines without piling up connections.
+	maxOpenConns = 4
+	// lockPoll is how often Lock(wait=true) retries a held file lock; flock
+	// cannot be interrupted by a context, so the wait polls with LOCK_NB.
+	lockPoll = 200 * time.Millisecond
+	// maxCheckRows bounds the rows each Check query reads, so that a badly
+	// broken store yields a prompt error instead of a huge one.
+	maxCheckRows = 1000
+	// foldChunkBits sets the largest document-frequency upsert of a fold to
+	// maxFoldChunk terms (2 parameters each), far below SQLite's 32766
+	// bound on parameters.
+	foldChunkBits = 8
+	maxFoldChunk  = 1 << foldChunkBits
+	// foldEvery is how many stored documents' terms wait in docfreq_pending
+	// before a Commit folds them into docfreq (see docfreq.go). Upserting an
+	// article's ~300 terms straight into docfreq dirtied ~100 of its B-tree
+	// pages per commit (115 WAL frames, ~460 KB, measured with
+	// BenchmarkCommit on the shared corpus), which the WAL then wrote and
+	// checkpointed again; the log takes one row per document and the fold
+	// touches each docfreq page once per foldEvery documents. Larger batches
+	// share more terms, so the fold's upserts per document fall as it grows
+	// (BenchmarkCommit CPU per commit: 0.93 ms at 64, 0.79 ms at 256); 256
+	// keeps the folding commit (~25k upserts: 0.1-0.2 s on the shared
+	// 2-core machine, against 0.26 ms for a median commit) and the log that
+	// DocFreqs reads into memory small.
+	foldEvery = 256
+)
+
+// migrations[i] takes the schema from version i to i+1. Each runs in one
+// transaction together with the PRAGMA user_version update.
+var migrations = [...]string{
+	// 0 -> 1: initial schema. Times are Unix nanoseconds (NULL for the zero
+	// time). seq columns are rowid aliases that give commit and FIFO order.
+	// A term's document frequency is its df in docfreq plus the number of
+	// docfreq_pending rows (one per recently stored document, holding its
+	// distinct terms; see docfreq.go) that list it.
+	`
+CREATE TABLE runs (
+	id          INTEGER PRIMARY KEY,
+	started_at  INTEGER,
+	finished_at INTEGER,
+	status      TEXT NOT NULL,
+	config      TEXT NOT NULL,
+	stats       TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE pages (
+	seq        INTEGER PRIMARY KEY,
+	url        TEXT NOT NULL UNIQUE,
+	site       TEXT NOT NULL,
+	run_id     INTEGER NOT NULL,
+	outcome    TEXT NOT NULL CHECK (outcome IN ('stored', 'duplicate', 'not_article', 'error')),
+	status     INTEGER NOT NULL,
+	err_kind   TEXT NOT NULL,
+	err        TEXT NOT NULL,
+	permanent  INTEGER NOT NULL,
+	fetched_at INTEGER
+);
+CREATE TABLE articles (
+	id           INTEGER PRIMARY KEY,
+	url          TEXT NOT NULL UNIQUE,
+	site         TEXT NOT NULL,
+	run_id       INTEGER NOT NULL,
+	title        TEXT NOT NULL,
+	text         TEXT NOT NULL,
+	published_at INTEGER,
+	source       TEXT NOT NULL,
+	author       TEXT NOT NULL,
+	editor       TEXT NOT NULL,
+	fetched_at   INTEGER,
+	content_hash TEXT NOT NULL,
+	cluster      INTEGER NOT NULL,
+	simhash      INTEGER NOT NULL,
+	signature    BLOB NOT NULL,
+	sig_len      INTEGER NOT NULL
+);
+CREATE INDEX articles_fetched_at ON articles(fetched_at);
+CREATE INDEX articles_published_at ON articles(published_at);
+CREATE TABLE duplicates (
+	seq          INTEGER PRIMARY KEY,
+	url          TEXT NOT NULL UNIQUE,
+	site         TEXT NOT NULL,
+	run_id       INTEGER NOT NULL,
+	dup_of       INTEGER NOT NULL REFERENCES articles(id),
+	dup_of_url   TEXT NOT NULL,
+	cluster      INTEGER NOT NULL,
+	distance     INTEGER NOT NULL,
+	jaccard      REAL NOT NULL,
+	containment  REAL NOT NULL DEFAULT 0,
+	title        TEXT NOT NULL,
+	text         TEXT NOT NULL,
+	published_at INTEGER,
+	source       TEXT NOT NULL,
+	author       TEXT NOT NULL,
+	fetched_at   INTEGER,
+	simhash      INTEGER NOT NULL,
+	signature    BLOB NOT NULL DEFAULT x''
+);
+CREATE INDEX duplicates_dup_of ON duplicates(dup_of);
+CREATE INDEX duplicates_fetched_at ON duplicates(fetched_at);
+CREATE INDEX duplicates_published_at ON duplicates(published_at);
+CREATE TABLE docfreq (
+	term TEXT PRIMARY KEY,
+	df   INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE docfreq_pending (
+	seq   INTEGER PRIMARY KEY,
+	terms BLOB NOT NULL
+);
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO meta(key, value) VALUES ('docs', 0);
+CREATE TABLE frontier (
+	seq     INTEGER PRIMARY KEY,
+	url     TEXT NOT NULL UNIQUE,
+	site    TEXT NOT NULL,
+	depth   INTEGER NOT NULL,
+	referer TEXT NOT NULL,
+	state   TEXT NOT NULL CHECK (state IN ('pending', 'inflight'))
+);
+CREATE INDEX frontier_site ON frontier(site, state, seq);
+CREATE INDEX frontier_state ON frontier(state, seq);
+`,
+	// 1 -> 2: cluster indexes, for the merges of clusters a duplicate
+	// bridges (Duplicate.Merges).
+	`
+CREATE INDEX articles_cluster ON articles(cluster);
+CREATE INDEX duplicates_cluster ON duplicates(cluster);
+`,
+}
+
+// Store is the embedded SQLite store: one database file in WAL mode, written through
+// a single *sql.DB. It is safe for concurrent use. Writes from this process
+// are serialised by a mutex (SQLite has one writer at a time); reads run
+// concurrently. Lock uses an advisory flock on path+".lock" so that two
+// processes never crawl into one store at once.
+type Store struct {
+	path string
+	db   *sql.DB
+
+	writeMu sync.Mutex // serialises write transactions of this process
+	termBuf []byte     // encodes a commit's terms; guarded by writeMu
+
+	stmts sqliteStmts
+}
+
+// sqliteStmts are the prepared statements of the hot path.
+type sqliteStmts struct {
+	pageOutcome   *sql.Stmt
+	deletePage    *sql.Stmt
+	insertPage    *sql.Stmt
+	insertArticle *sql.Stmt
+	articleRef    *sql.Stmt
+	insertDup     *sql.Stmt
+	logTerms      *sql.Stmt
+	addDoc        *sql.Stmt
+	clearTerms    *sql.Stmt
+	// foldDocFreq[k] adds counts to 1<<k terms in one statement, so that a
+	// fold of n terms takes about n/maxFoldChunk +
+	// popcount(n%maxFoldChunk) statements instead of n (each costs
+	// microseconds through the driver).
+	foldDocFreq [foldChunkBits + 1]*sql.Stmt
+	push        *sql.Stmt
+	popSite     *sql.Stmt
+	popAll      *sql.Stmt
+	done        *sql.Stmt
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// options are open-time settings; only tests change them (export_test.go).
+type options struct {
+	// readOnly opens the file with SQLite's mode=ro: every write fails with
+	// SQLITE_READONLY. Unlike chmod, it also holds when running as root.
+	readOnly bool
+	// pragmas are extra per-connection PRAGMAs such as "max_page_count(64)",
+	// used to simulate a full disk.
+	pragmas []string
+}
+
+// Open opens (creating it and its parent directory when missing) the
+// store at path, migrating an older schema. It fails with an error wrapping
+// ErrSchemaTooNew when the file was written by a newer program.
+func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, options{})
+}
+
+func open(ctx context.Context, path string, opt options) (*Store, error) {
+	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("open sqlite store: %w: path %q must name a file", storage.ErrInvalid, path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	if !opt.readOnly {
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		}
+	}
+
+	q := url.Values{}
+	// BEGIN IMMEDIATE takes the write lock at the start of a transaction, so
+	// Commit's read-check-write never has to upgrade a read lock (which in
+	// WAL mode can fail with SQLITE_BUSY_SNAPSHOT without waiting).
+	q.Set("_txlock", "immediate")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	q.Add("_pragma", "foreign_keys(1)")
+	// synchronous=NORMAL in WAL mode syncs the WAL only at checkpoints: the
+	// database can never be corrupted, but a power loss (not a process crash)
+	// may roll back the last transactions. That is safe here because every
+	// Commit is idempotent and a frontier item is Done only in a transaction
+	// after its page's Commit: a lost tail simply refetches those URLs.
+	q.Add("_pragma", "synchronous(NORMAL)")
+	// Statement journals (written by the multi-row document-frequency
+	// upserts of a fold) and temporary indexes stay in memory instead of
+	// temp files.
+	q.Add("_pragma", "temp_store(MEMORY)")
+	if opt.readOnly {
+		q.Set("mode", "ro")
+	}
+	for _, p := range opt.pragmas {
+		q.Add("_pragma", p)
+	}
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
+
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(maxOpenConns)
+	db.SetMaxIdleConns(maxOpenConns)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+
+	s := &Store{path: abs, db: db}
+	if err := s.init(ctx, opt.readOnly); err != nil {
+		s.closeAll()
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// init sets WAL mode, checks and migrates the schema and prepares statements.
+func (s *Store) init(ctx context.Context, readOnly bool) error {
+	if !readOnly {
+		if err := s.setWAL(ctx); err != nil {
+			return err
+		}
+	}
+	if err := s.migrate(ctx, readOnly); err != nil {
+		return err
+	}
+	return s.prepare(ctx)
+}
+
+// setWAL switches the file to WAL mode. Switching needs an exclusive lock
+// and SQLite answers SQLITE_BUSY at once, without its busy handler, while
+// another connection (a process opening the same new file) holds any lock;
+// so the switch is retried until busyTimeoutMS has passed.
+func (s *Store) setWAL(ctx context.Context) error {
+	deadline := time.Now().Add(busyTimeoutMS * time.Millisecond)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var mode string
+		err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		if err == nil {
+			if !strings.EqualFold(mode, "wal") {
+				return fmt.Errorf("set WAL mode: journal mode is %q", mode)
+			}
+			return nil
+		}
+		if !isBusy(err) || time.Now().After(deadline) {
+			return fmt.Errorf("set WAL mode: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("set WAL mode: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+}
+
+// isBusy reports SQLITE_BUSY and SQLITE_LOCKED (and their extended codes).
+func isBusy(err error) bool {
+	var se *msqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}
+
+func (s *Store) migrate(ctx context.Context, readOnly bool) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	for {
+		var v int
+		if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		switch {
+		case v == SchemaVersion:
+			return nil
+		case v > SchemaVersion || v < 0:
+			return fmt.Errorf("%w: file has schema version %d, this program supports up to %d", storage.ErrSchemaTooNew, v, SchemaVersion)
+		case readOnly:
+			return fmt.Errorf("schema version %d needs migrating to %d, impossible in read-only mode", v, SchemaVersion)
+		}
+		if err := s.migrateFrom(ctx, v); err != nil {
+			return err
+		}
+	}
+}
+
+// migrateFrom applies migrations[v] in one transaction. The version is read
+// again inside the transaction so that two processes opening a new file at
+// once do not both apply it.
+func (s *Store) migrateFrom(ctx context.Context, v int) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate schema %d: %w", v, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	var cur int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+		return fmt.Errorf("migrate schema %d: %w", v, err)
+	}
+	if cur != v {
+		return nil // someone else migrated; the caller re-reads
+	}
+	if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+	}
+	return nil
+}
+
+// Columns read back for articles and duplicates; fingerprint reads leave
+// text out.
+const (
+	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
+		fetched_at, content_hash, cluster, simhash, signature, sig_len`
+	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
+		fetched_at, content_hash, cluster, simhash, signature, sig_len`
+	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
+		published_at, source, author, fetched_at, simhash, signature`
+	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
+		published_at, source, author, fetched_at, simhash, signature`
+	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
+	// badSignatureCond selects signatures that unpackSignature rejects (or
+	// that are not blobs at all); badSignature describes them.
+	badSignatureCond = `typeof(signature) <> 'blob' OR length(signature) % 8 <> 0`
+	badSignature     = `CASE WHEN typeof(signature) <> 'blob' THEN ' signature is ' || typeof(signature) || ', not a blob'
+		ELSE ' signature of ' || length(signature) || ' bytes is not a multiple of 8' END`
+	// finalPage is the condition under which Push ignores a URL.
+	finalPage = `outcome IN ('stored', 'duplicate') OR (outcome = 'error' AND permanent <> 0)`
+)
+
+func (s *Store) prepare(ctx context.Context) error {
+	list := []struct {
+		dst   **sql.Stmt
+		query string
+	}{
+		{&s.stmts.pageOutcome, `SELECT outcome FROM pages WHERE url = ?`},
+		{&s.stmts.deletePage, `DELETE FROM pages WHERE url = ?`},
+		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.stmts.insertArticle, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
+			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len)
+			VALUES ((SELECT coalesce(max(id), 0) + 1 FROM articles), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
+			CASE WHEN ?12 = 0 THEN (SELECT coalesce(max(id), 0) + 1 FROM articles) ELSE ?12 END, ?13, ?14, ?15)
+			RETURNING id, cluster`},
+		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
+		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
+		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},
+		{&s.stmts.clearTerms, `DELETE FROM docfreq_pending`},
+		{&s.stmts.push, `INSERT INTO frontier(url, site, depth, referer, state)
+			SELECT ?1, ?2, ?3, ?4, 'pending'
+			WHERE NOT EXISTS (SELECT 1 FROM pages WHERE url = ?1 AND (` + finalPage + `))
+			ON CONFLICT(url) DO NOTHING`},
+		{&s.stmts.popSite, `UPDATE frontier SET state = 'inflight' WHERE seq IN (
+			SELECT seq FROM frontier WHERE site = ? AND state = 'pending' ORDER BY seq LIMIT ?)
+			RETURNING seq, url, site, depth, referer`},
+		{&s.stmts.popAll, `UPDATE frontier SET state = 'inflight' WHERE seq IN (
+			SELECT seq FROM frontier WHERE state = 'pending' ORDER BY seq LIMIT ?)
+			RETURNING seq, url, site, depth, referer`},
+		{&s.stmts.done, `DELETE FROM frontier WHERE url = ?`},
+	}
+	for k := range s.stmts.foldDocFreq {
+		list = append(list, struct {
+			dst   **sql.Stmt
+			query string
+		}{&s.stmts.foldDocFreq[k], `INSERT INTO docfreq(term, df) VALUES ` + strings.Repeat("(?, ?), ", 1<<k-1) +
+			`(?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df`})
+	}
+	for _, p := range list {
+		st, err := s.db.PrepareContext(ctx, p.query)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", strings.Join(strings.Fields(p.query), " "), err)
+		}
+		*p.dst = st
+	}
+	return nil
+}
+
+// Close closes the prepared statements and the database. It does not release
+// a lock taken with Lock; call its release function.
+func (s *Store) Close() error {
+	return s.closeAll()
+}
+
+func (s *Store) closeAll() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{s.stmts.pageOutcome, s.stmts.deletePage, s.stmts.insertPage,
+		s.stmts.insertArticle, s.stmts.articleRef, s.stmts.insertDup, s.stmts.logTerms, s.stmts.addDoc,
+		s.stmts.clearTerms, s.stmts.push, s.stmts.popSite, s.stmts.popAll, s.stmts.done} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	for _, st := range s.stmts.foldDocFreq {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	errs = append(errs, s.db.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close sqlite store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// nullTime encodes t as Unix nanoseconds, or NULL for the zero time.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+func fromNull(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64).UTC()
+}
+
+// packSignature encodes a signature as little-endian uint64s. The result is
+// never nil (the driver binds a nil []byte as NULL, which the NOT NULL
+// signature columns reject).
+func packSignature(sig []uint64) []byte {
+	b := make([]byte, 8*len(sig))
+	for i, v := range sig {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+	return b
+}
+
+// unpackSignature decodes packSignature, rejecting a blob whose length is
+// not a multiple of 8.
+func unpackSignature(b []byte) ([]uint64, error) {
+	if len(b)%8 != 0 {
+		return nil, fmt.Errorf("signature blob of %d bytes is not a multiple of 8", len(b))
+	}
+	if len(b) == 0 {
+		return nil, nil
+	}
+	sig := make([]uint64, len(b)/8)
+	for i := range sig {
+		sig[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return sig, nil
+}
+
+// sigDest is a sql.Scanner that decodes a signature column straight from the
+// driver's buffer (a *[]byte destination would copy the blob once more). A
+// malformed blob is kept in err rather than failing Scan, so that the caller
+// can name the row in its error.
+type sigDest struct {
+	dst *[]uint64
+	err error
+}
+
+func (d *sigDest) Scan(src any) error {
+	switch v := src.(type) {
+	case []byte:
+		*d.dst, d.err = unpackSignature(v)
+	case nil:
+		*d.dst, d.err = nil, errors.New("signature is NULL")
+	default:
+		*d.dst, d.err = nil, fmt.Errorf("signature column holds a %T, not a blob", src)
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// writeTx runs fn in one immediate transaction under the write mutex.
+func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback() // the transaction is abandoned; fn's error is the one to report
+		return err
+	}
+	return tx.Commit()
+}
+
+// BeginRun records a new run with status RunRunning.
+func (s *Store) BeginRun(ctx context.Context, config string) (storage.Run, error) {
+	r := storage.Run{StartedAt: time.Now().UTC(), Status: storage.RunRunning, Config: config}
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `INSERT INTO runs(started_at, status, config, stats)
+			VALUES (?, ?, ?, '{}') RETURNING id`, nullTime(r.StartedAt), r.Status, r.Config).Scan(&r.ID)
+	})
+	if err != nil {
+		return storage.Run{}, fmt.Errorf("begin run: %w", err)
+	}
+	return r, nil
+}
+
+// FinishRun stores r's finish time, status and stats; ErrNotFound for an
+// unknown run.
+func (s *Store) FinishRun(ctx context.Context, r storage.Run) error {
+	if err := storage.ValidTime("run finished_at", r.FinishedAt); err != nil {
+		return err
+	}
+	stats, err := json.Marshal(r.Stats)
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", r.ID, err)
+	}
+	err = s.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET finished_at = ?, status = ?, stats = ? WHERE id = ?`,
+			nullTime(r.FinishedAt), r.Status, string(stats), r.ID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return storage.ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", r.ID, err)
+	}
+	return nil
+}
+
+// Runs returns every run in id order.
+func (s *Store) Runs(ctx context.Context) ([]storage.Run, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, started_at, finished_at, status, config, stats FROM runs ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []storage.Run
+	for rows.Next() {
+		var r storage.Run
+		var started, finished sql.NullInt64
+		var stats string
+		if err := rows.Scan(&r.ID, &started, &finished, &r.Status, &r.Config, &stats); err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		if err := json.Unmarshal([]byte(stats), &r.Stats); err != nil {
+			return nil, fmt.Errorf("list runs: run %d stats: %w", r.ID, err)
+		}
+		r.StartedAt, r.FinishedAt = fromNull(started), fromNull(finished)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	return out, nil
+}
+
+// Commit writes one page outcome in one transaction; see Store.Commit.
+func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	p := &c.Page
+	var artID, artCluster int64
+	var dupOfURL string
+	var dupCluster int64
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		var old string
+		err := tx.StmtContext(ctx, s.stmts.pageOutcome).QueryRowContext(ctx, p.URL).Scan(&old)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return err
+		case storage.Outcome(old).Final():
+			return fmt.Errorf("%w (%s)", storage.ErrAlreadyDecided, old)
+		default:
+			if _, err := tx.StmtContext(ctx, s.stmts.deletePage).ExecContext(ctx, p.URL); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.StmtContext(ctx, s.stmts.insertPage).ExecContext(ctx, p.URL, p.Site, p.RunID,
+			string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt)); err != nil {
+			return err
+		}
+		switch {
+		case c.Article != nil:
+			a := c.Article
+			err := tx.StmtContext(ctx, s.stmts.insertArticle).QueryRowContext(ctx, p.URL, a.Site, a.RunID,
+				a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author, a.Editor, nullTime(a.FetchedAt),
+				a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash), packSignature(a.Fingerprint.Signature),
+				a.Fingerprint.Length).Scan(&artID, &artCluster)
+			if err != nil {
+				return err
+			}
+			if err := s.addTerms(ctx, tx, c.Terms); err != nil {
+				return err
+			}
+		case c.Duplicate != nil:
+			d := c.Duplicate
+			err := tx.StmtContext(ctx, s.stmts.articleRef).QueryRowContext(ctx, d.DupOf).Scan(&dupOfURL, &dupCluster)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("dup_of %d: %w", d.DupOf, storage.ErrNotFound)
+			} else if err != nil {
+				return err
+			}
+			if d.DupOfURL != "" {
+				dupOfURL = d.DupOfURL
+			}
+			if d.Cluster != 0 {
+				dupCluster = d.Cluster
+			}
+			if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
+				dupOfURL, dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
+				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature)); err != nil {
+				return err
+			}
+			for _, m := range d.Merges {
+				for _, q := range []string{`UPDATE articles SET cluster = ? WHERE cluster = ?`, `UPDATE duplicates SET cluster = ? WHERE cluster = ?`} {
+					if _, err := tx.ExecContext(ctx, q, dupCluster, m); err != nil {
+						return fmt.Errorf("merge cluster %d into %d: %w", m, dupCluster, err)
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", p.URL, err)
+	}
+	switch {
+	case c.Article != nil:
+		c.Article.ID, c.Article.Cluster = artID, artCluster
+	case c.Duplicate != nil:
+		c.Duplicate.DupOfURL, c.Duplicate.Cluster = dupOfURL, dupCluster
+	}
+	return nil
+}
+
+// Decided reports the final outcome of a URL.
+func (s *Store) Decided(ctx context.Context, u string) (storage.Outcome, bool, error) {
+	var o string
+	err := s.stmts.pageOutcome.QueryRowContext(ctx, u).Scan(&o)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("decided %s: %w", u, err)
+	}
+	if !storage.Outcome(o).Final() {
+		return "", false, nil
+	}
+	return storage.Outcome(o), true, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanPage(sc scanner) (storage.Page, error) {
+	var p storage.Page
+	var outcome string
+	var permanent int
+	var fetched sql.NullInt64
+	if err := sc.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &permanent, &fetched); err != nil {
+		return storage.Page{}, err
+	}
+	p.Outcome, p.Permanent, p.FetchedAt = storage.Outcome(outcome), permanent != 0, fromNull(fetched)
+	return p, nil
+}
+
+func scanArticle(sc scanner) (storage.Article, error) {
+	var a storage.Article
+	var pub, fetched sql.NullInt64
+	var simhash int64
+	sig := sigDest{dst: &a.Fingerprint.Signature}
+	if err := sc.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
+		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length); err != nil {
+		return storage.Article{}, err
+	}
+	if sig.err != nil {
+		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, sig.err)
+	}
+	a.PublishedAt, a.FetchedAt = fromNull(pub), fromNull(fetched)
+	a.Fingerprint.Simhash = uint64(simhash)
+	return a, nil
+}
+
+func scanDuplicate(sc scanner) (storage.Duplicate, error) {
+	var d storage.Duplicate
+	var pub, fetched sql.NullInt64
+	var simhash int64
+	sig := sigDest{dst: &d.Signature}
+	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
+		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig); err != nil {
+		return storage.Duplicate{}, err
+	}
+	if sig.err != nil {
+		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, sig.err)
+	}
+	d.PublishedAt, d.FetchedAt, d.Simhash = fromNull(pub), fromNull(fetched), uint64(simhash)
+	return d, nil
+}
+
+// PageOf returns the page record of url, or ErrNotFound.
+func (s *Store) PageOf(ctx context.Context, u string) (storage.Page, error) {
+	p, err := scanPage(s.db.QueryRowContext(ctx, `SELECT `+pageCols+` FROM pages WHERE url = ?`, u))
+	if errors.Is(err, sql.ErrNoRows) {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		return storage.Page{}, fmt.Errorf("page %s: %w", u, err)
+	}
+	return p, nil
+}
+
+// Article returns the article with that id, or ErrNotFound.
+func (s *Store) Article(ctx context.Context, id int64) (storage.Article, error) {
+	a, err := scanArticle(s.db.QueryRowContext(ctx, `SELECT `+articleCols+` FROM articles WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		return storage.Article{}, fmt.Errorf("article %d: %w", id, err)
+	}
+	return a, nil
+}
+
+// ArticleByURL returns the article stored for url, or ErrNotFound.
+func (s *Store) ArticleByURL(ctx context.Context, u string) (storage.Article, error) {
+	a, err := scanArticle(s.db.QueryRowContext(ctx, `SELECT `+articleCols+` FROM articles WHERE url = ?`, u))
+	if errors.Is(err, sql.ErrNoRows) {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		return storage.Article{}, fmt.Errorf("article %s: %w", u, err)
+	}
+	return a, nil
+}
+
+// each runs query and calls row for every result row, streaming.
+func (s *Store) each(ctx context.Context, what, query string, args []any, row func(*sql.Rows) error) error {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// Articles calls fn for every stored article in id order. Rows are streamed;
+// fn may call the store.
+func (s *Store) Articles(ctx context.Context, fn func(storage.Article) error) error {
+	return s.each(ctx, "articles", `SELECT `+articleCols+` FROM articles ORDER BY id`, nil, func(r *sql.Rows) error {
+		a, err := scanArticle(r)
+		if err != nil {
+			return fmt.Errorf("articles: %w", err)
+		}
+		return fn(a)
+	})
+}
+
+// Fingerprints calls fn, in id order, for every article fetched or published
+// at or after since (zero: all), without reading its text.
+func (s *Store) Fingerprints(ctx context.Context, since time.Time, fn func(storage.Article) error) error {
+	query := `SELECT ` + fingerprintCols + ` FROM articles ORDER BY id`
+	var args []any
+	if !since.IsZero() {
+		query = `SELECT ` + fingerprintCols + ` FROM articles WHERE fetched_at >= ?1 OR published_at >= ?1 ORDER BY id`
+		args = []any{sinceNanos(since)}
+	}
+	return s.each(ctx, "fingerprints", query, args, func(r *sql.Rows) error {
+		a, err := scanArticle(r)
+		if err != nil {
+			return fmt.Errorf("fingerprints: %w", err)
+		}
+		return fn(a)
+	})
+}
+
+// Duplicates calls fn for every duplicate verdict in commit order.
+func (s *Store) Duplicates(ctx context.Context, fn func(storage.Duplicate) error) error {
+	return s.each(ctx, "duplicates", `SELECT `+duplicateCols+` FROM duplicates ORDER BY seq`, nil, func(r *sql.Rows) error {
+		d, err := scanDuplicate(r)
+		if err != nil {
+			return fmt.Errorf("duplicates: %w", err)
+		}
+		return fn(d)
+	})
+}
+
+// DuplicateFingerprints calls fn, in commit order, for every duplicate
+// verdict fetched or published at or after since (zero: all), without
+// reading its text.
+func (s *Store) DuplicateFingerprints(ctx context.Context, since time.Time, fn func(storage.Duplicate) error) error {
+	query := `SELECT ` + dupFingerprintCols + ` FROM duplicates ORDER BY seq`
+	var args []any
+	if !since.IsZero() {
+		query = `SELECT ` + dupFingerprintCols + ` FROM duplicates WHERE fetched_at >= ?1 OR published_at >= ?1 ORDER BY seq`
+		args = []any{sinceNanos(since)}
+	}
+	return s.each(ctx, "duplicate fingerprints", query, args, func(r *sql.Rows) error {
+		d, err := scanDuplicate(r)
+		if err != nil {
+			return fmt.Errorf("duplicate fingerprints: %w", err)
+		}
+		return fn(d)
+	})
+}
+
+// sinceNanos encodes a non-zero since bound as Unix nanoseconds. UnixNano is
+// undefined outside the storable range, so the bound is clamped there,
+// keeping the comparison's meaning (before all stored times, after all).
+func sinceNanos(since time.Time) int64 {
+	minStoreTime, maxStoreTime := storage.TimeBounds()
+	switch {
+	case since.Before(minStoreTime):
+		return math.MinInt64
+	case !since.Before(maxStoreTime):
+		return math.MaxInt64
+	}
+	return since.UnixNano()
+}
+
+// Pages calls fn for every page record in commit order.
+func (s *Store) Pages(ctx context.Context, fn func(storage.Page) error) error {
+	return s.each(ctx, "pages", `SELECT `+pageCols+` FROM pages ORDER BY seq`, nil, func(r *sql.Rows) error {
+		p, err := scanPage(r)
+		if err != nil {
+			return fmt.Errorf("pages: %w", err)
+		}
+		return fn(p)
+	})
+}
+
+// Lock takes an exclusive advisory flock on path+".lock" (the file holds the
+// holder's pid for diagnostics). With wait=true it polls every lockPoll until
+// the lock is free or ctx ends.
+func (s *Store) Lock(ctx context.Context, wait bool) (func() error, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	name := s.path + ".lock"
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", name, err)
+		}
+		if !wait {
+			holder := lockHolder(f)
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w%s", name, storage.ErrLocked, holder)
+		}
+		t := time.NewTimer(lockPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			f.Close()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	// Best effort: the pid only improves the message of a competing Lock.
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	var once sync.Once
+	var relErr error
+	return func() error {
+		once.Do(func() {
+			_ = f.Truncate(0) // best effort, as above
+			uerr := syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			relErr = errors.Join(uerr, f.Close())
+			if relErr != nil {
+				relErr = fmt.Errorf("unlock %s: %w", name, relErr)
+			}
+		})
+		return relErr
+	}, nil
+}
+
+// lockHolder describes the pid recorded in a held lock file, if any.
+func lockHolder(f *os.File) string {
+	b := make([]byte, 32)
+	n, _ := f.ReadAt(b, 0) // short read or EOF are expected; an empty pid is just omitted
+	pid := strings.TrimSpace(string(b[:n]))
+	if _, err := strconv.Atoi(pid); err != nil {
+		return ""
+	}
+	return " (held by pid " + pid + ")"
+}
+
+// Check runs PRAGMA integrity_check and foreign_key_check and verifies the
+// cross-table invariants in one read snapshot.
+func (s *Store) Check(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only transaction
+	var bad []string
+	truncated := false
+	collect := func(query string) error {
+		rows, err := tx.QueryContext(ctx, query)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		n := 0
+		for rows.Next() {
+			if n == maxCheckRows {
+				truncated = true
+				break
+			}
+			n++
+			var msg string
+			if err := rows.Scan(&msg); err != nil {
+				return err
+			}
+			bad = append(bad, msg)
+		}
+		return rows.Err()
+	}
+
+	var integrity []string
+	rows, err := tx.QueryContext(ctx, `PRAGMA integrity_check(100)`)
+	if err != nil {
+		return fmt.Errorf("check: integrity_check: %w", err)
+	}
+	for rows.Next() {
+		var msg string
+		if err := rows.Scan(&msg); err != nil {
+			rows.Close()
+			return fmt.Errorf("check: integrity_check: %w", err)
+		}
+		integrity = append(integrity, msg)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("check: integrity_check: %w", err)
+	}
+	if len(integrity) != 1 || integrity[0] != "ok" {
+		for _, m := range integrity {
+			bad = append(bad, "integrity: "+m)
+		}
+	}
+
+	queries := []string{
+		`SELECT 'foreign key: ' || "table" || ' rowid ' || coalesce(rowid, 'NULL') || ' -> ' || parent FROM pragma_foreign_key_check`,
+		`SELECT 'duplicate ' || d.url || ': dup_of ' || d.dup_of || ' missing'
+			FROM duplicates d LEFT JOIN articles a ON a.id = d.dup_of WHERE a.id IS NULL`,
+		`SELECT 'url ' || a.url || ' is both article and duplicate' FROM articles a JOIN duplicates d ON d.url = a.url`,
+		`SELECT 'article ' || a.id || ' (' || a.url || ') has no stored page'
+			FROM articles a LEFT JOIN pages p ON p.url = a.url WHERE p.url IS NULL OR p.outcome <> 'stored'`,
+		`SELECT 'duplicate ' || d.url || ' has no duplicate page'
+			FROM duplicates d LEFT JOIN pages p ON p.url = d.url WHERE p.url IS NULL OR p.outcome <> 'duplicate'`,
+		`SELECT 'page ' || p.url || ' stored without article'
+			FROM pages p LEFT JOIN articles a ON a.url = p.url WHERE p.outcome = 'stored' AND a.id IS NULL`,
+		`SELECT 'page ' || p.url || ' duplicate without verdict'
+			FROM pages p LEFT JOIN duplicates d ON d.url = p.url WHERE p.outcome = 'duplicate' AND d.url IS NULL`,
+		`SELECT 'article ' || id || ` + badSignature + ` FROM articles WHERE ` + badSignatureCond,
+		`SELECT 'duplicate ' || url || ` + badSignature + ` FROM duplicates WHERE ` + badSignatureCond,
+		`SELECT 'term ' || quote(term) || ' has document frequency ' || df FROM docfreq WHERE df < 1`,
+		`SELECT 'docs counter missing' WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = 'docs')`,
+		`SELECT 'docs counter ' || value || ' but ' || (SELECT count(*) FROM articles) || ' articles'
+			FROM meta WHERE key = 'docs' AND value <> (SELECT count(*) FROM articles)`,
+	}
+	for _, q := range queries {
+		if err := collect(q); err != nil {
+			return fmt.Errorf("check: %w", err)
+		}
+	}
+	if _, err := readPending(ctx, tx); errors.Is(err, errBadTermLog) {
+		bad = append(bad, err.Error())
+	} else if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	if truncated {
+		bad = append(bad, fmt.Sprintf("(reading stopped after %d rows of one check)", maxCheckRows))
+	}
+	return storage.CheckFailed(bad)
+}
+
+// Push queues the items that are neither queued nor decided, in one
+// transaction, and returns how many it added.
+func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, error) {
+	for _, it := range items {
+		if it.URL == "" {
+			return 0, fmt.Errorf("push: %w: frontier item with empty url", storage.ErrInvalid)
+		}
+	}
+	if len(items) == 0 {
+		return 0, nil
+	}
+	added := 0
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		added = 0
+		st := tx.StmtContext(ctx, s.stmts.push)
+		for _, it := range items {
+			res, err := st.ExecContext(ctx, it.URL, it.Site, it.Depth, it.Referer)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			added += int(n)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("push: %w", err)
+	}
+	return added, nil
+}
+
+// Pop leases up to n pending items of site (all sites when empty), oldest
+// first, marking them in flight.
+func (s *Store) Pop(ctx context.Context, site string, n int) ([]storage.FrontierItem, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	type seqItem struct {
+		seq int64
+		storage.FrontierItem
+	}
+	var got []seqItem
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		got = got[:0]
+		var rows *sql.Rows
+		var err error
+		if site == "" {
+			rows, err = tx.StmtContext(ctx, s.stmts.popAll).QueryContext(ctx, n)
+		} else {
+			rows, err = tx.StmtContext(ctx, s.stmts.popSite).QueryContext(ctx, site, n)
+		}
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var it seqItem
+			if err := rows.Scan(&it.seq, &it.URL, &it.Site, &it.Depth, &it.Referer); err != nil {
+				return err
+			}
+			got = append(got, it)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pop: %w", err)
+	}
+	// RETURNING has no defined order.
+	sort.Slice(got, func(i, j int) bool { return got[i].seq < got[j].seq })
+	out := make([]storage.FrontierItem, len(got))
+	for i, it := range got {
+		out[i] = it.FrontierItem
+	}
+	return out, nil
+}
+
+// Done removes url from the frontier (no-op when absent).
+func (s *Store) Done(ctx context.Context, u string) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if _, err := s.stmts.done.ExecContext(ctx, u); err != nil {
+		return fmt.Errorf("done %s: %w", u, err)
+	}
+	return nil
+}
+
+// Requeue makes every in-flight item pending again.
+func (s *Store) Requeue(ctx context.Context) (int, error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	res, err := s.db.ExecContext(ctx, `UPDATE frontier SET state = 'pending' WHERE state = 'inflight'`)
+	if err != nil {
+		return 0, fmt.Errorf("requeue: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("requeue: %w", err)
+	}
+	return int(n), nil
+}
+
+// Pending counts queued items (pending or in flight) of site (all when empty).
+func (s *Store) Pending(ctx context.Context, site string) (int, error) {
+	var n int
+	var err error
+	if site == "" {
+		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM frontier`).Scan(&n)
+	} else {
+		err = s.db.QueryRowContext(ctx, `SELECT count(*) FROM frontier WHERE site = ?`, site).Scan(&n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("pending: %w", err)
+	}
+	return n, nil
+}
+
+// Reset forgets every frontier item.
+func (s *Store) Reset(ctx context.Context) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM frontier`); err != nil {
+		return fmt.Errorf("reset frontier: %w", err)
+	}
+	return nil
+}
