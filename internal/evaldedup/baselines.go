@@ -2,6 +2,7 @@ package evaldedup
 
 import (
 	"context"
+	"math"
 
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/internal/shingle"
@@ -13,6 +14,9 @@ const (
 	// Jaccard ≥ 0.5, the peer configuration the issue reports (F1 0.88).
 	baselineShingleW = 4
 	baselineShingleJ = 0.5
+	// liGangShingleJ: Li Gang et al. (2013) count a pair as similar by
+	// Shingle when its Jaccard is above 0.95 (strictly).
+	liGangShingleJ = 0.95
 	// baselineMinHashSeed fixes the MinHash permutations so runs repeat.
 	baselineMinHashSeed = 20080720
 )
@@ -61,11 +65,22 @@ func wordShingles(seg dedup.Segmenter, texts []dedup.Doc) [][]uint64 {
 // baselineShingling is Broder's w-shingling with exact Jaccard; candidates
 // come from an inverted index over the shingles of the centres.
 func baselineShingling(seg dedup.Segmenter) Method {
-	return Method{"shingling w=4 J≥0.5", func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
+	return shinglingAt(seg, "shingling w=4 J≥0.5", baselineShingleJ)
+}
+
+// liGangShingling is the Shingle baseline as Li Gang et al. (2013) run it:
+// a pair is similar when the Jaccard of its shingle sets is > 0.95.
+func liGangShingling(seg dedup.Segmenter) Method {
+	return shinglingAt(seg, "shingling w=4 J>0.95 (Li Gang)", math.Nextafter(liGangShingleJ, 1))
+}
+
+// shinglingAt is word 4-gram shingling with Single-Pass at Jaccard ≥ j.
+func shinglingAt(seg dedup.Segmenter, name string, j float64) Method {
+	return Method{name, func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 		sets := wordShingles(seg, texts)
 		post := map[uint64][]int{}
 		seen := make([]int, len(sets))
-		return singlePassSets(ctx, sets, baselineShingleJ, shingle.Jaccard,
+		return singlePassSets(ctx, sets, j, shingle.Jaccard,
 			func(i int) []int {
 				var c []int
 				for _, s := range sets[i] {

@@ -15,6 +15,7 @@ import (
 	"github.com/newsdedup/newscrawl/internal/dataset"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
 	"github.com/newsdedup/newscrawl/segment"
+	"github.com/newsdedup/newscrawl/simhash"
 )
 
 // Method clusters texts with Single-Pass in input order; Cluster returns
@@ -56,6 +57,8 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 	return []Method{
 		// Classic Simhash compares with cluster centres only.
 		engine("simhash k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true}),
+		// Li Gang et al. (2013) hash their features with SDBM.
+		engine("simhash k=3 sdbm", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Hash: simhash.SDBM}),
 		// P-Simhash (position-aware, TF-IDF, top 20, J-Tidf), also at k = 3.
 		engine("p-simhash k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Positional: true, Weighting: segment.TFIDF, TopM: 20, JTidf: true}),
 		engine("spotsigs", dedup.Options{Mode: dedup.SpotSigsOnly}),
@@ -63,6 +66,7 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 		// The keyword semantic fingerprint (crawler book chapter) as the exact layer.
 		engine("combined + keyfp exact", dedup.Options{KeywordExact: true}),
 		baselineShingling(seg),
+		liGangShingling(seg),
 		baselineMinHash(seg),
 	}
 }
