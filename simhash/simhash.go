@@ -65,7 +65,10 @@ func FNV1a(s string) uint64 {
 // bits over the bytes of s: h = c + (h<<6) + (h<<16) − h, starting from 0.
 // Short strings leave the high bits zero (a 3-byte Chinese character fills
 // about 40 bits), which biases those fingerprint bits; it is offered for
-// comparison with the paper, FNV1a is the better default.
+// comparison with the paper. Measured with `eval robust` (robust.jsonl,
+// classic Simhash at k = 3): SDBM recalls more edited variants than FNV1a
+// (pairwise R 0.743 against 0.594) but puts 88 variants into other
+// stories' clusters (P 0.955 against 1.000), so FNV1a stays the default.
 func SDBM(s string) uint64 {
 	var h uint64
 	for i := 0; i < len(s); i++ {
