@@ -25,6 +25,7 @@ func evalCommands() []command {
 		{"extract", "extraction quality tables (CWCED, ScrapingHub, snippets, reprint web)", cmdEvalExtract},
 		{"keyfp", "keyword semantic fingerprint (crawler book chapter) vs the exact text hash on the dev sets", cmdEvalKeyFP},
 		{"winnow", "winnowing (Schleimer et al. 2003): shared passages and own-text share of copies, follow-ups and edits", cmdEvalWinnow},
+		{"synonyms", "synonym normalisation (Cilin) on and off, pairwise P/R/F1 on the reprint web texts and robust.jsonl", cmdEvalSynonyms},
 		{"crash", "kill -9 bench crawls at random moments, check the store against an uninterrupted crawl", cmdEvalCrash},
 	}
 }
@@ -83,10 +84,23 @@ func addEngineFlags(fs *flag.FlagSet) *dedup.Options {
 	return o
 }
 
+// addSegmentFlags adds --synonyms (a Cilin-format lexicon for synonym
+// normalisation) to an eval subcommand.
+func addSegmentFlags(fs *flag.FlagSet) *config.Segment {
+	c := &config.Segment{}
+	fs.StringVar(&c.Synonyms, "synonyms", "", "Cilin-format synonym lexicon for normalisation (e.g. ../shared/data/lexicon/cilin-hit-extended/cilin_ex.utf8.txt)")
+	return c
+}
+
 // loadSegmenter loads the default segmenter and says how long it took.
 func loadSegmenter(stderr io.Writer) (*segment.Segmenter, error) {
+	return loadSegmenterWith(stderr, config.Segment{})
+}
+
+// loadSegmenterWith loads a segmenter with cfg's extra files.
+func loadSegmenterWith(stderr io.Writer, cfg config.Segment) (*segment.Segmenter, error) {
 	t := time.Now()
-	seg, err := pipeline.NewSegmenter(config.Segment{})
+	seg, err := pipeline.NewSegmenter(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
 	only := fs.String("method", "", "run only methods whose name contains this")
 	engine := addEngineFlags(fs)
+	segCfg := addSegmentFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -41,7 +42,7 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	seg, err := loadSegmenter(stderr)
+	seg, err := loadSegmenterWith(stderr, *segCfg)
 	if err != nil {
 		return err
 	}
@@ -61,6 +62,7 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	only := fs.String("method", "", "run only methods whose name contains this")
 	dump := fs.String("dump", "", "write each page's true and predicted cluster (TSV) per method to this file")
 	engine := addEngineFlags(fs)
+	segCfg := addSegmentFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -68,7 +70,7 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	seg, err := loadSegmenter(stderr)
+	seg, err := loadSegmenterWith(stderr, *segCfg)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/newsdedup/newscrawl/internal/evalmethods"
 	"github.com/newsdedup/newscrawl/winnow"
@@ -67,6 +69,48 @@ func cmdEvalWinnow(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if err := evalmethods.Winnow(ctx, seg, web, robust, winnow.Config{K: *k, G: *g}, stdout); err != nil {
 		return fmt.Errorf("eval winnow: %w", err)
+	}
+	return nil
+}
+
+// cmdEvalSynonyms measures synonym normalisation on the dev sets.
+func cmdEvalSynonyms(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, shared := evalFlagSet("eval synonyms", stderr)
+	segCfg := addSegmentFlags(fs)
+	only := fs.String("methods", "simhash k=3,spotsigs,combined (default)", "comma-separated parts of method names to run (empty: all)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	if segCfg.Synonyms == "" {
+		segCfg.Synonyms = filepath.Join(dir, "data", "lexicon", "cilin-hit-extended", "cilin_ex.utf8.txt")
+	}
+	p := evalmethods.DevPaths(dir)
+	web, err := evalmethods.LoadWeb(p.Truth)
+	if err != nil {
+		return fmt.Errorf("eval synonyms: %w", err)
+	}
+	robust, err := evalmethods.LoadRobust(p.Robust)
+	if err != nil {
+		return fmt.Errorf("eval synonyms: %w", err)
+	}
+	plain, err := loadSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	syn, err := loadSegmenterWith(stderr, *segCfg)
+	if err != nil {
+		return err
+	}
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+	}
+	if err := evalmethods.Synonyms(ctx, plain, syn, []evalmethods.Set{web, robust}, names, stdout); err != nil {
+		return fmt.Errorf("eval synonyms: %w", err)
 	}
 	return nil
 }

@@ -56,3 +56,22 @@ func TestRecallByOp(t *testing.T) {
 		}
 	}
 }
+
+func TestMatches(t *testing.T) {
+	tests := []struct {
+		name string
+		only []string
+		want bool
+	}{
+		{"no filter", nil, true},
+		{"part of the name", []string{"spotsigs", "combined"}, true},
+		{"no part matches", []string{"minhash"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := matches("combined (default)", tt.only); got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
