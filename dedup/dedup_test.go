@@ -408,10 +408,10 @@ func TestPartialReprint(t *testing.T) {
 		reason    string
 		wantOwnGE float64
 	}{
-		{"follow-up adds a story's worth of text", Options{}, base + "\n" + join(s2.Paragraphs), false, "partial", MinOwnShare},
-		{"rule off: the same follow-up is a duplicate", Options{NoPartial: true}, base + "\n" + join(s2.Paragraphs), true, "jaccard", 0},
-		{"editor's note added", Options{}, base + "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。", true, "jaccard", 0},
-		{"paragraph dropped", Options{}, join(s1.Paragraphs[1:]), true, "jaccard", 0},
+		{"follow-up adds a story's worth of text", Options{PartialReprint: true}, base + "\n" + join(s2.Paragraphs), false, "partial", MinOwnShare},
+		{"rule off (the default): the same follow-up is a duplicate", Options{}, base + "\n" + join(s2.Paragraphs), true, "jaccard", 0},
+		{"editor's note added", Options{PartialReprint: true}, base + "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。", true, "jaccard", 0},
+		{"paragraph dropped", Options{PartialReprint: true}, join(s1.Paragraphs[1:]), true, "jaccard", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -426,7 +426,7 @@ func TestPartialReprint(t *testing.T) {
 					t.Errorf("partial verdict without its evidence: %+v", v)
 				}
 			}
-			if tt.dup && !tt.opts.NoPartial && len(v.Passages) == 0 {
+			if tt.dup && tt.opts.PartialReprint && len(v.Passages) == 0 {
 				t.Errorf("duplicate verdict without shared passages: %+v", v)
 			}
 		})

@@ -34,7 +34,7 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 		opts.Jaccard, opts.Containment = base.Jaccard, base.Containment
 		opts.CentresOnly = opts.CentresOnly || base.CentresOnly
 		opts.NoMerge = opts.NoMerge || base.NoMerge
-		opts.NoPartial = opts.NoPartial || base.NoPartial
+		opts.PartialReprint = opts.PartialReprint || base.PartialReprint
 		return Method{name, func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 			eng, err := dedup.New(seg, opts)
 			if err != nil {
@@ -65,6 +65,8 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 		engine("combined (default)", dedup.Options{}),
 		// The keyword semantic fingerprint (crawler book chapter) as the exact layer.
 		engine("combined + keyfp exact", dedup.Options{KeywordExact: true}),
+		// Winnowing's partial-reprint rule (dedup.MinOwnShare).
+		engine("combined + partial reprints", dedup.Options{PartialReprint: true}),
 		baselineShingling(seg),
 		liGangShingling(seg),
 		baselineMinHash(seg),

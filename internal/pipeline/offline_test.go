@@ -30,7 +30,7 @@ func TestOfflinePartialReprint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := dedup.New(seg, dedup.Options{})
+	eng, err := dedup.New(seg, dedup.Options{PartialReprint: true})
 	if err != nil {
 		t.Fatal(err)
 	}
