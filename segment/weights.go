@@ -45,6 +45,10 @@ type FeatureOptions struct {
 	TopM int
 	// JTidf applies the co-occurrence penalty described at Features.
 	JTidf bool
+	// Cooccur, with JTidf, takes the co-occurrence from a model learned on
+	// a training corpus (the published J-Tidf, see LearnCooccurrence)
+	// instead of from blocks of the document itself.
+	Cooccur *Cooccurrence
 }
 
 const (
@@ -124,7 +128,10 @@ func Features(words []string, isStop func(string) bool, w Weighting, df DocFreq,
 			f.Weight *= math.Log(float64(n+1)/float64(d+1)) + 1
 		}
 	}
-	if opts.JTidf {
+	switch {
+	case opts.JTidf && opts.Cooccur != nil:
+		learnedPenalty(feats, opts.Cooccur)
+	case opts.JTidf:
 		cooccurrencePenalty(feats)
 	}
 	if opts.TopM > 0 {

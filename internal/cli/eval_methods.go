@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/newsdedup/newscrawl/internal/dataset"
 
 	"github.com/newsdedup/newscrawl/internal/evalmethods"
 	"github.com/newsdedup/newscrawl/winnow"
@@ -111,6 +115,53 @@ func cmdEvalSynonyms(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if err := evalmethods.Synonyms(ctx, plain, syn, []evalmethods.Set{web, robust}, names, stdout); err != nil {
 		return fmt.Errorf("eval synonyms: %w", err)
+	}
+	return nil
+}
+
+// cmdEvalPSimhash measures P-Simhash as published (PBDR, learned J-Tidf)
+// with a μ sweep at the paper's Hamming threshold and at 3.
+func cmdEvalPSimhash(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, shared := evalFlagSet("eval psimhash", stderr)
+	ks := fs.String("k", "10,3", "comma-separated Hamming thresholds")
+	mus := fs.String("mu", "0,0.5,1,1.5,2,3", "comma-separated μ values of the sweep")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	cfg := evalmethods.PSimhashConfig{}
+	for _, s := range strings.Split(*ks, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k < 0 || k > 64 {
+			return usagef("eval psimhash: --k: %q is not a Hamming threshold in 0..64", s)
+		}
+		cfg.Ks = append(cfg.Ks, k)
+	}
+	for _, s := range strings.Split(*mus, ",") {
+		mu, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || math.IsNaN(mu) || math.IsInf(mu, 0) {
+			return usagef("eval psimhash: --mu: %q is not a finite number", s)
+		}
+		cfg.Mus = append(cfg.Mus, mu)
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	p := evalmethods.DevPaths(dir)
+	robust, err := dataset.LoadRobust(p.Robust)
+	if err != nil {
+		return fmt.Errorf("eval psimhash: %w", err)
+	}
+	web, err := evalmethods.LoadWeb(p.Truth)
+	if err != nil {
+		return fmt.Errorf("eval psimhash: %w", err)
+	}
+	seg, err := loadSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	if err := evalmethods.PSimhash(ctx, seg, robust, web, cfg, stdout); err != nil {
+		return fmt.Errorf("eval psimhash: %w", err)
 	}
 	return nil
 }
