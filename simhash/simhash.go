@@ -14,7 +14,12 @@
 //     (position-based duplicate removal, PBDR): the document is cut into 64
 //     equal position slices, each feature votes in the slice(s) where it
 //     occurs, the vote is mean-centred, and the two vectors are mixed with
-//     μ (DefaultMu = 1.5, the value of the P-Simhash paper).
+//     μ (DefaultMu = 1.5, the value of the P-Simhash paper). This is the
+//     "contiguous" variant, kept because `eval psimhash` measures it better
+//     than PBDR on robust.jsonl.
+//   - [PBDR] is P-Simhash's position signature as the paper describes it
+//     (Zhang Yanan et al. 2022): positions mapped to dimensions at random
+//     with a fixed seed, mean subtraction, binarisation, mixing with μ.
 //   - [Index] answers "all fingerprints within Hamming distance k" without a
 //     linear scan, after G. S. Manku, A. Jain and A. Das Sarma, "Detecting
 //     near-duplicates for web crawling", WWW 2007 (permuted sorted tables), in
