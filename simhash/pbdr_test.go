@@ -82,7 +82,7 @@ func TestPBDRDim(t *testing.T) {
 		if *NewPBDR(PBDRSeed) != *p {
 			t.Error("same seed gave another mapping")
 		}
-		if *NewPBDR(PBDRSeed+1) == *p {
+		if *NewPBDR(PBDRSeed + 1) == *p {
 			t.Error("another seed gave the same mapping")
 		}
 	})
