@@ -81,3 +81,27 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	rep.WriteTable(stdout)
 	return nil
 }
+
+// cmdEvalLiGang reproduces Li Gang et al. (2013)'s Table 2, Figure 2 and
+// runtime comparison on the robustness set.
+func cmdEvalLiGang(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, shared := evalFlagSet("eval ligang", stderr)
+	plots := fs.String("plots", "out/eval", "directory for the SVG plots (ligang-add.svg, ligang-delete.svg)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	seg, err := loadSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	run, err := evaldedup.RunLiGang(ctx, evaldedup.RobustConfig{Shared: dir, Segmenter: seg, Plots: *plots})
+	if err != nil {
+		return fmt.Errorf("eval ligang: %w", err)
+	}
+	run.WriteTable(stdout)
+	return nil
+}

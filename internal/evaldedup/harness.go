@@ -133,7 +133,7 @@ func RunRobust(ctx context.Context, c RobustConfig) (*RobustRun, error) {
 		return nil, fmt.Errorf("%w %q", ErrNoMethod, c.Method)
 	}
 	if c.Plots != "" {
-		if run.Plots, err = writeRobustPlots(c.Plots, run.Reports); err != nil {
+		if run.Plots, err = writeRobustPlots(c.Plots, "robust", run.Reports); err != nil {
 			return nil, err
 		}
 	}
@@ -142,7 +142,7 @@ func RunRobust(ctx context.Context, c RobustConfig) (*RobustRun, error) {
 
 // writeRobustPlots writes recall against the edit share, one SVG per edit
 // operation (add, delete).
-func writeRobustPlots(dir string, reps []RobustReport) ([]string, error) {
+func writeRobustPlots(dir, prefix string, reps []RobustReport) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func writeRobustPlots(dir string, reps []RobustReport) ([]string, error) {
 			}
 			series = append(series, s)
 		}
-		p := filepath.Join(dir, "robust-"+op+".svg")
+		p := filepath.Join(dir, prefix+"-"+op+".svg")
 		f, err := os.Create(p)
 		if err != nil {
 			return nil, err
