@@ -36,6 +36,65 @@ const (
 	DefaultTopN = 100
 )
 
+// Ratios of Li Yan et al. 2017 for the two antecedent sets of the paper.
+const (
+	// PaperBasicRatio: basic antecedents have t1/t2 > 0.6.
+	PaperBasicRatio = 0.6
+	// PaperOptRatio: optimised antecedents have t1/t2 > 0.9.
+	PaperOptRatio = 0.9
+)
+
+// AntecedentSet names a choice of SpotSigs antecedents.
+type AntecedentSet string
+
+// The antecedent sets Li Yan et al. (2017) compare, and the learned default.
+const (
+	// AntecedentsLearned: 的, 是, 在, 了 and the shipped rows with
+	// t1/t2 > DefaultOptRatio (0.8), what Antecedents returns (the default).
+	AntecedentsLearned AntecedentSet = "learned"
+	// AntecedentsBasic: 的, 是, 在, 了 and the rows with t1/t2 > 0.6.
+	AntecedentsBasic AntecedentSet = "basic"
+	// AntecedentsOptimised: 的, 是, 在, 了 and the rows with t1/t2 > 0.9,
+	// the paper's optimised antecedents.
+	AntecedentsOptimised AntecedentSet = "optimised"
+)
+
+// AntecedentsOf returns the antecedents of set, from the statistics shipped
+// in antecedents.txt (learned on CWCED dev pages, the top DefaultTopN
+// stopwords by main-text count): 的, 是, 在, 了 plus every row whose
+// t1/t2 exceeds the set's ratio. An unknown set is an error.
+func AntecedentsOf(set AntecedentSet) ([]string, error) {
+	var ratio float64
+	switch set {
+	case AntecedentsLearned, "":
+		return Antecedents(), nil
+	case AntecedentsBasic:
+		ratio = PaperBasicRatio
+	case AntecedentsOptimised:
+		ratio = PaperOptRatio
+	default:
+		return nil, fmt.Errorf("segment: unknown antecedent set %q (want learned, basic or optimised)", set)
+	}
+	return antecedentsAbove(parseAntecedentsFile(antecedentsFile), ratio), nil
+}
+
+// antecedentsAbove is 的, 是, 在, 了 plus the words of stats with a ratio
+// above r (T2 > 0), in file order.
+func antecedentsAbove(stats []AntecedentStat, r float64) []string {
+	out := append([]string(nil), baseAntecedents...)
+	seen := map[string]bool{}
+	for _, w := range out {
+		seen[w] = true
+	}
+	for _, st := range stats {
+		if st.T2 > 0 && st.Ratio > r && !seen[st.Word] {
+			seen[st.Word] = true
+			out = append(out, st.Word)
+		}
+	}
+	return out
+}
+
 // baseAntecedents are always antecedents: the most frequent Chinese function
 // words, the "basic" set of Li Yan et al. 2017.
 var baseAntecedents = []string{"的", "是", "在", "了"}
