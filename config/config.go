@@ -116,7 +116,8 @@ type Dedup struct {
 	JTidf      bool   `yaml:"jtidf"`      // co-occurrence down-weighting (P-Simhash §2.1)
 	Positional bool   `yaml:"positional"` // P-Simhash positional signature
 	// Antecedents chooses the SpotSigs antecedent set of Li Yan et al.
-	// 2017: learned (default: t1/t2 > 0.8), basic (> 0.6) or optimised (> 0.9).
+	// 2017: learned (default: t1/t2 > 0.8, top 100), basic (的 是 在 了) or
+	// optimised (t1/t2 > 0.9).
 	Antecedents string `yaml:"antecedents"`
 }
 

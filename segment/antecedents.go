@@ -52,30 +52,30 @@ const (
 	// AntecedentsLearned: 的, 是, 在, 了 and the shipped rows with
 	// t1/t2 > DefaultOptRatio (0.8), what Antecedents returns (the default).
 	AntecedentsLearned AntecedentSet = "learned"
-	// AntecedentsBasic: 的, 是, 在, 了 and the rows with t1/t2 > 0.6.
+	// AntecedentsBasic: the paper's basic antecedents 的, 是, 在, 了 (the
+	// most frequent function words, each with t1/t2 > 0.6 in the shipped
+	// statistics, which TestAntecedentsOf checks).
 	AntecedentsBasic AntecedentSet = "basic"
 	// AntecedentsOptimised: 的, 是, 在, 了 and the rows with t1/t2 > 0.9,
 	// the paper's optimised antecedents.
 	AntecedentsOptimised AntecedentSet = "optimised"
 )
 
-// AntecedentsOf returns the antecedents of set, from the statistics shipped
-// in antecedents.txt (learned on CWCED dev pages, the top DefaultTopN
-// stopwords by main-text count): 的, 是, 在, 了 plus every row whose
-// t1/t2 exceeds the set's ratio. An unknown set is an error.
+// AntecedentsOf returns the antecedents of set: basic is 的, 是, 在, 了;
+// optimised is those plus every row of the statistics shipped in
+// antecedents.txt (learned on CWCED dev pages, the top DefaultTopN
+// stopwords by main-text count) with t1/t2 > PaperOptRatio; learned is
+// Antecedents(). An unknown set is an error.
 func AntecedentsOf(set AntecedentSet) ([]string, error) {
-	var ratio float64
 	switch set {
 	case AntecedentsLearned, "":
 		return Antecedents(), nil
 	case AntecedentsBasic:
-		ratio = PaperBasicRatio
+		return append([]string(nil), baseAntecedents...), nil
 	case AntecedentsOptimised:
-		ratio = PaperOptRatio
-	default:
-		return nil, fmt.Errorf("segment: unknown antecedent set %q (want learned, basic or optimised)", set)
+		return antecedentsAbove(parseAntecedentsFile(antecedentsFile), PaperOptRatio), nil
 	}
-	return antecedentsAbove(parseAntecedentsFile(antecedentsFile), ratio), nil
+	return nil, fmt.Errorf("segment: unknown antecedent set %q (want learned, basic or optimised)", set)
 }
 
 // antecedentsAbove is 的, 是, 在, 了 plus the words of stats with a ratio

@@ -165,3 +165,33 @@ func cmdEvalPSimhash(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	return nil
 }
+
+// cmdEvalAntecedents reproduces Li Yan et al. (2017)'s Figure 4 on the dev sets.
+func cmdEvalAntecedents(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, shared := evalFlagSet("eval antecedents", stderr)
+	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	p := evalmethods.DevPaths(dir)
+	web, err := evalmethods.LoadWeb(p.Truth)
+	if err != nil {
+		return fmt.Errorf("eval antecedents: %w", err)
+	}
+	robust, err := evalmethods.LoadRobust(p.Robust)
+	if err != nil {
+		return fmt.Errorf("eval antecedents: %w", err)
+	}
+	seg, err := loadSegmenter(stderr)
+	if err != nil {
+		return err
+	}
+	if _, err := evalmethods.Figure4(ctx, seg, []evalmethods.Set{web, robust}, *plots, stdout); err != nil {
+		return fmt.Errorf("eval antecedents: %w", err)
+	}
+	return nil
+}

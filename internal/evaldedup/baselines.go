@@ -2,6 +2,7 @@ package evaldedup
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/newsdedup/newscrawl/dedup"
@@ -105,29 +106,43 @@ func shinglingAt(seg dedup.Segmenter, name string, j float64) Method {
 // SpotSigs-zh paper's setting), verified by the MinHash Jaccard estimate.
 func baselineMinHash(seg dedup.Segmenter) Method {
 	return Method{"minhash-lsh k=6 l=32", func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
-		sets := wordShingles(seg, texts)
-		mh, err := shingle.NewMinHasher(shingle.DefaultRows*shingle.DefaultBands, baselineMinHashSeed)
-		if err != nil {
-			return nil, err
+		return minHashCluster(ctx, seg, texts, baselineShingleJ)
+	}}
+}
+
+// minHashCluster clusters texts by MinHash-LSH candidates verified by the
+// MinHash Jaccard estimate ≥ j.
+func minHashCluster(ctx context.Context, seg dedup.Segmenter, texts []dedup.Doc, j float64) ([]int, error) {
+	sets := wordShingles(seg, texts)
+	mh, err := shingle.NewMinHasher(shingle.DefaultRows*shingle.DefaultBands, baselineMinHashSeed)
+	if err != nil {
+		return nil, err
+	}
+	lsh, err := shingle.NewLSH(shingle.DefaultRows, shingle.DefaultBands)
+	if err != nil {
+		return nil, err
+	}
+	sigs := make([][]uint64, len(sets))
+	for i, s := range sets {
+		if len(s) > 0 {
+			sigs[i] = mh.Signature(s)
 		}
-		lsh, err := shingle.NewLSH(shingle.DefaultRows, shingle.DefaultBands)
-		if err != nil {
-			return nil, err
-		}
-		sigs := make([][]uint64, len(sets))
-		for i, s := range sets {
-			if len(s) > 0 {
-				sigs[i] = mh.Signature(s)
+	}
+	return singlePassSets(ctx, sigs, j, shingle.EstimateJaccard,
+		func(i int) []int {
+			var c []int
+			for _, id := range lsh.Query(sets[i]) {
+				c = append(c, int(id))
 			}
-		}
-		return singlePassSets(ctx, sigs, baselineShingleJ, shingle.EstimateJaccard,
-			func(i int) []int {
-				var c []int
-				for _, id := range lsh.Query(sets[i]) {
-					c = append(c, int(id))
-				}
-				return c
-			},
-			func(i int) { _ = lsh.Add(uint64(i), sets[i]) })
+			return c
+		},
+		func(i int) { _ = lsh.Add(uint64(i), sets[i]) })
+}
+
+// MinHashLSHAt is baselineMinHash (k = 6 rows, l = 32 bands, the SpotSigs-zh
+// paper's LSH(6, 32)) with its verification threshold set to j, for sweeps.
+func MinHashLSHAt(seg dedup.Segmenter, j float64) Method {
+	return Method{fmt.Sprintf("minhash-lsh k=6 l=32 J≥%g", j), func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
+		return minHashCluster(ctx, seg, texts, j)
 	}}
 }
