@@ -1,6 +1,8 @@
 // Package evalmethods measures the published methods that the product may
 // use next to its default decision (keyword fingerprints of the crawler
-// book chapter, winnowing of Schleimer et al. 2003) on the dev data sets:
+// book chapter, winnowing of Schleimer et al. 2003, P-Simhash of Zhang
+// Yanan et al. 2022, the antecedent sets of Li Yan et al. 2017) on the dev
+// data sets:
 // the reprint web's expected texts (bench/dev/truth.jsonl), the Li Gang et
 // al. robustness set (bench/dev/robust.jsonl) and the SpotSigs gold set
 // (dev half, extracted).
