@@ -103,8 +103,22 @@ func Compute(img image.Image, cols, rows int) (Fingerprint, error) {
 }
 
 // reduce maps the pixel at (x, y) to one of 8 colours, r<<2 | g<<1 | b.
+// The decoders' usual types are read without boxing a color.Color per
+// pixel; the result is the same as through At.
 func reduce(img image.Image, x, y int) int {
-	r, g, bl, _ := img.At(x, y).RGBA() // 16-bit
+	var r, g, bl uint32
+	switch m := img.(type) {
+	case *image.RGBA:
+		r, g, bl, _ = m.RGBAAt(x, y).RGBA()
+	case *image.NRGBA:
+		r, g, bl, _ = m.NRGBAAt(x, y).RGBA()
+	case *image.YCbCr:
+		r, g, bl, _ = m.YCbCrAt(x, y).RGBA()
+	case *image.Gray:
+		r, g, bl, _ = m.GrayAt(x, y).RGBA()
+	default:
+		r, g, bl, _ = img.At(x, y).RGBA() // 16-bit
+	}
 	c := 0
 	if r>>8 >= channelSplit {
 		c |= 4

@@ -275,3 +275,36 @@ func TestPrintSimilarities(t *testing.T) {
 		t.Logf("%s %.4f", name, mustSim(t, fp, mustFP(t, img)))
 	}
 }
+
+// The fast paths for the decoders' image types give what At gives.
+func TestFastPathsMatchAt(t *testing.T) {
+	orig := base.draw(96, 72)
+	nrgba := image.NewNRGBA(orig.Bounds())
+	draw.Draw(nrgba, nrgba.Bounds(), orig, image.Point{}, draw.Src)
+	gray := image.NewGray(orig.Bounds())
+	draw.Draw(gray, gray.Bounds(), orig, image.Point{}, draw.Src)
+	tests := []struct {
+		name string
+		img  image.Image
+	}{
+		{"RGBA", orig},
+		{"NRGBA", nrgba},
+		{"YCbCr (JPEG)", recompress(t, orig, 60)},
+		{"Gray", gray},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.img.Bounds()
+			for y := b.Min.Y; y < b.Max.Y; y++ {
+				for x := b.Min.X; x < b.Max.X; x++ {
+					if got, want := reduce(tt.img, x, y), reduce(onlyAt{tt.img}, x, y); got != want {
+						t.Fatalf("(%d,%d): %d, via At %d", x, y, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// onlyAt hides an image's concrete type, so reduce takes the At path.
+type onlyAt struct{ image.Image }
