@@ -83,6 +83,18 @@ type Processor interface {
 	ProcessArticle(ctx context.Context, r *Response) (storage.Outcome, error)
 }
 
+// Store is what the crawler needs of a store: the persisted frontier, the
+// commit of a page's outcome and whether a URL is already decided. It is
+// declared here, by its consumer; storage.Store (storage/sqlite,
+// storage/memory, a shared backend) implements it.
+type Store interface {
+	storage.Frontier
+	Commit(ctx context.Context, c *storage.Commit) error
+	Decided(ctx context.Context, url string) (o storage.Outcome, ok bool, err error)
+}
+
+var _ Store = storage.Store(nil)
+
 // Options tune a Crawler beyond the site file.
 type Options struct {
 	// Sites restricts the run to these site names (empty: every site).
@@ -103,6 +115,11 @@ type Options struct {
 	Clock Clock
 	// RetryBase is the first retry backoff (default DefaultRetryBase).
 	RetryBase time.Duration
+	// OnFetch, when set, is called after every HTTP attempt with the site,
+	// the URL, the status (0: no response) and the attempt's duration
+	// (politeness waits excluded). It must be quick and safe for
+	// concurrent use (metrics).
+	OnFetch func(site, url string, status int, d time.Duration)
 }
 
 // Defaults for Options.
@@ -116,7 +133,7 @@ const (
 // crawl at a time.
 type Crawler struct {
 	cfg     *config.Config
-	store   storage.Store
+	store   Store
 	proc    Processor
 	opts    Options
 	log     *slog.Logger
@@ -128,7 +145,7 @@ type Crawler struct {
 }
 
 // New checks the configuration and returns a Crawler for the selected sites.
-func New(cfg *config.Config, store storage.Store, proc Processor, opts Options) (*Crawler, error) {
+func New(cfg *config.Config, store Store, proc Processor, opts Options) (*Crawler, error) {
 	if cfg == nil || store == nil || proc == nil {
 		return nil, errors.New("crawler: config, store and processor are required")
 	}
@@ -212,7 +229,7 @@ func compileSite(s *config.Site) (*siteState, error) {
 	}
 	if st.followRe == nil && s.FollowURL != "" {
 		if st.followRe, err = regexp.Compile(s.FollowURL); err != nil {
-			return nil, fmt.Errorf("site %s: follow_url: %v", s.Name, err)
+			return nil, fmt.Errorf("site %s: follow_url: %w", s.Name, err)
 		}
 	}
 	if len(s.StartURLs) == 0 {
@@ -221,7 +238,7 @@ func compileSite(s *config.Site) (*siteState, error) {
 	for _, raw := range s.StartURLs {
 		cu, err := urlnorm.Canonical(raw, nil)
 		if err != nil {
-			return nil, fmt.Errorf("site %s: start URL %q: %v", s.Name, raw, err)
+			return nil, fmt.Errorf("site %s: start URL %q: %w", s.Name, raw, err)
 		}
 		u, _ := url.Parse(cu)
 		if p := u.Port(); p != "" {
@@ -370,7 +387,7 @@ func (c *Crawler) newRun(runID int64) *run {
 	f := c.cfg.Fetch
 	timeout := fetchDefault(f.Timeout.D(), config.DefaultTimeout)
 	idle := fetchDefault(f.ConnectTimeout.D(), config.DefaultConnectTO)
-	maxBody := fetchDefault(f.MaxBody, config.DefaultMaxBody)
+	maxBody := fetchDefault(int64(f.MaxBody), config.DefaultMaxBody)
 	r := &run{
 		Crawler:       c,
 		runID:         runID,
@@ -571,6 +588,7 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 	}
 	if !rules.allowed(u) {
 		st.stats.robotsBlocked.Add(1)
+		r.log.Info("skipped", "site", st.name, "url", it.URL, "reason", "robots")
 		r.done(bg, it.URL)
 		return
 	}
@@ -589,7 +607,6 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		return
 	}
 	if ferr != nil {
-		r.log.Debug("fetch failed", "site", st.name, "url", it.URL, "kind", ferr.Kind, "err", ferr.Err)
 		r.recordError(bg, st, it.URL, it.URL, ferr)
 		return
 	}
@@ -683,7 +700,9 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 		slot = &fetchSlot{site: st}
 		col.Context = context.WithValue(ctx, slotKey{}, slot)
 		st.stats.requests.Add(1)
+		t0 := time.Now()
 		err := col.Request(http.MethodGet, rawURL, nil, nil, r.headers.Clone())
+		r.fetched(st, rawURL, slot.status, time.Since(t0), err)
 		if ctx.Err() != nil {
 			return nil, nil, true
 		}
@@ -712,7 +731,7 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 			r.pacer.holdUntil(host, r.clock.Now().Add(ra))
 		}
 		st.stats.retries.Add(1)
-		r.log.Debug("retrying", "url", rawURL, "kind", ferr.Kind, "attempt", attempt+1, "wait", wait)
+		r.log.Info("retrying", "site", st.name, "url", rawURL, "kind", ferr.Kind, "attempt", attempt+1, "wait", wait)
 		if err := r.clock.Sleep(ctx, wait); err != nil {
 			return nil, nil, true
 		}
@@ -830,22 +849,27 @@ func (r *run) discover(ctx context.Context, st *siteState, page *url.URL, depth 
 			continue
 		case len(cu) > r.maxURLLength:
 			st.stats.skipLength.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "url_length", "from", page.String())
 			continue
 		case isPathTrap(lu.Path):
 			st.stats.skipTrap.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "trap", "from", page.String())
 			continue
 		case kind == linkFollow && hasIgnoredExtension(lu.Path):
 			st.stats.skipExt.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "file_type", "from", page.String())
 			continue
 		case r.seen.has(cu):
 			continue
 		case depth+1 > st.cfg.MaxDepth:
 			st.stats.skipDepth.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "depth", "depth", depth+1, "from", page.String())
 			continue
 		}
 		if rules := r.robots.peek(lu.Scheme + "://" + lu.Host); rules != nil && rules.state == robotsOK && !rules.allowed(lu) {
 			if r.seen.add(cu) {
 				st.stats.robotsBlocked.Add(1)
+				r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "robots", "from", page.String())
 			}
 			continue
 		}
@@ -904,9 +928,23 @@ func (r *run) recordError(ctx context.Context, st *siteState, pageURL, reqURL st
 		return
 	}
 	st.stats.addError(fe.Kind)
+	r.log.Info("failed", "site", st.name, "url", pageURL, "kind", fe.Kind, "status", fe.Status, "err", msg)
 	r.done(ctx, reqURL)
 	if pageURL != reqURL {
 		r.done(ctx, pageURL)
+	}
+}
+
+// fetched reports one HTTP attempt: a debug log line (-vv) and
+// Options.OnFetch.
+func (r *run) fetched(st *siteState, u string, status int, d time.Duration, err error) {
+	if err != nil {
+		r.log.Debug("fetch", "site", st.name, "url", u, "status", status, "ms", d.Milliseconds(), "err", err)
+	} else {
+		r.log.Debug("fetch", "site", st.name, "url", u, "status", status, "ms", d.Milliseconds())
+	}
+	if r.opts.OnFetch != nil {
+		r.opts.OnFetch(st.name, u, status, d)
 	}
 }
 

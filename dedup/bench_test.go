@@ -9,13 +9,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 )
 
 // oneKB cuts real news texts (bench/dev/robust.jsonl) into ~1 KB pieces:
 // 340 characters, about 1,000 bytes of UTF-8.
 func oneKB(tb testing.TB) []Doc {
-	f, err := os.Open(shared.Path(tb, "bench", "dev", "robust.jsonl"))
+	f, err := os.Open(sharedtest.Path(tb, "bench", "dev", "robust.jsonl"))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -43,16 +43,13 @@ import (
 const (
 	// DefaultHamming is Manku et al. (2007)'s k = 3 for 64-bit fingerprints.
 	DefaultHamming = 3
-	// DefaultJaccard is the SpotSigs multiset-Jaccard threshold τ, chosen
-	// on the dev data with `newscrawl eval` (single-link, learned
-	// antecedents): on the reprint web (bench/dev) τ = 0.30 merges two
-	// follow-up stories with their source (precision 0.994), τ = 0.35 gives
-	// pairwise F1 1.000 and τ = 0.40 misses one reprint (F1 0.9986); on
-	// robust.jsonl both 0.35 and 0.40 recall every 20 % edit with no false
-	// merge; on the SpotSigs gold set F1 falls from 0.930 (0.35) to 0.915
-	// (0.40). Theobald et al. (2008) report their best gold-set F1 for τ
-	// between 0.4 and 0.5 with English stopword antecedents; our Chinese
-	// antecedent list is larger, which lowers the Jaccard of true pairs.
+	// DefaultJaccard is the SpotSigs multiset-Jaccard threshold τ: the
+	// lowest value that merges no follow-up story with its source on the
+	// reprint web while recalling its reprints, chosen on the dev data with
+	// `newscrawl eval` (single-link, learned antecedents). Theobald et al.
+	// (2008) found their best τ between 0.4 and 0.5 with English stopword
+	// antecedents; the larger Chinese antecedent list lowers the Jaccard of
+	// true pairs. Figures for 0.30/0.35/0.40: docs/THRESHOLDS.md.
 	DefaultJaccard = 0.35
 	// DefaultContainment is the share of the shorter signature that must be
 	// found in the longer one for a brief cut from a longer story (Broder
@@ -70,10 +67,8 @@ const (
 	// text is at least about a quarter of the longer one; a short story
 	// quoted inside a long one stays far below (about 0.1 for the bench/dev
 	// case above). Portals and the gold set's sites often replace headlines
-	// with their own ("Chandler News"), which the headline test misses. On
-	// the SpotSigs gold set (dev half) it raised pairwise F1 from 0.9438 to
-	// 0.946; the reprint web and robust.jsonl were unchanged (eval goldset,
-	// eval web, eval robust).
+	// with their own ("Chandler News"), which the headline test misses.
+	// Its effect on the dev sets: docs/THRESHOLDS.md.
 	MinContainmentJaccard = 0.2
 	// MinContainmentSpots: containment is only trusted when the shorter
 	// signature has at least this many spots (with the learned antecedents
@@ -106,11 +101,10 @@ const (
 
 // EnglishAntecedents are the antecedents for English text, in the spirit
 // of Theobald et al. (2008), whose spots start at articles and forms of "to
-// be" ("a", "the", "is", "was", "there"). On the SpotSigs gold set (dev
-// half) this short list and a 40-word function-word list gave the same
-// recall and false-positive counts at every threshold from 0.2 to 0.5; the
-// short one keeps signatures small. Chinese text never contains them, so
-// they are simply added to the Chinese list.
+// be" ("a", "the", "is", "was", "there"). This short list did as well as
+// a 40-word function-word list on the SpotSigs gold set
+// (docs/THRESHOLDS.md) and keeps signatures small. Chinese text never
+// contains them, so they are simply added to the Chinese list.
 var EnglishAntecedents = []string{"a", "an", "the", "is", "are", "was", "were", "there"}
 
 // DefaultAntecedents returns the learned Chinese antecedents
@@ -144,22 +138,17 @@ type Options struct {
 	// CentresOnly compares new articles with cluster centres only (classic
 	// Single-Pass, Li Gang et al. 2013). By default duplicates are indexed
 	// too, as members of their cluster, so a later article joins a cluster
-	// when it matches any member (single-link Single-Pass): on the SpotSigs
-	// gold set, where a story's copies drift through several rewrites,
-	// pairwise recall rises from 0.75 to 0.88 at equal precision, and the
-	// reprint web loses nothing (eval --centres-only prints both).
+	// when it matches any member (single-link Single-Pass), which follows a
+	// story whose copies drift through several rewrites (figures of both:
+	// docs/THRESHOLDS.md; eval goldset --centres-only prints the other side).
 	CentresOnly bool
 	// NoMerge keeps clusters apart when a new article matches several of
 	// them. By default such an article bridges them: the clusters merge
 	// into the oldest, so that a story's cluster is the connected component
 	// of its verified near-duplicate pairs whatever the crawl order
 	// (single-link clustering; Single-Pass alone keeps whichever cluster
-	// a story's first rewrite happened to open). On the SpotSigs gold set
-	// (dev half) merging raises pairwise recall from 0.906 to 0.918 and F1
-	// from 0.943 to 0.946, at precision 0.975 instead of 0.984 (the extra
-	// false pairs are gold stories labelled twice: Shooting and Shooting2
-	// hold copies of one AP text); the reprint web and robust.jsonl are
-	// unchanged (eval ... --no-merge prints the other side).
+	// a story's first rewrite happened to open). Figures with and without
+	// merging: docs/THRESHOLDS.md (eval ... --no-merge prints the other side).
 	// CentresOnly implies NoMerge.
 	NoMerge bool
 	// Mode selects the decision method; the single methods exist for the

@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 )
 
 func TestWords(t *testing.T) {
@@ -175,7 +175,7 @@ func TestLoadCilin(t *testing.T) {
 	}
 
 	// The full Cilin Extended, UTF-8 and GBK, when the shared data is present.
-	sharedDir, ok := shared.Lookup(t)
+	sharedDir, ok := sharedtest.Lookup(t)
 	if !ok {
 		t.Log("shared data absent: full Cilin not checked")
 		return

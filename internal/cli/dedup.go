@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,8 +17,7 @@ import (
 )
 
 func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("dedup", stderr)
 	in := fs.String("in", "", "input: a JSONL file of {id, text, title} or a directory of HTML pages")
 	out := fs.String("out", "", "output JSONL file (default: standard output)")
 	jac := fs.Float64("jaccard", dedup.DefaultJaccard, "SpotSigs Jaccard threshold")

@@ -38,11 +38,20 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		name, args = args[0], args[1:]
 	}
+	if len(args) > 0 && name == "dedup" && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		name = "help" // "eval --help" asks about eval, not about its default subcommand
+	}
 	if name == "help" {
-		fmt.Fprintln(stdout, "usage: newscrawl eval [subcommand] [flags]\n\nsubcommands:")
+		d := docs["eval"]
+		fmt.Fprintf(stdout, "usage: newscrawl eval [subcommand] [flags]\n\n%s\n\nsubcommands:\n", d.description)
 		for _, c := range evalCommands() {
 			fmt.Fprintf(stdout, "  %-11s %s\n", c.name, c.summary)
 		}
+		fmt.Fprintln(stdout, "\nExamples:")
+		for _, e := range d.examples {
+			fmt.Fprintf(stdout, "  %s\n", e)
+		}
+		fmt.Fprintf(stdout, "\nrun \"newscrawl eval <subcommand> -h\" for its flags\n\n%s\n", exitCodesHelp)
 		return nil
 	}
 	for _, c := range evalCommands() {
@@ -58,6 +67,17 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 func evalFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		summary := ""
+		for _, c := range evalCommands() {
+			if "eval "+c.name == name {
+				summary = c.summary
+			}
+		}
+		fmt.Fprintf(fs.Output(), "usage: newscrawl %s [flags]\n\n%s\n\nFlags:\n", name, summary)
+		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "\n%s\n", exitCodesHelp)
+	}
 	return fs, fs.String("shared", "", "shared data directory (default: ../shared beside the repository)")
 }
 

@@ -29,31 +29,27 @@ func (s *selectorList) Set(v string) error { *s = append(*s, v); return nil }
 
 // extractOutput is the JSON printed by `extract`.
 type extractOutput struct {
-	Title       string `json:"title"`
-	Text        string `json:"text"`
-	PublishedAt string `json:"published_at,omitempty"` // RFC 3339
-	Source      string `json:"source,omitempty"`
-	Author      string `json:"author,omitempty"`
-	Editor      string `json:"editor,omitempty"`
-	Method      string `json:"method"`
-	Charset     string `json:"charset"`
-	CharsetFrom string `json:"charset_from"`
+	Title         string `json:"title"`
+	Text          string `json:"text"`
+	PublishedAt   string `json:"published_at,omitempty"` // RFC 3339
+	Source        string `json:"source,omitempty"`
+	Author        string `json:"author,omitempty"`
+	Editor        string `json:"editor,omitempty"`
+	Method        string `json:"method"`
+	SecondOpinion string `json:"second_opinion,omitempty"`
+	Charset       string `json:"charset"`
+	CharsetFrom   string `json:"charset_from"`
 }
 
 // cmdExtract prints the article of one page as JSON:
 //
 //	newscrawl extract FILE_OR_URL [--charset X] [--remove SEL]...
 func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("extract", stderr)
 	charsetFlag := fs.String("charset", "", "decode with this charset instead of detecting it (a site override)")
 	var remove selectorList
 	fs.Var(&remove, "remove", "CSS selector of elements to delete before extraction (repeatable)")
 	bodySel := fs.String("body", "", "CSS selector of the article body (skips detection)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: newscrawl extract FILE_OR_URL [--charset X] [--remove SEL]... [--body SEL]")
-		fs.PrintDefaults()
-	}
 	// Flags may come before or after the positional argument.
 	var pos []string
 	for {
@@ -103,7 +99,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	out := extractOutput{
 		Title: art.Title, Text: art.Text, Source: art.Source, Author: art.Author, Editor: art.Editor,
-		Method: art.Method, Charset: dec.Charset, CharsetFrom: dec.Source,
+		Method: art.Method, SecondOpinion: art.SecondOpinion, Charset: dec.Charset, CharsetFrom: dec.Source,
 	}
 	if !art.PublishedAt.IsZero() {
 		out.PublishedAt = art.PublishedAt.Format(time.RFC3339)

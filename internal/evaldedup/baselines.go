@@ -12,7 +12,7 @@ import (
 // Baselines of the SpotSigs-zh comparison, used only by eval.
 const (
 	// baselineShingleW and baselineShingleJ: word 4-gram shingles with
-	// Jaccard ≥ 0.5, the peer configuration the issue reports (F1 0.88).
+	// Jaccard ≥ 0.5, the peer configuration of the SpotSigs-zh comparison.
 	baselineShingleW = 4
 	baselineShingleJ = 0.5
 	// liGangShingleJ: Li Gang et al. (2013) count a pair as similar by

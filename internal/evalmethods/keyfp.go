@@ -162,6 +162,47 @@ func recallByOp(docs []Doc, keys [][16]byte) map[string]float64 {
 	return out
 }
 
+// writeKeyFPRows prints one set's table, its false pairs by labels and,
+// for the robustness set, the share of variants keyed like their original.
+func writeKeyFPRows(w io.Writer, s Set, rows []KeyFPRow, segMs float64) {
+	fmt.Fprintf(w, "\n### %s: %d documents, %d true pairs; segmentation %.0f ms in all\n\n", s.Name, len(s.Docs), truePairs(s.Docs), segMs)
+	fmt.Fprintf(w, "| method | true pairs found | recall of pairs | beyond exact | false pairs | no fingerprint | µs/doc (after segmentation) |\n|---|---|---|---|---|---|---|\n")
+	tp := truePairs(s.Docs)
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %d | %.4f | %d | %d | %d | %.1f |\n", r.Method, r.Pairs.True, ratio(r.Pairs.True, tp), r.Pairs.BeyondExact, r.Pairs.False, r.NoFP, r.UsPerDoc)
+	}
+	for _, r := range rows {
+		if len(r.Pairs.FalseByLabels) == 0 {
+			continue
+		}
+		var ls []string
+		for l, n := range r.Pairs.FalseByLabels {
+			ls = append(ls, fmt.Sprintf("%s %d", l, n))
+		}
+		sort.Strings(ls)
+		fmt.Fprintf(w, "\nfalse pairs of %s, by pair of labels: %s\n", r.Method, strings.Join(ls, ", "))
+	}
+	if ops := rows[0].RecallByOp; hasOrig(s.Docs) && len(ops) > 0 {
+		var keys []string
+		for k := range ops {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(a, b int) bool { return opLess(keys[a], keys[b]) })
+		fmt.Fprintf(w, "\n\nvariants whose key equals their original's:\n\n| setting |")
+		for _, r := range rows {
+			fmt.Fprintf(w, " %s |", r.Method)
+		}
+		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(rows)))
+		for _, k := range keys {
+			fmt.Fprintf(w, "| %s |", k)
+			for _, r := range rows {
+				fmt.Fprintf(w, " %.3f |", r.RecallByOp[k])
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
 // KeyFP prints, for every set, how many duplicate pairs the exact text hash
 // and each keyword-fingerprint variant find, how many of those the text hash
 // misses, the false pairs (different stories sharing a key), documents left
@@ -229,42 +270,7 @@ func KeyFP(ctx context.Context, seg Segmenter, sets []Set, variants []KeyFPVaria
 			}
 			rows = append(rows, KeyFPRow{Method: v.Name, Pairs: countPairs(s.Docs, keys, exact), NoFP: noFP, UsPerDoc: us, RecallByOp: recallByOp(s.Docs, keys)})
 		}
-		fmt.Fprintf(w, "\n### %s: %d documents, %d true pairs; segmentation %.0f ms in all\n\n", s.Name, len(s.Docs), truePairs(s.Docs), segMs)
-		fmt.Fprintf(w, "| method | true pairs found | recall of pairs | beyond exact | false pairs | no fingerprint | µs/doc (after segmentation) |\n|---|---|---|---|---|---|---|\n")
-		tp := truePairs(s.Docs)
-		for _, r := range rows {
-			fmt.Fprintf(w, "| %s | %d | %.4f | %d | %d | %d | %.1f |\n", r.Method, r.Pairs.True, ratio(r.Pairs.True, tp), r.Pairs.BeyondExact, r.Pairs.False, r.NoFP, r.UsPerDoc)
-		}
-		for _, r := range rows {
-			if len(r.Pairs.FalseByLabels) == 0 {
-				continue
-			}
-			var ls []string
-			for l, n := range r.Pairs.FalseByLabels {
-				ls = append(ls, fmt.Sprintf("%s %d", l, n))
-			}
-			sort.Strings(ls)
-			fmt.Fprintf(w, "\nfalse pairs of %s, by pair of labels: %s\n", r.Method, strings.Join(ls, ", "))
-		}
-		if ops := rows[0].RecallByOp; hasOrig(s.Docs) && len(ops) > 0 {
-			var keys []string
-			for k := range ops {
-				keys = append(keys, k)
-			}
-			sort.Slice(keys, func(a, b int) bool { return opLess(keys[a], keys[b]) })
-			fmt.Fprintf(w, "\n\nvariants whose key equals their original's:\n\n| setting |")
-			for _, r := range rows {
-				fmt.Fprintf(w, " %s |", r.Method)
-			}
-			fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(rows)))
-			for _, k := range keys {
-				fmt.Fprintf(w, "| %s |", k)
-				for _, r := range rows {
-					fmt.Fprintf(w, " %.3f |", r.RecallByOp[k])
-				}
-				fmt.Fprintln(w)
-			}
-		}
+		writeKeyFPRows(w, s, rows, segMs)
 		fmt.Fprintln(w)
 	}
 	return bloomReport(allKeys, w)

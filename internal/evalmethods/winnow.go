@@ -86,6 +86,70 @@ type ownRule struct {
 
 func (r ownRule) keeps(o PairOverlap) bool { return o.Own >= r.MinOwn && o.OwnWords >= r.MinOwnWords }
 
+// group is one kind of text pair of the winnowing table.
+type group struct {
+	name string
+	ov   []PairOverlap
+	// wantKept: the pairs are different stories (a rule that keeps
+	// them is right) rather than copies of one story.
+	wantKept bool
+}
+
+// writeWinnowRow prints one group's row (without the line end): own-text
+// quantiles, what each rule keeps, the both-own range and the estimate's.
+func writeWinnowRow(w io.Writer, g *group, rules []ownRule, bothRules []float64) {
+	own := make([]float64, len(g.ov))
+	none := 0
+	for i, o := range g.ov {
+		own[i] = o.Own
+		if o.Passages == 0 {
+			none++
+		}
+	}
+	sort.Float64s(own)
+	q := func(p float64) float64 {
+		if len(own) == 0 {
+			return 0
+		}
+		return own[min(len(own)-1, int(p*float64(len(own))))]
+	}
+	fmt.Fprintf(w, "| %s | %d | %d | %.3f | %.3f | %.3f | %.3f |", g.name, len(g.ov), none, q(0), q(0.5), q(0.9), q(1))
+	for _, r := range rules {
+		kept := 0
+		for _, o := range g.ov {
+			if r.keeps(o) {
+				kept++
+			}
+		}
+		mark := ""
+		if g.wantKept {
+			mark = " (different stories)"
+		}
+		fmt.Fprintf(w, " %d%s |", kept, mark)
+	}
+	maxBoth := 0.0
+	for _, b := range bothRules {
+		kept := 0
+		for _, o := range g.ov {
+			if min(o.Own, o.OldOwn) >= b {
+				kept++
+			}
+		}
+		fmt.Fprintf(w, " %d |", kept)
+	}
+	minBoth := 1.0
+	for _, o := range g.ov {
+		maxBoth = max(maxBoth, min(o.Own, o.OldOwn))
+		minBoth = min(minBoth, min(o.Own, o.OldOwn))
+	}
+	fmt.Fprintf(w, " %.3f | %.3f |", minBoth, maxBoth)
+	minEst, maxEst := 1.0, 0.0
+	for _, o := range g.ov {
+		minEst, maxEst = min(minEst, o.EstOwn), max(maxEst, o.EstOwn)
+	}
+	fmt.Fprintf(w, " %.3f | %.3f |", minEst, maxEst)
+}
+
 // Winnow prints the winnowing evidence on the dev sets: for every true
 // duplicate pair of the reprint web (later copy against an earlier one),
 // every follow-up hard negative (follow-up against the story it re-uses)
@@ -95,13 +159,6 @@ func (r ownRule) keeps(o PairOverlap) bool { return o.Own >= r.MinOwn && o.OwnWo
 // would decide each group.
 func Winnow(ctx context.Context, seg WordSegmenter, web, robust Set, c winnow.Config, w io.Writer) error {
 	t := time.Now()
-	type group struct {
-		name string
-		ov   []PairOverlap
-		// wantKept: the pairs are different stories (a rule that keeps
-		// them is right) rather than copies of one story.
-		wantKept bool
-	}
 	var groups []*group
 	get := func(name string, wantKept bool) *group {
 		for _, g := range groups {
@@ -189,56 +246,7 @@ func Winnow(ctx context.Context, seg WordSegmenter, web, robust Set, c winnow.Co
 	fmt.Fprintf(w, "\n|---|---|---|---|---|---|---|%s\n", strings.Repeat("---|", len(rules)+len(bothRules)+4))
 	sort.SliceStable(groups, func(a, b int) bool { return groups[a].name < groups[b].name })
 	for _, g := range groups {
-		own := make([]float64, len(g.ov))
-		none := 0
-		for i, o := range g.ov {
-			own[i] = o.Own
-			if o.Passages == 0 {
-				none++
-			}
-		}
-		sort.Float64s(own)
-		q := func(p float64) float64 {
-			if len(own) == 0 {
-				return 0
-			}
-			return own[min(len(own)-1, int(p*float64(len(own))))]
-		}
-		fmt.Fprintf(w, "| %s | %d | %d | %.3f | %.3f | %.3f | %.3f |", g.name, len(g.ov), none, q(0), q(0.5), q(0.9), q(1))
-		for _, r := range rules {
-			kept := 0
-			for _, o := range g.ov {
-				if r.keeps(o) {
-					kept++
-				}
-			}
-			mark := ""
-			if g.wantKept {
-				mark = " (different stories)"
-			}
-			fmt.Fprintf(w, " %d%s |", kept, mark)
-		}
-		maxBoth := 0.0
-		for _, b := range bothRules {
-			kept := 0
-			for _, o := range g.ov {
-				if min(o.Own, o.OldOwn) >= b {
-					kept++
-				}
-			}
-			fmt.Fprintf(w, " %d |", kept)
-		}
-		minBoth := 1.0
-		for _, o := range g.ov {
-			maxBoth = max(maxBoth, min(o.Own, o.OldOwn))
-			minBoth = min(minBoth, min(o.Own, o.OldOwn))
-		}
-		fmt.Fprintf(w, " %.3f | %.3f |", minBoth, maxBoth)
-		minEst, maxEst := 1.0, 0.0
-		for _, o := range g.ov {
-			minEst, maxEst = min(minEst, o.EstOwn), max(maxEst, o.EstOwn)
-		}
-		fmt.Fprintf(w, " %.3f | %.3f |", minEst, maxEst)
+		writeWinnowRow(w, g, rules, bothRules)
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "\n%d texts' content words (%d words) winnowed and compared in %.0f ms (machine shared with other builds)\n", len(web.Docs)+len(robust.Docs), nwords, float64(elapsed.Microseconds())/1000)

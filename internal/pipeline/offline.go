@@ -1,11 +1,9 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,10 +11,8 @@ import (
 
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/dedupin"
 )
-
-// maxJSONLLine bounds one input line of offline dedup.
-const maxJSONLLine = 64 << 20
 
 // OfflineDoc is one input document of offline dedup.
 type OfflineDoc struct {
@@ -44,35 +40,22 @@ type OfflineResult struct {
 	Passages [][3]int `json:"passages,omitempty"`
 }
 
-// ReadJSONL reads {"id","title","text"} lines; blank lines are skipped, a
-// line without an id is an error naming the line.
+// ReadJSONL reads {"id","title","text"} lines strictly (internal/dedupin):
+// a line without "text" or "id", with an unknown key, or repeating an id is
+// an error naming the line; blank lines and a leading BOM are accepted.
 func ReadJSONL(path string) ([]OfflineDoc, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var docs []OfflineDoc
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), maxJSONLLine)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
-		}
-		var d OfflineDoc
-		if err := json.Unmarshal(b, &d); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		if len(d.ID) == 0 || string(d.ID) == "null" {
-			return nil, fmt.Errorf("%s:%d: missing id", path, line)
-		}
-		docs = append(docs, d)
+	in, err := dedupin.ReadJSONL(f, path)
+	if err != nil {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
+	docs := make([]OfflineDoc, len(in))
+	for i, d := range in {
+		docs[i] = OfflineDoc{ID: d.ID, Title: d.Title, Text: d.Text}
 	}
 	return docs, nil
 }

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -34,6 +36,7 @@ type Processor struct {
 	engine     *dedup.Engine
 	extractors map[string]*extract.Extractor // by site name
 	keepDupTxt bool
+	keepRaw    bool // fetch.keep_raw: the store is a storage.RawStore
 	log        *slog.Logger
 	now        func() time.Time
 
@@ -104,9 +107,16 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 // store, deciding with eng (see NewEngine); skipped pages are logged to log.
 func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, log *slog.Logger) (*Processor, error) {
 	p := &Processor{store: store, engine: eng, extractors: map[string]*extract.Extractor{},
-		keepDupTxt: cfg.Dedup.KeepDuplicateText, log: log, now: time.Now}
+		keepDupTxt: cfg.Dedup.KeepDuplicateText, keepRaw: cfg.Fetch.KeepRaw, log: log, now: time.Now}
+	if _, ok := store.(storage.RawStore); p.keepRaw && !ok {
+		return nil, fmt.Errorf("fetch.keep_raw: the store (%T) does not keep raw responses", store)
+	}
 	for i, s := range cfg.Sites {
-		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time})
+		// The crawler hands over only pages matching the site's
+		// article_url: a short brief among promo links is kept, and a page
+		// is refused only when it has no article text (ExpectArticle). One
+		// extractor per site learns the site's template lines.
+		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time, ExpectArticle: true})
 		if err != nil {
 			return nil, fmt.Errorf("sites[%d].extract: %w", i, err)
 		}
@@ -139,10 +149,27 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
 		return p.commit(ctx, &storage.Commit{Page: page})
 	}
-	return p.decideAndCommit(ctx, page, art, fp)
+	return p.decideAndCommit(ctx, page, art, fp, p.rawOf(r))
 }
 
-func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint) (storage.Outcome, error) {
+// rawOf is the response to keep with a stored article (fetch.keep_raw), or
+// nil. The crawler hands over the body decompressed, so the encoding
+// headers go and Content-Length is the kept body's.
+func (p *Processor) rawOf(r *crawler.Response) *storage.RawResponse {
+	if !p.keepRaw {
+		return nil
+	}
+	h := r.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Del("Content-Encoding")
+	h.Del("Transfer-Encoding")
+	h.Set("Content-Length", strconv.Itoa(len(r.Body)))
+	return &storage.RawResponse{Status: r.Status, Proto: "HTTP/1.1", Header: h, Body: r.Body}
+}
+
+func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint, raw *storage.RawResponse) (storage.Outcome, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	v := p.engine.Decide(fp)
@@ -154,7 +181,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 		page.Outcome = storage.OutcomeDuplicate
 		d := &storage.Duplicate{
 			URL: page.URL, Site: page.Site, RunID: page.RunID, DupOf: centre.ID, DupOfURL: centre.URL,
-			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment,
+			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment, Reason: v.Reason,
 			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
 			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
 		}
@@ -175,7 +202,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 		FetchedAt: page.FetchedAt, ContentHash: hex.EncodeToString(fp.Hash[:]),
 		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words},
 	}
-	out, err := p.commit(ctx, &storage.Commit{Page: page, Article: a, Terms: fp.Terms})
+	out, err := p.commit(ctx, &storage.Commit{Page: page, Article: a, Terms: fp.Terms, Raw: raw})
 	if err == nil && out == storage.OutcomeStored {
 		p.engine.Add(uint64(a.ID), uint64(a.Cluster), fp)
 	}

@@ -8,10 +8,12 @@
 package storagetest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"reflect"
 	"sort"
 	"sync"
@@ -53,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"Check", testCheck},
 		{"CanceledContext", testCanceled},
 		{"Concurrent", testConcurrent},
+		{"RawResponses", testRawResponses},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,7 +96,7 @@ func duplicate(url string, of int64) *storage.Commit {
 	return &storage.Commit{
 		Page: page(url, storage.OutcomeDuplicate),
 		Duplicate: &storage.Duplicate{
-			URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 3, Jaccard: 0.875, Containment: 0.9375,
+			URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 3, Jaccard: 0.875, Containment: 0.9375, Reason: "containment",
 			Title: "转载", Text: "转载正文", PublishedAt: t0, Source: "来源", Author: "作者",
 			FetchedAt: t0, Simhash: math.MaxUint64, Signature: []uint64{0, 7, 7, 1 << 63, math.MaxUint64},
 		},
@@ -190,7 +193,8 @@ func testRuns(t *testing.T, s storage.Store) {
 	}
 	r1.FinishedAt = r1.StartedAt.Add(time.Minute)
 	r1.Status = storage.RunCompleted
-	r1.Stats = storage.RunStats{Fetched: 10, Stored: 5, Duplicates: 3, NotArticle: 1, Errors: 1}
+	r1.Stats = storage.RunStats{Fetched: 10, Stored: 5, Duplicates: 3, NotArticle: 1, Errors: 1,
+		Sites: []storage.SiteCounters{{Site: "sina", Counters: map[string]int64{"requests": 12, "robots_blocked": 2, "gone": 1}}}}
 	if err := s.FinishRun(ctx, r1); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +207,7 @@ func testRuns(t *testing.T, s storage.Store) {
 	}
 	got := runs[0]
 	if !got.StartedAt.Equal(r1.StartedAt) || !got.FinishedAt.Equal(r1.FinishedAt) || got.Status != r1.Status ||
-		got.Config != r1.Config || got.Stats != r1.Stats {
+		got.Config != r1.Config || !reflect.DeepEqual(got.Stats, r1.Stats) {
 		t.Fatalf("finished run = %+v, want %+v", got, r1)
 	}
 	if runs[1].Status != storage.RunRunning || !runs[1].FinishedAt.IsZero() {
@@ -275,6 +279,10 @@ func testCommitInvalid(t *testing.T, s storage.Store) {
 		{"empty url", withPage(notArticle(""), func(*storage.Commit) {})},
 		{"unknown outcome", withPage(notArticle("http://a/x"), func(c *storage.Commit) { c.Page.Outcome = "maybe" })},
 		{"stored without article", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article = nil })},
+		{"raw with a duplicate", withPage(duplicate("http://a/x", base), func(c *storage.Commit) {
+			c.Raw = &storage.RawResponse{Status: 200, Body: []byte("x")}
+		})},
+		{"raw with bad status", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Raw = &storage.RawResponse{Status: 42} })},
 		{"stored with duplicate", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Duplicate = duplicate("http://a/x", base).Duplicate })},
 		{"duplicate without verdict", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate = nil })},
 		{"duplicate of nothing", withPage(duplicate("http://a/x", 0), func(*storage.Commit) {})},
@@ -838,7 +846,7 @@ func testDuplicateFingerprints(t *testing.T, s storage.Store) {
 					wantCluster, wantOfURL = 77, "http://g/a2"
 				}
 				if d.DupOf != x.of || d.DupOfURL != wantOfURL || d.Cluster != wantCluster || d.Title == "" ||
-					d.Jaccard != 0.875 || d.Containment != 0.9375 || !d.FetchedAt.Equal(x.fetched) || !d.PublishedAt.Equal(x.published) {
+					d.Jaccard != 0.875 || d.Containment != 0.9375 || d.Reason != "containment" || !d.FetchedAt.Equal(x.fetched) || !d.PublishedAt.Equal(x.published) {
 					return fmt.Errorf("%s: verdict %+v", d.URL, d)
 				}
 				return nil
@@ -1302,5 +1310,39 @@ func testConcurrent(t *testing.T, s storage.Store) {
 	}
 	if err := s.Check(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testRawResponses: a RawStore keeps the raw response committed with a
+// stored article and gives it back; other stores are skipped (the pipeline
+// refuses fetch.keep_raw with them).
+func testRawResponses(t *testing.T, s storage.Store) {
+	rs, ok := s.(storage.RawStore)
+	if !ok {
+		t.Skip("not a storage.RawStore")
+	}
+	ctx := context.Background()
+	body := []byte("<html><head><meta charset=\"gbk\"></head><body>\xd6\xd0\xce\xc4\x00\xff</body></html>")
+	c := stored("http://raw/1")
+	c.Raw = &storage.RawResponse{Status: 200, Proto: "HTTP/1.1", Header: http.Header{
+		"Content-Type": {"text/html; charset=gbk"}, "Set-Cookie": {"a=1", "b=2"}}, Body: body}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, stored("http://raw/2")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := rs.Raw(ctx, "http://raw/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != 200 || got.Proto != "HTTP/1.1" || !bytes.Equal(got.Body, body) ||
+		got.Header.Get("Content-Type") != "text/html; charset=gbk" || !reflect.DeepEqual(got.Header.Values("Set-Cookie"), []string{"a=1", "b=2"}) {
+		t.Fatalf("raw read back as %+v", got)
+	}
+	for _, u := range []string{"http://raw/2", "http://nowhere/"} {
+		if _, err := rs.Raw(ctx, u); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("Raw(%s) = %v, want ErrNotFound", u, err)
+		}
 	}
 }
