@@ -82,7 +82,7 @@ func PSimhash(ctx context.Context, seg dedup.Segmenter, robust []dataset.RobustD
 	co := segment.LearnCooccurrence(train, seg.IsStop, df)
 	pbdr := simhash.NewPBDR(simhash.PBDRSeed)
 	fmt.Fprintf(w, "\n## P-Simhash (Zhang Yanan et al. 2022): PBDR with learned J-Tidf, μ sweep\n\n")
-	fmt.Fprintf(w, "training: %d originals and distinct texts of robust.jsonl (groups with even FNV-1a of the name) for IDF and the J-Tidf co-occurrence (Modified Jaccard; %d term pairs seen together in >= %d documents); test: the other %d texts of robust.jsonl and %d reprint-web texts. Single-Pass against cluster centres; top %d TF-IDF features, FNV-1a.\n",
+	fmt.Fprintf(w, "training: %d originals and distinct texts of robust.jsonl (groups with even FNV-1a of the name) for IDF and the J-Tidf co-occurrence (Modified Jaccard; %d term pairs seen together in >= %d documents); test: the other %d texts of robust.jsonl and %d reprint-web texts. Single-Pass against cluster centres; top %d TF-IDF features, FNV-1a. Published figures: not available (the paper's text and its Sogou data are not in the data); PBDR follows the issue's description (simhash.PBDR).\n",
 		len(train), len(co.PairsKept()), segment.CooccurMinDocs, len(test), len(web.Docs), PSimhashTopM)
 
 	pos := func(fs []segment.Feature) []simhash.PosFeature {
