@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	codeberg.org/readeck/go-readability/v2 v2.1.2
 	github.com/andybalholm/cascadia v1.3.4
+	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

@@ -122,6 +122,10 @@ type Dedup struct {
 	TopM       int    `yaml:"top_m"`      // keep the m heaviest features (P-Simhash: 20); 0 keeps all
 	JTidf      bool   `yaml:"jtidf"`      // co-occurrence down-weighting (P-Simhash §2.1)
 	Positional bool   `yaml:"positional"` // P-Simhash positional signature
+	// Antecedents chooses the SpotSigs antecedent set of Li Yan et al.
+	// 2017: learned (default: t1/t2 > 0.8, top 100), basic (的 是 在 了) or
+	// optimised (t1/t2 > 0.9).
+	Antecedents string `yaml:"antecedents"`
 }
 
 // Fetch holds fetch limits shared by all sites.
@@ -329,6 +333,11 @@ func (c *Config) validateGlobal(add addFunc) {
 	case "", "tf", "tfidf":
 	default:
 		add("dedup.weighting", "must be tf or tfidf, got %q", c.Dedup.Weighting)
+	}
+	switch c.Dedup.Antecedents {
+	case "", "learned", "basic", "optimised":
+	default:
+		add("dedup.antecedents", "must be learned, basic or optimised, got %q", c.Dedup.Antecedents)
 	}
 	if c.Dedup.TopM < 0 {
 		add("dedup.top_m", "must be >= 0")

@@ -19,7 +19,7 @@ type Doc struct{ Title, Text string }
 // Engine.ClusterOf gives the final cluster once Batch returns. The engine
 // must not be used concurrently by anyone else.
 func (e *Engine) Batch(ctx context.Context, docs []Doc, fn func(i int, v Verdict) error) error {
-	if e.opts.Weighting == segment.TFIDF {
+	if e.opts.Weighting == segment.TFIDF || e.opts.KeywordExact {
 		// TF-IDF weights depend on the documents added before: fingerprint
 		// each one in turn, or the result would depend on goroutine timing.
 		return e.batchInOrder(ctx, docs, fn)

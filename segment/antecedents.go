@@ -7,6 +7,65 @@ import (
 	"strings"
 )
 
+// Ratios of Li Yan et al. 2017 for the two antecedent sets of the paper.
+const (
+	// PaperBasicRatio: basic antecedents have t1/t2 > 0.6.
+	PaperBasicRatio = 0.6
+	// PaperOptRatio: optimised antecedents have t1/t2 > 0.9.
+	PaperOptRatio = 0.9
+)
+
+// AntecedentSet names a choice of SpotSigs antecedents.
+type AntecedentSet string
+
+// The antecedent sets Li Yan et al. (2017) compare, and the learned default.
+const (
+	// AntecedentsLearned: 的, 是, 在, 了 and the shipped rows with
+	// t1/t2 > 0.8 (internal/antecedents.DefaultOptRatio), what Antecedents returns (the default).
+	AntecedentsLearned AntecedentSet = "learned"
+	// AntecedentsBasic: the paper's basic antecedents 的, 是, 在, 了 (the
+	// most frequent function words, each with t1/t2 > 0.6 in the shipped
+	// statistics, which TestAntecedentsOf checks).
+	AntecedentsBasic AntecedentSet = "basic"
+	// AntecedentsOptimised: 的, 是, 在, 了 and the rows with t1/t2 > 0.9,
+	// the paper's optimised antecedents.
+	AntecedentsOptimised AntecedentSet = "optimised"
+)
+
+// AntecedentsOf returns the antecedents of set: basic is 的, 是, 在, 了;
+// optimised is those plus every row of the statistics shipped in
+// antecedents.txt (learned on CWCED dev pages, the top 100
+// stopwords by main-text count) with t1/t2 > PaperOptRatio; learned is
+// Antecedents(). An unknown set is an error.
+func AntecedentsOf(set AntecedentSet) ([]string, error) {
+	switch set {
+	case AntecedentsLearned, "":
+		return Antecedents(), nil
+	case AntecedentsBasic:
+		return append([]string(nil), baseAntecedents...), nil
+	case AntecedentsOptimised:
+		return antecedentsAbove(ParseAntecedents(antecedentsFile), PaperOptRatio), nil
+	}
+	return nil, fmt.Errorf("segment: unknown antecedent set %q (want learned, basic or optimised)", set)
+}
+
+// antecedentsAbove is 的, 是, 在, 了 plus the words of stats with a ratio
+// above r (T2 > 0), in file order.
+func antecedentsAbove(stats []AntecedentStat, r float64) []string {
+	out := append([]string(nil), baseAntecedents...)
+	seen := map[string]bool{}
+	for _, w := range out {
+		seen[w] = true
+	}
+	for _, st := range stats {
+		if st.T2 > 0 && st.Ratio > r && !seen[st.Word] {
+			seen[st.Word] = true
+			out = append(out, st.Word)
+		}
+	}
+	return out
+}
+
 // baseAntecedents are always antecedents: the most frequent Chinese function
 // words, the "basic" set of Li Yan et al. 2017.
 var baseAntecedents = []string{"的", "是", "在", "了"}

@@ -98,6 +98,25 @@ func (s *Segmenter) IsStop(w string) bool {
 	return ok
 }
 
+// POS returns the part-of-speech tag that the dictionary gives word w (a
+// word as returned by Words), in jieba's tag set as kept by gse ("n" noun,
+// "ns" place name, "nr" person name, "nt" organisation, "nz" other proper
+// noun, "v" verb, ...), and false when w is not a dictionary word or has no
+// tag.
+func (s *Segmenter) POS(w string) (string, bool) {
+	tag, _, ok := s.dict.lookup(w)
+	return tag, ok && tag != ""
+}
+
+// InvFreq returns log2(F/freq(w)) of dictionary word w, F being the
+// dictionary's total frequency (the path length gse's segmentation uses):
+// an inverse-frequency weight that depends on no corpus. ok is false when
+// w is not a dictionary word.
+func (s *Segmenter) InvFreq(w string) (float64, bool) {
+	_, d, ok := s.dict.lookup(w)
+	return float64(d), ok
+}
+
 // DictionaryWords returns the number of words in the loaded dictionary.
 func (s *Segmenter) DictionaryWords() int { return s.dict.words }
 

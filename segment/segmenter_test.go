@@ -78,7 +78,7 @@ func TestEmbeddedDictionaryNormalised(t *testing.T) {
 	}
 	n := 0
 	nodes := map[string]bool{}
-	err = eachDictWord(h, body, func(w []byte, _ uint64) error {
+	err = eachDictWord(h, body, func(w []byte, _ uint64, _ uint8) error {
 		n++
 		if Normalize(string(w)) != string(w) {
 			t.Errorf("dictionary word %q is not normalised", w)

@@ -50,6 +50,10 @@ type FeatureOptions struct {
 	// word, which counts on multi-megabyte texts. Ignored with JTidf, which
 	// needs the positions.
 	NoPositions bool
+	// Cooccur, with JTidf, takes the co-occurrence from a model learned on
+	// a training corpus (the published J-Tidf, see LearnCooccurrence)
+	// instead of from blocks of the document itself.
+	Cooccur *Cooccurrence
 }
 
 const (
@@ -140,7 +144,10 @@ func finishFeatures(feats []Feature, w Weighting, df DocFreq, opts FeatureOption
 			f.Weight *= math.Log(float64(n+1)/float64(d+1)) + 1
 		}
 	}
-	if opts.JTidf {
+	switch {
+	case opts.JTidf && opts.Cooccur != nil:
+		learnedPenalty(feats, opts.Cooccur)
+	case opts.JTidf:
 		cooccurrencePenalty(feats)
 	}
 	if opts.TopM > 0 {

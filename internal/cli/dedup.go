@@ -23,6 +23,7 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jac := fs.Float64("jaccard", dedup.DefaultJaccard, "SpotSigs Jaccard threshold")
 	ham := fs.Int("hamming", dedup.DefaultHamming, "Simhash candidate radius")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	partial := fs.Bool("partial", false, "keep articles that re-use a stored one's passages but add >= 40% text of their own (reason \"partial\", with partial_of and the shared passages)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -44,7 +45,7 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stderr, "dedup: segmenter loaded in %.2fs; %d documents\n", time.Since(t0).Seconds(), len(docs))
-	eng, err := dedup.New(seg, dedup.Options{Hamming: *ham, Jaccard: *jac})
+	eng, err := dedup.New(seg, dedup.Options{Hamming: *ham, Jaccard: *jac, PartialReprint: *partial})
 	if err != nil {
 		return usageError{err}
 	}

@@ -30,6 +30,14 @@ type OfflineResult struct {
 	Jaccard     *float64        `json:"jaccard,omitempty"`
 	Containment *float64        `json:"containment,omitempty"`
 	Reason      string          `json:"reason,omitempty"`
+	// PartialOf is set for a partial reprint (reason "partial"): the kept
+	// article re-uses passages of this one; OwnShare is the share of its
+	// content words outside them.
+	PartialOf json.RawMessage `json:"partial_of,omitempty"`
+	OwnShare  *float64        `json:"own_share,omitempty"`
+	// Passages are the shared runs of content words (winnowing) with
+	// dup_of or partial_of: [start here, start there, length].
+	Passages [][3]int `json:"passages,omitempty"`
 }
 
 // ReadJSONL reads {"id","title","text"} lines strictly (internal/dedupin):
@@ -123,6 +131,14 @@ func Dedup(ctx context.Context, eng *dedup.Engine, docs []OfflineDoc) (results [
 			r.Jaccard, r.Containment = &j, &c
 		} else {
 			kept++
+		}
+		if v.Reason == "partial" {
+			r.PartialOf = docs[v.PartialOf].ID
+			own := v.OwnShare
+			r.OwnShare = &own
+		}
+		for _, p := range v.Passages {
+			r.Passages = append(r.Passages, [3]int{p.StartA, p.StartB, p.Len})
 		}
 		results[i] = r
 		return nil

@@ -265,6 +265,13 @@ func EngineOptions(d config.Dedup) (dedup.Options, error) {
 	if d.Weighting == "tfidf" {
 		o.Weighting = segment.TFIDF
 	}
+	if d.Antecedents != "" {
+		a, err := segment.AntecedentsOf(segment.AntecedentSet(d.Antecedents))
+		if err != nil {
+			return o, fmt.Errorf("dedup.antecedents: %w", err)
+		}
+		o.Antecedents = append(a, dedup.EnglishAntecedents...)
+	}
 	return o, nil
 }
 
