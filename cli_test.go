@@ -19,6 +19,7 @@ const (
 	exitFailure     = cli.ExitFailure
 	exitUsage       = cli.ExitUsage
 	exitLocked      = cli.ExitLocked
+	exitNothing     = cli.ExitNothingFetched
 	exitInterrupted = cli.ExitInterrupted
 	exitTerminated  = cli.ExitTerminated
 )

@@ -117,3 +117,41 @@ func TestDedupCommandHTMLDir(t *testing.T) {
 		t.Errorf("video page not reported: %s", se.String())
 	}
 }
+
+// TestDedupCommandPartial: with --partial a follow-up that re-uses a story
+// and adds as much text is kept as a partial reprint; without it, it is a
+// duplicate.
+func TestDedupCommandPartial(t *testing.T) {
+	st := fixture.Stories()
+	s1, s2 := st[0], st[1]
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	var b bytes.Buffer
+	json.NewEncoder(&b).Encode(map[string]string{"id": "a", "title": s1.Title, "text": strings.Join(s1.Paragraphs, "\n")})
+	json.NewEncoder(&b).Encode(map[string]string{"id": "followup", "title": s1.Title,
+		"text": strings.Join(s1.Paragraphs, "\n") + "\n" + strings.Join(s2.Paragraphs, "\n")})
+	os.WriteFile(in, b.Bytes(), 0o644)
+	tests := []struct {
+		name    string
+		args    []string
+		kept    bool
+		reason  string
+		partial string
+	}{
+		{"default", nil, false, "jaccard", ""},
+		{"--partial", []string{"--partial"}, true, "partial", `"a"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out.jsonl")
+			var so, se bytes.Buffer
+			if code := run(append([]string{"dedup", "--in", in, "--out", out}, tt.args...), &so, &se); code != exitOK {
+				t.Fatalf("exit %d: %s", code, se.String())
+			}
+			r := readResults(t, out)["followup"]
+			if r.Kept != tt.kept || r.Reason != tt.reason || string(r.PartialOf) != tt.partial {
+				t.Errorf("got %+v", r)
+			}
+		})
+	}
+}

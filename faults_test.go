@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/text/encoding"
@@ -501,3 +502,60 @@ func TestFaultDiskFull(t *testing.T) {
 // and fails a later write of the fixture crawl (found by trying: 96 KiB
 // stops it while queueing the start URLs, 320 KiB after a few articles).
 const diskFullLimit = 320 << 10
+
+// TestFaultNothingFetched: a run in which no start page can be fetched
+// (here: the start page answers 403; then the host is down) exits with
+// its own code and warns about the site; the next run, with the page back,
+// fetches it again and exits 0 (issue 10 item 1).
+func TestFaultNothingFetched(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the segmenter dictionary")
+	}
+	title, paras := story(t, "s1")
+	var status atomic.Int32
+	status.Store(http.StatusForbidden)
+	page := []byte(articleHTML(`<meta charset="utf-8">`, title, paras))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", http.NotFound)
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		if c := int(status.Load()); c != http.StatusOK {
+			http.Error(w, "forbidden", c)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><body><a href="/a/1.html">要闻</a></body></html>`)
+	})
+	mux.HandleFunc("/a/1.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	dir := t.TempDir()
+	db, siteFile := filepath.Join(dir, "news.db"), filepath.Join(dir, "sites.yaml")
+	yaml := fmt.Sprintf(`storage: %q
+sites:
+  - name: faults
+    start_urls: [%q]
+    allowed_domains: [%q]
+    article_url: '/a/\d+\.html$'
+    delay: 0s
+`, db, srv.URL+"/", strings.TrimPrefix(srv.URL, "http://"))
+	if err := os.WriteFile(siteFile, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runCrawl(siteFile)
+	if res.code != exitNothing {
+		t.Fatalf("crawl with the start page answering 403: %v; want exit %d", res, exitNothing)
+	}
+	if !strings.Contains(res.stdout, "warning: faults: no start page could be fetched") || !strings.Contains(res.stderr, "nothing could be fetched") {
+		t.Errorf("no warning or message:\n%s\n%s", res.stdout, res.stderr)
+	}
+	status.Store(http.StatusOK)
+	if res := runCrawl(siteFile); res.code != exitOK {
+		t.Fatalf("crawl with the start page back: %v", res)
+	}
+	if c := readCorpus(t, db); len(c.stored) != 1 {
+		t.Errorf("%d articles stored after the start page came back, want 1", len(c.stored))
+	}
+}

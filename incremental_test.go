@@ -339,13 +339,13 @@ func equalKeys[A, B any](a map[string]A, b map[string]B) bool {
 	return true
 }
 
-// summaryTotals reports whether the summary's total line shows stored and
-// dups.
+// summaryTotals reports whether the summary's total line (site, pages,
+// stored, dups, … every column filled) shows stored and dups.
 func summaryTotals(t *testing.T, summary string, stored, dups int) bool {
 	t.Helper()
 	for _, line := range strings.Split(summary, "\n") {
 		f := strings.Fields(line)
-		if len(f) == 6 && f[0] == "total" {
+		if len(f) == 12 && f[0] == "total" {
 			return f[2] == fmt.Sprint(stored) && f[3] == fmt.Sprint(dups)
 		}
 	}
@@ -489,7 +489,7 @@ func TestDedupWindow(t *testing.T) {
 			if res.code != exitOK {
 				t.Fatalf("second run: %v", res)
 			}
-			if want := fmt.Sprintf("; %d stored articles indexed", tc.indexed); !strings.Contains(res.stderr, want) {
+			if want := fmt.Sprintf("; %d fingerprints indexed", tc.indexed); !strings.Contains(res.stderr, want) {
 				t.Errorf("second run did not report %q:\n%s", want, res.stderr)
 			}
 			c := readCorpus(t, db)

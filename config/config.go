@@ -1,8 +1,10 @@
 // Package config reads the crawler's site file (configs/sites.yaml).
 //
-// Loading follows three steps: defaults, then a strict YAML parse in which
-// unknown keys are errors, then Validate, which reports every problem at once
-// with the path of the offending value ("sites[1].delay: must be > 0").
+// Loading follows three steps: defaults, then a walk of the YAML node tree
+// (decode.go) that fills the structs and notes every unknown key, duplicate
+// key and value of the wrong type, then Validate, which checks the values.
+// Every problem is reported at once with its path and line
+// ("sites[0].artcle_url (line 14): unknown key (did you mean article_url?)").
 package config
 
 import (
@@ -10,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -22,21 +25,30 @@ import (
 	"github.com/andybalholm/cascadia"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/net/http/httpguts"
 )
 
 // Defaults. Each is the value a site or section gets when the file is silent.
 const (
-	DefaultStorage       = "data/news.db"
-	DefaultUserAgent     = "newscrawl/0.1 (+https://example.org/newscrawl; crawler contact)"
-	DefaultDelay         = time.Second
-	DefaultParallelism   = 2
-	DefaultMaxDepth      = 3
-	DefaultTimeout       = 20 * time.Second
-	DefaultConnectTO     = 10 * time.Second
-	DefaultMaxBody       = 10 << 20 // decompressed bytes; portal article pages are 20-500 KB
-	DefaultRetries       = 3
-	DefaultMaxRedirects  = 5
-	DefaultMaxURLLength  = 2048
+	DefaultStorage     = "data/news.db"
+	DefaultUserAgent   = "newscrawl/0.1 (+https://example.org/newscrawl; crawler contact)"
+	DefaultDelay       = time.Second
+	DefaultParallelism = 2
+	DefaultMaxDepth    = 3
+	DefaultTimeout     = 20 * time.Second
+	DefaultConnectTO   = 10 * time.Second
+	DefaultMaxBody     = 10 << 20 // decompressed bytes; portal article pages are 20-500 KB
+	// MaxMaxBody is the largest fetch.max_body accepted: a page is held in
+	// memory whole, and a larger limit is a typo rather than a wish.
+	MaxMaxBody          = 1 << 30
+	DefaultRetries      = 3
+	DefaultMaxRedirects = 5
+	DefaultMaxURLLength = 2048
+	// DefaultMaxLinksPerPage: links read from one page (figures in
+	// docs/THRESHOLDS.md).
+	DefaultMaxLinksPerPage = 5000
+	// MaxLinksPerPageLimit is the largest fetch.max_links_per_page accepted.
+	MaxLinksPerPageLimit = 1_000_000
 	DefaultMaxCrawlDelay = 60 * time.Second
 	DefaultMaxPages      = 0 // unlimited
 	// DefaultHamming is Manku et al. (2007)'s k=3 for 64-bit Simhash.
@@ -53,39 +65,30 @@ type Duration time.Duration
 // D returns the value as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
-// UnmarshalYAML parses "1s", "500ms", "30d" or a bare number of seconds.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	var s string
-	if err := n.Decode(&s); err != nil {
-		return err
-	}
-	v, err := ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// ParseDuration parses Go durations plus a "d" (day) suffix and bare seconds.
+// ParseDuration parses Go durations ("1s", "500ms", "2h30m"), a day suffix
+// ("30d", "1.5d") and bare seconds ("1.5"). Empty, NaN, infinite or
+// out-of-range values are errors.
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return 0, nil
+		return 0, errors.New("invalid duration \"\" (want e.g. 1s, 500ms or 30d)")
 	}
+	num, unit := s, float64(time.Second)
 	if strings.HasSuffix(s, "d") {
-		n, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64)
-		if err != nil {
-			return 0, fmt.Errorf("invalid duration %q", s)
-		}
-		return time.Duration(n * float64(24*time.Hour)), nil
+		num, unit = strings.TrimSuffix(s, "d"), float64(24*time.Hour)
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Duration(f * float64(time.Second)), nil
+	if f, err := strconv.ParseFloat(num, 64); err == nil {
+		v := f * unit
+		if math.IsNaN(v) || math.IsInf(v, 0) || v >= math.MaxInt64 || v <= math.MinInt64 {
+			return 0, fmt.Errorf("invalid duration %q: out of range", s)
+		}
+		return time.Duration(v), nil
+	} else if num != s {
+		return 0, fmt.Errorf("invalid duration %q", s)
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("invalid duration %q", s)
+		return 0, fmt.Errorf("invalid duration %q (want e.g. 1s, 500ms or 30d)", s)
 	}
 	return v, nil
 }
@@ -98,6 +101,10 @@ type Config struct {
 	Fetch     Fetch   `yaml:"fetch"`
 	Segment   Segment `yaml:"segment"`
 	Sites     []Site  `yaml:"sites"`
+
+	// lines maps a value's path ("sites[0].delay") to its line in the
+	// file, for Validate's messages; set by Parse.
+	lines map[string]int
 }
 
 // Dedup configures the near-duplicate engine.
@@ -115,18 +122,28 @@ type Dedup struct {
 	TopM       int    `yaml:"top_m"`      // keep the m heaviest features (P-Simhash: 20); 0 keeps all
 	JTidf      bool   `yaml:"jtidf"`      // co-occurrence down-weighting (P-Simhash §2.1)
 	Positional bool   `yaml:"positional"` // P-Simhash positional signature
+	// Antecedents chooses the SpotSigs antecedent set of Li Yan et al.
+	// 2017: learned (default: t1/t2 > 0.8, top 100), basic (的 是 在 了) or
+	// optimised (t1/t2 > 0.9).
+	Antecedents string `yaml:"antecedents"`
 }
 
 // Fetch holds fetch limits shared by all sites.
 type Fetch struct {
 	Timeout        Duration `yaml:"timeout"`
 	ConnectTimeout Duration `yaml:"connect_timeout"`
-	MaxBody        int64    `yaml:"max_body"` // bytes after decompression
+	MaxBody        Size     `yaml:"max_body"` // bytes after decompression
 	Retries        int      `yaml:"retries"`
 	MaxRedirects   int      `yaml:"max_redirects"`
 	MaxURLLength   int      `yaml:"max_url_length"`
-	MaxCrawlDelay  Duration `yaml:"max_crawl_delay"` // robots Crawl-delay above this: the host is skipped
-	IgnoreRobots   bool     `yaml:"ignore_robots"`
+	// MaxLinksPerPage: links read from one page, in document order; the
+	// rest are counted (skipped_link_cap) and ignored.
+	MaxLinksPerPage int      `yaml:"max_links_per_page"`
+	MaxCrawlDelay   Duration `yaml:"max_crawl_delay"` // robots Crawl-delay above this: the host is skipped
+	IgnoreRobots    bool     `yaml:"ignore_robots"`
+	// KeepRaw keeps the HTTP response (status, headers, decompressed body;
+	// compressed in the store) of every stored article, for WARC export.
+	KeepRaw bool `yaml:"keep_raw"`
 }
 
 // Segment configures segmentation and features.
@@ -150,7 +167,6 @@ type Site struct {
 	Remove         []string `yaml:"remove"`
 	Extract        Extract  `yaml:"extract"`
 
-	delaySet bool
 	// Compiled patterns, set by Validate.
 	ArticleRe *regexp.Regexp `yaml:"-"`
 	FollowRe  *regexp.Regexp `yaml:"-"`
@@ -163,54 +179,11 @@ type Extract struct {
 	Time  string `yaml:"time"`
 }
 
-// UnmarshalYAML decodes a site strictly and notes whether delay was given
-// (delay: 0 is legal and means "no delay", distinct from absent).
-//
-// yaml.v3 does not carry the decoder's KnownFields setting into a custom
-// unmarshaler, so unknown keys are checked here against the struct tags.
-func (s *Site) UnmarshalYAML(n *yaml.Node) error {
-	type plain Site
-	if err := checkKeys(n, reflect.TypeOf(plain{}), "config.Site"); err != nil {
-		return err
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "delay" {
-			s.delaySet = true
-		}
-	}
-	p := plain(*s)
-	if err := n.Decode(&p); err != nil {
-		return err
-	}
-	set := s.delaySet
-	*s = Site(p)
-	s.delaySet = set
-	return nil
-}
-
-// checkKeys reports the first mapping key of n (recursively, through nested
-// structs) that has no field in t.
-func checkKeys(n *yaml.Node, t reflect.Type, name string) error {
-	if n.Kind != yaml.MappingNode || t.Kind() != reflect.Struct {
-		return nil
-	}
-	fields := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" && tag != "-" {
-			fields[tag] = t.Field(i).Type
-		}
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		ft, ok := fields[k.Value]
-		if !ok {
-			return fmt.Errorf("line %d: field %s not found in type %s", k.Line, k.Value, name)
-		}
-		if err := checkKeys(n.Content[i+1], ft, ft.String()); err != nil {
-			return err
-		}
-	}
-	return nil
+// DefaultSite returns a site with the per-site defaults set; a site in the
+// file starts from it, so a key that is present (max_depth: 0, delay: 0s)
+// always keeps its value.
+func DefaultSite() Site {
+	return Site{Delay: Duration(DefaultDelay), Parallelism: DefaultParallelism, MaxDepth: DefaultMaxDepth}
 }
 
 // Default returns a configuration with every default set and no sites.
@@ -220,13 +193,14 @@ func Default() Config {
 		UserAgent: DefaultUserAgent,
 		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard},
 		Fetch: Fetch{
-			Timeout:        Duration(DefaultTimeout),
-			ConnectTimeout: Duration(DefaultConnectTO),
-			MaxBody:        DefaultMaxBody,
-			Retries:        DefaultRetries,
-			MaxRedirects:   DefaultMaxRedirects,
-			MaxURLLength:   DefaultMaxURLLength,
-			MaxCrawlDelay:  Duration(DefaultMaxCrawlDelay),
+			Timeout:         Duration(DefaultTimeout),
+			ConnectTimeout:  Duration(DefaultConnectTO),
+			MaxBody:         DefaultMaxBody,
+			Retries:         DefaultRetries,
+			MaxRedirects:    DefaultMaxRedirects,
+			MaxURLLength:    DefaultMaxURLLength,
+			MaxLinksPerPage: DefaultMaxLinksPerPage,
+			MaxCrawlDelay:   Duration(DefaultMaxCrawlDelay),
 		},
 	}
 }
@@ -245,58 +219,106 @@ func Load(path string) (Config, error) {
 	return c, nil
 }
 
-// Parse decodes a site file over the defaults and validates it.
+// Parse decodes a site file over the defaults and validates it. Every
+// problem (YAML syntax, unknown or duplicate keys, values of the wrong type,
+// invalid values) is returned at once in a *ValidationError, each with its
+// path and line. A file larger than MaxFileSize is an error.
 func Parse(r io.Reader) (Config, error) {
-	data, err := io.ReadAll(io.LimitReader(r, 4<<20))
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
 	if err != nil {
-		return Config{}, err
+		return Config{}, fmt.Errorf("read: %w", err)
+	}
+	if len(data) > MaxFileSize {
+		return Config{}, &ValidationError{Problems: []Problem{{Msg: fmt.Sprintf("file is larger than the %s limit", Size(MaxFileSize))}}}
 	}
 	c := Default()
+	d := &decoder{lines: map[string]int{}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return Config{}, fmt.Errorf("parse: %w", err)
+	var doc yaml.Node
+	switch err := dec.Decode(&doc); {
+	case errors.Is(err, io.EOF): // empty file: Validate says what is missing
+	case err != nil:
+		return Config{}, &ValidationError{Problems: []Problem{{Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}}
+	default:
+		var next yaml.Node
+		if err := dec.Decode(&next); err == nil {
+			d.add("", next.Line, "a second YAML document: a site file holds one")
+		} else if !errors.Is(err, io.EOF) {
+			d.add("", 0, "%s", strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		if len(doc.Content) == 1 {
+			d.mapping(doc.Content[0], "", reflect.ValueOf(&c).Elem(), 0)
+		}
 	}
-	for i := range c.Sites {
-		s := &c.Sites[i]
-		if !s.delaySet {
-			s.Delay = Duration(DefaultDelay)
-		}
-		if s.Parallelism == 0 {
-			s.Parallelism = DefaultParallelism
-		}
-		if s.MaxDepth == 0 {
-			s.MaxDepth = DefaultMaxDepth
-		}
+	if len(d.problems) > 0 {
+		return Config{}, newValidationError(d.problems)
 	}
+	c.lines = d.lines
 	if err := c.Validate(); err != nil {
 		return Config{}, err
 	}
 	return c, nil
 }
 
-// ValidationError lists every problem found, each with its path.
-type ValidationError struct{ Problems []string }
+// ValidationError lists every problem found, each with its path and line.
+type ValidationError struct{ Problems []Problem }
+
+func newValidationError(p []Problem) *ValidationError {
+	if len(p) > maxProblems {
+		more := len(p) - maxProblems
+		p = append(p[:maxProblems:maxProblems], Problem{Msg: fmt.Sprintf("… and %d more problems", more)})
+	}
+	return &ValidationError{Problems: p}
+}
 
 func (e *ValidationError) Error() string {
-	return "invalid config:\n  " + strings.Join(e.Problems, "\n  ")
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return "invalid config:\n  " + strings.Join(lines, "\n  ")
 }
 
 // Validate checks every value and compiles the URL patterns. It reports all
 // problems at once as a *ValidationError.
 func (c *Config) Validate() error {
-	var p []string
-	add := func(path, format string, a ...any) { p = append(p, path+": "+fmt.Sprintf(format, a...)) }
+	var p []Problem
+	add := func(path, format string, a ...any) {
+		p = append(p, Problem{Path: path, Line: c.lines[path], Msg: fmt.Sprintf(format, a...)})
+	}
+	c.validateGlobal(add)
+	c.validateFetch(add)
+	c.validateSegment(add)
+	if len(c.Sites) == 0 {
+		add("sites", "at least one site is required")
+	}
+	names := map[string]int{}
+	for i := range c.Sites {
+		c.Sites[i].validate(fmt.Sprintf("sites[%d]", i), i, names, add)
+	}
+	if len(p) > 0 {
+		return newValidationError(p)
+	}
+	return nil
+}
+
+// addFunc records a problem at a path.
+type addFunc func(path, format string, a ...any)
+
+// validateGlobal checks storage, user_agent and dedup.
+func (c *Config) validateGlobal(add addFunc) {
 	if strings.TrimSpace(c.Storage) == "" {
 		add("storage", "must not be empty")
 	}
 	if strings.TrimSpace(c.UserAgent) == "" {
 		add("user_agent", "must not be empty")
+	} else if !httpguts.ValidHeaderFieldValue(c.UserAgent) {
+		add("user_agent", "must not contain control characters (CR, LF, …), got %q", c.UserAgent)
 	}
 	if c.Dedup.Hamming < 0 || c.Dedup.Hamming > 16 {
 		add("dedup.hamming", "must be in [0, 16], got %d", c.Dedup.Hamming)
 	}
-	if c.Dedup.Jaccard <= 0 || c.Dedup.Jaccard > 1 {
+	if !(c.Dedup.Jaccard > 0 && c.Dedup.Jaccard <= 1) { // NaN fails too
 		add("dedup.jaccard", "must be in (0, 1], got %g", c.Dedup.Jaccard)
 	}
 	if c.Dedup.Window < 0 {
@@ -312,9 +334,18 @@ func (c *Config) Validate() error {
 	default:
 		add("dedup.weighting", "must be tf or tfidf, got %q", c.Dedup.Weighting)
 	}
+	switch c.Dedup.Antecedents {
+	case "", "learned", "basic", "optimised":
+	default:
+		add("dedup.antecedents", "must be learned, basic or optimised, got %q", c.Dedup.Antecedents)
+	}
 	if c.Dedup.TopM < 0 {
 		add("dedup.top_m", "must be >= 0")
 	}
+}
+
+// validateFetch checks the fetch section.
+func (c *Config) validateFetch(add addFunc) {
 	f := c.Fetch
 	if f.Timeout <= 0 {
 		add("fetch.timeout", "must be > 0")
@@ -322,8 +353,8 @@ func (c *Config) Validate() error {
 	if f.ConnectTimeout <= 0 {
 		add("fetch.connect_timeout", "must be > 0")
 	}
-	if f.MaxBody <= 0 {
-		add("fetch.max_body", "must be > 0")
+	if f.MaxBody <= 0 || f.MaxBody > MaxMaxBody {
+		add("fetch.max_body", "must be in [1, %s], got %d", Size(MaxMaxBody), int64(f.MaxBody))
 	}
 	if f.Retries < 0 || f.Retries > 10 {
 		add("fetch.retries", "must be in [0, 10], got %d", f.Retries)
@@ -334,9 +365,16 @@ func (c *Config) Validate() error {
 	if f.MaxURLLength < 64 {
 		add("fetch.max_url_length", "must be >= 64, got %d", f.MaxURLLength)
 	}
+	if f.MaxLinksPerPage < 1 || f.MaxLinksPerPage > MaxLinksPerPageLimit {
+		add("fetch.max_links_per_page", "must be in [1, %d], got %d", MaxLinksPerPageLimit, f.MaxLinksPerPage)
+	}
 	if f.MaxCrawlDelay <= 0 {
 		add("fetch.max_crawl_delay", "must be > 0")
 	}
+}
+
+// validateSegment checks that the segment files exist.
+func (c *Config) validateSegment(add addFunc) {
 	for _, path := range []struct{ key, val string }{{"segment.stopwords", c.Segment.Stopwords}, {"segment.synonyms", c.Segment.Synonyms}} {
 		if path.val != "" {
 			if _, err := os.Stat(path.val); err != nil {
@@ -344,86 +382,79 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
-	if len(c.Sites) == 0 {
-		add("sites", "at least one site is required")
+}
+
+// validate checks site i (at is its path) and compiles its URL patterns;
+// names maps the names seen so far to their index.
+func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
+	if s.Name == "" {
+		add(at+".name", "must not be empty")
+	} else if j, dup := names[s.Name]; dup {
+		add(at+".name", "%q already used by sites[%d]", s.Name, j)
+	} else {
+		names[s.Name] = i
 	}
-	names := map[string]int{}
-	for i := range c.Sites {
-		s := &c.Sites[i]
-		at := fmt.Sprintf("sites[%d]", i)
-		if s.Name == "" {
-			add(at+".name", "must not be empty")
-		} else if j, dup := names[s.Name]; dup {
-			add(at+".name", "%q already used by sites[%d]", s.Name, j)
+	if len(s.StartURLs) == 0 {
+		add(at+".start_urls", "at least one URL is required")
+	}
+	for j, u := range s.StartURLs {
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			add(fmt.Sprintf("%s.start_urls[%d]", at, j), "must be an absolute http(s) URL, got %q", u)
+		} else if len(s.AllowedDomains) > 0 && !HostAllowed(pu.Host, s.AllowedDomains) {
+			add(fmt.Sprintf("%s.start_urls[%d]", at, j), "host %q is not in allowed_domains", pu.Host)
+		}
+	}
+	if len(s.AllowedDomains) == 0 {
+		add(at+".allowed_domains", "at least one domain is required")
+	}
+	for j, d := range s.AllowedDomains {
+		if d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1 {
+			add(fmt.Sprintf("%s.allowed_domains[%d]", at, j), "must be a host name or host:port, got %q", d)
+		}
+	}
+	if s.ArticleURL == "" {
+		add(at+".article_url", "must not be empty")
+	} else if re, err := regexp.Compile(s.ArticleURL); err != nil {
+		add(at+".article_url", "invalid regexp: %v", err)
+	} else {
+		s.ArticleRe = re
+	}
+	if s.FollowURL != "" {
+		if re, err := regexp.Compile(s.FollowURL); err != nil {
+			add(at+".follow_url", "invalid regexp: %v", err)
 		} else {
-			names[s.Name] = i
-		}
-		if len(s.StartURLs) == 0 {
-			add(at+".start_urls", "at least one URL is required")
-		}
-		for j, u := range s.StartURLs {
-			pu, err := url.Parse(u)
-			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-				add(fmt.Sprintf("%s.start_urls[%d]", at, j), "must be an absolute http(s) URL, got %q", u)
-			} else if len(s.AllowedDomains) > 0 && !HostAllowed(pu.Host, s.AllowedDomains) {
-				add(fmt.Sprintf("%s.start_urls[%d]", at, j), "host %q is not in allowed_domains", pu.Host)
-			}
-		}
-		if len(s.AllowedDomains) == 0 {
-			add(at+".allowed_domains", "at least one domain is required")
-		}
-		for j, d := range s.AllowedDomains {
-			if d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1 {
-				add(fmt.Sprintf("%s.allowed_domains[%d]", at, j), "must be a host name or host:port, got %q", d)
-			}
-		}
-		if s.ArticleURL == "" {
-			add(at+".article_url", "must not be empty")
-		} else if re, err := regexp.Compile(s.ArticleURL); err != nil {
-			add(at+".article_url", "invalid regexp: %v", err)
-		} else {
-			s.ArticleRe = re
-		}
-		if s.FollowURL != "" {
-			if re, err := regexp.Compile(s.FollowURL); err != nil {
-				add(at+".follow_url", "invalid regexp: %v", err)
-			} else {
-				s.FollowRe = re
-			}
-		}
-		if s.Delay < 0 {
-			add(at+".delay", "must be >= 0")
-		}
-		if s.Parallelism <= 0 || s.Parallelism > 64 {
-			add(at+".parallelism", "must be in [1, 64], got %d", s.Parallelism)
-		}
-		if s.MaxDepth < 0 || s.MaxDepth > 50 {
-			add(at+".max_depth", "must be in [0, 50], got %d", s.MaxDepth)
-		}
-		if s.MaxPages < 0 {
-			add(at+".max_pages", "must be >= 0")
-		}
-		if s.Charset != "" && !KnownCharset(s.Charset) {
-			add(at+".charset", "unknown charset %q", s.Charset)
-		}
-		for j, sel := range s.Remove {
-			if _, err := cascadia.ParseGroup(sel); err != nil || strings.TrimSpace(sel) == "" {
-				add(fmt.Sprintf("%s.remove[%d]", at, j), "invalid CSS selector %q", sel)
-			}
-		}
-		for _, x := range []struct{ key, sel string }{{"body", s.Extract.Body}, {"title", s.Extract.Title}, {"time", s.Extract.Time}} {
-			if x.sel == "" {
-				continue
-			}
-			if _, err := cascadia.ParseGroup(x.sel); err != nil {
-				add(at+".extract."+x.key, "invalid CSS selector %q", x.sel)
-			}
+			s.FollowRe = re
 		}
 	}
-	if len(p) > 0 {
-		return &ValidationError{Problems: p}
+	if s.Delay < 0 {
+		add(at+".delay", "must be >= 0")
 	}
-	return nil
+	if s.Parallelism <= 0 || s.Parallelism > 64 {
+		add(at+".parallelism", "must be in [1, 64], got %d", s.Parallelism)
+	}
+	if s.MaxDepth < 0 || s.MaxDepth > 50 {
+		add(at+".max_depth", "must be in [0, 50], got %d", s.MaxDepth)
+	}
+	if s.MaxPages < 0 {
+		add(at+".max_pages", "must be >= 0")
+	}
+	if s.Charset != "" && !KnownCharset(s.Charset) {
+		add(at+".charset", "unknown charset %q", s.Charset)
+	}
+	for j, sel := range s.Remove {
+		if _, err := cascadia.ParseGroup(sel); err != nil || strings.TrimSpace(sel) == "" {
+			add(fmt.Sprintf("%s.remove[%d]", at, j), "invalid CSS selector %q", sel)
+		}
+	}
+	for _, x := range []struct{ key, sel string }{{"body", s.Extract.Body}, {"title", s.Extract.Title}, {"time", s.Extract.Time}} {
+		if x.sel == "" {
+			continue
+		}
+		if _, err := cascadia.ParseGroup(x.sel); err != nil {
+			add(at+".extract."+x.key, "invalid CSS selector %q", x.sel)
+		}
+	}
 }
 
 // HostAllowed reports whether hostport (a URL's Host: "host" or

@@ -36,6 +36,15 @@
 //     ports, stay apart).
 //   - article_url and follow_url are matched against the canonical absolute
 //     URL (see urlnorm.Canonical).
+//   - robots.txt is read as Google reads it (robotsmatch.go) and matched
+//     against the URL that is requested.
+//   - Permanent errors are final for article URLs only: start and list
+//     pages are fetched again by every run whatever their last outcome, and
+//     a site whose start pages all fail gets a warning; a run that fetched
+//     nothing at all says so (Summary.NothingFetched).
+//   - At most fetch.max_links_per_page links are read from a page (the rest
+//     are counted); a <meta http-equiv="refresh"> to another URL is
+//     followed like a redirect.
 package crawler
 
 import (
@@ -46,6 +55,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,6 +93,21 @@ type Processor interface {
 	ProcessArticle(ctx context.Context, r *Response) (storage.Outcome, error)
 }
 
+// Store is what the crawler needs of a store: the persisted frontier, the
+// commit of a page's outcome and whether a URL is already decided. It is
+// declared here, by its consumer; storage.Store (storage/sqlite,
+// storage/memory, a shared backend) implements it.
+type Store interface {
+	storage.Frontier
+	Commit(ctx context.Context, c *storage.Commit) error
+	Decided(ctx context.Context, url string) (o storage.Outcome, ok bool, err error)
+	// PageOf reads a URL's last record (storage.ErrNotFound: none); the
+	// crawler reopens start URLs that an older version closed for good.
+	PageOf(ctx context.Context, url string) (storage.Page, error)
+}
+
+var _ Store = storage.Store(nil)
+
 // Options tune a Crawler beyond the site file.
 type Options struct {
 	// Sites restricts the run to these site names (empty: every site).
@@ -103,6 +128,11 @@ type Options struct {
 	Clock Clock
 	// RetryBase is the first retry backoff (default DefaultRetryBase).
 	RetryBase time.Duration
+	// OnFetch, when set, is called after every HTTP attempt with the site,
+	// the URL, the status (0: no response) and the attempt's duration
+	// (politeness waits excluded). It must be quick and safe for
+	// concurrent use (metrics).
+	OnFetch func(site, url string, status int, d time.Duration)
 }
 
 // Defaults for Options.
@@ -116,7 +146,7 @@ const (
 // crawl at a time.
 type Crawler struct {
 	cfg     *config.Config
-	store   storage.Store
+	store   Store
 	proc    Processor
 	opts    Options
 	log     *slog.Logger
@@ -128,7 +158,7 @@ type Crawler struct {
 }
 
 // New checks the configuration and returns a Crawler for the selected sites.
-func New(cfg *config.Config, store storage.Store, proc Processor, opts Options) (*Crawler, error) {
+func New(cfg *config.Config, store Store, proc Processor, opts Options) (*Crawler, error) {
 	if cfg == nil || store == nil || proc == nil {
 		return nil, errors.New("crawler: config, store and processor are required")
 	}
@@ -212,7 +242,7 @@ func compileSite(s *config.Site) (*siteState, error) {
 	}
 	if st.followRe == nil && s.FollowURL != "" {
 		if st.followRe, err = regexp.Compile(s.FollowURL); err != nil {
-			return nil, fmt.Errorf("site %s: follow_url: %v", s.Name, err)
+			return nil, fmt.Errorf("site %s: follow_url: %w", s.Name, err)
 		}
 	}
 	if len(s.StartURLs) == 0 {
@@ -221,7 +251,7 @@ func compileSite(s *config.Site) (*siteState, error) {
 	for _, raw := range s.StartURLs {
 		cu, err := urlnorm.Canonical(raw, nil)
 		if err != nil {
-			return nil, fmt.Errorf("site %s: start URL %q: %v", s.Name, raw, err)
+			return nil, fmt.Errorf("site %s: start URL %q: %w", s.Name, raw, err)
 		}
 		u, _ := url.Parse(cu)
 		if p := u.Port(); p != "" {
@@ -291,6 +321,8 @@ type run struct {
 	token         string
 	retryBase     time.Duration
 	maxURLLength  int
+	maxLinks      int
+	pagesOK       atomic.Int64 // pages fetched as 2xx HTML this run
 	maxCrawlDelay time.Duration
 	pacer         *pacer
 	robots        *robotsCache
@@ -345,6 +377,7 @@ func (c *Crawler) Run(ctx context.Context, runID int64) (Summary, error) {
 
 	sum := r.summary()
 	sum.Interrupted = ctx.Err() != nil
+	sum.NothingFetched = !sum.Interrupted && sum.Total.Requests > 0 && r.pagesOK.Load() == 0
 	if err := r.fatal(); err != nil {
 		return sum, err
 	}
@@ -370,7 +403,7 @@ func (c *Crawler) newRun(runID int64) *run {
 	f := c.cfg.Fetch
 	timeout := fetchDefault(f.Timeout.D(), config.DefaultTimeout)
 	idle := fetchDefault(f.ConnectTimeout.D(), config.DefaultConnectTO)
-	maxBody := fetchDefault(f.MaxBody, config.DefaultMaxBody)
+	maxBody := fetchDefault(int64(f.MaxBody), config.DefaultMaxBody)
 	r := &run{
 		Crawler:       c,
 		runID:         runID,
@@ -378,6 +411,7 @@ func (c *Crawler) newRun(runID int64) *run {
 		token:         productToken(c.cfg.UserAgent),
 		retryBase:     fetchDefault(c.opts.RetryBase, DefaultRetryBase),
 		maxURLLength:  fetchDefault(f.MaxURLLength, config.DefaultMaxURLLength),
+		maxLinks:      fetchDefault(f.MaxLinksPerPage, config.DefaultMaxLinksPerPage),
 		maxCrawlDelay: fetchDefault(f.MaxCrawlDelay.D(), config.DefaultMaxCrawlDelay),
 		pacer:         newPacer(c.clock),
 		robots:        newRobotsCache(),
@@ -395,7 +429,7 @@ func (c *Crawler) newRun(runID int64) *run {
 		r.sites = append(r.sites, st)
 	}
 	r.robotsClient = &http.Client{
-		Transport:     &limitTransport{next: c.net, maxBody: robotsLimit, timeout: timeout, idle: idle},
+		Transport:     &limitTransport{next: c.net, maxBody: robotsLimit, timeout: timeout, idle: idle, truncate: true},
 		CheckRedirect: robotsRedirectPolicy,
 	}
 
@@ -447,6 +481,9 @@ func (r *run) pushStarts(ctx context.Context) error {
 		items := make([]storage.FrontierItem, 0, len(st.cfg.StartURLs))
 		for _, raw := range st.cfg.StartURLs {
 			cu, _ := urlnorm.Canonical(raw, nil) // checked by New
+			if err := r.reopenStart(ctx, st, cu); err != nil {
+				return err
+			}
 			if r.seen.add(cu) {
 				items = append(items, storage.FrontierItem{URL: cu, Site: st.name, Depth: 0})
 			}
@@ -456,6 +493,32 @@ func (r *run) pushStarts(ctx context.Context) error {
 			return fmt.Errorf("crawler: push start URLs of %s: %w", st.name, err)
 		}
 		st.stats.queued.Add(int64(n))
+	}
+	return nil
+}
+
+// reopenStart makes a start URL fetchable again when an earlier version
+// recorded a permanent error for it (the frontier's Push skips such URLs):
+// start and list pages are re-fetched by every run whatever their last
+// outcome; only article URLs keep permanent errors.
+func (r *run) reopenStart(ctx context.Context, st *siteState, u string) error {
+	if st.articleRe.MatchString(u) {
+		return nil
+	}
+	p, err := r.store.PageOf(ctx, u)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("crawler: start URL %s: %w", u, err)
+	}
+	if p.Outcome != storage.OutcomeError || !p.Permanent {
+		return nil
+	}
+	r.log.Info("start URL had a permanent error from an earlier run: fetched again", "site", st.name, "url", u, "kind", p.ErrKind)
+	p.Permanent = false
+	if err := r.store.Commit(ctx, &storage.Commit{Page: p}); err != nil {
+		return fmt.Errorf("crawler: reopen start URL %s: %w", u, err)
 	}
 	return nil
 }
@@ -542,22 +605,90 @@ func (r *run) siteLoop(ctx context.Context, st *siteState) {
 // arrived is committed and marked done even while the run stops.
 func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem) {
 	bg := context.WithoutCancel(ctx)
-	u, err := url.Parse(it.URL)
-	if err != nil || !u.IsAbs() {
-		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: KindBadURL, Permanent: true, Err: fmt.Errorf("unparsable frontier url")})
+	// Start URLs (depth 0): whether this run could fetch them, for the
+	// summary's warning. startWhy stays "" when the item was skipped or
+	// abandoned, "ok" once the page came back as 2xx HTML.
+	startWhy := ""
+	if it.Depth == 0 {
+		defer func() {
+			switch startWhy {
+			case "":
+			case "ok":
+				st.stats.noteStart(it.URL, "")
+			default:
+				st.stats.noteStart(it.URL, startWhy)
+			}
+		}()
+	}
+	u, rules, why := r.admit(ctx, st, it)
+	if rules == nil {
+		startWhy = why
 		return
 	}
-	if o, ok, err := r.store.Decided(bg, it.URL); err != nil {
-		r.fatal(fmt.Errorf("decided %s: %w", it.URL, err))
+	slot, ferr, abandoned := r.fetch(ctx, st, it.URL, u.Host, max(st.delay, rules.crawlDelay))
+	if abandoned {
 		return
-	} else if ok && o.Final() {
+	}
+	if slot != nil && slot.status != 0 {
+		st.stats.fetched.Add(1)
+		st.stats.bytes.Add(int64(len(slot.body)))
+	}
+	var links pageLinks
+	if ferr == nil {
+		slot, links, ferr, abandoned = r.followRefresh(ctx, st, slot)
+		if abandoned {
+			return
+		}
+	}
+	if ferr != nil && ferr.Kind == KindRedirectDecided {
 		st.stats.skipDone.Add(1)
 		r.done(bg, it.URL)
 		return
 	}
-	rules, err := r.robotsFor(ctx, st, u)
+	if ferr != nil {
+		r.recordError(bg, st, it.URL, it.URL, ferr)
+		startWhy = ferr.Error()
+		return
+	}
+	final, ok := r.claimFinal(bg, st, it, slot)
+	if !ok {
+		return
+	}
+	if !isHTML(slot.header, slot.body) {
+		fe := &FetchError{Kind: KindNotHTML, Status: slot.status, Permanent: true,
+			Err: fmt.Errorf("content-type %q is not HTML", slot.header.Get("Content-Type"))}
+		r.recordError(bg, st, final, it.URL, fe)
+		startWhy = fe.Error()
+		return
+	}
+	startWhy = "ok"
+	r.pagesOK.Add(1)
+	r.keepPage(ctx, st, it, final, slot, links)
+}
+
+// admit checks a frontier item before it is fetched: a URL that parses, not
+// decided by an earlier run, on a host whose robots.txt could be read and
+// allows it. rules is nil when the item is not fetched; why then says why
+// (empty when it was skipped, not failed).
+func (r *run) admit(ctx context.Context, st *siteState, it storage.FrontierItem) (u *url.URL, rules *robotsRules, why string) {
+	bg := context.WithoutCancel(ctx)
+	u, err := url.Parse(it.URL)
+	if err != nil || !u.IsAbs() {
+		fe := &FetchError{Kind: KindBadURL, Permanent: true, Err: fmt.Errorf("unparsable frontier url")}
+		r.recordError(bg, st, it.URL, it.URL, fe)
+		return nil, nil, fe.Error()
+	}
+	if o, ok, err := r.store.Decided(bg, it.URL); err != nil {
+		r.fatal(fmt.Errorf("decided %s: %w", it.URL, err))
+		return nil, nil, ""
+	} else if ok && o.Final() {
+		st.stats.skipDone.Add(1)
+		r.done(bg, it.URL)
+		return nil, nil, ""
+	}
+	rules, err = r.robotsFor(ctx, st, u)
 	if err != nil {
-		return // cancelled: the item stays in flight and is requeued next run
+		return nil, nil, "" // cancelled: the item stays in flight and is requeued next run
 	}
 	switch rules.state {
 	case robotsUnreachable, robotsDelayTooLarge:
@@ -567,67 +698,61 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		}
 		r.warn(st, fmt.Sprintf("host %s skipped: %s", u.Host, rules.reason))
 		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: kind, Err: errors.New(rules.reason)})
-		return
+		return nil, nil, rules.reason
 	}
 	if !rules.allowed(u) {
 		st.stats.robotsBlocked.Add(1)
+		r.log.Info("skipped", "site", st.name, "url", it.URL, "reason", "robots")
 		r.done(bg, it.URL)
-		return
+		return nil, nil, "disallowed by robots.txt"
 	}
+	return u, rules, ""
+}
 
-	slot, ferr, abandoned := r.fetch(ctx, st, it.URL, u.Host, max(st.delay, rules.crawlDelay))
-	if abandoned {
-		return
-	}
-	if slot != nil && slot.status != 0 {
-		st.stats.fetched.Add(1)
-		st.stats.bytes.Add(int64(len(slot.body)))
-	}
-	if ferr != nil && ferr.Kind == KindRedirectDecided {
-		st.stats.skipDone.Add(1)
-		r.done(bg, it.URL)
-		return
-	}
-	if ferr != nil {
-		r.log.Debug("fetch failed", "site", st.name, "url", it.URL, "kind", ferr.Kind, "err", ferr.Err)
-		r.recordError(bg, st, it.URL, it.URL, ferr)
-		return
-	}
-	final := it.URL
+// claimFinal returns the canonical URL of the page a fetch ended on (after
+// redirects and refreshes) and claims it for this run: one outcome per URL
+// per run, so a page reached through two redirects (or directly and through
+// a redirect) at the same time is processed once, and a page decided by an
+// earlier run is not processed again. ok is false when the item is done.
+func (r *run) claimFinal(bg context.Context, st *siteState, it storage.FrontierItem, slot *fetchSlot) (final string, ok bool) {
+	final = it.URL
 	if n := len(slot.hops); n > 0 {
 		if c, err := urlnorm.Canonical(slot.hops[n-1].String(), nil); err == nil {
 			final = c
 		}
 	}
-	// One outcome per URL per run: a page reached through two redirects (or
-	// directly and through a redirect) at the same time is processed once.
 	if !r.claimed.add(final) {
 		st.stats.skipDone.Add(1)
 		r.done(bg, it.URL)
-		return
+		return "", false
 	}
 	if final != it.URL {
 		r.seen.add(final)
 		if o, ok, err := r.store.Decided(bg, final); err != nil {
 			r.fatal(fmt.Errorf("decided %s: %w", final, err))
-			return
+			return "", false
 		} else if ok && o.Final() {
 			st.stats.skipDone.Add(1)
 			r.done(bg, it.URL)
-			return
+			return "", false
 		}
 	}
-	fu, err := url.Parse(final)
-	if err != nil {
+	if _, err := url.Parse(final); err != nil {
 		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: KindBadURL, Permanent: true, Err: err})
-		return
+		return "", false
 	}
-	if !isHTML(slot.header, slot.body) {
-		r.recordError(bg, st, final, it.URL, &FetchError{Kind: KindNotHTML, Status: slot.status, Permanent: true,
-			Err: fmt.Errorf("content-type %q is not HTML", slot.header.Get("Content-Type"))})
-		return
-	}
-	if err := r.discover(bg, st, fu, it.Depth, slot.body); err != nil {
+	return final, true
+}
+
+// keepPage pushes the links of a fetched HTML page, then hands an article
+// to the Processor or records a list page, and marks the item done.
+func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierItem, final string, slot *fetchSlot, links pageLinks) {
+	bg := context.WithoutCancel(ctx)
+	fu, _ := url.Parse(final) // checked by claimFinal
+	if err := r.discover(ctx, bg, st, fu, it.Depth, links); err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return // cancelled: the item stays in flight and is requeued next run
+		}
 		r.fatal(err)
 		return
 	}
@@ -675,7 +800,12 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 	case <-ctx.Done():
 		return nil, nil, true
 	}
-	defer func() { r.cols <- col }()
+	defer func() {
+		// The collector goes back to the pool without this fetch's slot:
+		// its context would keep the page body alive until the next fetch.
+		col.Context = context.Background()
+		r.cols <- col
+	}()
 	for attempt := 0; ; attempt++ {
 		if err := r.pacer.wait(ctx, host, delay); err != nil {
 			return nil, nil, true
@@ -683,7 +813,9 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 		slot = &fetchSlot{site: st}
 		col.Context = context.WithValue(ctx, slotKey{}, slot)
 		st.stats.requests.Add(1)
+		t0 := time.Now()
 		err := col.Request(http.MethodGet, rawURL, nil, nil, r.headers.Clone())
+		r.fetched(st, rawURL, slot.status, time.Since(t0), err)
 		if ctx.Err() != nil {
 			return nil, nil, true
 		}
@@ -712,11 +844,87 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 			r.pacer.holdUntil(host, r.clock.Now().Add(ra))
 		}
 		st.stats.retries.Add(1)
-		r.log.Debug("retrying", "url", rawURL, "kind", ferr.Kind, "attempt", attempt+1, "wait", wait)
+		r.log.Info("retrying", "site", st.name, "url", rawURL, "kind", ferr.Kind, "attempt", attempt+1, "wait", wait)
 		if err := r.clock.Sleep(ctx, wait); err != nil {
 			return nil, nil, true
 		}
 		ferr = nil
+	}
+}
+
+// followRefresh follows a <meta http-equiv="refresh"> that names another
+// URL as if it were an HTTP redirect: the target must stay in the site's
+// scope and be allowed by robots.txt, must not loop back into the chain,
+// and the hops of the chain (HTTP redirects and refreshes) are bounded by
+// fetch.max_redirects. A refresh without a URL or to the page itself
+// (portal list pages reload every few minutes) leaves the page as it is.
+// It returns the last page of the chain and its links.
+func (r *run) followRefresh(ctx context.Context, st *siteState, slot *fetchSlot) (*fetchSlot, pageLinks, *FetchError, bool) {
+	for {
+		if !isHTML(slot.header, slot.body) {
+			return slot, pageLinks{}, nil, false
+		}
+		links := extractLinks(slot.body, r.maxLinks)
+		if links.refresh == "" || len(slot.hops) == 0 {
+			return slot, links, nil, false
+		}
+		cur := slot.hops[len(slot.hops)-1]
+		tu, err := cur.Parse(links.refresh)
+		if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") {
+			return slot, links, nil, false // not a URL we could request: the page stands
+		}
+		tu.Fragment, tu.RawFragment = "", ""
+		target, err := urlnorm.Canonical(tu.String(), nil)
+		if err != nil {
+			return slot, links, nil, false
+		}
+		if c, err := urlnorm.Canonical(cur.String(), nil); err == nil && c == target {
+			return slot, links, nil, false // reloads itself
+		}
+		fail := func(kind string, format string, a ...any) (*fetchSlot, pageLinks, *FetchError, bool) {
+			return slot, pageLinks{}, &FetchError{Kind: kind, Status: slot.status, Permanent: kind != KindRedirectDecided,
+				Err: fmt.Errorf("meta refresh: "+format, a...)}, false
+		}
+		for _, h := range slot.hops {
+			if c, err := urlnorm.Canonical(h.String(), nil); err == nil && c == target {
+				return fail(KindRedirectLoop, "loop back to %s", target)
+			}
+		}
+		if len(slot.hops) > r.cfg.Fetch.MaxRedirects {
+			return fail(KindTooManyRedirects, "more than %d redirects", r.cfg.Fetch.MaxRedirects)
+		}
+		if cu, _ := url.Parse(target); cu == nil || !st.inScope(cu) {
+			return fail(KindRedirectDisallowed, "%s leaves the site's allowed_domains", target)
+		}
+		rules, err := r.robotsFor(ctx, st, tu)
+		if err != nil {
+			return nil, pageLinks{}, nil, true
+		}
+		if !rules.allowed(tu) {
+			why := "robots.txt disallows it"
+			if rules.reason != "" {
+				why = rules.reason
+			}
+			return fail(KindRedirectDisallowed, "%s: %s", target, why)
+		}
+		if o, ok, err := r.store.Decided(context.WithoutCancel(ctx), target); err == nil && ok && o.Final() {
+			return fail(KindRedirectDecided, "%s already decided", target)
+		}
+		next, ferr, abandoned := r.fetch(ctx, st, tu.String(), tu.Host, max(st.delay, rules.crawlDelay))
+		if abandoned {
+			return nil, pageLinks{}, nil, true
+		}
+		if next != nil {
+			next.hops = append(slices.Clone(slot.hops), next.hops...)
+			if next.status != 0 {
+				st.stats.fetched.Add(1)
+				st.stats.bytes.Add(int64(len(next.body)))
+			}
+		}
+		if ferr != nil {
+			return next, pageLinks{}, ferr, false
+		}
+		slot = next
 	}
 }
 
@@ -770,7 +978,9 @@ func (r *run) checkRedirect(req *http.Request, via []*http.Request) error {
 	if err != nil {
 		return err
 	}
-	if !rules.allowed(tu) {
+	// robots.txt is matched against the URL that is requested (as the site
+	// wrote it), not against the canonical seen-set key.
+	if !rules.allowed(req.URL) {
 		why := "robots.txt disallows it"
 		if rules.reason != "" {
 			why = rules.reason
@@ -802,16 +1012,29 @@ func (r *run) robotsFor(ctx context.Context, st *siteState, u *url.URL) (*robots
 	})
 }
 
-// discover pushes the in-scope links of a page to the frontier.
-func (r *run) discover(ctx context.Context, st *siteState, page *url.URL, depth int, body []byte) error {
-	hrefs, baseHref := extractLinks(body)
+// discoverCheckEvery: discover looks at ctx every this many links, so that
+// a page of many links under a costly robots.txt does not delay shutdown.
+const discoverCheckEvery = 256
+
+// discover pushes the in-scope links of a page to the frontier (at most
+// fetch.max_links_per_page of them are read). It gives up with ctx's error
+// when ctx ends; store writes use bg.
+func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, depth int, pl pageLinks) error {
+	if pl.excess > 0 {
+		st.stats.skipLinkCap.Add(int64(pl.excess))
+		r.warn(st, fmt.Sprintf("pages with more than fetch.max_links_per_page (%d) links: the rest were ignored (skipped_link_cap)", r.maxLinks))
+	}
+	hrefs, baseHref := pl.hrefs, pl.base
 	if len(hrefs) == 0 {
 		return nil
 	}
 	base := resolveBase(page, baseHref)
 	local := make(map[string]struct{}, len(hrefs))
 	var items []storage.FrontierItem
-	for _, h := range hrefs {
+	for i, h := range hrefs {
+		if i%discoverCheckEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		cu, err := urlnorm.Canonical(h, base)
 		if err != nil {
 			continue
@@ -830,22 +1053,27 @@ func (r *run) discover(ctx context.Context, st *siteState, page *url.URL, depth 
 			continue
 		case len(cu) > r.maxURLLength:
 			st.stats.skipLength.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "url_length", "from", page.String())
 			continue
 		case isPathTrap(lu.Path):
 			st.stats.skipTrap.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "trap", "from", page.String())
 			continue
 		case kind == linkFollow && hasIgnoredExtension(lu.Path):
 			st.stats.skipExt.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "file_type", "from", page.String())
 			continue
 		case r.seen.has(cu):
 			continue
 		case depth+1 > st.cfg.MaxDepth:
 			st.stats.skipDepth.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "depth", "depth", depth+1, "from", page.String())
 			continue
 		}
 		if rules := r.robots.peek(lu.Scheme + "://" + lu.Host); rules != nil && rules.state == robotsOK && !rules.allowed(lu) {
 			if r.seen.add(cu) {
 				st.stats.robotsBlocked.Add(1)
+				r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "robots", "from", page.String())
 			}
 			continue
 		}
@@ -860,7 +1088,7 @@ func (r *run) discover(ctx context.Context, st *siteState, page *url.URL, depth 
 	if len(items) == 0 {
 		return nil
 	}
-	n, err := r.store.Push(ctx, items)
+	n, err := r.store.Push(bg, items)
 	if err != nil {
 		return fmt.Errorf("push links of %s: %w", page, err)
 	}
@@ -897,16 +1125,34 @@ func (r *run) recordError(ctx context.Context, st *siteState, pageURL, reqURL st
 	if fe.Err != nil {
 		msg = fe.Err.Error()
 	}
+	// Permanent errors are final for article URLs only: a start URL or a
+	// list page that answers 403, 404, too_large, not_html or redirects
+	// off-site today is fetched again by the next run (issue 10 item 1).
+	permanent := fe.Permanent && st.articleRe.MatchString(pageURL)
 	p := storage.Page{URL: pageURL, Site: st.name, RunID: r.runID, Outcome: storage.OutcomeError,
-		Status: fe.Status, ErrKind: fe.Kind, Err: msg, Permanent: fe.Permanent, FetchedAt: r.clock.Now()}
+		Status: fe.Status, ErrKind: fe.Kind, Err: msg, Permanent: permanent, FetchedAt: r.clock.Now()}
 	if err := r.commit(ctx, &storage.Commit{Page: p}); err != nil {
 		r.fatal(err)
 		return
 	}
 	st.stats.addError(fe.Kind)
+	r.log.Info("failed", "site", st.name, "url", pageURL, "kind", fe.Kind, "status", fe.Status, "err", msg)
 	r.done(ctx, reqURL)
 	if pageURL != reqURL {
 		r.done(ctx, pageURL)
+	}
+}
+
+// fetched reports one HTTP attempt: a debug log line (-vv) and
+// Options.OnFetch.
+func (r *run) fetched(st *siteState, u string, status int, d time.Duration, err error) {
+	if err != nil {
+		r.log.Debug("fetch", "site", st.name, "url", u, "status", status, "ms", d.Milliseconds(), "err", err)
+	} else {
+		r.log.Debug("fetch", "site", st.name, "url", u, "status", status, "ms", d.Milliseconds())
+	}
+	if r.opts.OnFetch != nil {
+		r.opts.OnFetch(st.name, u, status, d)
 	}
 }
 
@@ -962,6 +1208,9 @@ func (r *run) summary() Summary {
 		ss := st.stats.snapshot(st.name)
 		if ss.Fetched > 0 && ss.ArticleLinks == 0 && ss.Articles == 0 {
 			st.stats.warn("no URL matched article_url")
+		}
+		if ok, failed := st.stats.startOK.Load(), st.stats.startFailed.Load(); ok == 0 && failed > 0 {
+			st.stats.warn(fmt.Sprintf("no start page could be fetched this run (%d tried; last: %s)", failed, st.stats.lastStartError()))
 		}
 		if st.budgetHit {
 			st.stats.warn(fmt.Sprintf("max_pages %d reached; the rest of the frontier is left for the next run", st.cfg.MaxPages))

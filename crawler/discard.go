@@ -11,7 +11,7 @@ import (
 // Discard is a Processor for fetch-only runs (throughput measurement): it
 // records every article page as not_article in Store without decoding or
 // extracting it.
-type Discard struct{ Store storage.Store }
+type Discard struct{ Store Store }
 
 // ProcessArticle implements Processor.
 func (d Discard) ProcessArticle(ctx context.Context, r *Response) (storage.Outcome, error) {

@@ -204,7 +204,7 @@ func crawlOnce(t *testing.T, cfg *config.Config, opts Options) (Summary, *memory
 	return sum, st, proc
 }
 
-func runCrawl(t *testing.T, ctx context.Context, cfg *config.Config, st storage.Store, proc Processor, opts Options) (Summary, error) {
+func runCrawl(t *testing.T, ctx context.Context, cfg *config.Config, st Store, proc Processor, opts Options) (Summary, error) {
 	t.Helper()
 	c, err := New(cfg, st, proc, opts)
 	if err != nil {

@@ -11,44 +11,120 @@ import (
 	"github.com/newsdedup/newscrawl/urlnorm"
 )
 
-// extractLinks returns the href of every <a> and <area> element of an HTML
-// document and the href of its first <base> element. It runs the
+// pageLinks is what a page offers to follow.
+type pageLinks struct {
+	hrefs   []string // href of <a> and <area>, in document order, at most the limit
+	base    string   // href of the first <base>
+	refresh string   // URL of the first <meta http-equiv="refresh"> that names one
+	excess  int      // hrefs beyond the limit, counted, not kept
+}
+
+// extractLinks returns the links of an HTML document: the href of its <a>
+// and <area> elements (at most limit, the rest only counted), of its first
+// <base> element, and the URL of its first meta refresh. It runs the
 // golang.org/x/net/html tokenizer over the raw bytes: URLs in news pages are
 // ASCII (or percent-encoded), so the page's charset does not matter here,
 // and script/style contents are skipped by the tokenizer.
-func extractLinks(body []byte) (hrefs []string, base string) {
+func extractLinks(body []byte, limit int) pageLinks {
+	var pl pageLinks
 	z := html.NewTokenizer(bytes.NewReader(body))
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			return hrefs, base
+			return pl
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			if !hasAttr {
 				continue
 			}
-			isBase := string(name) == "base"
-			if !isBase && string(name) != "a" && string(name) != "area" {
-				continue
-			}
-			for {
-				key, val, more := z.TagAttr()
-				if string(key) == "href" {
-					if isBase {
-						if base == "" {
-							base = string(val)
-						}
-					} else if len(val) > 0 {
-						hrefs = append(hrefs, string(val))
+			switch string(name) {
+			case "a", "area":
+				if v, ok := tagAttr(z, "href"); ok && len(v) > 0 {
+					if len(pl.hrefs) < limit {
+						pl.hrefs = append(pl.hrefs, string(v))
+					} else {
+						pl.excess++
 					}
-					break
 				}
-				if !more {
-					break
+			case "base":
+				if v, ok := tagAttr(z, "href"); ok && pl.base == "" {
+					pl.base = string(v)
+				}
+			case "meta":
+				if pl.refresh == "" {
+					pl.refresh = metaRefresh(z)
 				}
 			}
 		}
 	}
+}
+
+// tagAttr returns the value of the first attribute key of the current tag
+// (z.TagAttr consumes the attributes: call it once per tag).
+func tagAttr(z *html.Tokenizer, key string) ([]byte, bool) {
+	for {
+		k, v, more := z.TagAttr()
+		if string(k) == key {
+			return v, true
+		}
+		if !more {
+			return nil, false
+		}
+	}
+}
+
+// metaRefresh returns the URL of a <meta http-equiv="refresh"
+// content="N; url=..."> tag, or "" (no URL: a reload of the page itself).
+func metaRefresh(z *html.Tokenizer) string {
+	var equiv, content string
+	for {
+		k, v, more := z.TagAttr()
+		switch string(k) {
+		case "http-equiv":
+			equiv = string(v)
+		case "content":
+			content = string(v)
+		}
+		if !more {
+			break
+		}
+	}
+	if !strings.EqualFold(strings.TrimSpace(equiv), "refresh") {
+		return ""
+	}
+	return refreshURL(content)
+}
+
+// refreshURL parses the content of a meta refresh as the HTML standard's
+// "shared declarative refresh steps" do: a delay (digits and dots), then
+// optionally ";" or "," and whitespace, an optional "url=", and the URL,
+// optionally quoted.
+func refreshURL(content string) string {
+	s := strings.TrimLeft(content, " \t\n\f\r")
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	if i == 0 {
+		return ""
+	}
+	s = strings.TrimLeft(s[i:], " \t\n\f\r")
+	s = strings.TrimLeft(s, ";,")
+	s = strings.TrimLeft(s, " \t\n\f\r")
+	if len(s) >= 3 && strings.EqualFold(s[:3], "url") {
+		rest := strings.TrimLeft(s[3:], " \t\n\f\r")
+		if strings.HasPrefix(rest, "=") {
+			s = strings.TrimLeft(rest[1:], " \t\n\f\r")
+		}
+	}
+	if s != "" && (s[0] == '"' || s[0] == '\'') {
+		q := s[0]
+		s = s[1:]
+		if j := strings.IndexByte(s, q); j >= 0 {
+			s = s[:j]
+		}
+	}
+	return strings.TrimSpace(s)
 }
 
 // Trap guards. The idea follows Heritrix's PathologicalPathDecideRule

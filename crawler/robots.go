@@ -7,19 +7,18 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/temoto/robotstxt"
 )
 
-// robots.txt handling follows RFC 9309.
+// robots.txt handling follows RFC 9309, with Google's reading of what the
+// RFC leaves open (see robotsmatch.go).
 const (
-	// robotsLimit is the largest robots.txt accepted. RFC 9309 section 2.5
-	// asks crawlers to parse at least 500 KiB; a larger file is treated as
-	// unreachable (the host is not crawled) rather than parsed in part.
+	// robotsLimit is how much of a robots.txt is parsed. RFC 9309 section
+	// 2.5 asks crawlers to parse at least 500 KiB; Google parses the first
+	// 500 KiB and ignores the rest, and so do we (a larger file is not a
+	// reason to skip the host).
 	robotsLimit = 500 << 10
 	// robotsMaxRedirects: RFC 9309 section 2.3.1.2 asks crawlers to follow
 	// at least five consecutive redirects, even across authorities.
@@ -37,15 +36,18 @@ const (
 // robotsRules is the parsed robots.txt of one origin, for our user agent.
 type robotsRules struct {
 	state      robotsState
-	group      *robotstxt.Group // nil: everything allowed
+	group      *robotsGroup // nil: everything allowed
 	crawlDelay time.Duration
 	reason     string // why the host is not crawled (state != robotsOK)
+	truncated  bool   // the file was larger than robotsLimit; its start was parsed
 }
 
 var allowAllRules = &robotsRules{}
 
-// allowed reports whether u may be fetched. /robots.txt itself is always
-// allowed (RFC 9309 section 2.2.2).
+// allowed reports whether u may be fetched. The path compared is the
+// request target that is sent (u.RequestURI(): escaped path and query as
+// they go on the wire), in RFC 9309's canonical form. /robots.txt itself is
+// always allowed (RFC 9309 section 2.2.2).
 func (r *robotsRules) allowed(u *url.URL) bool {
 	if r.state != robotsOK {
 		return false
@@ -53,89 +55,33 @@ func (r *robotsRules) allowed(u *url.URL) bool {
 	if r.group == nil || u.Path == "/robots.txt" {
 		return true
 	}
-	p := u.EscapedPath()
-	if u.RawQuery != "" {
-		p += "?" + u.RawQuery
-	}
-	return r.group.Test(p)
+	return r.group.matcher.allowed(canonicalRobotsPath(u.RequestURI()))
 }
 
 // productToken extracts the robots.txt product token from a User-Agent
 // ("newscrawl/0.1 (+https://...)" -> "newscrawl"), lower-cased.
 func productToken(ua string) string {
-	if i := strings.IndexAny(ua, " /;("); i >= 0 {
-		ua = ua[:i]
-	}
-	return strings.ToLower(strings.TrimSpace(ua))
+	return strings.ToLower(agentToken(ua))
 }
 
-// findGroup returns the group whose user-agent equals token (RFC 9309
-// section 2.2.1: match the product token exactly, case-insensitively), or
-// the "*" group. temoto/robotstxt's FindGroup matches the longest group name
-// that is a prefix of the agent, so a group "news" would wrongly apply to
-// "newscrawl"; a group found for token but not for token minus its last byte
-// is named exactly token.
-func findGroup(r *robotstxt.RobotsData, token string) *robotstxt.Group {
-	if token == "" || token == "*" {
-		return r.FindGroup("*")
-	}
-	g := r.FindGroup(token)
-	if g != r.FindGroup(token[:len(token)-1]) {
-		return g
-	}
-	return r.FindGroup("*")
-}
-
-// parseRobots parses a 2xx robots.txt body. Lines temoto/robotstxt rejects
-// outright (rules before any User-agent line, unparsable Crawl-delay values)
-// are dropped first, as lenient parsers do; a file that still fails to parse
-// disallows everything.
+// parseRobots parses a 2xx robots.txt body (its first robotsLimit bytes).
+// Lines that cannot be parsed are ignored, as Google does; nothing in the
+// body makes the host unreachable.
 func parseRobots(body []byte, token string, maxDelay time.Duration) *robotsRules {
-	data, err := robotstxt.FromBytes(sanitizeRobots(body))
-	if err != nil {
-		return &robotsRules{state: robotsUnreachable, reason: fmt.Sprintf("robots.txt unparsable: %v", err)}
+	truncated := len(body) > robotsLimit
+	if truncated {
+		body = body[:robotsLimit]
 	}
-	g := findGroup(data, token)
-	r := &robotsRules{group: g, crawlDelay: g.CrawlDelay}
+	g := compileRobots(string(body), token)
+	r := &robotsRules{group: g, truncated: truncated}
+	if g.hasDelay {
+		r.crawlDelay = time.Duration(g.crawlDelay * float64(time.Second))
+	}
 	if r.crawlDelay > maxDelay {
 		r.state = robotsDelayTooLarge
 		r.reason = fmt.Sprintf("robots.txt Crawl-delay %s exceeds fetch.max_crawl_delay %s", r.crawlDelay, maxDelay)
 	}
 	return r
-}
-
-func sanitizeRobots(body []byte) []byte {
-	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
-	var out bytes.Buffer
-	out.Grow(len(body))
-	seenAgent := false
-	for _, line := range bytes.Split(body, []byte("\n")) {
-		content := line
-		if i := bytes.IndexByte(content, '#'); i >= 0 {
-			content = content[:i]
-		}
-		key, val, ok := bytes.Cut(content, []byte(":"))
-		if ok {
-			k := strings.ToLower(strings.TrimSpace(string(key)))
-			v := strings.TrimSpace(string(val))
-			switch k {
-			case "user-agent", "useragent":
-				seenAgent = true
-			case "allow", "disallow":
-				if !seenAgent {
-					continue
-				}
-			case "crawl-delay", "crawldelay":
-				f, err := strconv.ParseFloat(v, 64)
-				if !seenAgent || err != nil || f < 0 || f > 1e9 {
-					continue
-				}
-			}
-		}
-		out.Write(line)
-		out.WriteByte('\n')
-	}
-	return out.Bytes()
 }
 
 // robotsCache holds one robots.txt per origin (scheme://host:port) for the
@@ -218,9 +164,6 @@ func (r *run) fetchRobots(ctx context.Context, st *siteState, origin string) (*r
 		var fe *FetchError
 		if errors.As(err, &fe) && fe.Kind == KindTooManyRedirects {
 			return allowAllRules, nil
-		}
-		if errors.As(err, &fe) && fe.Kind == KindTooLarge {
-			return &robotsRules{state: robotsUnreachable, reason: fmt.Sprintf("robots.txt larger than %d bytes", robotsLimit)}, nil
 		}
 		return &robotsRules{state: robotsUnreachable, reason: "robots.txt unreachable: " + err.Error()}, nil
 	}

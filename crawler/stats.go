@@ -30,6 +30,7 @@ type SiteStats struct {
 	SkippedURLLength int64 `json:"skipped_url_length"` // links longer than fetch.max_url_length
 	SkippedTrap      int64 `json:"skipped_trap"`       // links with repeated or too many path segments
 	SkippedExtension int64 `json:"skipped_extension"`  // links to non-HTML file types
+	SkippedLinkCap   int64 `json:"skipped_link_cap"`   // links of a page beyond fetch.max_links_per_page (not read)
 	SkippedDecided   int64 `json:"skipped_decided"`    // queued URLs (or redirect targets) already decided
 	ArticleLinks     int64 `json:"article_links"`      // distinct links that matched article_url
 	Queued           int64 `json:"queued"`             // URLs added to the frontier
@@ -57,6 +58,7 @@ func (s *SiteStats) Add(o SiteStats) {
 	s.SkippedURLLength += o.SkippedURLLength
 	s.SkippedTrap += o.SkippedTrap
 	s.SkippedExtension += o.SkippedExtension
+	s.SkippedLinkCap += o.SkippedLinkCap
 	s.SkippedDecided += o.SkippedDecided
 	s.ArticleLinks += o.ArticleLinks
 	s.Queued += o.Queued
@@ -100,6 +102,11 @@ type Summary struct {
 	Sites        []SiteSummary `json:"sites"`
 	Total        SiteStats     `json:"total"`
 	Warnings     []string      `json:"warnings,omitempty"` // every site's warnings, prefixed with the site name
+	// NothingFetched: the run was not interrupted, it sent requests, and
+	// not one page (start page or any other) came back as a 2xx HTML page:
+	// every host unreachable or every start page failing. Cron should hear
+	// about it (the crawl command exits with its own code).
+	NothingFetched bool `json:"nothing_fetched"`
 }
 
 // siteCounters are the live counters of one site.
@@ -108,7 +115,11 @@ type siteCounters struct {
 	articles, stored, duplicates, notArticle, errPages atomic.Int64
 	robotsBlocked, retries                             atomic.Int64
 	skipDepth, skipLength, skipTrap, skipExt, skipDone atomic.Int64
+	skipLinkCap                                        atomic.Int64
 	articleLinks, queued                               atomic.Int64
+	startOK, startFailed                               atomic.Int64 // start URLs fetched (2xx HTML) / not fetched this run
+
+	lastStartErr string // why the last start URL could not be fetched (under mu)
 
 	mu       sync.Mutex
 	errors   map[string]int
@@ -147,7 +158,7 @@ func (c *siteCounters) snapshot(site string) SiteStats {
 		NotArticle: c.notArticle.Load(), Errors: c.errPages.Load(),
 		RobotsBlocked: c.robotsBlocked.Load(), Retries: c.retries.Load(),
 		SkippedDepth: c.skipDepth.Load(), SkippedURLLength: c.skipLength.Load(), SkippedTrap: c.skipTrap.Load(),
-		SkippedExtension: c.skipExt.Load(), SkippedDecided: c.skipDone.Load(),
+		SkippedExtension: c.skipExt.Load(), SkippedDecided: c.skipDone.Load(), SkippedLinkCap: c.skipLinkCap.Load(),
 		ArticleLinks: c.articleLinks.Load(), Queued: c.queued.Load(),
 	}
 	c.mu.Lock()
@@ -159,6 +170,24 @@ func (c *siteCounters) snapshot(site string) SiteStats {
 	}
 	c.mu.Unlock()
 	return s
+}
+
+// noteStart records whether a start URL could be fetched (why == "") or not.
+func (c *siteCounters) noteStart(url, why string) {
+	if why == "" {
+		c.startOK.Add(1)
+		return
+	}
+	c.startFailed.Add(1)
+	c.mu.Lock()
+	c.lastStartErr = url + ": " + why
+	c.mu.Unlock()
+}
+
+func (c *siteCounters) lastStartError() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastStartErr
 }
 
 func (c *siteCounters) warningList() []string {

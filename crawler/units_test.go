@@ -13,7 +13,8 @@ func TestExtractLinks(t *testing.T) {
 <script>var s = '<a href="/in-script">';</script><style>a{}</style></head>
 <body><a href="/one">1</a><A HREF='two?x=1&amp;y=2'>2</A><a name="x">no href</a><a href="">empty</a>
 <map><area href="/three"></map><link href="/style.css"><a href=/four>4</a></body></html>`)
-	hrefs, base := extractLinks(page)
+	pl := extractLinks(page, 100)
+	hrefs, base := pl.hrefs, pl.base
 	if want := []string{"/one", "two?x=1&y=2", "/three", "/four"}; !slices.Equal(hrefs, want) {
 		t.Errorf("hrefs %q, want %q", hrefs, want)
 	}
@@ -195,7 +196,7 @@ func FuzzExtractLinks(f *testing.F) {
 	f.Add([]byte(`<a href='`))
 	f.Add([]byte("<script><a href=/no></script><area href=/y>"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		hrefs, _ := extractLinks(body)
+		hrefs := extractLinks(body, 10).hrefs
 		for _, h := range hrefs {
 			if h == "" {
 				t.Fatal("empty href returned")

@@ -3,9 +3,14 @@ package decode
 import (
 	"bytes"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/simplifiedchinese"
@@ -188,4 +193,99 @@ func TestCharsetParamWithNonASCII(t *testing.T) {
 			t.Errorf("charsetFromContent(%q) = %q, want %q", tc.content, got, tc.want)
 		}
 	}
+}
+
+// TestDecodeDamagedUTF8: UTF-8 bytes with a few invalid sequences stay
+// UTF-8 (U+FFFD at the bad bytes) whatever the declaration; before, one bad
+// byte sent the page to GB18030 and stored mojibake.
+func TestDecodeDamagedUTF8(t *testing.T) {
+	body := article + "第二段：" + article
+	for _, tc := range []struct {
+		name, page, contentType string
+		charset, source         string
+		replacements            int
+	}{
+		{"undeclared, one invalid byte", page("", article+"\xff"+body), "", "utf-8", SourceSniff, 1},
+		{"undeclared, a cut character", page("", article+"\xe6\x96"+body), "", "utf-8", SourceSniff, 2},
+		{"undeclared, a Latin-1 byte", page("", article+" caf\xe9 "+body), "text/html", "utf-8", SourceSniff, 1},
+		{"utf-8 header, one invalid byte", page("", article+"\xff"+body), "text/html; charset=utf-8", "utf-8", SourceHeader, 1},
+		{"utf-8 meta, one invalid byte", page(`<meta charset="utf-8">`, article+"\xc0"+body), "", "utf-8", SourceMeta, 1},
+		{"gb2312 meta, utf-8 bytes with one invalid byte", page(`<meta charset="gb2312">`, article+"\xff"+body), "", "utf-8", SourceBytes, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Decode([]byte(tc.page), tc.contentType, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Charset != tc.charset || r.Source != tc.source || r.Replacements != tc.replacements {
+				t.Fatalf("charset %s via %s, %d replacements; want %s via %s, %d", r.Charset, r.Source, r.Replacements, tc.charset, tc.source, tc.replacements)
+			}
+			if !bytes.Contains(r.Body, []byte(article)) || !bytes.Contains(r.Body, []byte("\uFFFD")) {
+				t.Fatalf("text not decoded as UTF-8 with U+FFFD: %q", r.Body)
+			}
+		})
+	}
+	t.Run("gbk undeclared with invalid bytes stays gb18030", func(t *testing.T) {
+		b := encodeWith(t, simplifiedchinese.GBK, page("", body))
+		b = append(append(append([]byte{}, b[:len(b)/2]...), 0x81, 0x20), b[len(b)/2:]...)
+		r, err := Decode(b, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Charset != "gb18030" || !bytes.Contains(r.Body, []byte("标题")) {
+			t.Fatalf("charset %s", r.Charset)
+		}
+	})
+}
+
+// TestLegacyPagesAreNotMostlyUTF8 checks the margin of maxUTF8InvalidRatio
+// on real pages: no page of the reprint web that is not valid UTF-8 (GBK,
+// GB18030, Big5 portal pages) passes for damaged UTF-8.
+func TestLegacyPagesAreNotMostlyUTF8(t *testing.T) {
+	root := sharedtest.Path(t, "bench", "dev", "sites")
+	n, maxRatio := 0, 0.0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if utf8.Valid(b) {
+			return nil
+		}
+		n++
+		if valid, _ := utf8Stats(b); valid {
+			t.Errorf("%s: legacy page taken for damaged UTF-8", p)
+		}
+		invalid, multi := utf8Counts(b)
+		if r := float64(multi) / float64(invalid); r > maxRatio {
+			maxRatio = r
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 100 {
+		t.Fatalf("only %d legacy pages found under %s", n, root)
+	}
+	t.Logf("%d legacy pages, none taken for UTF-8; at most %.2f valid multibyte characters per invalid sequence (UTF-8 needs %.0f)",
+		n, maxRatio, 1/maxUTF8InvalidRatio)
+}
+
+// utf8Counts counts the invalid sequences and valid multibyte characters of b.
+func utf8Counts(b []byte) (invalid, multi int) {
+	for len(b) > 0 {
+		c, size := utf8.DecodeRune(b)
+		switch {
+		case c == utf8.RuneError && size <= 1:
+			invalid++
+		case size > 1:
+			multi++
+		}
+		b = b[max(size, 1):]
+	}
+	return invalid, multi
 }

@@ -9,13 +9,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 )
 
 // oneKB cuts real news texts (bench/dev/robust.jsonl) into ~1 KB pieces:
 // 340 characters, about 1,000 bytes of UTF-8.
 func oneKB(tb testing.TB) []Doc {
-	f, err := os.Open(shared.Path(tb, "bench", "dev", "robust.jsonl"))
+	f, err := os.Open(sharedtest.Path(tb, "bench", "dev", "robust.jsonl"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -45,7 +45,13 @@ func oneKB(tb testing.TB) []Doc {
 // BenchmarkBatch1KB is offline dedup (segmentation, fingerprints, index
 // lookups, verification, Single-Pass) over ~10,000 real ~1 KB texts on all
 // cores; it reports documents per second. Goal: ≥ 5,000 docs/s on 2 cores.
-func BenchmarkBatch1KB(b *testing.B) {
+func BenchmarkBatch1KB(b *testing.B) { benchBatch1KB(b, Options{}) }
+
+// BenchmarkBatch1KBPartial is BenchmarkBatch1KB with the winnowing
+// fingerprints of the partial-reprint rule, for its cost.
+func BenchmarkBatch1KBPartial(b *testing.B) { benchBatch1KB(b, Options{PartialReprint: true}) }
+
+func benchBatch1KB(b *testing.B, opts Options) {
 	docs := oneKB(b)
 	bytes := 0
 	for _, d := range docs {
@@ -58,7 +64,7 @@ func BenchmarkBatch1KB(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		e := testEngine(b, Options{})
+		e := testEngine(b, opts)
 		kept := 0
 		err := e.Batch(context.Background(), docs, func(_ int, v Verdict) error {
 			if !v.Duplicate {

@@ -31,12 +31,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
+	"github.com/newsdedup/newscrawl/keyfp"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/simhash"
 	"github.com/newsdedup/newscrawl/spotsigs"
+	"github.com/newsdedup/newscrawl/winnow"
 )
 
 // Thresholds. Each default was chosen on the dev data named in its comment;
@@ -44,16 +47,13 @@ import (
 const (
 	// DefaultHamming is Manku et al. (2007)'s k = 3 for 64-bit fingerprints.
 	DefaultHamming = 3
-	// DefaultJaccard is the SpotSigs multiset-Jaccard threshold τ, chosen
-	// on the dev data with `newscrawl eval` (single-link, learned
-	// antecedents): on the reprint web (bench/dev) τ = 0.30 merges two
-	// follow-up stories with their source (precision 0.994), τ = 0.35 gives
-	// pairwise F1 1.000 and τ = 0.40 misses one reprint (F1 0.9986); on
-	// robust.jsonl both 0.35 and 0.40 recall every 20 % edit with no false
-	// merge; on the SpotSigs gold set F1 falls from 0.930 (0.35) to 0.915
-	// (0.40). Theobald et al. (2008) report their best gold-set F1 for τ
-	// between 0.4 and 0.5 with English stopword antecedents; our Chinese
-	// antecedent list is larger, which lowers the Jaccard of true pairs.
+	// DefaultJaccard is the SpotSigs multiset-Jaccard threshold τ: the
+	// lowest value that merges no follow-up story with its source on the
+	// reprint web while recalling its reprints, chosen on the dev data with
+	// `newscrawl eval` (single-link, learned antecedents). Theobald et al.
+	// (2008) found their best τ between 0.4 and 0.5 with English stopword
+	// antecedents; the larger Chinese antecedent list lowers the Jaccard of
+	// true pairs. Figures for 0.30/0.35/0.40: docs/THRESHOLDS.md.
 	DefaultJaccard = 0.35
 	// DefaultContainment is the share of the shorter signature that must be
 	// found in the longer one for a brief cut from a longer story (Broder
@@ -71,10 +71,8 @@ const (
 	// text is at least about a quarter of the longer one; a short story
 	// quoted inside a long one stays far below (about 0.1 for the bench/dev
 	// case above). Portals and the gold set's sites often replace headlines
-	// with their own ("Chandler News"), which the headline test misses. On
-	// the SpotSigs gold set (dev half) it raised pairwise F1 from 0.9438 to
-	// 0.946; the reprint web and robust.jsonl were unchanged (eval goldset,
-	// eval web, eval robust).
+	// with their own ("Chandler News"), which the headline test misses.
+	// Its effect on the dev sets: docs/THRESHOLDS.md.
 	MinContainmentJaccard = 0.2
 	// MinContainmentSpots: containment is only trusted when the shorter
 	// signature has at least this many spots (with the learned antecedents
@@ -88,15 +86,29 @@ const (
 	// ShortJaccard is the strict threshold for short texts: near-exact only.
 	// Many different briefs on one template must stay apart.
 	ShortJaccard = 0.9
+	// MinOwnShare and MinOwnWords make the partial-reprint rule: an
+	// article that passes verification against stored ones is still
+	// stored (verdict "partial") when at least MinOwnShare of its content
+	// words, and at least MinOwnWords of them, lie outside every passage
+	// it shares with the verified articles (winnowing, Schleimer et al.
+	// 2003, estimated from the fingerprints, winnow.Runs): a follow-up, an
+	// update, a commentary quoting a report. Chosen with `eval winnow` on
+	// the dev sets (k = 4, g = 8): true copies on the reprint web add at
+	// most 0.32 of their own (a copy with foreign sentences against one
+	// with sentences deleted), robust.jsonl's 20 % additions at most
+	// 0.19; follow-ups add at least 0.43 against the story they re-use.
+	// A story re-used by a longer follow-up can add as little as 0.27:
+	// below the rule, which would otherwise drop true copies.
+	MinOwnShare = 0.4
+	MinOwnWords = 40
 )
 
 // EnglishAntecedents are the antecedents for English text, in the spirit
 // of Theobald et al. (2008), whose spots start at articles and forms of "to
-// be" ("a", "the", "is", "was", "there"). On the SpotSigs gold set (dev
-// half) this short list and a 40-word function-word list gave the same
-// recall and false-positive counts at every threshold from 0.2 to 0.5; the
-// short one keeps signatures small. Chinese text never contains them, so
-// they are simply added to the Chinese list.
+// be" ("a", "the", "is", "was", "there"). This short list did as well as
+// a 40-word function-word list on the SpotSigs gold set
+// (docs/THRESHOLDS.md) and keeps signatures small. Chinese text never
+// contains them, so they are simply added to the Chinese list.
 var EnglishAntecedents = []string{"a", "an", "the", "is", "are", "was", "were", "there"}
 
 // DefaultAntecedents returns the learned Chinese antecedents
@@ -130,30 +142,48 @@ type Options struct {
 	// CentresOnly compares new articles with cluster centres only (classic
 	// Single-Pass, Li Gang et al. 2013). By default duplicates are indexed
 	// too, as members of their cluster, so a later article joins a cluster
-	// when it matches any member (single-link Single-Pass): on the SpotSigs
-	// gold set, where a story's copies drift through several rewrites,
-	// pairwise recall rises from 0.75 to 0.88 at equal precision, and the
-	// reprint web loses nothing (eval --centres-only prints both).
+	// when it matches any member (single-link Single-Pass), which follows a
+	// story whose copies drift through several rewrites (figures of both:
+	// docs/THRESHOLDS.md; eval goldset --centres-only prints the other side).
 	CentresOnly bool
 	// NoMerge keeps clusters apart when a new article matches several of
 	// them. By default such an article bridges them: the clusters merge
 	// into the oldest, so that a story's cluster is the connected component
 	// of its verified near-duplicate pairs whatever the crawl order
 	// (single-link clustering; Single-Pass alone keeps whichever cluster
-	// a story's first rewrite happened to open). On the SpotSigs gold set
-	// (dev half) merging raises pairwise recall from 0.906 to 0.918 and F1
-	// from 0.943 to 0.946, at precision 0.975 instead of 0.984 (the extra
-	// false pairs are gold stories labelled twice: Shooting and Shooting2
-	// hold copies of one AP text); the reprint web and robust.jsonl are
-	// unchanged (eval ... --no-merge prints the other side).
+	// a story's first rewrite happened to open). Figures with and without
+	// merging: docs/THRESHOLDS.md (eval ... --no-merge prints the other side).
 	// CentresOnly implies NoMerge.
 	NoMerge bool
 	// Mode selects the decision method; the single methods exist for the
 	// evaluation's comparison tables.
 	Mode Mode
+	// KeywordExact makes the keyword semantic fingerprint (package keyfp:
+	// top 8 TF-IDF keywords with part-of-speech boosts, IDF from the
+	// engine's document frequencies, MD5) the exact layer instead of the
+	// hash of the whole normalised text: two texts with the same keywords
+	// are duplicates without SpotSigs verification (verdict reason
+	// "keywords"). Texts with fewer than 8 keywords keep the text hash.
+	// Off by default: `eval keyfp` and the "combined + keyfp exact" rows of
+	// eval robust/goldset/web measure it. It needs a segmenter with
+	// part-of-speech tags (keyfp.Lexicon, e.g. *segment.Segmenter).
+	KeywordExact bool
+	// PartialReprint turns on the partial-reprint rule (MinOwnShare): an
+	// article that passes verification but adds enough text of its own is
+	// kept (verdict "partial"), and verdicts carry the passages shared with
+	// the matched article. Off by default: the SQLite store does not keep
+	// the winnowing fingerprints yet, so articles restored from it (the
+	// next run, a resumed run) would be compared without the rule, and a
+	// resumed crawl could decide differently from an uninterrupted one. On
+	// the dev sets it changes nothing on the reprint web and robust.jsonl
+	// and lowers the SpotSigs gold set's F1 from 0.946 to 0.941 (the
+	// "combined + partial reprints" rows of eval robust/goldset/web).
+	PartialReprint bool
 	// Index is where the engine keeps and looks up the fingerprints of
 	// earlier articles (nil: a new PrefixIndex, or a MemoryIndex when
-	// Exhaustive is set or Mode is SimhashOnly). A shared implementation
+	// Exhaustive or KeywordExact is set or Mode is SimhashOnly: the keyword
+	// exact layer needs MemoryIndex's lookup of every entry by its hash,
+	// PrefixIndex hashes only the entries without spots). A shared implementation
 	// (Redis) lets several processes decide against one corpus; it must
 	// answer Candidates for this engine's Jaccard and containment
 	// thresholds (and Hamming radius in SimhashOnly mode).
@@ -228,6 +258,11 @@ type Fingerprint struct {
 	Terms     []string // distinct non-stopword terms (document frequencies)
 	Title     []uint64 // headline bigram set (TitleSet)
 	Words     int      // number of words
+	// Prints are the winnowing fingerprints of the content words
+	// (stopwords dropped), ContentWords their number.
+	Prints       []winnow.Print
+	ContentWords int
+	packed       []uint64 // PackPrints(Prints)
 }
 
 // Empty reports whether the text had no words at all.
@@ -246,12 +281,23 @@ type Verdict struct {
 	Distance    int     // Hamming distance to DupOf (-1 when not a duplicate)
 	Jaccard     float64 // SpotSigs Jaccard with DupOf
 	Containment float64 // SpotSigs containment with DupOf
-	Reason      string  // "exact", "jaccard", "containment", "short", or why it was kept: "new", "empty"
+	Reason      string  // "exact", "keywords", "jaccard", "containment", "short", or why it was kept: "new", "empty", "partial"
 	Candidates  int     // candidates verified
 	// Merged are the other clusters the article also matched: it bridges
 	// them, and they join Cluster (the oldest of all) once the article is
 	// recorded (Engine.MergeClusters). Empty unless clusters merge.
 	Merged []uint64
+	// Passages are the word runs (content words) the article shares with
+	// Matched (a duplicate) or PartialOf (a partial reprint), estimated
+	// from winnowing fingerprints: StartA in the article, StartB in the
+	// other one. Empty when the other article's fingerprints are not
+	// indexed (restored from a store that does not keep them).
+	Passages []winnow.Passage
+	// PartialOf is the stored article a partial reprint shares its
+	// passages with (Reason "partial": the article is kept), and OwnShare
+	// the share of its content words outside every shared passage.
+	PartialOf uint64
+	OwnShare  float64
 }
 
 // Entry is an indexed article: a cluster centre.
@@ -262,6 +308,11 @@ type Entry struct {
 	Signature spotsigs.Signature
 	Hash      [16]byte
 	Title     []uint64 // TitleSet of the headline
+	// Prints are the winnowing fingerprints (Fingerprint.Prints), packed
+	// (PackPrints); nil when unknown. ContentWords is the text's number
+	// of content words.
+	Prints       []uint64
+	ContentWords int
 }
 
 // Index finds candidate near-duplicates among indexed entries. PrefixIndex
@@ -296,6 +347,7 @@ type Query struct {
 // Engine decides near-duplicates with Single-Pass clustering.
 type Engine struct {
 	seg   Segmenter
+	lex   keyfp.Lexicon // KeywordExact only
 	opts  Options
 	spots spotsigs.Config
 	index Index
@@ -319,10 +371,18 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 	if _, err := spotsigs.Extract(nil, spots); err != nil {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
+	var lex keyfp.Lexicon
+	if opts.KeywordExact {
+		l, ok := seg.(keyfp.Lexicon)
+		if !ok {
+			return nil, errors.New("dedup: the keyword exact layer needs a segmenter with part-of-speech tags")
+		}
+		lex = l
+	}
 	idx := opts.Index
 	if idx == nil {
 		var err error
-		if opts.Exhaustive || opts.Mode == SimhashOnly {
+		if opts.Exhaustive || opts.Mode == SimhashOnly || opts.KeywordExact {
 			idx, err = NewMemoryIndex(opts.Hamming, opts.Jaccard)
 		} else {
 			idx, err = NewPrefixIndex(opts.Jaccard, opts.Containment)
@@ -331,7 +391,7 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return &Engine{seg: seg, opts: opts, spots: spots, index: idx, df: newDocFreq()}, nil
+	return &Engine{seg: seg, lex: lex, opts: opts, spots: spots, index: idx, df: newDocFreq()}, nil
 }
 
 // Options returns the engine's effective options.
@@ -346,17 +406,26 @@ func (e *Engine) Fingerprint(title, text string) *Fingerprint {
 	words := e.seg.Words(text)
 	fp := &Fingerprint{Words: len(words), Title: TitleSet(title)}
 	h := sha256.New()
-	var n [4]byte
+	// One reused buffer: []byte(w) per word allocated a copy of the whole
+	// text in small pieces (garbage that counted on multi-megabyte pages).
+	var buf []byte
 	for _, w := range words {
-		binary.LittleEndian.PutUint32(n[:], uint32(len(w)))
-		h.Write(n[:])
-		h.Write([]byte(w))
+		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(len(w)))
+		buf = append(buf, w...)
+		h.Write(buf)
 	}
 	copy(fp.Hash[:], h.Sum(nil))
 	if len(words) == 0 {
 		return fp
 	}
-	feats := segment.Features(words, e.seg.IsStop, e.opts.Weighting, e.df, segment.FeatureOptions{TopM: e.opts.TopM, JTidf: e.opts.JTidf})
+	if e.opts.KeywordExact {
+		kf := keyfp.Compute(words, keyfp.Config{Lexicon: e.lex, IDF: keyfp.SmoothIDF(e.df.Docs(), e.df.DF)})
+		if kf.OK {
+			fp.Hash = kf.Sum
+		}
+	}
+	feats := segment.Features(words, e.seg.IsStop, e.opts.Weighting, e.df,
+		segment.FeatureOptions{TopM: e.opts.TopM, JTidf: e.opts.JTidf, NoPositions: !e.opts.Positional})
 	if e.opts.TopM == 0 {
 		// The features are exactly the distinct non-stopword terms.
 		fp.Terms = make([]string, len(feats))
@@ -381,7 +450,52 @@ func (e *Engine) Fingerprint(title, text string) *Fingerprint {
 	}
 	// The config was validated by New, so Extract cannot fail here.
 	fp.Signature, _ = spotsigs.Extract(words, e.spots)
+	if e.opts.PartialReprint && e.opts.Mode == Combined {
+		content := make([]string, 0, len(words))
+		for _, w := range words {
+			if !e.seg.IsStop(w) {
+				content = append(content, w)
+			}
+		}
+		fp.ContentWords = len(content)
+		// The default config is valid, so Fingerprints cannot fail.
+		fp.Prints, _ = winnow.Fingerprints(content, winnowConfig)
+		if fp.Prints != nil {
+			fp.packed = PackPrints(fp.Prints)
+		}
+	}
 	return fp
+}
+
+// winnowConfig is the winnowing of the partial-reprint rule.
+var winnowConfig = winnow.Config{K: winnow.DefaultK, G: winnow.DefaultG}
+
+// PackPrints packs winnowing fingerprints for an index entry, sorted: the
+// high 32 bits of the hash over the position (positions past 2^32−1 are
+// dropped). A 32-bit hash matches a foreign fingerprint with probability
+// 2^-32 per pair, which at most adds a few words to a passage.
+func PackPrints(ps []winnow.Print) []uint64 {
+	out := make([]uint64, 0, len(ps))
+	for _, p := range ps {
+		if p.Pos < 0 || p.Pos > math.MaxUint32 {
+			continue
+		}
+		out = append(out, p.Hash&^(1<<32-1)|uint64(p.Pos))
+	}
+	slices.Sort(out)
+	return out
+}
+
+const posMask = 1<<32 - 1
+
+// UnpackPrints reverses PackPrints (hashes keep their high 32 bits; the
+// order is PackPrints' sorted order).
+func UnpackPrints(packed []uint64) []winnow.Print {
+	out := make([]winnow.Print, len(packed))
+	for i, v := range packed {
+		out[i] = winnow.Print{Hash: v &^ posMask, Pos: int(v & posMask)}
+	}
+	return out
 }
 
 func distinctTerms(words []string, isStop func(string) bool) []string {
@@ -397,6 +511,41 @@ func distinctTerms(words []string, isStop func(string) bool) []string {
 		}
 	}
 	return out
+}
+
+// sharedRuns estimates the passages fp shares with e (nil when either has
+// no fingerprints): the sorted packed fingerprints are merge-joined on
+// their hashes and the pairs chained (winnow.RunsOfPairs).
+func sharedRuns(fp *Fingerprint, e *Entry) []winnow.Passage {
+	a, b := fp.packed, e.Prints
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	var pairs []winnow.Pair
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		ha, hb := a[i]&^posMask, b[j]&^posMask
+		switch {
+		case ha < hb:
+			i++
+		case ha > hb:
+			j++
+		default:
+			j0 := j
+			for ; i < len(a) && a[i]&^posMask == ha; i++ {
+				for j = j0; j < len(b) && b[j]&^posMask == ha; j++ {
+					pairs = append(pairs, winnow.Pair{A: int(a[i] & posMask), B: int(b[j] & posMask)})
+				}
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return []winnow.Passage{}
+	}
+	rs, err := winnow.RunsOfPairs(pairs, fp.ContentWords, e.ContentWords, winnowConfig)
+	if err != nil {
+		return nil // an entry whose fingerprints do not fit its length: no evidence
+	}
+	return rs
 }
 
 // Decide compares fp with the indexed articles (centres and members) and
@@ -426,10 +575,14 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 	var bestJ, bestC float64
 	var bestReason string
 	var clusters []uint64 // distinct clusters of the verified candidates
+	var verified []*Entry
 	for _, c := range cands {
 		j, cont, reason := e.verify(fp, c)
 		if reason == "" {
 			continue
+		}
+		if reason == "jaccard" || reason == "containment" {
+			verified = append(verified, c)
 		}
 		if !slices.Contains(clusters, c.Cluster) {
 			clusters = append(clusters, c.Cluster)
@@ -442,6 +595,13 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 	if best == nil {
 		return v
 	}
+	passages := sharedRuns(fp, best)
+	if (bestReason == "jaccard" || bestReason == "containment") && e.opts.PartialReprint && passages != nil {
+		if own, ownWords, ok := ownText(fp, best, passages, verified); ok && own >= MinOwnShare && ownWords >= MinOwnWords {
+			return Verdict{Distance: -1, Reason: "partial", Candidates: len(cands), Jaccard: bestJ, Containment: bestC,
+				Matched: best.ID, PartialOf: best.ID, Passages: passages, OwnShare: own}
+		}
+	}
 	into := best.Cluster
 	var merged []uint64
 	if len(clusters) > 1 && !e.opts.NoMerge && !e.opts.CentresOnly {
@@ -452,7 +612,7 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 		Duplicate: true, DupOf: into, Cluster: into, Matched: best.ID,
 		Distance: simhash.Distance(fp.Simhash, best.Simhash),
 		Jaccard:  bestJ, Containment: bestC, Reason: bestReason, Candidates: len(cands),
-		Merged: merged,
+		Merged: merged, Passages: passages,
 	}
 }
 
@@ -460,6 +620,10 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 // indexed entry, and the reason it is a near-duplicate ("" when it is not).
 func (e *Engine) verify(fp *Fingerprint, c *Entry) (j, cont float64, reason string) {
 	switch {
+	case c.Hash == fp.Hash && e.opts.KeywordExact:
+		// fp.Hash is the keyword fingerprint when the text has enough
+		// keywords (Options.KeywordExact).
+		return spotsigs.Jaccard(fp.Signature, c.Signature), spotsigs.Containment(fp.Signature, c.Signature), "keywords"
 	case c.Hash == fp.Hash:
 		return 1, 1, "exact"
 	case fp.Short() || len(c.Signature) < MinSpots:
@@ -481,6 +645,28 @@ func (e *Engine) verify(fp *Fingerprint, c *Entry) (j, cont float64, reason stri
 		}
 	}
 	return j, cont, reason
+}
+
+// ownText returns the share and number of fp's content words outside every
+// passage it shares with the verified entries; ok is false when one of
+// them has no fingerprints (the rule then does not apply).
+func ownText(fp *Fingerprint, best *Entry, bestRuns []winnow.Passage, verified []*Entry) (share float64, words int, ok bool) {
+	if fp.ContentWords == 0 {
+		return 0, 0, false
+	}
+	all := slices.Clone(bestRuns)
+	for _, v := range verified {
+		if v == best {
+			continue
+		}
+		rs := sharedRuns(fp, v)
+		if rs == nil {
+			return 0, 0, false
+		}
+		all = append(all, rs...)
+	}
+	own := fp.ContentWords - winnow.Covered(fp.ContentWords, all)
+	return float64(own) / float64(fp.ContentWords), own, true
 }
 
 // decideSimhash is classic Simhash: the nearest centre within k.
@@ -510,7 +696,7 @@ func (e *Engine) Add(id, cluster uint64, fp *Fingerprint) {
 	if fp.Empty() {
 		return // an empty text never joins or opens a cluster others can join
 	}
-	e.index.Add(Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title})
+	e.index.Add(e.entry(id, cluster, fp))
 	e.df.add(fp.Terms)
 }
 
@@ -520,7 +706,15 @@ func (e *Engine) AddMember(id, cluster uint64, fp *Fingerprint) {
 	if fp.Empty() || e.opts.CentresOnly {
 		return
 	}
-	e.index.Add(Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title})
+	e.index.Add(e.entry(id, cluster, fp))
+}
+
+func (e *Engine) entry(id, cluster uint64, fp *Fingerprint) Entry {
+	en := Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title}
+	if fp.packed != nil {
+		en.Prints, en.ContentWords = fp.packed, fp.ContentWords
+	}
+	return en
 }
 
 // MergeClusters joins the clusters a verdict bridged (Verdict.Merged) into

@@ -2,12 +2,14 @@ package dedup
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/segment"
+	"github.com/newsdedup/newscrawl/winnow"
 )
 
 var (
@@ -342,5 +344,102 @@ func TestMemoryIndexMergeChains(t *testing.T) {
 	// The stored entry itself is not rewritten: a reader's copy is.
 	if m.entries[5].Cluster != 5 {
 		t.Fatalf("entry rewritten in place")
+	}
+}
+
+// plainSeg hides the part-of-speech tags of a segmenter.
+type plainSeg struct{ s *segment.Segmenter }
+
+func (p plainSeg) Words(t string) []string { return p.s.Words(t) }
+func (p plainSeg) IsStop(w string) bool    { return p.s.IsStop(w) }
+
+func TestKeywordExact(t *testing.T) {
+	s1, s2 := story(t, "s1"), story(t, "s2")
+	p := s1.Paragraphs
+	tests := []struct {
+		name, text string
+		reason     string
+	}{
+		{"identical", join(p), "keywords"},
+		// Same words in another order: the text hash differs, the keywords do not.
+		{"paragraphs swapped", join(append([]string{p[1], p[0]}, p[2:]...)), "keywords"},
+		{"another story", join(s2.Paragraphs), "new"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := testEngine(t, Options{KeywordExact: true})
+			e.Add(1, 0, e.Fingerprint(s1.Title, join(p)))
+			v := e.Decide(e.Fingerprint(s1.Title, tt.text))
+			if v.Reason != tt.reason {
+				t.Errorf("reason %q, want %q (%+v)", v.Reason, tt.reason, v)
+			}
+			if v.Reason == "keywords" && (v.Jaccard <= 0 || v.Jaccard > 1) {
+				t.Errorf("keyword verdict without its Jaccard evidence: %+v", v)
+			}
+		})
+	}
+	t.Run("text hash without the option", func(t *testing.T) {
+		e := testEngine(t, Options{})
+		e.Add(1, 0, e.Fingerprint(s1.Title, join(p)))
+		v := e.Decide(e.Fingerprint(s1.Title, join(append([]string{p[1], p[0]}, p[2:]...))))
+		if v.Reason != "jaccard" {
+			t.Errorf("reason %q, want jaccard", v.Reason)
+		}
+	})
+	t.Run("segmenter without tags", func(t *testing.T) {
+		testEngine(t, Options{}) // loads seg
+		if _, err := New(plainSeg{seg}, Options{KeywordExact: true}); err == nil {
+			t.Error("no error")
+		}
+	})
+}
+
+// TestPartialReprint: an article that re-uses a stored story but adds as
+// much text of its own is stored ("partial", with the shared passages);
+// a copy with an editor's note added is still a duplicate.
+func TestPartialReprint(t *testing.T) {
+	s1, s2 := story(t, "s1"), story(t, "s2")
+	base := join(s1.Paragraphs)
+	tests := []struct {
+		name      string
+		opts      Options
+		text      string
+		dup       bool
+		reason    string
+		wantOwnGE float64
+	}{
+		{"follow-up adds a story's worth of text", Options{PartialReprint: true}, base + "\n" + join(s2.Paragraphs), false, "partial", MinOwnShare},
+		{"rule off (the default): the same follow-up is a duplicate", Options{}, base + "\n" + join(s2.Paragraphs), true, "jaccard", 0},
+		{"editor's note added", Options{PartialReprint: true}, base + "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。", true, "jaccard", 0},
+		{"paragraph dropped", Options{PartialReprint: true}, join(s1.Paragraphs[1:]), true, "jaccard", 0},
+		{"follow-up, exhaustive candidates (MemoryIndex)", Options{PartialReprint: true, Exhaustive: true}, base + "\n" + join(s2.Paragraphs), false, "partial", MinOwnShare},
+		{"editor's note, exhaustive candidates (MemoryIndex)", Options{PartialReprint: true, Exhaustive: true}, base + "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。", true, "jaccard", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := testEngine(t, tt.opts)
+			e.Add(1, 0, e.Fingerprint(s1.Title, base))
+			v := e.Decide(e.Fingerprint(s1.Title, tt.text))
+			if v.Duplicate != tt.dup || v.Reason != tt.reason {
+				t.Fatalf("got duplicate %v reason %q (own %.2f, J %.2f), want %v %q", v.Duplicate, v.Reason, v.OwnShare, v.Jaccard, tt.dup, tt.reason)
+			}
+			if tt.reason == "partial" {
+				if v.PartialOf != 1 || v.OwnShare < tt.wantOwnGE || len(v.Passages) == 0 {
+					t.Errorf("partial verdict without its evidence: %+v", v)
+				}
+			}
+			if tt.dup && tt.opts.PartialReprint && len(v.Passages) == 0 {
+				t.Errorf("duplicate verdict without shared passages: %+v", v)
+			}
+		})
+	}
+}
+
+func TestPackPrints(t *testing.T) {
+	in := []winnow.Print{{Hash: 0xDEADBEEF_12345678, Pos: 7}, {Hash: 1 << 40, Pos: 0}, {Hash: 5, Pos: -1}}
+	got := UnpackPrints(PackPrints(in))
+	want := []winnow.Print{{Hash: 1 << 40, Pos: 0}, {Hash: 0xDEADBEEF_00000000, Pos: 7}} // sorted by hash
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

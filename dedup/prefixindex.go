@@ -40,7 +40,8 @@ const (
 //
 // In memory per entry: the signature and headline set as 4-byte codes in
 // shared arenas (each distinct spot or bigram is stored once), id, cluster,
-// Simhash and text hash, about 0.85 postings a spot (4 bytes each) and a
+// Simhash and text hash (and the winnowing fingerprints when the
+// partial-reprint rule is on), about 0.85 postings a spot (4 bytes each) and a
 // 128-byte bitmap (spotsigs.PrefixIndex). Removed entries are hidden and their
 // memory is reclaimed at the next rebuild. It is safe for concurrent use.
 type PrefixIndex struct {
@@ -72,6 +73,15 @@ type PrefixIndex struct {
 	emptySigs map[[16]byte]uint32 // entries without spots, by text hash
 	merged    map[uint64]uint64
 	aliases   map[uint64][]uint64
+	// winnow holds the winnowing fingerprints of the entries that have
+	// them (Options.PartialReprint), by slot: nothing when the rule is off.
+	winnow map[uint32]winnowed
+}
+
+// winnowed is an entry's Entry.Prints and Entry.ContentWords.
+type winnowed struct {
+	prints []uint64
+	words  int
 }
 
 // dict gives each distinct 64-bit value a dense 32-bit code.
@@ -117,7 +127,8 @@ func NewPrefixIndex(tau, theta float64) (*PrefixIndex, error) {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
 	return &PrefixIndex{cfg: cfg, x: x, sigOff: []uint32{0}, titleOff: []uint32{0}, byID: map[uint64]uint32{},
-		emptySigs: map[[16]byte]uint32{}, merged: map[uint64]uint64{}, aliases: map[uint64][]uint64{}}, nil
+		emptySigs: map[[16]byte]uint32{}, merged: map[uint64]uint64{}, aliases: map[uint64][]uint64{},
+		winnow: map[uint32]winnowed{}}, nil
 }
 
 func (m *PrefixIndex) sig(s uint32) spotsigs.Signature {
@@ -152,6 +163,9 @@ func (m *PrefixIndex) Add(e Entry) {
 	m.dead = append(m.dead, false)
 	m.live++
 	m.byID[e.ID] = slot
+	if e.Prints != nil {
+		m.winnow[slot] = winnowed{prints: e.Prints, words: e.ContentWords}
+	}
 	if len(e.Signature) == 0 {
 		if _, ok := m.emptySigs[e.Hash]; !ok && e.Hash != ([16]byte{}) {
 			m.emptySigs[e.Hash] = slot
@@ -223,6 +237,7 @@ func (m *PrefixIndex) Remove(id uint64) {
 	delete(m.byID, id)
 	m.dead[s] = true
 	m.live--
+	delete(m.winnow, s)
 	m.x.Remove(s)
 	if m.emptySigs[m.hashes[s]] == s && m.sigOff[s] == m.sigOff[s+1] {
 		delete(m.emptySigs, m.hashes[s])
@@ -284,8 +299,9 @@ func (m *PrefixIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 	}
 	out := make([]*Entry, 0, len(slots))
 	for _, s := range slots {
+		w := m.winnow[s]
 		out = append(out, &Entry{ID: m.ids[s], Cluster: m.clusterOfLocked(m.clusters[s]), Simhash: m.sims[s],
-			Signature: m.sig(s), Hash: m.hashes[s], Title: m.title(s)})
+			Signature: m.sig(s), Hash: m.hashes[s], Title: m.title(s), Prints: w.prints, ContentWords: w.words})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -30,6 +31,10 @@ func TestPrefixIndexEntries(t *testing.T) {
 		e := Entry{ID: uint64(1000 + i), Cluster: uint64(1000 + i), Simhash: rng.Uint64(), Signature: randSig(rng, 20+rng.IntN(100)),
 			Title: []uint64{rng.Uint64(), 7}}
 		e.Hash[0], e.Hash[1] = byte(i), byte(i>>8)
+		if i%2 == 0 {
+			// The partial-reprint rule's winnowing fingerprints.
+			e.Prints, e.ContentWords = []uint64{rng.Uint64(), rng.Uint64()}, 50+i
+		}
 		entries = append(entries, e)
 		x.Add(e)
 		if i%500 == 0 && i < 2*OrderLearnStart {
@@ -52,6 +57,8 @@ func TestPrefixIndexEntries(t *testing.T) {
 		{"first", entries[0]},
 		{"before the first rebuild", entries[OrderLearnStart-2]},
 		{"after it", entries[len(entries)-1]},
+		{"with winnowing fingerprints", entries[2]},
+		{"without them", entries[3]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := x.Candidates(&Fingerprint{Signature: tc.e.Signature, Hash: tc.e.Hash}, Query{Jaccard: DefaultJaccard, Containment: DefaultContainment})
@@ -61,7 +68,8 @@ func TestPrefixIndexEntries(t *testing.T) {
 			}
 			c := got[i]
 			if c.Cluster != tc.e.Cluster || c.Simhash != tc.e.Simhash || c.Hash != tc.e.Hash ||
-				!slices.Equal(c.Signature, tc.e.Signature) || !slices.Equal(c.Title, tc.e.Title) {
+				!slices.Equal(c.Signature, tc.e.Signature) || !slices.Equal(c.Title, tc.e.Title) ||
+				!slices.Equal(c.Prints, tc.e.Prints) || c.ContentWords != tc.e.ContentWords {
 				t.Fatalf("entry came back changed:\n got %+v\nwant %+v", *c, tc.e)
 			}
 		})
@@ -98,5 +106,61 @@ func TestPrefixIndexEmptySignature(t *testing.T) {
 	x.Remove(1)
 	if got := x.Candidates(&Fingerprint{Hash: e.Hash, Words: 3}, Query{}); len(got) != 0 {
 		t.Fatalf("removed: %v", got)
+	}
+}
+
+// TestDefaultIndex: the engine's own index is PrefixIndex unless the
+// options need MemoryIndex (the exhaustive reference, Simhash-only
+// decisions, and the keyword exact layer, which looks entries up by hash).
+func TestDefaultIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   Options
+		prefix bool
+	}{
+		{"default", Options{}, true},
+		{"partial reprints", Options{PartialReprint: true}, true},
+		{"exhaustive", Options{Exhaustive: true}, false},
+		{"simhash only", Options{Mode: SimhashOnly}, false},
+		{"keyword exact", Options{KeywordExact: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngine(t, tc.opts)
+			_, isPrefix := e.index.(*PrefixIndex)
+			_, isMemory := e.index.(*MemoryIndex)
+			if isPrefix != tc.prefix || isMemory == tc.prefix {
+				t.Fatalf("index %T", e.index)
+			}
+		})
+	}
+}
+
+func TestCandidateRecall(t *testing.T) {
+	testEngine(t, Options{}) // loads seg
+	s4 := story(t, "s4")
+	p := s4.Paragraphs
+	docs := []Doc{{s4.Title, join(p)}, {s4.Title, join(p[1:])}, {"b", join(p[:3])}, {story(t, "s1").Title, join(story(t, "s1").Paragraphs)}}
+	t.Run("default stage", func(t *testing.T) {
+		r, err := CandidateRecall(context.Background(), seg, Options{}, docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Docs != len(docs) || r.Accepted == 0 || r.Recall() != 1 {
+			t.Fatalf("%+v", r)
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"exhaustive", Options{Exhaustive: true}},
+		{"simhash only", Options{Mode: SimhashOnly}},
+		{"keyword exact (MemoryIndex)", Options{KeywordExact: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := CandidateRecall(context.Background(), seg, tc.opts, docs); err == nil {
+				t.Fatal("no error: there is no candidate stage to measure")
+			}
+		})
 	}
 }

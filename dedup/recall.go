@@ -46,7 +46,7 @@ func (r RecallReport) Recall() float64 {
 // same indexed articles. It costs O(n²) verifications: dev sets only.
 func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Doc) (RecallReport, error) {
 	var r RecallReport
-	if opts.Exhaustive || opts.Mode == SimhashOnly {
+	if opts.Exhaustive || opts.Mode == SimhashOnly || opts.KeywordExact {
 		return r, errors.New("dedup: candidate recall needs the default candidate stage")
 	}
 	eng, err := New(seg, opts)

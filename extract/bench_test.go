@@ -9,8 +9,7 @@ import (
 	"github.com/newsdedup/newscrawl/decode"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/evalextract"
-
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 )
 
 type benchPage struct {
@@ -19,7 +18,7 @@ type benchPage struct {
 }
 
 func loadBenchPages(b testing.TB) []benchPage {
-	pages, err := evalextract.LoadBench(shared.Path(b, "bench", "dev"), false)
+	pages, err := evalextract.LoadBench(sharedtest.Path(b, "bench", "dev"), false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -67,3 +66,35 @@ func BenchmarkExtract(b *testing.B) {
 // minBenchF1 is the lowest per-page F1 the benchmark accepts as a correct
 // extraction (it checks that the timed work is real).
 const minBenchF1 = 0.8
+
+// BenchmarkSecondOpinion measures what one go-readability second opinion
+// costs (a fresh parse of the page, Readability, rendering) on the
+// reprint-web dev pages, reported as the median ms per page. Extract asks
+// for it only on failing blocks, close calls and missed leads (eval
+// extract prints how often).
+func BenchmarkSecondOpinion(b *testing.B) {
+	pages := loadBenchPages(b)
+	ex, err := extract.New(extract.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bodies := make([][]byte, len(pages))
+	for i, p := range pages {
+		if bodies[i], _, err = decode.ToUTF8(p.body, p.ct, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var durs []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := i % len(pages)
+		start := time.Now()
+		lines := ex.SecondOpinion(pages[k].url, bodies[k])
+		durs = append(durs, time.Since(start))
+		if len(lines) == 0 {
+			b.Fatalf("%s: no second opinion", pages[k].url)
+		}
+	}
+	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+	b.ReportMetric(float64(durs[len(durs)/2])/1e6, "median-ms/page")
+}

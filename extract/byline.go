@@ -2,8 +2,10 @@ package extract
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Patterns of metadata written as text: source (来源), editor (责任编辑),
@@ -20,6 +22,11 @@ var (
 	// rxTailByline: "（常书香 马丹阳 ）", "（姚峰 上海报道）", "(信报记者 蔡雪婧)" closing the text.
 	rxTailByline = regexp.MustCompile(`[（(]\s*(?:[\p{Han}]{0,8}记者\s*)?((?:[\p{Han}·]{2,4})(?:[ 　、]+[\p{Han}·]{2,4}){0,4})\s*(?:[\p{Han}]{2,6}报道)?\s*[)）]$`)
 	rxByEnglish  = regexp.MustCompile(`^(?:By|BY|by)\s+([A-Z][\w.'-]+(?:\s+[A-Z][\w.'-]+){0,3})`)
+	// rxPostedBy: a forum or blog post's "ggjjzhzz 发表于 2005-9-15 11:46".
+	rxPostedBy = regexp.MustCompile(`^([\p{Han}\w.·-]{2,20})\s+发表于\s*(?:19|20)\d\d`)
+	// rxBracketName: "[ 黄宇 ] 来源：[ 国际金融报 ]", the name before the
+	// source in a portal's header.
+	rxBracketName = regexp.MustCompile(`[\[【]\s*([\p{Han}·]{2,4}(?:\s+[\p{Han}·]{2,4}){0,3})\s*[\]】][^\p{Han}\w]{0,3}\s*(?:来源|出处)\s*[:：]`)
 )
 
 // nameStopWords end a run of names in a byline ("赵婕 出自…",
@@ -33,6 +40,10 @@ func bylineNames(s string) string {
 	s = strings.ReplaceAll(s, "、", " ")
 	var names []string
 	for _, tok := range strings.Fields(s) {
+		if isRoleToken(tok) {
+			// "本报实习生 刘国栋 周炜 本报记者 王燕平": the next names.
+			continue
+		}
 		stop := false
 		for _, w := range nameStopWords {
 			if i := strings.Index(tok, w); i >= 0 {
@@ -45,6 +56,10 @@ func bylineNames(s string) string {
 				break
 			}
 		}
+		if isProseVerb(tok) {
+			// "记者多番打听", "记者获悉": prose, not a byline.
+			break
+		}
 		if n := runeLen(tok); n >= 2 && n <= 4 && isHanName(tok) {
 			names = append(names, tok)
 		} else if tok != "" && !stop {
@@ -55,6 +70,31 @@ func bylineNames(s string) string {
 		}
 	}
 	return strings.Join(names, " ")
+}
+
+// proseVerbs follow 记者 in prose ("记者获悉", "记者多番打听"); a byline
+// run starting with one is not a name.
+var proseVerbs = []string{"的", "获悉", "证实", "透露", "据说", "打听", "了解", "发现", "注意到", "看到", "采访", "询问", "致电", "走访", "调查", "观察", "得知", "联系", "查询", "暗访", "探访", "问", "从", "在", "向", "对", "昨", "今", "日前", "近日", "多方", "多番", "随机", "实地", "现场", "电话"}
+
+func isProseVerb(tok string) bool {
+	for _, v := range proseVerbs {
+		if strings.HasPrefix(tok, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// roleWords end a token that names a role, not a person.
+var roleWords = []string{"记者", "通讯员", "实习生", "特约记者", "见习记者", "摄影"}
+
+func isRoleToken(tok string) bool {
+	for _, w := range roleWords {
+		if strings.HasSuffix(tok, w) && runeLen(tok) <= runeLen(w)+maxBylinePrefix {
+			return true
+		}
+	}
+	return false
 }
 
 func isHanName(s string) bool {
@@ -79,23 +119,37 @@ func cleanName(s string) string {
 // lineInfo locates the headline and the body inside the page's lines.
 type lineInfo struct {
 	page      []string
+	foreign   []bool // page lines inside related, comment or footer regions
 	body      []string
 	titleLine int // index of the headline line in page, or -1
 	bodyLine  int // index of the first body line in page, or -1
+	// urlDay is the date in the page URL (zero when none); yearHint is
+	// the meta or URL date whose year completes year-less dates.
+	urlDay, yearHint time.Time
 }
 
+// near returns up to n page lines from index from, without the lines of
+// foreign regions.
 func (li lineInfo) near(from, n int) []string {
 	if from < 0 {
 		return nil
 	}
 	to := min(len(li.page), from+n)
-	return li.page[from:to]
+	out := make([]string, 0, to-from)
+	for i := from; i < to; i++ {
+		if !li.isForeign(i) {
+			out = append(out, li.page[i])
+		}
+	}
+	return out
 }
+
+func (li lineInfo) isForeign(i int) bool { return i < len(li.foreign) && li.foreign[i] }
 
 // findMeta fills Source, Editor and Author from the body lines and the
 // lines around the headline.
 func findMeta(li lineInfo, art *Article, metaAuthor string) {
-	header := li.near(li.titleLine, headerLines)
+	header := li.header()
 	body := li.body
 	edge := append(append([]string{}, firstN(body, 3)...), lastN(body, 3)...)
 	for _, group := range [][]string{body, header} {
@@ -115,7 +169,9 @@ func findMeta(li lineInfo, art *Article, metaAuthor string) {
 			}
 		}
 	}
-	for _, group := range [][]string{edge, header} {
+	// The byline sits in the article's own header (between the headline
+	// and the body), at the edges of the body, or just after it.
+	for _, group := range [][]string{edge, header, li.footer()} {
 		if art.Author != "" {
 			break
 		}
@@ -131,9 +187,101 @@ func findMeta(li lineInfo, art *Article, metaAuthor string) {
 			art.Author = bylineNames(m[1])
 		}
 	}
+	if art.Author == "" {
+		art.Author = nameUnderHeadline(li)
+	}
 	if art.Author == "" && metaAuthor != "" && looksLikePerson(metaAuthor) {
 		art.Author = metaAuthor
 	}
+	// A self-media account or an organisation in the author field is the
+	// source ("作者：某某财经" on a portal's self-media channel).
+	if art.Author != "" && isAccountName(art.Author) {
+		if art.Source == "" {
+			art.Source = art.Author
+		}
+		art.Author = ""
+	}
+}
+
+// header returns the page lines of the article's header: headerLines
+// lines from the headline, or, when the headline is not found, the
+// headerLines/2 lines before the body, nearest first; foreign regions
+// excluded.
+func (li lineInfo) header() []string {
+	switch {
+	case li.titleLine >= 0:
+		return li.near(li.titleLine, headerLines)
+	case li.bodyLine > 0:
+		// Closest to the body first.
+		from := max(0, li.bodyLine-headerLines/2)
+		h := li.near(from, li.bodyLine-from)
+		slices.Reverse(h)
+		return h
+	}
+	return nil
+}
+
+// footerLines is how many page lines after the body are the article's
+// own footer (a byline closing the article outside its text block).
+const footerLines = 3
+
+// footer returns the page lines just after the body, foreign regions
+// excluded.
+func (li lineInfo) footer() []string {
+	end := bodyEnd(li.page, li.body)
+	if end < 0 {
+		return nil
+	}
+	return li.near(end+1, footerLines)
+}
+
+// bodyEnd returns the index of the page line holding the last body line,
+// located through one of the last body lines long enough to be unique;
+// -1 when not found.
+func bodyEnd(page, body []string) int {
+	const uniqueRunes = 15
+	for k := len(body) - 1; k >= 0 && k >= len(body)-5; k-- {
+		if runeLen(body[k]) < uniqueRunes {
+			continue
+		}
+		for i := len(page) - 1; i >= 0; i-- {
+			if page[i] == body[k] {
+				return min(len(page)-1, i+len(body)-1-k)
+			}
+		}
+	}
+	return -1
+}
+
+// nameUnderHeadline returns a lone personal name on the first line under
+// the headline ("我是怎样卷入八九民运的 / 茉莉"), the byline of magazine
+// and essay pages; "" otherwise.
+func nameUnderHeadline(li lineInfo) string {
+	if li.titleLine < 0 || li.titleLine+1 >= len(li.page) || li.isForeign(li.titleLine+1) || li.bodyLine >= 0 && li.bodyLine <= li.titleLine+1 {
+		// (A line under the headline that starts the body is not a byline.)
+		return ""
+	}
+	l := strings.TrimSpace(li.page[li.titleLine+1])
+	if n := runeLen(l); n < 2 || n > 4 || !isHanName(l) || notNames[l] || rxBoilerLine.MatchString(l) || rxUILine.MatchString(l) || isFurnitureLine(l) {
+		return ""
+	}
+	return l
+}
+
+// notNames are short lines under a headline that are not bylines.
+var notNames = map[string]bool{"正文": true, "摘要": true, "简介": true, "导读": true, "编者按": true, "核心提示": true, "提要": true, "内容提要": true, "图片": true, "视频": true, "专题": true, "评论": true, "社论": true, "快讯": true, "独家": true, "原创": true, "转载": true}
+
+// accountWords mark an author field as an organisation or a self-media
+// account rather than a person.
+var accountWords = []string{"网", "报", "社", "频道", "新闻", "财经", "传媒", "媒体", "公众号", "工作室", "观察", "官方", "号", "周刊", "杂志", "电视台", "电台", "研究院", "中心", "编辑部", "出版"}
+
+func isAccountName(s string) bool {
+	for _, w := range accountWords {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // headerLines is how many page lines from the headline are searched for
@@ -145,24 +293,77 @@ const (
 )
 
 func authorFromLine(l string) string {
+	// An account name (moved to the source by findMeta) may be long.
+	if a := authorFromLine1(l); !strings.ContainsAny(a, "=\"<>{}[]@#%&*+") && (hanNamesOnly(a) || isAccountName(a)) {
+		return a
+	}
+	return ""
+}
+
+// maxHanNameRunes: a run of more Han characters is prose glued to a name
+// ("作者:陈伟飞技术和时尚的无缝结合…"), not a name; compound names keep
+// their "·".
+const maxHanNameRunes = 4
+
+func hanNamesOnly(s string) bool {
+	for _, f := range strings.Fields(s) {
+		han := 0
+		for _, r := range f {
+			if isCJK(r) {
+				han++
+			}
+		}
+		if han > maxHanNameRunes && !strings.Contains(f, "·") {
+			return false
+		}
+	}
+	return true
+}
+
+func authorFromLine1(l string) string {
 	if runeLen(l) > maxMetaLineRunes {
 		return ""
 	}
-	if m := rxAuthorField.FindStringSubmatch(l); m != nil {
-		if n := cleanName(m[1]); n != "" {
+	if m := rxAuthorField.FindStringSubmatchIndex(l); m != nil {
+		name := l[m[2]:m[3]]
+		if r, _ := utf8.DecodeRuneInString(l[m[3]:]); isCJK(r) {
+			// The last "name" is the start of the prose that follows
+			// ("作者：胡振伟 现在宣传最热的…"): drop it.
+			if i := strings.LastIndexAny(name, " 　"); i > 0 {
+				name = name[:i]
+			} else {
+				name = ""
+			}
+		}
+		if n := cleanName(name); n != "" {
 			return n
 		}
 	}
-	if m := rxReporter.FindStringSubmatch(l); m != nil {
-		if n := bylineNames(m[1]); n != "" {
-			return n
+	if m := rxReporter.FindStringSubmatchIndex(l); m != nil && (runeLen(l[:m[0]]) <= maxBylinePrefix || runeLen(l) <= maxReporterLineRunes) {
+		// A reporter mention deep inside a long line is prose
+		// ("经过记者多番打听，…"), and so is a run that a comma ends
+		// ("记者梳理发现，…").
+		if r, _ := utf8.DecodeRuneInString(l[m[3]:]); r != '，' && r != '。' && r != ',' {
+			if n := bylineNames(l[m[2]:m[3]]); n != "" {
+				return n
+			}
 		}
 	}
 	if m := rxByEnglish.FindStringSubmatch(l); m != nil {
 		return m[1]
 	}
+	if m := rxPostedBy.FindStringSubmatch(l); m != nil {
+		return m[1]
+	}
+	if m := rxBracketName.FindStringSubmatch(l); m != nil {
+		return strings.Join(strings.Fields(m[1]), " ")
+	}
 	return ""
 }
+
+// maxReporterLineRunes: on a longer line the reporter word must open the
+// line (after at most maxBylinePrefix runes of medium name).
+const maxReporterLineRunes = 30
 
 // looksLikePerson rejects <meta name=author> values that are site names.
 func looksLikePerson(s string) bool {
@@ -195,6 +396,8 @@ const (
 	scoreInBody     = -2 // a date inside the article prose
 	scoreNegKeyword = -10
 	scoreUSForm     = -1 // month/day/year, also used for ranges in archives
+	scoreNoYear     = -1 // "10-08 12:00", its year taken from the meta or URL date
+	scoreURLDay     = 3  // the day the page URL names
 )
 
 // textDate picks the publish date from the page lines.
@@ -205,34 +408,47 @@ func textDate(li lineInfo) (time.Time, bool) {
 	}
 	best, bestScore, found := time.Time{}, 0, false
 	for i, l := range li.page {
-		if !strings.ContainsAny(l, "0123456789") {
+		if li.isForeign(i) || !strings.ContainsAny(l, "0123456789") {
 			continue
 		}
 		type match struct {
-			m  []string
-			us bool
+			m          []string
+			us, noYear bool
 		}
 		var ms []match
 		for _, m := range rxDateTime.FindAllStringSubmatch(l, 4) {
-			ms = append(ms, match{m, false})
+			ms = append(ms, match{m: m})
 		}
 		if len(ms) == 0 {
 			for _, m := range rxUSDate.FindAllStringSubmatch(l, 2) {
-				ms = append(ms, match{m, true})
+				ms = append(ms, match{m: m, us: true})
+			}
+		}
+		if len(ms) == 0 && !li.yearHint.IsZero() {
+			for _, m := range rxNoYearDate.FindAllStringSubmatch(l, 2) {
+				ms = append(ms, match{m: m, noYear: true})
 			}
 		}
 		for _, mm := range ms {
 			var t time.Time
 			var hasTime, ok bool
 			score := 0
-			if mm.us {
+			switch {
+			case mm.us:
 				t, hasTime, ok = usDateFromMatch(mm.m)
 				score += scoreUSForm
-			} else {
+			case mm.noYear:
+				t, ok = noYearDate(mm.m, li.yearHint)
+				hasTime = true
+				score += scoreNoYear
+			default:
 				t, hasTime, ok = dateFromMatch(mm.m)
 			}
 			if !ok {
 				continue
+			}
+			if !li.urlDay.IsZero() && sameDay(t, li.urlDay) {
+				score += scoreURLDay
 			}
 			if hasTime {
 				score += scoreTime
@@ -260,9 +476,15 @@ func textDate(li lineInfo) (time.Time, bool) {
 	if found && bestScore > scoreNegKeyword/2 {
 		return best, true
 	}
+	if !li.urlDay.IsZero() {
+		return li.urlDay, true
+	}
 	// A month date such as "1998年3月号" when no full date exists.
-	for _, group := range [][]string{li.body, li.page} {
-		for _, l := range group {
+	for g, group := range [][]string{li.body, li.page} {
+		for i, l := range group {
+			if g == 1 && li.isForeign(i) {
+				continue
+			}
 			if m := rxYearMonth.FindStringSubmatch(l); m != nil {
 				if t, _, ok := dateFromMatch([]string{m[0], m[1], m[2], "1", "", "", "", "", "", "", "", "", ""}); ok {
 					return t, true

@@ -247,6 +247,9 @@ var (
 	// rxNoticeHeading starts a copyright / disclaimer notice; from there to
 	// the end the text is boilerplate when it sits in the second half.
 	rxNoticeHeading = regexp.MustCompile(`^[【\[(（]?\s*(?:反侵权公告|版权声明|免责声明|特别声明|郑重声明|法律声明|侵权举报|版权所有)`)
+	// rxMaintenanceLine is a wiki maintenance notice ("本条目需要补充更多
+	// 来源。请协助…"), furniture wherever the box's markup is not named.
+	rxMaintenanceLine = regexp.MustCompile(`^(?:本条目|此条目|本文|本條目|此條目|這篇文章|这篇文章|本章节|此章节)[^。]{0,40}(?:需要|可能|没有|沒有|存在|缺少|过于|過於|已过时|含有).{0,120}(?:请|請)(?:协助|協助|帮助|幫助)`)
 	// rxColumnTag is a standalone column label such as 【新春走基层】.
 	rxColumnTag = regexp.MustCompile(`^[【\[]\s*[^】\]]{1,10}\s*[】\]]$`)
 	// rxUILine is an expander or pager control rendered as text.
@@ -343,7 +346,7 @@ func (e *Extractor) cleanLines(lines []string, art *Article) []string {
 			continue
 		}
 		leading = false
-		if rxBoilerLine.MatchString(l) || rxUILine.MatchString(l) {
+		if rxBoilerLine.MatchString(l) || rxUILine.MatchString(l) || rxMaintenanceLine.MatchString(l) {
 			continue
 		}
 		if rxNoticeHeading.MatchString(l) {

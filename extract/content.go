@@ -356,13 +356,16 @@ func (sc *scorer) finalScore(n *html.Node) float64 {
 	return s.score * (1 - s.linkDensity()) * classFactorOf(n)
 }
 
+// cand is a scored candidate element.
+type cand struct {
+	n     *html.Node
+	score float64
+}
+
 // topCandidate returns the best-scoring candidate element, promoted to an
-// ancestor when Readability would do so.
-func (sc *scorer) topCandidate() *html.Node {
-	type cand struct {
-		n     *html.Node
-		score float64
-	}
+// ancestor when Readability would do so, and the top candidates by score
+// (best first) before promotion.
+func (sc *scorer) topCandidate() (*html.Node, []cand) {
 	const nTop = 5
 	var top []cand
 	for _, n := range sc.order {
@@ -390,7 +393,7 @@ func (sc *scorer) topCandidate() *html.Node {
 		}
 	}
 	if len(top) == 0 {
-		return nil
+		return nil, nil
 	}
 	best := top[0].n
 	bestScore := top[0].score
@@ -439,7 +442,29 @@ func (sc *scorer) topCandidate() *html.Node {
 	for best.Parent != nil && best.Parent.Type == html.ElementNode && best.Parent.DataAtom != atom.Body && elementChildren(best.Parent) == 1 {
 		best = best.Parent
 	}
-	return best
+	return best, top
+}
+
+// runnerUp returns the score ratio of the best candidate that is not part
+// of the chosen content (neither inside nor around any chosen node) to the
+// best candidate's score; 0 when there is none.
+func runnerUp(top []cand, chosen []*html.Node) float64 {
+	if len(top) < 2 || top[0].score <= 0 {
+		return 0
+	}
+	for _, c := range top[1:] {
+		related := false
+		for _, n := range chosen {
+			if c.n == n || isAncestor(n, c.n) || isAncestor(c.n, n) {
+				related = true
+				break
+			}
+		}
+		if !related {
+			return c.score / top[0].score
+		}
+	}
+	return 0
 }
 
 func isAncestor(a, n *html.Node) bool {

@@ -20,9 +20,21 @@
 // available as Options.Engine = EngineReadability to measure the baseline.
 //
 // Pages that are lists, galleries, videos or site information get
-// ErrNoArticle with the reason instead of a few lines of navigation.
-// Metadata prefers the page's own evidence (<meta>, JSON-LD, the headline
-// element) over text patterns (发布时间, 来源：, 责任编辑：, 记者 …).
+// ErrNoArticle with the reason instead of a few lines of navigation. The
+// chosen block then gets a boilerplate verdict (boilerplate.go): a block
+// made mostly of footer, ICP and link-bar lines, or of lines repeated on
+// other pages of the same site, is never the article. A failing block, a
+// close runner-up or prose left between the headline and the block asks
+// plain go-readability for a second opinion, and the two decide by
+// agreement (character-bigram overlap). A page known to be an article
+// (Options.ExpectArticle, the site's article_url) is refused only when no
+// article text remains.
+//
+// Metadata prefers the page's own evidence (<meta>, JSON-LD, scripts, the
+// headline element, the URL) over text patterns (发布时间, 来源：, 责任编辑：,
+// 记者 …), and never reads text patterns from related-article, comment or
+// footer regions (region.go). Dates without a year take it from the meta
+// or URL date; times without a zone are China Standard Time.
 package extract
 
 import (
@@ -55,6 +67,9 @@ type Article struct {
 	Author      string
 	Editor      string
 	Method      string // how the body was found: MethodDensity, MethodSelector or MethodReadability
+	// SecondOpinion is "" when go-readability was not asked, else one of
+	// the SecondOpinion* values.
+	SecondOpinion string
 }
 
 // Method values.
@@ -80,24 +95,32 @@ type Options struct {
 	// StripMetaLines removes 来源/责任编辑 lines that sit inside the body
 	// from Text (they are captured into Source/Editor either way). Off by
 	// default: the reprint-web truth counts such lines as body text, and
-	// keeping them measured better (mean bigram F1 0.9993 vs 0.9945 on the
-	// dev split).
+	// keeping them measured better (docs/THRESHOLDS.md).
 	StripMetaLines bool
+	// ExpectArticle says the page is known to be an article (the site's
+	// article_url matched it). A short text is then kept even when the
+	// container holds more link text than prose (a brief with keyword
+	// links followed by a promo link block): link lists are dropped and
+	// the page is refused only when no article text remains.
+	ExpectArticle bool
 }
 
-// Extractor extracts articles. It holds only compiled, read-only state
-// and is safe for concurrent use.
+// Extractor extracts articles. It holds compiled selectors and a bounded
+// history of the short lines of the pages it has seen (template lines
+// repeated across a site's pages, see furnitureReason); it is safe for
+// concurrent use. Use one Extractor per site.
 type Extractor struct {
 	opts     Options
 	remove   []cascadia.Selector
 	bodySel  cascadia.Selector
 	titleSel cascadia.Selector
 	timeSel  cascadia.Selector
+	history  *lineHistory // short lines seen on earlier pages
 }
 
 // New compiles the selectors of opts.
 func New(opts Options) (*Extractor, error) {
-	e := &Extractor{opts: opts}
+	e := &Extractor{opts: opts, history: newLineHistory()}
 	for _, s := range opts.Remove {
 		sel, err := cascadia.Compile(s)
 		if err != nil {
@@ -133,13 +156,7 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extract: parse html: %w", err)
 	}
-	for _, sel := range e.remove {
-		for _, n := range cascadia.QueryAll(doc, sel) {
-			if n.Parent != nil {
-				n.Parent.RemoveChild(n)
-			}
-		}
-	}
+	e.removeSelected(doc)
 	meta := collectMeta(doc)
 	art := &Article{Title: chooseTitle(meta)}
 	if e.titleSel != nil {
@@ -150,19 +167,36 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 		}
 	}
 	selTime, haveSelTime := e.selectorTime(doc)
-	pageLines := renderLines(doc)
+	page0 := renderPage(doc)
+	pageLines := page0.lines
+	defer e.history.record(pageURL, pageLines)
 
 	res := e.body(doc, pageURL)
 	art.Method = res.method
 	lines := e.cleanLines(res.lines, art)
+	if res.method == MethodDensity {
+		var err error
+		trusted := page0
+		trusted.foreign = trustedMarks(page0, lines)
+		lead := proseBefore(trusted, titleLine(pageLines, art.Title), bodyLine(pageLines, lines))
+		if lines, err = e.decide(pageURL, page, art, &res, lines, lead); err != nil {
+			return nil, err
+		}
+	}
 	art.Text = strings.Join(lines, "\n")
-	if err := verdict(pageURL, meta, art, lines, res); err != nil {
+	if err := verdict(pageURL, meta, art, lines, res, e.opts.ExpectArticle); err != nil {
 		return nil, err
 	}
 
-	li := lineInfo{page: pageLines, body: lines, titleLine: titleLine(pageLines, art.Title), bodyLine: -1}
+	li := lineInfo{page: pageLines, foreign: trustedMarks(page0, lines), body: lines, titleLine: titleLine(pageLines, art.Title), bodyLine: -1}
 	li.bodyLine = bodyLine(pageLines, lines)
-	switch t, ok := parseTime(meta.published); {
+	metaTime, metaOK := parseTime(meta.published)
+	li.urlDay, _ = urlDate(pageURL)
+	li.yearHint = li.urlDay
+	if metaOK {
+		li.yearHint = metaTime
+	}
+	switch t, ok := metaTime, metaOK; {
 	case haveSelTime:
 		art.PublishedAt = selTime
 	case ok:
@@ -177,6 +211,8 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 	default:
 		if t, ok := textDate(li); ok {
 			art.PublishedAt = t
+		} else if !li.urlDay.IsZero() {
+			art.PublishedAt = li.urlDay
 		}
 	}
 	findMeta(li, art, meta.author)
@@ -189,7 +225,71 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 		}
 		art.Text = strings.Join(kept, "\n")
 	}
+	if sanitize(art); art.Text == "" {
+		return nil, fmt.Errorf("%w: no text left after removing control characters", ErrNoArticle)
+	}
 	return art, nil
+}
+
+func (e *Extractor) removeSelected(doc *html.Node) {
+	for _, sel := range e.remove {
+		for _, n := range cascadia.QueryAll(doc, sel) {
+			if n.Parent != nil {
+				n.Parent.RemoveChild(n)
+			}
+		}
+	}
+}
+
+// decide applies the boilerplate verdict to the chosen block's lines and,
+// when the block fails it, a runner-up scored close to it or prose stands
+// between the headline and the block (proseLead: a missed lead), asks
+// go-readability for a second opinion. Agreement keeps our (cleaner) text
+// or, for a failing block, refuses the page; a failing block against a
+// clean second opinion is replaced by it; a close call where the two
+// disagree keeps ours (SecondOpinionKept, counted by the evaluation).
+func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyResult, lines []string, proseLead bool) ([]string, error) {
+	site := siteOf(pageURL)
+	reason := e.furnitureReason(site, res.lines)
+	if reason == "" {
+		reason = e.furnitureReason(site, lines)
+	}
+	if reason == "" && res.runnerUp < closeRunnerUp && !proseLead {
+		return lines, nil
+	}
+	// Readability merges a footer that follows the posts into the body;
+	// its furniture lines are dropped before the two are compared.
+	second := e.secondOpinion(pageURL, page)
+	rd := dropFurniture(e.cleanLines(second.lines, art))
+	rdReason := e.furnitureReason(site, rd)
+	o := compareTexts(strings.Join(lines, "\n"), strings.Join(rd, "\n"))
+	agree := o.f1 >= minAgreement
+	switch {
+	case reason == "" && rdReason == "" && o.inA >= minContained && float64(o.nb) >= minExtension*float64(o.na) &&
+		float64(second.contentLinkUnits) <= maxListLinkDensity*float64(second.contentUnits) && leadingPart(rd, lines, art.Title) != nil:
+		// Our block was the later part of a split article; the second
+		// opinion's lines before it are its start. What follows our last
+		// line in the second opinion (comments, more links) is not taken.
+		art.SecondOpinion = SecondOpinionExtended
+		ext := append(leadingPart(rd, lines, art.Title), lines...)
+		res.lines = ext
+		return ext, nil
+	case agree && reason == "":
+		art.SecondOpinion = SecondOpinionAgreed
+	case reason == "":
+		art.SecondOpinion = SecondOpinionKept
+	case !agree && rdReason == "" && proseUnits(rd) >= minProseUnits:
+		art.SecondOpinion = SecondOpinionReplaced
+		art.Method = MethodReadability
+		second.lines = rd
+		second.pageUnits, second.pageLinkUnits = res.pageUnits, res.pageLinkUnits
+		*res = second
+		return rd, nil
+	default:
+		art.SecondOpinion = SecondOpinionRefused
+		return nil, fmt.Errorf("%w: boilerplate: %s", ErrNoArticle, reason)
+	}
+	return lines, nil
 }
 
 // bodyResult is the rendered body and the statistics the no-article
@@ -202,6 +302,9 @@ type bodyResult struct {
 	pageUnits, pageLinkUnits       int
 	contentUnits, contentLinkUnits int
 	contentImages                  int
+	// runnerUp is the score of the best candidate outside the chosen
+	// content relative to the best candidate's (0 when none).
+	runnerUp float64
 }
 
 // body finds the article body and renders it as lines.
@@ -224,16 +327,27 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 	sc.scoreParagraphs(doc)
 	ds := sc.stats[doc]
 	res := bodyResult{pageUnits: ds.units, pageLinkUnits: ds.linkUnits}
-	top := sc.topCandidate()
+	top, cands := sc.topCandidate()
 	if top == nil {
 		return res
 	}
 	nodes := sc.withCousins(top, sc.withSiblings(top))
+	res.runnerUp = runnerUp(cands, nodes)
 	for _, n := range nodes {
 		st := sc.stats[n]
 		res.contentUnits += st.units
 		res.contentLinkUnits += st.linkUnits
 		res.contentImages += st.images
+	}
+	if e.opts.ExpectArticle && float64(res.contentLinkUnits) > maxListLinkDensity*float64(res.contentUnits) {
+		// A known article page whose container is mostly links: a short
+		// story with keyword links and a promo block. The link items go;
+		// what remains is judged as the article.
+		for _, n := range nodes {
+			u, l := dropLinkItems(sc, n)
+			res.contentUnits -= u
+			res.contentLinkUnits -= l
+		}
 	}
 	for _, n := range nodes {
 		cleanContainer(sc, n, res.contentUnits)
@@ -252,7 +366,7 @@ func readabilityBody(doc *html.Node, pageURL string) bodyResult {
 	p := readability.NewParser()
 	p.DisableJSONLD = true
 	if ra, err := p.ParseAndMutate(doc, u); err == nil && ra.Node != nil {
-		return bodyResult{lines: renderLines(ra.Node), method: MethodReadability}
+		return bodyResult{lines: renderReadability(ra.Node), method: MethodReadability}
 	}
 	return bodyResult{}
 }

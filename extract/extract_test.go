@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/newsdedup/newscrawl/decode"
@@ -116,7 +117,12 @@ func FuzzExtract(f *testing.F) {
 	f.Add([]byte("<p>相关阅读</p><ul><li><a>x</a></li></ul>"))
 	f.Add([]byte("<table><tr><td>" + strings.Repeat("<div><p>文字，", 200)))
 	f.Add([]byte("<h1>标题</h1><div>2012年13月45日 99:99</div><p>来源：</p>"))
+	f.Add([]byte("<title>\u202e标题\x1b[31m</title><p>" + strings.Repeat("\u202e\x1b\u2066。", 300) + "</p><p>正文，\r\x00正文。</p>"))
 	ex, err := extract.New(extract.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	exArticle, err := extract.New(extract.Options{ExpectArticle: true})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -125,7 +131,11 @@ func FuzzExtract(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := ex.Extract("http://example.com/a.html", body)
+		e := ex
+		if len(raw)%2 == 1 {
+			e = exArticle
+		}
+		a, err := e.Extract("http://example.com/a.html", body)
 		if err != nil {
 			if !errors.Is(err, extract.ErrNoArticle) {
 				t.Fatalf("unexpected error %v", err)
@@ -139,6 +149,11 @@ func FuzzExtract(f *testing.F) {
 			if strings.TrimSpace(l) == "" {
 				t.Fatalf("empty line in %q", a.Text)
 			}
+		}
+		if i := strings.IndexFunc(a.Title+a.Text, func(r rune) bool {
+			return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0 || unicode.Is(unicode.Bidi_Control, r)
+		}); i >= 0 {
+			t.Fatalf("control character left in %q / %q", a.Title, a.Text)
 		}
 	})
 }
@@ -229,5 +244,61 @@ func TestBrSeparatedParagraphs(t *testing.T) {
 	}
 	if !strings.Contains(a.Text, "dual-format player to end the confusion") || strings.Contains(a.Text, "best offer") {
 		t.Errorf("text %q", a.Text)
+	}
+}
+
+// TestExpectArticle: a short brief whose words are keyword links, followed
+// in the same container by promo link blocks, is a list page by link
+// density; when the site's article_url marks it as an article, the story
+// is kept and the promo blocks dropped, and only a page without article
+// text is refused.
+func TestExpectArticle(t *testing.T) {
+	brief, err := os.ReadFile("testdata/pages/brief-promo.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noText := []byte(`<html><head><title>网易财经</title></head><body><div id="endText">
+<p><a href="/a1.html">沪指收复5100点 券商股集体走强</a></p><p><a href="/a2.html">两市成交额突破两万亿元创新高</a></p>
+<p><a href="/a3.html">创业板指数再创历史新高</a></p><p><a href="/a4.html">证监会：加强对场外配资的监管</a></p></div></body></html>`)
+	for _, tc := range []struct {
+		name    string
+		page    []byte
+		expect  bool
+		wantErr bool
+		has     []string
+		hasNot  []string
+	}{
+		{name: "brief refused as a list by default", page: brief, wantErr: true},
+		{name: "brief kept when expected", page: brief, expect: true,
+			has:    []string{"下周将继续开展逆回购操作", "市场利率有望保持平稳"},
+			hasNot: []string{"重点推荐", "沪指收复5100点", "证券要闻", "多家券商上调"}},
+		{name: "links only refused even when expected", page: noText, expect: true, wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex, err := extract.New(extract.Options{ExpectArticle: tc.expect})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := ex.Extract("http://money.163.example/15/0612/09/AB12CD.html", tc.page)
+			if tc.wantErr {
+				if !errors.Is(err, extract.ErrNoArticle) {
+					t.Fatalf("err = %v, article %+v; want ErrNoArticle", err, a)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tc.has {
+				if !strings.Contains(a.Text, s) {
+					t.Errorf("text lacks %q: %q", s, a.Text)
+				}
+			}
+			for _, s := range tc.hasNot {
+				if strings.Contains(a.Text, s) {
+					t.Errorf("text has %q: %q", s, a.Text)
+				}
+			}
+		})
 	}
 }

@@ -31,6 +31,7 @@ type goldenResult struct {
 	Author      string `json:"author,omitempty"`
 	Editor      string `json:"editor,omitempty"`
 	Method      string `json:"method,omitempty"`
+	Second      string `json:"second_opinion,omitempty"`
 	Error       string `json:"error,omitempty"`
 }
 
@@ -66,7 +67,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			default:
 				checkInvariants(t, dec.Body, art)
-				got.Title, got.Text, got.Source, got.Author, got.Editor, got.Method = art.Title, art.Text, art.Source, art.Author, art.Editor, art.Method
+				got.Title, got.Text, got.Source, got.Author, got.Editor, got.Method, got.Second = art.Title, art.Text, art.Source, art.Author, art.Editor, art.Method, art.SecondOpinion
 				if !art.PublishedAt.IsZero() {
 					got.PublishedAt = art.PublishedAt.Format(time.RFC3339)
 				}

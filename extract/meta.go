@@ -39,6 +39,10 @@ var publishTimeMetas = map[string]int{
 	"release_date": 2, "created": 4, "ptime": 2,
 }
 
+// scriptDateRank ranks a publish time assigned in a script below every
+// <meta> name.
+const scriptDateRank = 5
+
 // collectMeta walks the document once for <title>, <meta>, headings and
 // JSON-LD.
 func collectMeta(doc *html.Node) pageMeta {
@@ -87,6 +91,14 @@ func collectMeta(doc *html.Node) pageMeta {
 					}
 				}
 			case atom.Script:
+				if n.FirstChild != nil && pubRank > scriptDateRank && !strings.Contains(attr(n, "type"), "json") {
+					if v := scriptDate(n.FirstChild.Data); v != "" {
+						if _, ok := parseTime(v); ok {
+							pubRank = scriptDateRank
+							m.published = v
+						}
+					}
+				}
 				if strings.Contains(attr(n, "type"), "ld+json") && n.FirstChild != nil && pubRank > 1 {
 					if v := jsonLDPublished(n.FirstChild.Data); v != "" {
 						if _, ok := parseTime(v); ok {
@@ -263,6 +275,17 @@ func chooseTitle(m pageMeta) string {
 	}
 	if best != "" {
 		return best
+	}
+	// A short headline ("滇池") that the <title> opens before a separator.
+	for _, h := range m.headings {
+		if n := runeLen(h); n >= 2 && n < 4 && strings.HasPrefix(m.titleTag, h) {
+			rest := strings.TrimSpace(m.titleTag[len(h):])
+			for _, sep := range titleSeparators {
+				if strings.HasPrefix(rest, strings.TrimSpace(sep)) {
+					return h
+				}
+			}
+		}
 	}
 	for _, t := range []string{m.ogTitle, m.titleTag} {
 		if t == "" || strings.ContainsAny(t, "{}+") && strings.Contains(t, "document") {

@@ -70,14 +70,17 @@ func TestChooseTitle(t *testing.T) {
 
 func TestBylines(t *testing.T) {
 	tests := map[string]string{
-		"光明日报记者 王建宏 张文攀":              "王建宏 张文攀",
-		"新京报记者 彭冲 山东冠县报道":             "彭冲",
-		"本报记者罗科苏盈发自北京":                "罗科苏盈",
-		"作者：宋怡 杨志华":                   "宋怡 杨志华",
-		"02日14:25 作者： 赵婕 出自[人民文学出版社]": "赵婕",
-		"By Jane Doe, Staff Writer":   "Jane Doe",
-		"条件差但省了房租，公寓太挤没法安家记者探访":       "",
-		"今天天气很好。":                     "",
+		"光明日报记者 王建宏 张文攀":                  "王建宏 张文攀",
+		"新京报记者 彭冲 山东冠县报道":                 "彭冲",
+		"本报记者罗科苏盈发自北京":                    "罗科苏盈",
+		"作者：宋怡 杨志华":                       "宋怡 杨志华",
+		"02日14:25 作者： 赵婕 出自[人民文学出版社]":     "赵婕",
+		"By Jane Doe, Staff Writer":       "Jane Doe",
+		"条件差但省了房租，公寓太挤没法安家记者探访":           "",
+		"今天天气很好。":                         "",
+		"本报实习生 刘国栋 周炜 本报记者 王燕平 方云凤 柏建斌":   "刘国栋 周炜 王燕平 方云凤 柏建斌",
+		"富士Z300套装仅售1389元作者:陈伟飞技术和时尚的无缝结合": "",
+		"作者：size=\"20\"":                  "",
 	}
 	for in, want := range tests {
 		got := authorFromLine(in)
@@ -133,5 +136,29 @@ func TestUSDate(t *testing.T) {
 	got, ok := textDate(li)
 	if !ok || !got.Equal(time.Date(2004, 9, 17, 17, 54, 13, 0, cst)) {
 		t.Fatalf("got %v %v", got, ok)
+	}
+}
+
+// TestAuthorIsNotASource: an organisation or self-media account in the
+// author field is the source; a lone name under the headline is the
+// author.
+func TestAuthorIsNotASource(t *testing.T) {
+	for _, tc := range []struct {
+		name, header, wantAuthor, wantSource string
+	}{
+		{"self-media account", "作者：科技观察财经", "", "科技观察财经"},
+		{"person", "作者：张三", "张三", ""},
+		{"name under headline", "李四", "李四", ""},
+		{"column label under headline", "导读", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := []string{"标题是这样的一句话", tc.header, "正文第一段，内容足够长，讲了一件事情的来龙去脉。"}
+			li := lineInfo{page: page, body: page[2:], titleLine: 0, bodyLine: 2}
+			a := &Article{}
+			findMeta(li, a, "")
+			if a.Author != tc.wantAuthor || a.Source != tc.wantSource {
+				t.Errorf("author %q source %q, want %q %q", a.Author, a.Source, tc.wantAuthor, tc.wantSource)
+			}
+		})
 	}
 }

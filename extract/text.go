@@ -61,6 +61,11 @@ type lineBuilder struct {
 	lines []string
 	cur   strings.Builder
 	space bool // a collapsed whitespace is pending
+	// marks, when not nil, receives per line whether any of its text was
+	// rendered inside a foreign region (foreign > 0), see renderPage.
+	marks   *[]bool
+	foreign int
+	curMark bool
 }
 
 func (b *lineBuilder) text(s string) {
@@ -76,6 +81,9 @@ func (b *lineBuilder) text(s string) {
 		}
 		b.space = false
 		b.cur.WriteRune(r)
+		if b.foreign > 0 {
+			b.curMark = true
+		}
 	}
 }
 
@@ -83,6 +91,10 @@ func (b *lineBuilder) newline() {
 	if b.cur.Len() > 0 {
 		b.lines = append(b.lines, b.cur.String())
 		b.cur.Reset()
+		if b.marks != nil {
+			*b.marks = append(*b.marks, b.curMark)
+		}
+		b.curMark = false
 	}
 	b.space = false
 }
@@ -124,15 +136,32 @@ func renderInto(b *lineBuilder, n *html.Node, depth int) {
 	if block {
 		b.newline()
 	}
+	foreign := b.marks != nil && n.Type == html.ElementNode && isForeign(n)
+	if foreign {
+		b.foreign++
+	}
 	if depth >= maxRenderDepth {
 		renderFlat(b, n)
 	} else {
+		afterHeading := false
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if b.marks != nil && !afterHeading && c.Type == html.ElementNode && blockAtoms[c.DataAtom] && isHeadingElement(c) {
+				// A related-reading heading: it and the rest of its
+				// siblings are the block.
+				afterHeading = true
+				b.foreign++
+			}
 			renderInto(b, c, depth+1)
+		}
+		if afterHeading {
+			b.foreign--
 		}
 	}
 	if block {
 		b.newline()
+	}
+	if foreign {
+		b.foreign--
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"golang.org/x/net/html"
 )
 
 // No-article verdict thresholds.
@@ -42,8 +44,10 @@ var (
 )
 
 // verdict returns ErrNoArticle, wrapped with the reason, for pages that
-// hold no article.
-func verdict(pageURL string, m pageMeta, art *Article, lines []string, res bodyResult) error {
+// hold no article. A page known to be an article (expectArticle) is not
+// judged by its link density or fragments: it is refused only when no
+// article text remains.
+func verdict(pageURL string, m pageMeta, art *Article, lines []string, res bodyResult, expectArticle bool) error {
 	path := ""
 	if u, err := url.Parse(pageURL); err == nil {
 		path = u.Path
@@ -66,6 +70,12 @@ func verdict(pageURL string, m pageMeta, art *Article, lines []string, res bodyR
 			return fmt.Errorf("%w: gallery page", ErrNoArticle)
 		}
 	}
+	if expectArticle {
+		if prose < minProseUnits {
+			return fmt.Errorf("%w: no article text", ErrNoArticle)
+		}
+		return nil
+	}
 	if res.contentUnits > 0 && float64(res.contentLinkUnits) > maxListLinkDensity*float64(res.contentUnits) {
 		return fmt.Errorf("%w: list page (link density %.2f)", ErrNoArticle, float64(res.contentLinkUnits)/float64(res.contentUnits))
 	}
@@ -77,6 +87,63 @@ func verdict(pageURL string, m pageMeta, art *Article, lines []string, res bodyR
 			return fmt.Errorf("%w: navigation or list page", ErrNoArticle)
 		}
 		return fmt.Errorf("%w: no main text", ErrNoArticle)
+	}
+	return nil
+}
+
+// Link items: a block element whose text is at least minLinkItemShare link
+// text is a headline link, not prose with keyword links; a short line
+// without punctuation just before one is its block heading (重点推荐).
+const (
+	minLinkItemShare    = 0.9
+	maxItemHeadingUnits = 30
+)
+
+// dropLinkItems removes the link items under root and returns the units
+// and link units removed.
+func dropLinkItems(sc *scorer, root *html.Node) (units, linkUnits int) {
+	var walk func(n *html.Node, depth int)
+	walk = func(n *html.Node, depth int) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type != html.ElementNode {
+				c = next
+				continue
+			}
+			s := sc.stats[c]
+			if !blockAtoms[c.DataAtom] {
+				// Inline links are keyword links of the prose.
+				c = next
+				continue
+			}
+			if s != nil && s.units > 0 && float64(s.linkUnits) >= minLinkItemShare*float64(s.units) {
+				if p := prevElement(c); p != nil {
+					if ps := sc.stats[p]; ps != nil && ps.units > 0 && ps.units <= maxItemHeadingUnits && ps.linkUnits == 0 && !strings.ContainsAny(textOf(p), "。！？，,") {
+						units += ps.units
+						n.RemoveChild(p)
+					}
+				}
+				units += s.units
+				linkUnits += s.linkUnits
+				n.RemoveChild(c)
+			} else if depth < maxRenderDepth {
+				walk(c, depth+1)
+			}
+			c = next
+		}
+	}
+	walk(root, 0)
+	return units, linkUnits
+}
+
+func prevElement(n *html.Node) *html.Node {
+	for p := n.PrevSibling; p != nil; p = p.PrevSibling {
+		switch {
+		case p.Type == html.ElementNode:
+			return p
+		case p.Type == html.TextNode && strings.TrimSpace(p.Data) != "":
+			return nil
+		}
 	}
 	return nil
 }

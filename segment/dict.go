@@ -22,7 +22,7 @@ import (
 var zhDict []byte
 
 const (
-	dictMagic = "NDSD\x01"
+	dictMagic = "NDSD\x02"
 
 	// unknownDistance is the path length of a character that no
 	// single-character dictionary word covers (gse's pseudo token, distance 32).
@@ -32,6 +32,10 @@ const (
 	// corrupt header cannot make the loader allocate without limit.
 	maxDictWords = 1 << 24
 	maxDictBody  = 64 << 20
+	// maxDictTags bounds the part-of-speech tag table (jieba uses about 60
+	// tags; indexes are stored per trie node in one byte, 0 = untagged).
+	maxDictTags = 255
+	maxTagLen   = 16
 )
 
 // The dictionary is a rune trie. Node 0 is the root. Transitions out of the
@@ -69,6 +73,8 @@ type dictionary struct {
 	slots    []uint64  // hash table of the other transitions
 	shift    uint      // 64 - log2(len(slots))
 	dist     []float32 // node -> word path length log2(F/freq) (gse Token.distance)
+	pos      []uint8   // node -> index into tags of the word's part of speech (0: none)
+	tags     []string  // part-of-speech tags; tags[0] is ""
 	nodes    int
 	words    int
 }
@@ -154,6 +160,7 @@ func (b *builder) newNode() (uint32, error) {
 	}
 	b.d.nodes++
 	b.d.dist = append(b.d.dist, 0)
+	b.d.pos = append(b.d.pos, 0)
 	return uint32(b.d.nodes), nil
 }
 
@@ -177,8 +184,8 @@ func (b *builder) setFlags(at ref, word, ext bool) {
 	}
 }
 
-// insert adds word w with path length dist.
-func (b *builder) insert(w []byte, dist float32) error {
+// insert adds word w with path length dist and part-of-speech tag index tag.
+func (b *builder) insert(w []byte, dist float32, tag uint8) error {
 	var node uint32
 	var at ref
 	for i, r := range string(w) {
@@ -196,12 +203,32 @@ func (b *builder) insert(w []byte, dist float32) error {
 	}
 	b.setFlags(at, true, false)
 	b.d.dist[node] = dist
+	b.d.pos[node] = tag
 	return nil
+}
+
+// lookup returns the part-of-speech tag and path length of dictionary word
+// w, and whether w is a dictionary word at all.
+func (d *dictionary) lookup(w string) (tag string, dist float32, ok bool) {
+	var node uint32
+	word := false
+	for _, r := range w {
+		next, isWord, _, found := d.step(node, r)
+		if !found {
+			return "", 0, false
+		}
+		node, word = next, isWord
+	}
+	if !word || node == 0 {
+		return "", 0, false
+	}
+	return d.tags[d.pos[node]], d.dist[node], true
 }
 
 type dictHeader struct {
 	words, nodes uint64
-	total        float64 // total dictionary frequency F
+	total        float64  // total dictionary frequency F
+	tags         []string // part-of-speech tags; tags[0] is "" (untagged)
 }
 
 // openDict checks a dictionary written by internal/gendict and returns its
@@ -230,6 +257,31 @@ func openDict(data []byte) (dictHeader, []byte, error) {
 	if h.words > maxDictWords || h.nodes > maxNodes || !(h.total >= 1 && h.total < math.MaxFloat32) {
 		return h, nil, errors.New("segment: dictionary header out of range")
 	}
+	ntags, err := binary.ReadUvarint(rd)
+	if err != nil {
+		return h, nil, fmt.Errorf("segment: dictionary header: %w", err)
+	}
+	if ntags > maxDictTags {
+		return h, nil, fmt.Errorf("segment: dictionary has %d part-of-speech tags (limit %d)", ntags, maxDictTags)
+	}
+	h.tags = make([]string, 1, ntags+1)
+	for range ntags {
+		n, err := binary.ReadUvarint(rd)
+		if err != nil {
+			return h, nil, fmt.Errorf("segment: dictionary tags: %w", err)
+		}
+		if n == 0 || n > maxTagLen {
+			return h, nil, errors.New("segment: dictionary tag length out of range")
+		}
+		tag := make([]byte, n)
+		if _, err := io.ReadFull(rd, tag); err != nil {
+			return h, nil, fmt.Errorf("segment: dictionary tags: %w", err)
+		}
+		if !utf8.Valid(tag) {
+			return h, nil, errors.New("segment: dictionary tag is not UTF-8")
+		}
+		h.tags = append(h.tags, string(tag))
+	}
 	zr := flate.NewReader(rd)
 	defer zr.Close()
 	body, err := io.ReadAll(io.LimitReader(zr, maxDictBody+1))
@@ -245,9 +297,9 @@ func openDict(data []byte) (dictHeader, []byte, error) {
 	return h, body, nil
 }
 
-// eachDictWord calls fn for every entry of body in order. The word slice is
-// reused between calls.
-func eachDictWord(h dictHeader, body []byte, fn func(word []byte, freq uint64) error) error {
+// eachDictWord calls fn for every entry of body in order, with the index of
+// its part-of-speech tag in h.tags. The word slice is reused between calls.
+func eachDictWord(h dictHeader, body []byte, fn func(word []byte, freq uint64, tag uint8) error) error {
 	uvarint := func() uint64 {
 		v, n := binary.Uvarint(body)
 		if n <= 0 {
@@ -269,7 +321,11 @@ func eachDictWord(h dictHeader, body []byte, fn func(word []byte, freq uint64) e
 		if freq == 0 || freq > math.MaxUint32 || !utf8.Valid(word) {
 			return fmt.Errorf("segment: dictionary entry %d: bad word or frequency", i)
 		}
-		if err := fn(word, freq); err != nil {
+		tag := uvarint()
+		if tag >= uint64(len(h.tags)) {
+			return fmt.Errorf("segment: dictionary entry %d: tag index %d out of range", i, tag)
+		}
+		if err := fn(word, freq, uint8(tag)); err != nil {
 			return err
 		}
 	}
@@ -297,11 +353,13 @@ func loadDict(data []byte) (*dictionary, error) {
 		slots:    make([]uint64, size),
 		shift:    uint(64 - bits.TrailingZeros(uint(size))),
 		dist:     make([]float32, 1, h.nodes+1),
+		pos:      make([]uint8, 1, h.nodes+1),
+		tags:     h.tags,
 		words:    int(h.words),
 	}
 	b := builder{d}
-	err = eachDictWord(h, body, func(word []byte, freq uint64) error {
-		return b.insert(word, logTotal-float32(math.Log2(float64(freq))))
+	err = eachDictWord(h, body, func(word []byte, freq uint64, tag uint8) error {
+		return b.insert(word, logTotal-float32(math.Log2(float64(freq))), tag)
 	})
 	if err != nil {
 		return nil, err

@@ -41,6 +41,7 @@ func encodeDict(t testing.TB, words map[string]uint64, extraTotal float64) []byt
 		put(uint64(len(w) - n))
 		zw.Write([]byte(w[n:]))
 		put(words[w])
+		put(uint64(slices.Index(testTags, testPOS[w]) + 1)) // 0 when untagged
 		prev = w
 	}
 	zw.Close()
@@ -49,8 +50,19 @@ func encodeDict(t testing.TB, words map[string]uint64, extraTotal float64) []byt
 	out = binary.AppendUvarint(out, uint64(len(nodes)))
 	out = binary.AppendUvarint(out, 0)
 	out = binary.LittleEndian.AppendUint64(out, math.Float64bits(total))
+	out = binary.AppendUvarint(out, uint64(len(testTags)))
+	for _, tag := range testTags {
+		out = binary.AppendUvarint(out, uint64(len(tag)))
+		out = append(out, tag...)
+	}
 	return append(out, body.Bytes()...)
 }
+
+// testTags is the tag table encodeDict writes; testPOS tags some words.
+var (
+	testTags = []string{"n", "ns", "v"}
+	testPOS  = map[string]string{"中国": "ns", "研究": "v", "生命": "n", "起源": "n"}
+)
 
 func segmenterWithDict(t testing.TB, words map[string]uint64) *Segmenter {
 	t.Helper()
@@ -88,11 +100,55 @@ func TestShortestPath(t *testing.T) {
 	}
 }
 
+func TestPOS(t *testing.T) {
+	s := segmenterWithDict(t, map[string]uint64{"中国": 5, "中": 2, "研究": 100, "生命": 100, "的": 1000})
+	tests := []struct {
+		name, word, want string
+		ok               bool
+	}{
+		{"place name", "中国", "ns", true},
+		{"verb", "研究", "v", true},
+		{"noun", "生命", "n", true},
+		{"untagged word", "的", "", false},
+		{"prefix only", "研", "", false},
+		{"not in dictionary", "国中", "", false},
+		{"empty", "", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := s.POS(tt.word)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("POS(%q) = %q, %v, want %q, %v", tt.word, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+	if d, ok := s.InvFreq("的"); !ok || d <= 0 {
+		t.Errorf("InvFreq(的) = %v, %v", d, ok)
+	}
+	if _, ok := s.InvFreq("国中"); ok {
+		t.Error("InvFreq of a non-word is ok")
+	}
+}
+
+// TestEmbeddedPOS checks that the embedded dictionary kept gse's tags.
+func TestEmbeddedPOS(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w, want := range map[string]string{"北京": "ns", "记者": "n", "发展": "vn"} {
+		if got, _ := s.POS(w); got != want {
+			t.Errorf("POS(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
 func TestLoadDictErrors(t *testing.T) {
 	good := encodeDict(t, map[string]uint64{"中国": 5, "中": 2}, 0)
 	bad := [][]byte{
 		nil,
 		[]byte("NDSD\x02"),
+		append([]byte("NDSD\x01"), good[len(dictMagic):]...), // version 1 (no tags)
 		good[:len(dictMagic)+2],
 		good[:len(good)-3],
 		append(slices.Clone(good), 1, 2, 3),

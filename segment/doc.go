@@ -21,16 +21,13 @@
 //
 // Features computes TF or TF-IDF term weights with term positions for
 // Simhash/P-Simhash, optionally with a documented co-occurrence penalty in
-// place of P-Simhash's J-Tidf. LearnAntecedents learns SpotSigs antecedents
-// (stopwords concentrated in the main text) from pages with labelled main text
-// (Li Yan et al. 2017 §3.3); the learned list ships as antecedents.txt.
+// place of P-Simhash's J-Tidf. Antecedents returns the SpotSigs antecedents:
+// the stopwords concentrated in the main text, learned from pages with a
+// labelled main text (Li Yan et al. 2017 §3.3) by internal/antecedents
+// (`newscrawl learn-antecedents`) and shipped as antecedents.txt. The
+// package is runtime only: it neither learns nor decodes pages (package
+// decode is the one charset decoder).
 //
-// Measured on the 2-core development machine (shared, so ranges; Go 1.26):
-// New takes 0.14-0.24 s and holds 10.7 MB of heap (peak RSS of a process that
-// only loads it: 21 MB), where gse needs 1.8 s / 205 MB RSS for "zh_s" and
-// 3.8 s / 370 MB for its default dictionary. Words handles 7,500-8,800 real
-// news texts per second on one goroutine (1,100 characters, 3.3 KB each;
-// 24-29 MB/s; 2 allocations per call) and up to 17,500 per second on both
-// cores; gse's Cut does 2,300-2,900 and its Segment 3,700 per second on the
-// same texts (`go test -bench 'Load|Words' ./segment`).
+// Load time, memory and words per second against gse's own loader:
+// docs/THRESHOLDS.md (`go test -bench 'Load|Words' ./segment` prints them).
 package segment

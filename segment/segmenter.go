@@ -98,30 +98,101 @@ func (s *Segmenter) IsStop(w string) bool {
 	return ok
 }
 
+// POS returns the part-of-speech tag that the dictionary gives word w (a
+// word as returned by Words), in jieba's tag set as kept by gse ("n" noun,
+// "ns" place name, "nr" person name, "nt" organisation, "nz" other proper
+// noun, "v" verb, ...), and false when w is not a dictionary word or has no
+// tag.
+func (s *Segmenter) POS(w string) (string, bool) {
+	tag, _, ok := s.dict.lookup(w)
+	return tag, ok && tag != ""
+}
+
+// InvFreq returns log2(F/freq(w)) of dictionary word w, F being the
+// dictionary's total frequency (the path length gse's segmentation uses):
+// an inverse-frequency weight that depends on no corpus. ok is false when
+// w is not a dictionary word.
+func (s *Segmenter) InvFreq(w string) (float64, bool) {
+	_, d, ok := s.dict.lookup(w)
+	return float64(d), ok
+}
+
 // DictionaryWords returns the number of words in the loaded dictionary.
 func (s *Segmenter) DictionaryWords() int { return s.dict.words }
 
 // Words normalises text (Normalize), segments it, maps synonyms and returns
 // the words in text order without whitespace and punctuation tokens: a token
 // is kept if it contains a letter (Han characters included) or a digit.
-// Stopwords are kept. Texts over 256 MB are segmented in 256 MB pieces.
+// Stopwords are kept.
+//
+// Texts over segmentPiece bytes are segmented line by line (a line longer
+// than a piece is cut after a sentence end or a space), so that the segmenter's per-character buffers
+// (16 bytes per character) stay bounded whatever the text length: a 9 MB
+// text needed 180 MB in one piece. Words do not span those cuts (the
+// dictionary has no word across a line break or a 。), so a long text gives
+// the words of its paragraphs segmented one by one
+// (TestWordsPiecesEqualSeparate); in one piece it did not, as float32 path
+// lengths over megabytes lose the precision that decides ties.
 func (s *Segmenter) Words(text string) []string {
-	if len(text) > maxSegmentBytes {
-		// Offsets are int32: segment huge texts piece by piece, cut at a
-		// rune boundary (a word spanning a cut is split there).
-		cut := maxSegmentBytes
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		return append(s.Words(text[:cut]), s.Words(text[cut:])...)
+	if len(text) <= segmentPiece {
+		return s.appendWords(nil, text)
 	}
+	// Chinese news text has 5.6 bytes per word (punctuation dropped): one
+	// allocation, no regrowth copy of a multi-megabyte slice.
+	out := make([]string, 0, len(text)/5)
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line = text[:i+1]
+		}
+		text = text[len(line):]
+		for len(line) > 0 {
+			n := pieceEnd(line, segmentPiece)
+			out = s.appendWords(out, line[:n])
+			line = line[n:]
+		}
+	}
+	return out
+}
+
+// pieceEnd returns where the first piece of text of at most max bytes ends:
+// after its last line break, else after its last 。 or space, else at a rune
+// boundary.
+func pieceEnd(text string, max int) int {
+	if len(text) <= max {
+		return len(text)
+	}
+	w := text[:max]
+	if i := strings.LastIndexByte(w, '\n'); i > 0 {
+		return i + 1
+	}
+	if i := strings.LastIndex(w, "。"); i > 0 {
+		return i + len("。")
+	}
+	if i := strings.LastIndexByte(w, ' '); i > 0 {
+		return i + 1
+	}
+	n := max
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	if n == 0 {
+		n = max // not UTF-8: any cut
+	}
+	return n
+}
+
+// appendWords appends the words of one piece of text to out.
+func (s *Segmenter) appendWords(out []string, text string) []string {
 	b := s.getBuffers()
 	defer s.putBuffers(b)
 	norm, spans := s.segmentText(text, b)
 	if len(spans) == 0 {
-		return nil
+		return out
 	}
-	out := make([]string, 0, len(spans)/2)
+	if out == nil {
+		out = make([]string, 0, len(spans)/2)
+	}
 	for i := 0; i < len(spans); i += 2 {
 		tok := norm[spans[i]:spans[i+1]]
 		// Tokens starting with a CJK unified ideograph (lead byte E5..E9:
@@ -172,9 +243,9 @@ type cutBuffers struct {
 const (
 	// maxPooledUnits keeps one huge text from pinning huge buffers in the pool.
 	maxPooledUnits = 1 << 20
-	// maxSegmentBytes is the largest text segmented in one piece (byte
-	// offsets are int32); Words splits longer texts.
-	maxSegmentBytes = 256 << 20
+	// segmentPiece is the largest text segmented in one piece (Words);
+	// news articles are 1-30 KB, so they are one piece.
+	segmentPiece = 64 << 10
 )
 
 func (s *Segmenter) getBuffers() *cutBuffers {

@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 )
 
 func TestWords(t *testing.T) {
@@ -78,7 +78,7 @@ func TestEmbeddedDictionaryNormalised(t *testing.T) {
 	}
 	n := 0
 	nodes := map[string]bool{}
-	err = eachDictWord(h, body, func(w []byte, _ uint64) error {
+	err = eachDictWord(h, body, func(w []byte, _ uint64, _ uint8) error {
 		n++
 		if Normalize(string(w)) != string(w) {
 			t.Errorf("dictionary word %q is not normalised", w)
@@ -175,7 +175,7 @@ func TestLoadCilin(t *testing.T) {
 	}
 
 	// The full Cilin Extended, UTF-8 and GBK, when the shared data is present.
-	sharedDir, ok := shared.Lookup(t)
+	sharedDir, ok := sharedtest.Lookup(t)
 	if !ok {
 		t.Log("shared data absent: full Cilin not checked")
 		return

@@ -45,6 +45,15 @@ type FeatureOptions struct {
 	TopM int
 	// JTidf applies the co-occurrence penalty described at Features.
 	JTidf bool
+	// NoPositions leaves Feature.Positions nil (the weights are the same):
+	// for callers that need only terms and weights, it saves 12 bytes per
+	// word, which counts on multi-megabyte texts. Ignored with JTidf, which
+	// needs the positions.
+	NoPositions bool
+	// Cooccur, with JTidf, takes the co-occurrence from a model learned on
+	// a training corpus (the published J-Tidf, see LearnCooccurrence)
+	// instead of from blocks of the document itself.
+	Cooccur *Cooccurrence
 }
 
 const (
@@ -80,6 +89,9 @@ const (
 func Features(words []string, isStop func(string) bool, w Weighting, df DocFreq, opts FeatureOptions) []Feature {
 	// One map lookup per word: each word's feature index is noted, then all
 	// position lists are cut from one backing array.
+	if opts.NoPositions && !opts.JTidf {
+		return countFeatures(words, isStop, w, df, opts)
+	}
 	index := make(map[string]int32, len(words)/2)
 	ids := make([]int32, len(words))
 	var feats []Feature
@@ -112,19 +124,30 @@ func Features(words []string, isStop func(string) bool, w Weighting, df DocFreq,
 			feats[i].Positions = append(feats[i].Positions, pos)
 		}
 	}
+	for i := range feats {
+		feats[i].Weight = float64(len(feats[i].Positions))
+	}
+	return finishFeatures(feats, w, df, opts)
+}
+
+// finishFeatures turns term counts (in Weight) into weights and applies
+// JTidf and TopM.
+func finishFeatures(feats []Feature, w Weighting, df DocFreq, opts FeatureOptions) []Feature {
 	n := 0
 	if df != nil {
 		n = df.Docs()
 	}
 	for i := range feats {
 		f := &feats[i]
-		f.Weight = float64(len(f.Positions))
 		if w == TFIDF && n > 0 {
 			d := min(max(df.DF(f.Term), 0), n)
 			f.Weight *= math.Log(float64(n+1)/float64(d+1)) + 1
 		}
 	}
-	if opts.JTidf {
+	switch {
+	case opts.JTidf && opts.Cooccur != nil:
+		learnedPenalty(feats, opts.Cooccur)
+	case opts.JTidf:
 		cooccurrencePenalty(feats)
 	}
 	if opts.TopM > 0 {
@@ -140,6 +163,29 @@ func Features(words []string, isStop func(string) bool, w Weighting, df DocFreq,
 		feats = feats[:opts.TopM:opts.TopM]
 	}
 	return feats
+}
+
+// countFeatures is Features without positions: one map lookup per word and
+// a count per term.
+func countFeatures(words []string, isStop func(string) bool, w Weighting, df DocFreq, opts FeatureOptions) []Feature {
+	index := make(map[string]int32)
+	var feats []Feature
+	for _, word := range words {
+		if word == "" || (isStop != nil && isStop(word)) {
+			continue
+		}
+		i, ok := index[word]
+		if !ok {
+			i = int32(len(feats))
+			index[word] = i
+			feats = append(feats, Feature{Term: word})
+		}
+		feats[i].Weight++
+	}
+	if len(feats) == 0 {
+		return nil
+	}
+	return finishFeatures(feats, w, df, opts)
 }
 
 // cooccurrencePenalty applies the JTidf penalty in place (see Features).

@@ -121,3 +121,31 @@ func TestFeaturesJTidf(t *testing.T) {
 		t.Errorf("order %q, want %q", order, want)
 	}
 }
+
+// TestFeaturesNoPositions: without positions the terms, their order and
+// their weights are those of Features with positions, for every weighting
+// and TopM.
+func TestFeaturesNoPositions(t *testing.T) {
+	stop := func(w string) bool { return w == "的" }
+	words := strings.Fields("北京 的 天气 好 北京 的 空气 好 了 北京 天气 风 雨 雨")
+	corpus := mapDF{df: map[string]int{"北京": 9, "天气": 1, "好": 9, "空气": 0}, docs: 9}
+	for _, tc := range []struct {
+		name string
+		wt   Weighting
+		df   DocFreq
+		topM int
+	}{{"tf", TF, nil, 0}, {"tfidf", TFIDF, corpus, 0}, {"tf top 3", TF, nil, 3}, {"tfidf top 2", TFIDF, corpus, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := Features(words, stop, tc.wt, tc.df, FeatureOptions{TopM: tc.topM})
+			got := Features(words, stop, tc.wt, tc.df, FeatureOptions{TopM: tc.topM, NoPositions: true})
+			if len(got) != len(want) {
+				t.Fatalf("%d features, want %d", len(got), len(want))
+			}
+			for i := range want {
+				if got[i].Term != want[i].Term || got[i].Weight != want[i].Weight || got[i].Positions != nil {
+					t.Errorf("feature %d = %+v, want %+v without positions", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}

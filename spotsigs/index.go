@@ -323,112 +323,20 @@ func (x *Index) search(q Signature, how measure, t float64, shared int) []Match 
 	case byShared:
 		all = shared <= 0
 	}
-	var out []Match
 	if all || len(q) > math.MaxUint32 {
 		// Everything matches, or q is too long for the packed counts below
 		// (over 4·10^9 spots): scan all signatures.
-		for _, d := range x.docs {
-			if !d.used {
-				continue
-			}
-			if m := x.match(q, d); all || passes(m, how, t, shared) {
-				out = append(out, m)
-			}
-		}
-		sortMatches(out, how)
-		return out
+		return x.scan(q, how, t, shared, all)
 	}
 	if len(q) == 0 {
 		return nil // shares nothing, and the threshold is positive
 	}
-
-	// Distinct spots of q with their multiplicities.
-	vals := make([]uint64, 0, len(q))
-	cnts := make([]int, 0, len(q))
-	for i, v := range q {
-		if i > 0 && q[i-1] == v {
-			cnts[len(cnts)-1]++
-			continue
-		}
-		vals = append(vals, v)
-		cnts = append(cnts, 1)
-	}
-	la := len(q)
-	// needFor is the least overlap a signature of length lb must have with q
-	// to pass the threshold (see minShared).
-	needFor := func(lb int) int {
-		switch how {
-		case byJaccard:
-			return max(minShared(t, max(la, lb)), 1)
-		case byContainment:
-			return max(minShared(t, min(la, lb)), 1)
-		default:
-			return shared
-		}
-	}
-	// order packs (document frequency << 32 | spot index) and hits pack
-	// (slot << 32 | occurrences in q of a prefix spot the slot holds), so
-	// both sort as plain integers.
-	order := make([]uint64, len(vals))
-	var hits []uint64
+	s := newQuery(q, how, t, shared)
 	var verify []uint32
-	var buf [1]uint32
 	for pi, p := range x.parts {
-		if p == nil || len(p.post) == 0 {
-			continue
-		}
-		lo := x.bounds[pi]
-		hi := math.MaxInt
-		if pi+1 < len(x.bounds) {
-			hi = x.bounds[pi+1] - 1
-		}
-		if how == byJaccard {
-			// Jaccard ≤ min/max length: skip partitions entirely too short or too long.
-			if hi < la && float64(hi)/float64(la) < t {
-				continue
-			}
-			if lo > la && float64(la)/float64(lo) < t {
-				continue
-			}
-		}
-		// Every signature of this partition (length ≥ lo) needs at least
-		// this overlap.
-		need := needFor(lo)
-		if need > la {
-			continue
-		}
-		for i, v := range vals {
-			order[i] = uint64(p.df(v))<<32 | uint64(i)
-		}
-		slices.Sort(order)
-		rem := la // occurrences of q's spots not read yet
-		hits = hits[:0]
-		for _, o := range order {
-			if rem < need {
-				break // unseen signatures share < need spots
-			}
-			i := int(uint32(o))
-			for _, slot := range p.postings(vals[i], &buf) {
-				hits = append(hits, uint64(slot)<<32|uint64(cnts[i]))
-			}
-			rem -= cnts[i]
-		}
-		// A signature met in the prefix shares at most the prefix spots it
-		// holds plus the spots not read; drop it when even that is too few.
-		slices.Sort(hits)
-		for i := 0; i < len(hits); {
-			slot := uint32(hits[i] >> 32)
-			j, ub := i, rem
-			for ; j < len(hits) && uint32(hits[j]>>32) == slot; j++ {
-				ub += int(uint32(hits[j]))
-			}
-			lb := len(x.docs[slot].sig)
-			if ub = min(ub, lb); ub >= needFor(lb) {
-				verify = append(verify, slot)
-			}
-			i = j
-		}
+		verify = x.candidates(s, pi, p, verify)
 	}
+	var out []Match
 	for _, slot := range verify {
 		if m := x.match(q, x.docs[slot]); passes(m, how, t, shared) {
 			out = append(out, m)
@@ -436,6 +344,129 @@ func (x *Index) search(q Signature, how measure, t float64, shared int) []Match 
 	}
 	sortMatches(out, how)
 	return out
+}
+
+// scan compares q with every signature (all: every one matches).
+func (x *Index) scan(q Signature, how measure, t float64, shared int, all bool) []Match {
+	var out []Match
+	for _, d := range x.docs {
+		if !d.used {
+			continue
+		}
+		if m := x.match(q, d); all || passes(m, how, t, shared) {
+			out = append(out, m)
+		}
+	}
+	sortMatches(out, how)
+	return out
+}
+
+// query is a search's sorted query signature as distinct spots with their
+// multiplicities, its threshold, and scratch space reused per partition.
+type query struct {
+	how    measure
+	t      float64
+	shared int
+	la     int      // len of the query signature
+	vals   []uint64 // distinct spots
+	cnts   []int    // occurrences of each in the query
+	// order packs (document frequency << 32 | spot index) and hits pack
+	// (slot << 32 | occurrences in q of a prefix spot the slot holds), so
+	// both sort as plain integers.
+	order []uint64
+	hits  []uint64
+	buf   [1]uint32
+}
+
+func newQuery(q Signature, how measure, t float64, shared int) *query {
+	s := &query{how: how, t: t, shared: shared, la: len(q),
+		vals: make([]uint64, 0, len(q)), cnts: make([]int, 0, len(q))}
+	for i, v := range q {
+		if i > 0 && q[i-1] == v {
+			s.cnts[len(s.cnts)-1]++
+			continue
+		}
+		s.vals = append(s.vals, v)
+		s.cnts = append(s.cnts, 1)
+	}
+	s.order = make([]uint64, len(s.vals))
+	return s
+}
+
+// needFor is the least overlap a signature of length lb must have with the
+// query to pass the threshold (see minShared).
+func (s *query) needFor(lb int) int {
+	switch s.how {
+	case byJaccard:
+		return max(minShared(s.t, max(s.la, lb)), 1)
+	case byContainment:
+		return max(minShared(s.t, min(s.la, lb)), 1)
+	default:
+		return s.shared
+	}
+}
+
+// candidates appends to verify the slots of partition pi that may pass:
+// it reads the query's posting lists in ascending document frequency and
+// stops when the spots not read cannot make up the overlap still needed.
+func (x *Index) candidates(s *query, pi int, p *partition, verify []uint32) []uint32 {
+	if p == nil || len(p.post) == 0 {
+		return verify
+	}
+	lo := x.bounds[pi]
+	hi := math.MaxInt
+	if pi+1 < len(x.bounds) {
+		hi = x.bounds[pi+1] - 1
+	}
+	la := s.la
+	if s.how == byJaccard {
+		// Jaccard ≤ min/max length: skip partitions entirely too short or too long.
+		if hi < la && float64(hi)/float64(la) < s.t {
+			return verify
+		}
+		if lo > la && float64(la)/float64(lo) < s.t {
+			return verify
+		}
+	}
+	// Every signature of this partition (length ≥ lo) needs at least
+	// this overlap.
+	need := s.needFor(lo)
+	if need > la {
+		return verify
+	}
+	for i, v := range s.vals {
+		s.order[i] = uint64(p.df(v))<<32 | uint64(i)
+	}
+	slices.Sort(s.order)
+	rem := la // occurrences of q's spots not read yet
+	s.hits = s.hits[:0]
+	for _, o := range s.order {
+		if rem < need {
+			break // unseen signatures share < need spots
+		}
+		i := int(uint32(o))
+		for _, slot := range p.postings(s.vals[i], &s.buf) {
+			s.hits = append(s.hits, uint64(slot)<<32|uint64(s.cnts[i]))
+		}
+		rem -= s.cnts[i]
+	}
+	// A signature met in the prefix shares at most the prefix spots it
+	// holds plus the spots not read; drop it when even that is too few.
+	slices.Sort(s.hits)
+	hits := s.hits
+	for i := 0; i < len(hits); {
+		slot := uint32(hits[i] >> 32)
+		j, ub := i, rem
+		for ; j < len(hits) && uint32(hits[j]>>32) == slot; j++ {
+			ub += int(uint32(hits[j]))
+		}
+		lb := len(x.docs[slot].sig)
+		if ub = min(ub, lb); ub >= s.needFor(lb) {
+			verify = append(verify, slot)
+		}
+		i = j
+	}
+	return verify
 }
 
 func passes(m Match, how measure, t float64, shared int) bool {

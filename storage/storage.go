@@ -6,10 +6,10 @@
 // This package holds only the records, the interfaces and the errors. The
 // Store interface is the seam between the pipeline and a backend; each
 // implementation is its own subpackage: storage/sqlite (the embedded
-// default) and storage/memory (in memory, for tests). A shared deployment
-// (PostgreSQL for articles, Redis for frontier and fingerprints) adds a
-// sibling implementing the same interfaces; every implementation must pass
-// the conformance suite in storage/storagetest.
+// default), storage/memory (in memory, for tests) and storage/postgres (one
+// corpus shared by several crawler processes); storage/redisfrontier is a
+// Frontier shared through Redis. Every implementation must pass the
+// conformance suite in storage/storagetest.
 //
 // Commit is idempotent and keyed by URL: committing a URL that is already
 // decided is a no-op that reports ErrAlreadyDecided. Together with the rule
@@ -20,6 +20,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 )
 
@@ -108,6 +109,10 @@ type Duplicate struct {
 	Distance    int     // Hamming distance of the Simhashes
 	Jaccard     float64 // SpotSigs multiset Jaccard with DupOf (or the cluster member that matched)
 	Containment float64 // SpotSigs containment of the shorter signature in the longer
+	// Reason is the engine's reason for the verdict (dedup.Verdict.Reason:
+	// "exact", "jaccard", "containment", "short", "hamming"); "" for
+	// verdicts recorded before reasons were kept.
+	Reason      string
 	Title       string
 	Text        string // may be empty: kept only when the pipeline chooses to
 	PublishedAt time.Time
@@ -140,6 +145,28 @@ type Commit struct {
 	// Terms are the distinct terms of the article, added to document
 	// frequencies when the article is stored (ignored otherwise).
 	Terms []string
+	// Raw is the HTTP response of a stored article, kept (compressed) in
+	// the same transaction by stores that implement RawStore, when the
+	// crawl keeps raw responses (fetch.keep_raw). Only allowed with
+	// Outcome Stored. The pipeline refuses fetch.keep_raw with a store
+	// that is not a RawStore, so it is never dropped silently.
+	Raw *RawResponse
+}
+
+// RawResponse is an HTTP response as the crawler received it, with the
+// body decompressed (Content-Encoding removed from Header).
+type RawResponse struct {
+	Status int
+	Proto  string // "HTTP/1.1"; empty reads as HTTP/1.1
+	Header http.Header
+	Body   []byte
+}
+
+// RawStore is a Store that keeps raw responses (Commit.Raw).
+type RawStore interface {
+	// Raw returns the raw response kept for url, or an error wrapping
+	// ErrNotFound when none was kept.
+	Raw(ctx context.Context, url string) (RawResponse, error)
 }
 
 // Run describes one crawl invocation.
@@ -167,6 +194,17 @@ type RunStats struct {
 	Duplicates int `json:"duplicates"`
 	NotArticle int `json:"not_article"`
 	Errors     int `json:"errors"`
+	// Sites keeps every counter the crawler kept per site in this run
+	// (requests, bytes, robots blocks, retries, skipped links, gone pages,
+	// …, by the crawler's JSON names), so that a run's record tells what
+	// happened without its log. Stores persist it with the other counters.
+	Sites []SiteCounters `json:"sites,omitempty"`
+}
+
+// SiteCounters are one site's counters of a run.
+type SiteCounters struct {
+	Site     string           `json:"site"`
+	Counters map[string]int64 `json:"counters"`
 }
 
 // FrontierItem is a URL waiting to be fetched.
@@ -243,10 +281,13 @@ type Store interface {
 	// stored articles. The engine loads them once at start-up.
 	DocFreqs(ctx context.Context, fn func(term string, df int) error) (docs int, err error)
 
-	// Lock takes the store's run lock, so that two crawls never write one
-	// store at once. With wait=false it returns ErrLocked at once when
-	// another process holds it; with wait=true it blocks until the lock is
-	// free or ctx ends. release frees the lock.
+	// Lock takes the store's run lock. A single-writer store (SQLite)
+	// makes it exclusive, so that two crawls never write one store at
+	// once; a store written by several processes (storage/postgres) makes
+	// it shared among crawls and exclusive only against its schema
+	// migrations. With wait=false it returns ErrLocked at once when a
+	// conflicting holder has it; with wait=true it blocks until the lock
+	// is free or ctx ends. release frees the lock.
 	Lock(ctx context.Context, wait bool) (release func() error, err error)
 
 	// Check verifies internal consistency (SQLite: integrity_check plus

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Time limits. Stores keep times as Unix nanoseconds in an int64, which spans
@@ -33,10 +34,23 @@ func ValidTime(field string, t time.Time) error {
 	return nil
 }
 
+// validUTF8 rejects text fields that are not valid UTF-8: the pipeline
+// stores only decoded text, so a store can treat invalid UTF-8 it reads back
+// as damage.
+func validUTF8(what, url string, fields ...string) error {
+	for _, f := range append(fields, url) {
+		if !utf8.ValidString(f) {
+			return fmt.Errorf("%w: %s %q has text that is not valid UTF-8", ErrInvalid, what, url)
+		}
+	}
+	return nil
+}
+
 // Validate checks that a Commit is well formed: a non-empty URL, a known
 // outcome, exactly the payload the outcome calls for, payload URLs matching
 // the page URL (an empty payload URL is taken to be the page URL), a
-// positive DupOf, a non-negative Fingerprint.Length and representable times.
+// positive DupOf, a non-negative Fingerprint.Length, representable times and
+// text fields in valid UTF-8.
 // Every error wraps ErrInvalid. Validate does not modify c.
 func (c *Commit) Validate() error {
 	if c == nil {
@@ -45,6 +59,14 @@ func (c *Commit) Validate() error {
 	p := &c.Page
 	if p.URL == "" {
 		return fmt.Errorf("%w: empty page url", ErrInvalid)
+	}
+	if c.Raw != nil {
+		if p.Outcome != OutcomeStored {
+			return fmt.Errorf("%w: raw response of %s with outcome %s (only stored articles keep theirs)", ErrInvalid, p.URL, p.Outcome)
+		}
+		if c.Raw.Status < 100 || c.Raw.Status > 999 {
+			return fmt.Errorf("%w: raw response of %s has status %d", ErrInvalid, p.URL, c.Raw.Status)
+		}
 	}
 	if err := ValidTime("page fetched_at", p.FetchedAt); err != nil {
 		return err
@@ -64,6 +86,9 @@ func (c *Commit) Validate() error {
 		if a.Cluster < 0 {
 			return fmt.Errorf("%w: negative cluster %d", ErrInvalid, a.Cluster)
 		}
+		if err := validUTF8("article", p.URL, a.Title, a.Text, a.Source, a.Author, a.Editor); err != nil {
+			return err
+		}
 		if err := ValidTime("article published_at", a.PublishedAt); err != nil {
 			return err
 		}
@@ -77,6 +102,9 @@ func (c *Commit) Validate() error {
 		d := c.Duplicate
 		if d.URL != "" && d.URL != p.URL {
 			return fmt.Errorf("%w: duplicate url %q differs from page url %q", ErrInvalid, d.URL, p.URL)
+		}
+		if err := validUTF8("duplicate", p.URL, d.Title, d.Text, d.Source, d.Author); err != nil {
+			return err
 		}
 		if d.DupOf <= 0 {
 			return fmt.Errorf("%w: duplicate %s has dup_of %d", ErrInvalid, p.URL, d.DupOf)

@@ -100,7 +100,7 @@ func Canonical(raw string, base *url.URL) (string, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrSyntax, err)
+		return "", fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	if base != nil && !u.IsAbs() {
 		u = base.ResolveReference(u)
@@ -211,7 +211,7 @@ func canonicalHost(h string) (string, error) {
 	if !ascii {
 		a, err := idna.Lookup.ToASCII(h)
 		if err != nil {
-			return "", fmt.Errorf("%w: %q: %v", ErrHost, h, err)
+			return "", fmt.Errorf("%w: %q: %w", ErrHost, h, err)
 		}
 		h = a
 	}

@@ -100,6 +100,16 @@ func TestCanonicalRejects(t *testing.T) {
 	}
 }
 
+// TestCanonicalWrapsCause: a parse error keeps both the package's error
+// and net/url's, so callers can test either.
+func TestCanonicalWrapsCause(t *testing.T) {
+	_, err := Canonical("http://exa mple.com/", nil)
+	var ue *url.Error
+	if !errors.Is(err, ErrSyntax) || !errors.As(err, &ue) {
+		t.Fatalf("Canonical error %v: want ErrSyntax wrapping a *url.Error", err)
+	}
+}
+
 func TestIsTrackingParam(t *testing.T) {
 	for _, n := range []string{"utm_source", "utm_medium", "spm", "share_from", "From", "fbclid"} {
 		if !IsTrackingParam(n) {

@@ -23,13 +23,18 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"crawl", "crawl the sites of a site file into the store", cmdCrawl},
-		{"export", "write the store's decisions as JSON lines", cmdExport},
+		{"export", "write the store's decisions as JSON lines, CSV or WARC", cmdExport},
+		{"migrate", "copy a SQLite store into an empty PostgreSQL database", cmdMigrate},
+		{"explain", "show why a URL was stored or dropped, with the evidence", cmdExplain},
+		{"report", "write a self-contained HTML report of the store", cmdReport},
+		{"serve", "serve a read-only web view of the store (loopback)", cmdServe},
 		{"extract", "print the article extracted from a file or URL as JSON", cmdExtract},
 		{"dedup", "cluster a JSONL corpus or a directory of HTML pages offline", cmdDedup},
 		{"import", "bring a JSONL corpus into the store through the same dedup", cmdImport},
 		{"eval", "print quality and speed figures (eval help for the list)", cmdEval},
 		{"learn-antecedents", "learn SpotSigs antecedents from pages with a labelled text layer", cmdLearnAntecedents},
 		{"demo", "crawl a bundled fixture site offline and print the summary", cmdDemo},
+		{"version", "print the program's version and build", cmdVersion},
 	}
 }
 
@@ -37,6 +42,9 @@ func commands() []command {
 // the process exit code. SIGINT and SIGTERM cancel the command's context;
 // a second signal exits at once.
 func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "-version" || args[0] == "--version") {
+		args = []string{"version"}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
 		if len(args) == 0 {
@@ -90,5 +98,6 @@ func printUsage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-18s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nrun \"newscrawl <command> -h\" for a command's flags")
+	fmt.Fprintln(w, "\nrun \"newscrawl <command> -h\" for a command's description, example and flags")
+	fmt.Fprintf(w, "\n%s\n", exitCodesHelp)
 }

@@ -2,36 +2,54 @@ package cli
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
-	"github.com/newsdedup/newscrawl/crawler"
+	"github.com/newsdedup/newscrawl/internal/logging"
+	"github.com/newsdedup/newscrawl/internal/metrics"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
-	"github.com/newsdedup/newscrawl/internal/textfmt"
-	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/internal/progress"
 )
 
+// DefaultMetricsAddr is the conventional address for --metrics-addr.
+const DefaultMetricsAddr = "127.0.0.1:9464"
+
 func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("crawl", stderr)
 	site := fs.String("site", "configs/sites.yaml", "site file")
-	db := fs.String("db", "", "SQLite store (default: the site file's storage)")
+	db := fs.String("db", "", "store: a SQLite file or a postgres:// URL (default: the site file's storage)")
 	only := fs.String("only", "", "comma-separated site names to crawl (default: all)")
 	wait := fs.Bool("wait", false, "wait for a running crawl on the same store instead of exiting")
-	every := fs.Duration("progress", 5*time.Second, "progress report interval (0: none)")
-	verbose := fs.Bool("v", false, "log every skipped page")
+	every := fs.Duration("progress", 5*time.Second, "progress line interval on stderr (0: no progress lines)")
+	logFlags := logging.AddFlags(fs)
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics during the crawl (e.g. "+DefaultMetricsAddr+")")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	workers := fs.Int("workers", 0, "bound concurrent fetches over all sites (0: the sum of the sites' parallelism; 1: one page at a time)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
+	if dbFlagEmpty(fs) {
+		return usagef("crawl: --db must name a file (omit it to use the site file's storage)")
+	}
 	if fs.NArg() > 0 {
 		return usagef("crawl: unexpected arguments %q", fs.Args())
+	}
+	if *every < 0 {
+		return usagef("crawl: --progress must be >= 0, got %s", *every)
+	}
+	if *workers < 0 {
+		return usagef("crawl: --workers must be >= 0, got %d", *workers)
+	}
+	log, err := logFlags.Logger(stderr)
+	if err != nil {
+		return usageError{fmt.Errorf("crawl: --%w", err)}
 	}
 	cfg, err := config.Load(*site)
 	if err != nil {
@@ -54,21 +72,48 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			names = append(names, n)
 		}
 	}
+	o := pipeline.CrawlOptions{ConfigPath: *site, Sites: names, Wait: *wait, ProgressEvery: *every, Log: log, Workers: *workers}
+	if *metricsAddr != "" {
+		m := metrics.New()
+		stop, addr, err := serveMetrics(*metricsAddr, m, log)
+		if err != nil {
+			return usageError{fmt.Errorf("crawl: --metrics-addr: %w", err)}
+		}
+		defer stop()
+		fmt.Fprintf(stderr, "metrics at http://%s/metrics\n", addr)
+		o.Metrics = m
+	}
 	stopProfile, err := startCPUProfile(*cpuprofile)
 	if err != nil {
 		return fmt.Errorf("crawl: %w", err)
 	}
 	defer stopProfile()
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelInfo
+	res, err := crawl(ctx, &cfg, o, stdout, stderr)
+	if err == nil && res.Summary.NothingFetched {
+		return fmt.Errorf("crawl: %w", errNothingFetched)
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if *workers < 0 {
-		return usagef("crawl: --workers must be >= 0, got %d", *workers)
-	}
-	_, err = crawl(ctx, &cfg, pipeline.CrawlOptions{ConfigPath: *site, Sites: names, Wait: *wait, ProgressEvery: *every, Log: log, Workers: *workers}, stdout, stderr)
 	return err
+}
+
+// serveMetrics listens on addr and serves m at /metrics until stop.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (stop func(), bound string, err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server", "err", err)
+		}
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}, ln.Addr().String(), nil
 }
 
 // crawl runs pipeline.Crawl with progress lines and start-up lines on
@@ -80,36 +125,13 @@ func crawl(ctx context.Context, cfg *config.Config, o pipeline.CrawlOptions, std
 	}
 	res, err := pipeline.Crawl(ctx, cfg, o)
 	if res.Run.ID != 0 {
-		printSummary(stdout, cfg.Storage, res.Run, res.Summary, res.Elapsed)
+		progress.Summary(stdout, pipeline.StoreName(cfg.Storage), res.Run, res.Summary, res.Elapsed)
 	}
 	return res, err
 }
 
 // progressTo prints progress lines on w.
-func progressTo(w io.Writer) func(s crawler.Snapshot, elapsed time.Duration) {
-	return func(s crawler.Snapshot, elapsed time.Duration) { fmt.Fprintln(w, formatProgress(s, elapsed)) }
-}
-
-func formatProgress(s crawler.Snapshot, elapsed time.Duration) string {
-	t := s.Totals()
-	return fmt.Sprintf("[%5.0fs] fetched %d  stored %d  duplicates %d  not-article %d  errors %d  queued %d",
-		elapsed.Seconds(), t.Fetched, t.Stored, t.Duplicates, t.NotArticle, t.Errors, s.Queued)
-}
-
-func printSummary(w io.Writer, db string, run storage.Run, sum crawler.Summary, elapsed time.Duration) {
-	fmt.Fprintf(w, "\nrun %d %s in %s (store %s)\n", run.ID, run.Status, elapsed.Round(time.Millisecond), db)
-	fmt.Fprintf(w, "%-12s %8s %8s %8s %8s %8s %8s\n", "site", "fetched", "articles", "stored", "dups", "no-art", "errors")
-	for _, s := range sum.Sites {
-		fmt.Fprintf(w, "%-12s %8d %8d %8d %8d %8d %8d\n", s.Name, s.Fetched, s.Articles, s.Stored, s.Duplicates, s.NotArticle, s.Errors)
-	}
-	t := run.Stats
-	fmt.Fprintf(w, "%-12s %8d %8s %8d %8d %8d %8d\n", "total", t.Fetched, "", t.Stored, t.Duplicates, t.NotArticle, t.Errors)
-	for _, s := range sum.Sites {
-		if len(s.ErrorKinds) > 0 {
-			fmt.Fprintf(w, "  %s errors by kind: %s\n", s.Name, textfmt.Kinds(s.ErrorKinds))
-		}
-		for _, warn := range s.Warnings {
-			fmt.Fprintf(w, "  warning: %s: %s\n", s.Name, warn)
-		}
-	}
+func progressTo(w io.Writer) func(p pipeline.Progress) {
+	var m progress.Meter
+	return func(p pipeline.Progress) { fmt.Fprintln(w, m.Line(p.Snapshot, p.Queue)) }
 }

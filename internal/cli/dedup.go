@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,13 +17,13 @@ import (
 )
 
 func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("dedup", stderr)
 	in := fs.String("in", "", "input: a JSONL file of {id, text, title} or a directory of HTML pages")
 	out := fs.String("out", "", "output JSONL file (default: standard output)")
 	jac := fs.Float64("jaccard", dedup.DefaultJaccard, "SpotSigs Jaccard threshold")
 	ham := fs.Int("hamming", dedup.DefaultHamming, "Simhash candidate radius")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	partial := fs.Bool("partial", false, "keep articles that re-use a stored one's passages but add >= 40% text of their own (reason \"partial\", with partial_of and the shared passages)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -46,7 +45,7 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stderr, "dedup: segmenter loaded in %.2fs\n", time.Since(t0).Seconds())
-	eng, err := dedup.New(seg, dedup.Options{Hamming: *ham, Jaccard: *jac})
+	eng, err := dedup.New(seg, dedup.Options{Hamming: *ham, Jaccard: *jac, PartialReprint: *partial})
 	if err != nil {
 		return usageError{err}
 	}

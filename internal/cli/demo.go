@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,20 +18,36 @@ import (
 )
 
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dir := fs.String("dir", "", "directory for the demo store and corpus (default: a new temporary directory)")
+	fs := newFlags("demo", stderr)
+	dir := fs.String("dir", "", "directory for the demo store and corpus, kept at the end (default: a new temporary directory, removed at the end)")
+	keep := fs.Bool("keep", false, "keep the temporary directory and say where it is")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
+	if fs.NArg() > 0 {
+		return usagef("demo: unexpected arguments %q", fs.Args())
+	}
+	keepDir := *keep || *dir != ""
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "newscrawl-demo-")
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
 		*dir = d
+		if !*keep {
+			defer func() {
+				if err := os.RemoveAll(d); err != nil {
+					fmt.Fprintf(stderr, "demo: could not remove %s: %v\n", d, err)
+					return
+				}
+				fmt.Fprintf(stdout, "removed %s (run with --keep to keep the store and corpus)\n", d)
+			}()
+		}
 	} else if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return fmt.Errorf("demo: %w", err)
+	}
+	if keepDir {
+		defer fmt.Fprintf(stdout, "kept %s (store, site file and corpus)\n", *dir)
 	}
 	sites, stop, err := fixture.Listen()
 	if err != nil {
@@ -56,7 +71,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	corpus := filepath.Join(*dir, "corpus.jsonl")
-	n, err := pipeline.ExportFile(ctx, dbPath, corpus)
+	n, err := pipeline.ExportFile(ctx, dbPath, corpus, pipeline.ExportOptions{})
 	if err != nil {
 		return fmt.Errorf("demo: export: %w", err)
 	}
@@ -80,14 +95,18 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dups := 0
 	err = store.Duplicates(ctx, func(d storage.Duplicate) error {
 		dups++
-		fmt.Fprintf(stdout, "  %s\n    = duplicate of [%d] (hamming %d, jaccard %.2f, containment %.2f)\n", d.URL, d.DupOf, d.Distance, d.Jaccard, d.Containment)
+		fmt.Fprintf(stdout, "  %s\n    = duplicate of [%d] (%s; hamming %d, jaccard %.2f, containment %.2f)\n", d.URL, d.DupOf, d.Reason, d.Distance, d.Jaccard, d.Containment)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 	want := fixture.Expected()
-	fmt.Fprintf(stdout, "\nstore:  %s\nsites:  %s\ncorpus: %s (%d lines; `newscrawl export --db %s` writes it again)\n", dbPath, siteFile, corpus, n, dbPath)
+	if keepDir {
+		fmt.Fprintf(stdout, "\nstore:  %s\nsites:  %s\ncorpus: %s (%d lines; `newscrawl export --db %s` writes it again)\n", dbPath, siteFile, corpus, n, dbPath)
+	} else {
+		fmt.Fprintf(stdout, "\ncorpus: %d lines exported (the store and corpus are in a temporary directory removed at the end; --keep keeps them)\n", n)
+	}
 	if stored != want.Stored || dups != want.Duplicates {
 		return fmt.Errorf("demo: expected %d stored and %d duplicates, got %d and %d", want.Stored, want.Duplicates, stored, dups)
 	}

@@ -34,6 +34,7 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
 	only := fs.String("method", "", "run only methods whose name contains this")
 	engine := addEngineFlags(fs)
+	segCfg := addSegmentFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -41,7 +42,7 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	seg, err := loadSegmenter(stderr)
+	seg, err := loadSegmenterWith(stderr, *segCfg)
 	if err != nil {
 		return err
 	}
@@ -61,6 +62,31 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	only := fs.String("method", "", "run only methods whose name contains this")
 	dump := fs.String("dump", "", "write each page's true and predicted cluster (TSV) per method to this file")
 	engine := addEngineFlags(fs)
+	segCfg := addSegmentFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	dir, err := sharedDir(*shared)
+	if err != nil {
+		return err
+	}
+	seg, err := loadSegmenterWith(stderr, *segCfg)
+	if err != nil {
+		return err
+	}
+	rep, err := evaldedup.RunGoldset(ctx, evaldedup.GoldConfig{Shared: dir, Segmenter: seg, Engine: *engine, Method: *only, Dump: *dump})
+	if err != nil {
+		return fmt.Errorf("eval goldset: %w", err)
+	}
+	rep.WriteTable(stdout)
+	return nil
+}
+
+// cmdEvalLiGang reproduces Li Gang et al. (2013)'s Table 2, Figure 2 and
+// runtime comparison on the robustness set.
+func cmdEvalLiGang(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, shared := evalFlagSet("eval ligang", stderr)
+	plots := fs.String("plots", "out/eval", "directory for the SVG plots (ligang-add.svg, ligang-delete.svg)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -72,10 +98,10 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	rep, err := evaldedup.RunGoldset(ctx, evaldedup.GoldConfig{Shared: dir, Segmenter: seg, Engine: *engine, Method: *only, Dump: *dump})
+	run, err := evaldedup.RunLiGang(ctx, evaldedup.RobustConfig{Shared: dir, Segmenter: seg, Plots: *plots})
 	if err != nil {
-		return fmt.Errorf("eval goldset: %w", err)
+		return fmt.Errorf("eval ligang: %w", err)
 	}
-	rep.WriteTable(stdout)
+	run.WriteTable(stdout)
 	return nil
 }

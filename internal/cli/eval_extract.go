@@ -38,12 +38,18 @@ func cmdEvalExtract(ctx context.Context, args []string, stdout, stderr io.Writer
 	if *baseline {
 		opts.Engine = extract.EngineReadability
 	}
-	rep, err := evalextract.Run(ctx, evalextract.Config{Shared: dir, Split: *split, Options: opts, Only: *only})
+	rep, err := evalextract.Run(ctx, evalextract.Config{Shared: dir, Split: *split, Options: opts, Only: *only, CompareBaseline: !*baseline})
 	if err != nil {
 		return err
 	}
 	if err := rep.WriteTable(stdout); err != nil {
 		return err
+	}
+	if len(rep.Below) > 0 {
+		fmt.Fprintf(stdout, "\npages more than %.1f F1 below plain readability:\n", evalextract.BaselineMargin)
+		for _, b := range rep.Below {
+			fmt.Fprintf(stdout, "  %-14s %.3f vs %.3f  %s\n", b.Dataset, b.Ours, b.Baseline, b.ID)
+		}
 	}
 	if *worst > 0 {
 		fmt.Fprintf(stdout, "\nlowest-scoring pages:\n")

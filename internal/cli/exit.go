@@ -15,12 +15,16 @@ import (
 
 // Exit codes, decided here and only here.
 const (
-	ExitOK          = 0
-	ExitFailure     = 1   // the command failed (storage error, I/O error)
-	ExitUsage       = 2   // bad flags or an invalid config file
-	ExitLocked      = 3   // another crawl holds the store's lock
-	ExitInterrupted = 130 // stopped by SIGINT (128 + 2)
-	ExitTerminated  = 143 // stopped by SIGTERM (128 + 15)
+	ExitOK      = 0
+	ExitFailure = 1 // the command failed (storage error, I/O error)
+	ExitUsage   = 2 // bad flags or an invalid config file
+	ExitLocked  = 3 // another crawl holds the store's lock
+	// ExitNothingFetched: the crawl ran to its end but could fetch nothing
+	// at all (every host unreachable, every start page failing): an outage,
+	// not a success, for cron.
+	ExitNothingFetched = 4
+	ExitInterrupted    = 130 // stopped by SIGINT (128 + 2)
+	ExitTerminated     = 143 // stopped by SIGTERM (128 + 15)
 )
 
 // usageError marks errors caused by how the command was called.
@@ -30,6 +34,9 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// errNothingFetched: see ExitNothingFetched.
+var errNothingFetched = errors.New("nothing could be fetched: every host unreachable or every start page failing (see the warnings of the summary)")
 
 type errSignal struct{ sig os.Signal }
 
@@ -47,14 +54,14 @@ func exitCode(name string, err, cause error, stderr io.Writer, sig os.Signal) in
 	var es errSignal
 	if errors.As(cause, &es) {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "newscrawl %s: %v\n", name, err)
+			fmt.Fprintf(stderr, "newscrawl %s: %s\n", name, trimPrefix(err.Error(), name))
 		}
 		return exitCodeForSignal(es.sig)
 	}
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "newscrawl %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "newscrawl %s: %s\n", name, trimPrefix(err.Error(), name))
 	var ue usageError
 	var ve *config.ValidationError
 	switch {
@@ -62,6 +69,8 @@ func exitCode(name string, err, cause error, stderr io.Writer, sig os.Signal) in
 		return ExitUsage
 	case errors.Is(err, storage.ErrLocked):
 		return ExitLocked
+	case errors.Is(err, errNothingFetched):
+		return ExitNothingFetched
 	}
 	return ExitFailure
 }

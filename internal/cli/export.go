@@ -5,35 +5,65 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
+	"time"
 
+	"github.com/newsdedup/newscrawl/internal/export"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
 )
 
 func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := fs.String("db", "data/news.db", "SQLite store to read")
-	format := fs.String("format", "jsonl", "output format (jsonl)")
-	out := fs.String("out", "", "output file (default: standard output)")
+	fs := newFlags("export", stderr)
+	db := fs.String("db", "data/news.db", "store to read: a SQLite file or a postgres:// URL")
+	format := fs.String("format", pipeline.FormatJSONL, "output format: "+strings.Join(pipeline.ExportFormats, ", "))
+	out := fs.String("out", "", "output file (default: standard output); a .gz name gzips a WARC export record by record")
+	keptOnly := fs.Bool("kept-only", false, "only stored articles, no duplicate verdicts")
+	since := fs.String("since", "", "only records fetched at or after this time: RFC 3339 (2026-11-23T08:00:00Z), a date (2026-11-23, UTC) or a duration before now (24h)")
+	run := fs.Int64("run", 0, "only records of this run id (report and serve list the runs)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	if *format != "jsonl" {
-		return usagef("export: unknown --format %q (supported: jsonl)", *format)
+	if dbFlagEmpty(fs) {
+		return usagef("export: --db must name a file")
+	}
+	if !slices.Contains(pipeline.ExportFormats, *format) {
+		return usagef("export: unknown --format %q (supported: %s)", *format, strings.Join(pipeline.ExportFormats, ", "))
 	}
 	if fs.NArg() > 0 {
 		return usagef("export: unexpected arguments %q", fs.Args())
 	}
+	if *run < 0 {
+		return usagef("export: --run must be a run id (> 0), got %d", *run)
+	}
+	t, err := export.ParseSince(*since, time.Now())
+	if err != nil {
+		return usageError{fmt.Errorf("export: --%w", err)}
+	}
+	o := pipeline.ExportOptions{Format: *format, Filter: export.Filter{KeptOnly: *keptOnly, Since: t, RunID: *run},
+		Gzip: *format == pipeline.FormatWARC && strings.HasSuffix(*out, ".gz")}
 	if *out == "" {
-		if _, err := pipeline.ExportDB(ctx, *db, stdout); err != nil {
+		if _, err := pipeline.ExportDB(ctx, *db, stdout, o); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
 		return nil
 	}
-	n, err := pipeline.ExportFile(ctx, *db, *out)
+	n, err := pipeline.ExportFile(ctx, *db, *out, o)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	fmt.Fprintf(stderr, "export: %d lines written to %s\n", n, *out)
+	fmt.Fprintf(stderr, "export: %d records written to %s\n", n, *out)
 	return nil
+}
+
+// dbFlagEmpty reports whether --db was given with an empty value, which is
+// an error rather than a silent fallback to a default store.
+func dbFlagEmpty(fs *flag.FlagSet) bool {
+	empty := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "db" && strings.TrimSpace(f.Value.String()) == "" {
+			empty = true
+		}
+	})
+	return empty
 }

@@ -7,19 +7,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"time"
 
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/decode"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
-
-// extractFetchTimeout bounds `extract URL`: a plain GET, refused (not
-// truncated) when the body is larger than pipeline.MaxPageBytes after
-// transfer decoding.
-const extractFetchTimeout = 20 * time.Second
 
 // selectorList is a repeatable string flag (--remove SEL --remove SEL).
 type selectorList []string
@@ -29,31 +26,33 @@ func (s *selectorList) Set(v string) error { *s = append(*s, v); return nil }
 
 // extractOutput is the JSON printed by `extract`.
 type extractOutput struct {
-	Title       string `json:"title"`
-	Text        string `json:"text"`
-	PublishedAt string `json:"published_at,omitempty"` // RFC 3339
-	Source      string `json:"source,omitempty"`
-	Author      string `json:"author,omitempty"`
-	Editor      string `json:"editor,omitempty"`
-	Method      string `json:"method"`
-	Charset     string `json:"charset"`
-	CharsetFrom string `json:"charset_from"`
+	Title         string `json:"title"`
+	Text          string `json:"text"`
+	PublishedAt   string `json:"published_at,omitempty"` // RFC 3339
+	Source        string `json:"source,omitempty"`
+	Author        string `json:"author,omitempty"`
+	Editor        string `json:"editor,omitempty"`
+	Method        string `json:"method"`
+	SecondOpinion string `json:"second_opinion,omitempty"`
+	Charset       string `json:"charset"`
+	CharsetFrom   string `json:"charset_from"`
 }
 
 // cmdExtract prints the article of one page as JSON:
 //
-//	newscrawl extract FILE_OR_URL [--charset X] [--remove SEL]...
+//	newscrawl extract FILE_OR_URL [--site FILE] [--charset X] [--remove SEL]...
+//
+// A URL is fetched as the crawler fetches a page (crawler.FetchPage): the
+// configured user agent, robots.txt, the body limit, and redirects and meta
+// refreshes kept on the URL's host (or the allowed_domains of the site of
+// --site that covers it) within fetch.max_redirects.
 func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("extract", stderr)
 	charsetFlag := fs.String("charset", "", "decode with this charset instead of detecting it (a site override)")
 	var remove selectorList
 	fs.Var(&remove, "remove", "CSS selector of elements to delete before extraction (repeatable)")
 	bodySel := fs.String("body", "", "CSS selector of the article body (skips detection)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: newscrawl extract FILE_OR_URL [--charset X] [--remove SEL]... [--body SEL]")
-		fs.PrintDefaults()
-	}
+	site := fs.String("site", "", "site file whose user agent, fetch limits and site scope apply to a URL (default: the built-in defaults)")
 	// Flags may come before or after the positional argument.
 	var pos []string
 	for {
@@ -84,16 +83,29 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var body []byte
 	contentType := ""
 	pageURL := ""
+	charset := *charsetFlag
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
-		pageURL = target
-		body, contentType, err = fetchPage(ctx, target)
+		cfg := config.Default()
+		if *site != "" {
+			if cfg, err = config.Load(*site); err != nil {
+				return usageError{err}
+			}
+		}
+		resp, err := crawler.FetchPage(ctx, &cfg, memory.New(), target)
+		if err != nil {
+			return fmt.Errorf("fetch %s: %w", target, err)
+		}
+		pageURL, body, contentType = resp.URL, resp.Body, resp.Header.Get("Content-Type")
+		if charset == "" {
+			charset = resp.Site.Charset
+		}
 	} else {
 		body, err = pipeline.ReadLimited(target, pipeline.MaxPageBytes)
 	}
 	if err != nil {
 		return err
 	}
-	art, dec, err := pipeline.ExtractPage(ex, pipeline.Page{URL: pageURL, Body: body, ContentType: contentType, Charset: *charsetFlag})
+	art, dec, err := pipeline.ExtractPage(ex, pipeline.Page{URL: pageURL, Body: body, ContentType: contentType, Charset: charset})
 	var de *pipeline.DecodeError
 	if errors.As(err, &de) {
 		return de.Err
@@ -103,7 +115,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	out := extractOutput{
 		Title: art.Title, Text: art.Text, Source: art.Source, Author: art.Author, Editor: art.Editor,
-		Method: art.Method, Charset: dec.Charset, CharsetFrom: dec.Source,
+		Method: art.Method, SecondOpinion: art.SecondOpinion, Charset: dec.Charset, CharsetFrom: dec.Source,
 	}
 	if !art.PublishedAt.IsZero() {
 		out.PublishedAt = art.PublishedAt.Format(time.RFC3339)
@@ -112,31 +124,4 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-// fetchPage GETs url with a timeout and returns the body (after transfer
-// decoding) and its Content-Type; a body over pipeline.MaxPageBytes is an error.
-func fetchPage(ctx context.Context, url string) ([]byte, string, error) {
-	ctx, cancel := context.WithTimeout(ctx, extractFetchTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, "", err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, "", fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, pipeline.MaxPageBytes+1))
-	if err != nil {
-		return nil, "", fmt.Errorf("GET %s: %w", url, err)
-	}
-	if len(body) > pipeline.MaxPageBytes {
-		return nil, "", fmt.Errorf("GET %s: %w: body larger than %d bytes", url, pipeline.ErrTooLarge, pipeline.MaxPageBytes)
-	}
-	return body, resp.Header.Get("Content-Type"), nil
 }

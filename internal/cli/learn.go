@@ -2,18 +2,14 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/newsdedup/newscrawl/internal/pipeline"
+	"github.com/newsdedup/newscrawl/internal/antecedents"
 	"github.com/newsdedup/newscrawl/segment"
 )
 
@@ -22,13 +18,12 @@ import (
 // and cleaned/<name>.txt (its hand-labelled main text), prints the counts and
 // writes the list that package segment embeds.
 func cmdLearnAntecedents(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("learn-antecedents", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("learn-antecedents", stderr)
 	data := fs.String("data", "../shared/data/extraction/cwced-dev", "labelled set: directory with original/*.html and cleaned/*.txt")
-	out := fs.String("out", "segment/antecedents.txt", "antecedent list to write (empty: print only)")
-	basic := fs.Float64("basic", segment.DefaultBasicRatio, "basic antecedents: t1/t2 above this")
-	opt := fs.Float64("opt", segment.DefaultOptRatio, "optimised antecedents: t1/t2 above this")
-	top := fs.Int("top", segment.DefaultTopN, "only the N stopwords most frequent in the main text are candidates")
+	out := fs.String("out", "", "file to write the antecedent list to, in the format of segment/antecedents.txt (default: print only; to update the embedded list, name segment/antecedents.txt)")
+	basic := fs.Float64("basic", antecedents.DefaultBasicRatio, "basic antecedents: t1/t2 above this")
+	opt := fs.Float64("opt", antecedents.DefaultOptRatio, "optimised antecedents: t1/t2 above this")
+	top := fs.Int("top", antecedents.DefaultTopN, "only the N stopwords most frequent in the main text are candidates")
 	all := fs.Bool("all", false, "print every stopword found, not only the candidates and the next ones")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -40,7 +35,7 @@ func cmdLearnAntecedents(ctx context.Context, args []string, stdout, stderr io.W
 		return usagef("learn-antecedents: --basic, --opt and --top must be positive")
 	}
 
-	pages, err := readLabelledPages(ctx, *data)
+	pages, err := antecedents.ReadLabelled(ctx, *data)
 	if err != nil {
 		return fmt.Errorf("learn-antecedents: %w", err)
 	}
@@ -48,8 +43,8 @@ func cmdLearnAntecedents(ctx context.Context, args []string, stdout, stderr io.W
 	if err != nil {
 		return fmt.Errorf("learn-antecedents: %w", err)
 	}
-	stats, err := segment.LearnAntecedents(pages, seg.Words, seg.IsStop,
-		segment.LearnOptions{BasicRatio: *basic, OptRatio: *opt, TopN: *top})
+	stats, err := antecedents.Learn(pages, seg.Words, seg.IsStop,
+		antecedents.LearnOptions{BasicRatio: *basic, OptRatio: *opt, TopN: *top})
 	if err != nil {
 		return fmt.Errorf("learn-antecedents: %w", err)
 	}
@@ -108,52 +103,4 @@ func cmdLearnAntecedents(ctx context.Context, args []string, stdout, stderr io.W
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
 	return nil
-}
-
-// maxLabelledFile bounds each page or text file read by readLabelledPages.
-const maxLabelledFile = 32 << 20
-
-// readLabelledPages reads every original/<name>.html that has a
-// cleaned/<name>.txt, in name order.
-func readLabelledPages(ctx context.Context, dir string) ([]segment.LabelledPage, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "original", "*.html"))
-	if err != nil {
-		return nil, err
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("no pages in %s", filepath.Join(dir, "original"))
-	}
-	sort.Strings(names)
-	var pages []segment.LabelledPage
-	for _, path := range names {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		base := strings.TrimSuffix(filepath.Base(path), ".html")
-		cleanedPath := filepath.Join(dir, "cleaned", base+".txt")
-		cleaned, err := pipeline.ReadLimited(cleanedPath, maxLabelledFile)
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		raw, err := pipeline.ReadLimited(path, maxLabelledFile)
-		if err != nil {
-			return nil, err
-		}
-		page, err := segment.DecodeHTML(raw, "")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		text, err := segment.DecodeHTML(cleaned, "text/plain")
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cleanedPath, err)
-		}
-		pages = append(pages, segment.LabelledPage{Name: base, HTML: page, Cleaned: text})
-	}
-	if len(pages) == 0 {
-		return nil, fmt.Errorf("no page in %s has a cleaned text", dir)
-	}
-	return pages, nil
 }

@@ -63,7 +63,7 @@ import (
 //	    signature, content hash and length, and Decide matches the article
 //	    itself;
 //	(d) the exported corpus equals the reference's, line for line, once
-//	    fetched_at is removed.
+//	    fetched_at and run_id are removed.
 
 // Kill delay bounds and limits of a crash series.
 const (
@@ -565,7 +565,8 @@ func lastBytes(s string, n int) string {
 	return "…" + s[i:]
 }
 
-// ExportNormalised exports a store as sorted JSON lines without fetched_at.
+// ExportNormalised exports a store as sorted JSON lines without fetched_at
+// and run_id.
 func ExportNormalised(ctx context.Context, db string) ([]string, error) {
 	store, err := sqlite.Open(ctx, db)
 	if err != nil {
@@ -585,6 +586,7 @@ func ExportNormalised(ctx context.Context, db string) ([]string, error) {
 			return nil, fmt.Errorf("export line: %w", err)
 		}
 		delete(m, "fetched_at")
+		delete(m, "run_id")       // a crashed crawl takes more runs than an uninterrupted one
 		b, err := json.Marshal(m) // map keys are sorted
 		if err != nil {
 			return nil, err

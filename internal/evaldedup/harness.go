@@ -15,6 +15,7 @@ import (
 	"github.com/newsdedup/newscrawl/internal/dataset"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
 	"github.com/newsdedup/newscrawl/segment"
+	"github.com/newsdedup/newscrawl/simhash"
 )
 
 // Method clusters texts with Single-Pass in input order; Cluster returns
@@ -33,6 +34,7 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 		opts.Jaccard, opts.Containment = base.Jaccard, base.Containment
 		opts.CentresOnly = opts.CentresOnly || base.CentresOnly
 		opts.NoMerge = opts.NoMerge || base.NoMerge
+		opts.PartialReprint = opts.PartialReprint || base.PartialReprint
 		return Method{name, func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 			eng, err := dedup.New(seg, opts)
 			if err != nil {
@@ -55,11 +57,19 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 	return []Method{
 		// Classic Simhash compares with cluster centres only.
 		engine("simhash k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true}),
-		// P-Simhash (position-aware, TF-IDF, top 20, J-Tidf), also at k = 3.
-		engine("p-simhash k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Positional: true, Weighting: segment.TFIDF, TopM: 20, JTidf: true}),
+		// Li Gang et al. (2013) hash their features with SDBM.
+		engine("simhash k=3 sdbm", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Hash: simhash.SDBM}),
+		// The contiguous-slice P-Simhash variant (TF-IDF, top 20, in-document
+		// J-Tidf) at k = 3; the published PBDR is measured by eval psimhash.
+		engine("p-simhash-contiguous k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Positional: true, Weighting: segment.TFIDF, TopM: 20, JTidf: true}),
 		engine("spotsigs", dedup.Options{Mode: dedup.SpotSigsOnly}),
 		engine("combined (default)", dedup.Options{}),
+		// The keyword semantic fingerprint (crawler book chapter) as the exact layer.
+		engine("combined + keyfp exact", dedup.Options{KeywordExact: true}),
+		// Winnowing's partial-reprint rule (dedup.MinOwnShare).
+		engine("combined + partial reprints", dedup.Options{PartialReprint: true}),
 		baselineShingling(seg),
+		liGangShingling(seg),
 		baselineMinHash(seg),
 	}
 }
@@ -127,7 +137,7 @@ func RunRobust(ctx context.Context, c RobustConfig) (*RobustRun, error) {
 		return nil, err
 	}
 	if c.Plots != "" {
-		if run.Plots, err = writeRobustPlots(c.Plots, run.Reports); err != nil {
+		if run.Plots, err = writeRobustPlots(c.Plots, "robust", run.Reports); err != nil {
 			return nil, err
 		}
 	}
@@ -136,7 +146,7 @@ func RunRobust(ctx context.Context, c RobustConfig) (*RobustRun, error) {
 
 // writeRobustPlots writes recall against the edit share, one SVG per edit
 // operation (add, delete).
-func writeRobustPlots(dir string, reps []RobustReport) ([]string, error) {
+func writeRobustPlots(dir, prefix string, reps []RobustReport) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -152,7 +162,7 @@ func writeRobustPlots(dir string, reps []RobustReport) ([]string, error) {
 			}
 			series = append(series, s)
 		}
-		p := filepath.Join(dir, "robust-"+op+".svg")
+		p := filepath.Join(dir, prefix+"-"+op+".svg")
 		f, err := os.Create(p)
 		if err != nil {
 			return nil, err

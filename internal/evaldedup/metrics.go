@@ -2,8 +2,11 @@
 // ../shared: the Li Gang et al. (2013) robustness protocol
 // (bench/dev/robust.jsonl), the SpotSigs gold set (Theobald et al. 2008;
 // English news pages clustered by story) and the crawl export of the reprint
-// web. Every method clusters documents with Single-Pass in input order, and
-// is scored by pairwise precision, recall and F1 against the true clusters.
+// web. Every method (Methods: the engine's modes and the shingling and
+// MinHash-LSH baselines) clusters documents with Single-Pass in input order,
+// and is scored by pairwise precision, recall and F1 against the true
+// clusters. RunRobust and RunGoldset are `eval robust` and `eval goldset`;
+// internal/evalweb scores the reprint web; internal/dataset reads the sets.
 package evaldedup
 
 // PRF is pairwise precision, recall and F1.

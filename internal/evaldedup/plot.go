@@ -17,7 +17,7 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#
 // WriteSVG draws a line plot with y in [ymin, 1], in the style of Figure 2
 // of Li Gang et al. (2013): recall against the share of text edited.
 func WriteSVG(w io.Writer, title, xlabel, ylabel string, ymin float64, series []Series) error {
-	const W, H, L, R, T, B = 640.0, 400.0, 60.0, 160.0, 40.0, 50.0
+	const W, H, L, R, T, B = 720.0, 400.0, 60.0, 240.0, 40.0, 50.0
 	xmax := 0.0
 	for _, s := range series {
 		for _, p := range s.Points {

@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"github.com/newsdedup/newscrawl/extract"
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 )
 
 // TestEvalReport runs the full measurement and prints the table (go test -v).
 // EVAL_ONLY restricts it to one dataset; EVAL_WORST lists that many worst pages.
 func TestEvalReport(t *testing.T) {
-	r, err := Run(context.Background(), Config{Shared: shared.Dir(t), Only: os.Getenv("EVAL_ONLY"), Options: extract.Options{StripMetaLines: os.Getenv("EVAL_STRIPMETA") != "", Engine: os.Getenv("EVAL_ENGINE")}})
+	r, err := Run(context.Background(), Config{Shared: sharedtest.Dir(t), Only: os.Getenv("EVAL_ONLY"), Options: extract.Options{StripMetaLines: os.Getenv("EVAL_STRIPMETA") != "", Engine: os.Getenv("EVAL_ENGINE")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +33,7 @@ func TestEvalReport(t *testing.T) {
 			{"reprint-web", "mean bigram F1", 0.97},
 			{"cwced", "mean bigram F1", 0.94},
 			{"cwced", "date accuracy (same day)", 0.85},
+			{"cwced", "author accuracy", 0.65},
 			{"scrapinghub-en", "F1 (shingle, evaluate.py)", 0.96},
 		}
 		for _, f := range floors {
@@ -42,6 +43,9 @@ func TestEvalReport(t *testing.T) {
 		}
 		if v, _ := r.Value("reprint-web", "pages leaking 相关阅读 block text"); v != 0 {
 			t.Errorf("%v pages leak related-reading text", v)
+		}
+		if v, ok := r.Value("reprint-web", "authors that are not names"); !ok || v != 0 {
+			t.Errorf("%v reprint-web authors are not names (found %v)", v, ok)
 		}
 		if v, _ := r.Value("reprint-web", "empty text"); v != 0 {
 			t.Errorf("%v article pages without text", v)

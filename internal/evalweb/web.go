@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
-	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/internal/evaldedup"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
@@ -46,7 +45,7 @@ type Config struct {
 	// Status receives the server build's output and the start-up lines;
 	// Progress, when set, is called every 10 s of the crawl.
 	Status   io.Writer
-	Progress func(s crawler.Snapshot, elapsed time.Duration)
+	Progress func(p pipeline.Progress)
 }
 
 // Report is the outcome of Run.

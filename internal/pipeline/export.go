@@ -1,109 +1,129 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/google/renameio/v2"
+
+	"github.com/newsdedup/newscrawl/internal/export"
+	"github.com/newsdedup/newscrawl/internal/warcexport"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
-// ExportLine is one line of `export --format jsonl`: the format
-// ../shared/bench/score.py reads, plus metadata and dedup evidence.
-type ExportLine struct {
-	URL         string   `json:"url"`
-	Site        string   `json:"site"`
-	Kept        bool     `json:"kept"`
-	DupOf       *string  `json:"dup_of"`
-	Cluster     int64    `json:"cluster"`
-	Title       string   `json:"title"`
-	Text        string   `json:"text"`
-	PublishedAt *string  `json:"published_at"`
-	Source      string   `json:"source"`
-	Author      string   `json:"author"`
-	Editor      string   `json:"editor,omitempty"`
-	FetchedAt   string   `json:"fetched_at"`
-	Simhash     string   `json:"simhash"`
-	Distance    *int     `json:"distance,omitempty"`
-	Jaccard     *float64 `json:"jaccard,omitempty"`
-	Containment *float64 `json:"containment,omitempty"`
+// Export formats.
+const (
+	FormatJSONL = "jsonl"
+	FormatCSV   = "csv"
+	FormatWARC  = "warc"
+)
+
+// ExportFormats lists the formats ExportTo writes.
+var ExportFormats = []string{FormatJSONL, FormatCSV, FormatWARC}
+
+// ExportOptions choose an export's format and records.
+type ExportOptions struct {
+	Format string // FormatJSONL (default), FormatCSV or FormatWARC
+	Filter export.Filter
+	// Gzip compresses a WARC export record by record (.warc.gz).
+	Gzip bool
 }
 
-// Export writes one line per decided article URL: stored articles, then
-// duplicate verdicts. It returns the number of lines written.
+// Export writes one JSON line per decided article URL (internal/export):
+// stored articles, then duplicate verdicts. It returns the number of lines
+// written.
 func Export(ctx context.Context, store storage.Store, w io.Writer) (int, error) {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	n := 0
-	err := store.Articles(ctx, func(a storage.Article) error {
-		n++
-		return enc.Encode(ExportLine{
-			URL: a.URL, Site: a.Site, Kept: true, Cluster: a.Cluster,
-			Title: a.Title, Text: a.Text, PublishedAt: timePtr(a.PublishedAt),
-			Source: a.Source, Author: a.Author, Editor: a.Editor,
-			FetchedAt: a.FetchedAt.UTC().Format(time.RFC3339), Simhash: fmt.Sprintf("%016x", a.Fingerprint.Simhash),
-		})
-	})
-	if err != nil {
-		return n, err
-	}
-	err = store.Duplicates(ctx, func(d storage.Duplicate) error {
-		n++
-		dupOf, dist, jac, cont := d.DupOfURL, d.Distance, d.Jaccard, d.Containment
-		return enc.Encode(ExportLine{
-			URL: d.URL, Site: d.Site, Kept: false, DupOf: &dupOf, Cluster: d.Cluster,
-			Title: d.Title, Text: d.Text, PublishedAt: timePtr(d.PublishedAt),
-			Source: d.Source, Author: d.Author,
-			FetchedAt: d.FetchedAt.UTC().Format(time.RFC3339), Simhash: fmt.Sprintf("%016x", d.Simhash),
-			Distance: &dist, Jaccard: &jac, Containment: &cont,
-		})
-	})
-	if err != nil {
-		return n, err
-	}
-	return n, bw.Flush()
+	return export.JSONL(ctx, store, export.Filter{}, w)
 }
 
-func timePtr(t time.Time) *string {
-	if t.IsZero() {
-		return nil
+// ExportTo writes store in o's format and returns the number of records
+// (lines, CSV rows, or WARC records for articles and duplicates).
+func ExportTo(ctx context.Context, store storage.Store, w io.Writer, o ExportOptions) (int, error) {
+	switch o.Format {
+	case FormatJSONL, "":
+		return export.JSONL(ctx, store, o.Filter, w)
+	case FormatCSV:
+		return export.CSV(ctx, store, o.Filter, w)
+	case FormatWARC:
+		c, err := warcexport.Write(ctx, store, w, warcexport.Options{Filter: o.Filter, Gzip: o.Gzip, Software: "newscrawl", Now: time.Now()})
+		return c.Articles() + c.Revisit, err
 	}
-	s := t.Format(time.RFC3339)
-	return &s
+	return 0, fmt.Errorf("unknown export format %q (supported: %s)", o.Format, strings.Join(ExportFormats, ", "))
 }
 
-// ExportDB exports the SQLite store at db (which must exist: exporting
-// never creates a store) to w; see Export.
-func ExportDB(ctx context.Context, db string, w io.Writer) (int, error) {
+// ExportDB exports the store db names to w; see ExportTo. A postgres:// URL
+// exports the shared store. A SQLite file must exist (exporting never
+// creates a store) and is opened read-only
+// (a store the process cannot write exports too) and checked with
+// QuickCheck first: a damaged store is an error wrapping sqlite.ErrDamaged
+// before anything is written.
+func ExportDB(ctx context.Context, db string, w io.Writer, o ExportOptions) (int, error) {
+	if IsPostgres(db) {
+		store, err := OpenStore(ctx, db)
+		if err != nil {
+			return 0, err
+		}
+		defer store.Close()
+		return ExportTo(ctx, store, w, o)
+	}
 	if _, err := os.Stat(db); err != nil {
 		return 0, err
 	}
-	store, err := sqlite.Open(ctx, db)
+	store, err := sqlite.Open(ctx, db, sqlite.ReadOnly())
 	if err != nil {
 		return 0, err
 	}
-	defer store.Close()
-	return Export(ctx, store, w)
-}
-
-// ExportFile exports the SQLite store at db to a new file out.
-func ExportFile(ctx context.Context, db, out string) (int, error) {
-	if _, err := os.Stat(db); err != nil {
+	if err := store.QuickCheck(ctx); err != nil {
+		store.Close()
 		return 0, err
 	}
-	f, err := os.Create(out)
-	if err != nil {
-		return 0, err
-	}
-	n, err := ExportDB(ctx, db, f)
-	if cerr := f.Close(); err == nil {
+	n, err := ExportTo(ctx, store, w, o)
+	// Close reports a store that changed under a lock-free read (see
+	// sqlite.ReadOnly): the export is then not to be trusted.
+	if cerr := store.Close(); err == nil {
 		err = cerr
 	}
 	return n, err
+}
+
+// ExportFile exports the store db names to the file out, atomically: the
+// records go to a temporary file beside out (created exclusively, so never
+// through a planted symlink) that replaces out only when the export is
+// complete and synced. On any error out is left as it was (absent, or the
+// previous export), never truncated or empty. A symlink at out is replaced,
+// not followed.
+func ExportFile(ctx context.Context, db, out string, o ExportOptions) (int, error) {
+	if !IsPostgres(db) {
+		if _, err := os.Stat(db); err != nil {
+			return 0, err
+		}
+	}
+	f, err := renameio.NewPendingFile(out, renameio.WithTempDir(filepath.Dir(out)), renameio.WithPermissions(0o644))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Cleanup() //nolint:errcheck // a no-op after CloseAtomicallyReplace; otherwise removes the temporary file
+	n, err := ExportDB(ctx, db, f, o)
+	if err != nil {
+		return n, err
+	}
+	if err := f.CloseAtomicallyReplace(); err != nil {
+		return n, fmt.Errorf("write %s: %w", out, err)
+	}
+	return n, nil
+}
+
+// OpenExisting opens the SQLite store at db read-only for reading commands
+// (report, serve, explain): a missing file is an error, never a new store.
+func OpenExisting(ctx context.Context, db string) (*sqlite.Store, error) {
+	if _, err := os.Stat(db); err != nil {
+		return nil, err
+	}
+	return sqlite.Open(ctx, db, sqlite.ReadOnly())
 }

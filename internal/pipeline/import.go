@@ -14,6 +14,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/dedupin"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
@@ -37,7 +38,7 @@ const ImportSite = "import"
 func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 	return func(yield func(ImportRecord, error) bool) {
 		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 1<<20), maxJSONLLine)
+		sc.Buffer(make([]byte, 1<<20), dedupin.MaxLine)
 		line := 0
 		for sc.Scan() {
 			line++
@@ -96,7 +97,7 @@ type ImportOptions struct {
 	Now           func() time.Time
 }
 
-// Import brings records into the store of cfg through the same
+// Import brings records into the SQLite store of cfg through the same
 // near-duplicate decision as the crawl: each record is fingerprinted,
 // decided against everything stored before and committed as an article or
 // a duplicate. It holds the store's lock and records a run. A record whose
@@ -110,6 +111,10 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 5 * time.Second
+	}
+	if IsPostgres(cfg.Storage) {
+		// Not a file name: sqlite.Open would create a file of that name.
+		return st, fmt.Errorf("%s: import writes SQLite stores only (import into a SQLite file, then migrate --to the PostgreSQL URL)", cfg.Storage)
 	}
 	store, err := sqlite.Open(ctx, cfg.Storage)
 	if err != nil {
@@ -214,6 +219,6 @@ func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRec
 		return out, false, err
 	}
 	art := &extract.Article{Title: rec.Title, Text: rec.Text, PublishedAt: rec.PublishedAt}
-	out, err = p.decideAndCommit(ctx, page, art, fp)
+	out, err = p.decideAndCommit(ctx, page, art, fp, nil) // no HTTP response to keep
 	return out, false, err
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,4 +131,20 @@ func FuzzStreamImport(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestImportRefusesPostgres: a postgres:// store is an error, not a SQLite
+// file created under that name.
+func TestImportRefusesPostgres(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	cfg := config.Default()
+	cfg.Storage = "postgres://u@127.0.0.1:1/news"
+	_, err := Import(context.Background(), &cfg, "in.jsonl", StreamImport(strings.NewReader(""), "in.jsonl"), ImportOptions{})
+	if err == nil || !strings.Contains(err.Error(), "SQLite stores only") {
+		t.Fatalf("error %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("files created: %v", ents)
+	}
 }

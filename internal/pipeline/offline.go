@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -18,10 +17,8 @@ import (
 
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/dedupin"
 )
-
-// maxJSONLLine bounds one input line of offline dedup.
-const maxJSONLLine = 64 << 20
 
 // OfflineDoc is one input document of offline dedup.
 type OfflineDoc struct {
@@ -39,10 +36,19 @@ type OfflineResult struct {
 	Jaccard     *float64        `json:"jaccard,omitempty"`
 	Containment *float64        `json:"containment,omitempty"`
 	Reason      string          `json:"reason,omitempty"`
+	// PartialOf is set for a partial reprint (reason "partial"): the kept
+	// article re-uses passages of this one; OwnShare is the share of its
+	// content words outside them.
+	PartialOf json.RawMessage `json:"partial_of,omitempty"`
+	OwnShare  *float64        `json:"own_share,omitempty"`
+	// Passages are the shared runs of content words (winnowing) with
+	// dup_of or partial_of: [start here, start there, length].
+	Passages [][3]int `json:"passages,omitempty"`
 }
 
-// ReadJSONL reads {"id","title","text"} lines; blank lines are skipped, a
-// line without an id is an error naming the line.
+// ReadJSONL reads {"id","title","text"} lines strictly (internal/dedupin):
+// a line without "text" or "id", with an unknown key, or repeating an id is
+// an error naming the line; blank lines and a leading BOM are accepted.
 func ReadJSONL(path string) ([]OfflineDoc, error) {
 	var docs []OfflineDoc
 	for d, err := range StreamJSONL(path) {
@@ -54,9 +60,10 @@ func ReadJSONL(path string) ([]OfflineDoc, error) {
 	return docs, nil
 }
 
-// StreamJSONL yields the documents of a JSONL file one by one, as
-// ReadJSONL reads them, so that a caller holds only the current line; the
-// first error ends the sequence.
+// StreamJSONL yields the documents of a JSONL file one by one, read as
+// ReadJSONL reads them (internal/dedupin's strict Reader), so that a
+// caller holds only the current line and the ids seen; the first error
+// ends the sequence.
 func StreamJSONL(path string) iter.Seq2[OfflineDoc, error] {
 	return func(yield func(OfflineDoc, error) bool) {
 		f, err := os.Open(path)
@@ -65,30 +72,19 @@ func StreamJSONL(path string) iter.Seq2[OfflineDoc, error] {
 			return
 		}
 		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), maxJSONLLine)
-		line := 0
-		for sc.Scan() {
-			line++
-			b := sc.Bytes()
-			if len(bytes.TrimSpace(b)) == 0 {
-				continue
-			}
-			var d OfflineDoc
-			if err := json.Unmarshal(b, &d); err != nil {
-				yield(OfflineDoc{}, fmt.Errorf("%s:%d: %w", path, line, err))
+		rd := dedupin.NewReader(f, path)
+		for {
+			d, err := rd.Next()
+			if errors.Is(err, io.EOF) {
 				return
 			}
-			if len(d.ID) == 0 || string(d.ID) == "null" {
-				yield(OfflineDoc{}, fmt.Errorf("%s:%d: missing id", path, line))
+			if err != nil {
+				yield(OfflineDoc{}, err)
 				return
 			}
-			if !yield(d, nil) {
+			if !yield(OfflineDoc{ID: d.ID, Title: d.Title, Text: d.Text}, nil) {
 				return
 			}
-		}
-		if err := sc.Err(); err != nil {
-			yield(OfflineDoc{}, fmt.Errorf("%s:%d: %w", path, line+1, err))
 		}
 	}
 }
@@ -165,6 +161,14 @@ func Dedup(ctx context.Context, eng *dedup.Engine, docs []OfflineDoc) (results [
 		} else {
 			kept++
 		}
+		if v.Reason == "partial" {
+			r.PartialOf = docs[v.PartialOf].ID
+			own := v.OwnShare
+			r.OwnShare = &own
+		}
+		for _, p := range v.Passages {
+			r.Passages = append(r.Passages, [3]int{p.StartA, p.StartB, p.Len})
+		}
 		results[i] = r
 		return nil
 	})
@@ -237,6 +241,14 @@ func DedupStream(ctx context.Context, eng *dedup.Engine, docs iter.Seq2[OfflineD
 			j, c := v.jaccard, v.containment
 			r.Jaccard, r.Containment = &j, &c
 		}
+		if v.reason == "partial" {
+			if r.PartialOf, err = tmp.id(v.partialOf); err != nil {
+				return err
+			}
+			own := v.ownShare
+			r.OwnShare = &own
+		}
+		r.Passages = v.passages
 		return enc.Encode(r)
 	})
 	if err != nil {
@@ -247,7 +259,7 @@ func DedupStream(ctx context.Context, eng *dedup.Engine, docs iter.Seq2[OfflineD
 
 // verdictSpool keeps offline verdicts and document ids on disk: ids in one
 // file with their offsets (8 bytes each) in another, verdicts as fixed-size
-// records plus the reason.
+// records (spoolFixed bytes) plus the reason and the shared passages.
 type verdictSpool struct {
 	ids, offs, verdicts *os.File
 	idw, offw, vw       *bufio.Writer
@@ -259,8 +271,16 @@ type spooled struct {
 	dup                  bool
 	dupOf, cluster       uint64
 	jaccard, containment float64
+	partialOf            uint64
+	ownShare             float64
 	reason               string
+	passages             [][3]int
 }
+
+// spoolFixed is the size of a spooled verdict's fixed part: the duplicate
+// flag, dupOf, cluster, Jaccard, containment, partialOf, ownShare and the
+// reason's length.
+const spoolFixed = 1 + 6*8 + 1
 
 func newVerdictSpool(dir string) (*verdictSpool, error) {
 	s := &verdictSpool{}
@@ -311,9 +331,19 @@ func (s *verdictSpool) addVerdict(i uint64, v dedup.Verdict) error {
 	b = binary.LittleEndian.AppendUint64(b, cluster)
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Jaccard))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Containment))
-	reason := v.Reason[:min(len(v.Reason), 255)]
-	b = append(b, byte(len(reason)))
-	b = append(b, reason...)
+	b = binary.LittleEndian.AppendUint64(b, v.PartialOf)
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.OwnShare))
+	if len(v.Reason) > 255 {
+		return fmt.Errorf("verdict %d: reason longer than 255 bytes", i)
+	}
+	b = append(b, byte(len(v.Reason)))
+	b = append(b, v.Reason...)
+	b = binary.AppendUvarint(b, uint64(len(v.Passages)))
+	for _, p := range v.Passages {
+		b = binary.AppendVarint(b, int64(p.StartA))
+		b = binary.AppendVarint(b, int64(p.StartB))
+		b = binary.AppendVarint(b, int64(p.Len))
+	}
 	s.buf = b
 	_, err := s.vw.Write(b)
 	return err
@@ -348,7 +378,7 @@ func (s *verdictSpool) replay(fn func(i uint64, v spooled) error) error {
 		return err
 	}
 	r := bufio.NewReaderSize(s.verdicts, 1<<16)
-	var fixed [34]byte
+	var fixed [spoolFixed]byte
 	for i := uint64(0); ; i++ {
 		if _, err := io.ReadFull(r, fixed[:]); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -356,13 +386,30 @@ func (s *verdictSpool) replay(fn func(i uint64, v spooled) error) error {
 			}
 			return fmt.Errorf("spooled verdict %d: %w", i, err)
 		}
-		v := spooled{dup: fixed[0] == 1, dupOf: binary.LittleEndian.Uint64(fixed[1:]), cluster: binary.LittleEndian.Uint64(fixed[9:]),
-			jaccard: math.Float64frombits(binary.LittleEndian.Uint64(fixed[17:])), containment: math.Float64frombits(binary.LittleEndian.Uint64(fixed[25:]))}
-		reason := make([]byte, fixed[33])
+		le := binary.LittleEndian
+		v := spooled{dup: fixed[0] == 1, dupOf: le.Uint64(fixed[1:]), cluster: le.Uint64(fixed[9:]),
+			jaccard: math.Float64frombits(le.Uint64(fixed[17:])), containment: math.Float64frombits(le.Uint64(fixed[25:])),
+			partialOf: le.Uint64(fixed[33:]), ownShare: math.Float64frombits(le.Uint64(fixed[41:]))}
+		reason := make([]byte, fixed[49])
 		if _, err := io.ReadFull(r, reason); err != nil {
 			return fmt.Errorf("spooled verdict %d: %w", i, err)
 		}
 		v.reason = string(reason)
+		np, err := binary.ReadUvarint(r)
+		if err != nil {
+			return fmt.Errorf("spooled verdict %d: %w", i, err)
+		}
+		for range np {
+			var p [3]int
+			for k := range p {
+				x, err := binary.ReadVarint(r)
+				if err != nil {
+					return fmt.Errorf("spooled verdict %d: %w", i, err)
+				}
+				p[k] = int(x)
+			}
+			v.passages = append(v.passages, p)
+		}
 		if err := fn(i, v); err != nil {
 			return err
 		}

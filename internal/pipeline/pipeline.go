@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -34,12 +36,16 @@ type Processor struct {
 	engine     *dedup.Engine
 	extractors map[string]*extract.Extractor // by site name
 	keepDupTxt bool
+	keepRaw    bool // fetch.keep_raw: the store is a storage.RawStore
 	log        *slog.Logger
 	now        func() time.Time
 
 	// mu serialises decide → commit → index: Single-Pass clustering needs
 	// every earlier article indexed before the next decision.
 	mu sync.Mutex
+	// shared, for a store several processes write, extends that to the
+	// fleet (see sharedDecisions); nil otherwise.
+	shared *sharedDecisions
 }
 
 // NewSegmenter loads the segmenter (the gse dictionary) once per process.
@@ -69,11 +75,7 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 	}
 	n := 0
 	err = store.Fingerprints(ctx, since, func(a storage.Article) error {
-		var h [16]byte
-		if b, err := hex.DecodeString(a.ContentHash); err == nil && len(b) == len(h) {
-			copy(h[:], b)
-		}
-		eng.Restore(dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash, Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title)})
+		eng.Restore(articleEntry(a))
 		n++
 		return nil
 	})
@@ -83,7 +85,7 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 	// Duplicates are cluster members (single-link): index them too.
 	if !eng.Options().CentresOnly {
 		err = store.DuplicateFingerprints(ctx, since, func(d storage.Duplicate) error {
-			eng.Restore(dedup.Entry{ID: MemberID(d.URL), Cluster: uint64(d.Cluster), Simhash: d.Simhash, Signature: d.Signature, Title: dedup.TitleSet(d.Title)})
+			eng.Restore(memberEntry(d))
 			n++
 			return nil
 		})
@@ -104,9 +106,16 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 // store, deciding with eng (see NewEngine); skipped pages are logged to log.
 func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, log *slog.Logger) (*Processor, error) {
 	p := &Processor{store: store, engine: eng, extractors: map[string]*extract.Extractor{},
-		keepDupTxt: cfg.Dedup.KeepDuplicateText, log: log, now: time.Now}
+		keepDupTxt: cfg.Dedup.KeepDuplicateText, keepRaw: cfg.Fetch.KeepRaw, log: log, now: time.Now}
+	if _, ok := store.(storage.RawStore); p.keepRaw && !ok {
+		return nil, fmt.Errorf("fetch.keep_raw: the store (%T) does not keep raw responses", store)
+	}
 	for i, s := range cfg.Sites {
-		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time})
+		// The crawler hands over only pages matching the site's
+		// article_url: a short brief among promo links is kept, and a page
+		// is refused only when it has no article text (ExpectArticle). One
+		// extractor per site learns the site's template lines.
+		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time, ExpectArticle: true})
 		if err != nil {
 			return nil, fmt.Errorf("sites[%d].extract: %w", i, err)
 		}
@@ -139,12 +148,41 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
 		return p.commit(ctx, &storage.Commit{Page: page})
 	}
-	return p.decideAndCommit(ctx, page, art, fp)
+	return p.decideAndCommit(ctx, page, art, fp, p.rawOf(r))
 }
 
-func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint) (storage.Outcome, error) {
+// rawOf is the response to keep with a stored article (fetch.keep_raw), or
+// nil. The crawler hands over the body decompressed, so the encoding
+// headers go and Content-Length is the kept body's.
+func (p *Processor) rawOf(r *crawler.Response) *storage.RawResponse {
+	if !p.keepRaw {
+		return nil
+	}
+	h := r.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Del("Content-Encoding")
+	h.Del("Transfer-Encoding")
+	h.Set("Content-Length", strconv.Itoa(len(r.Body)))
+	return &storage.RawResponse{Status: r.Status, Proto: "HTTP/1.1", Header: h, Body: r.Body}
+}
+
+func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint, raw *storage.RawResponse) (out storage.Outcome, rerr error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.shared != nil {
+		release, err := p.shared.begin(ctx, p.engine)
+		if err != nil {
+			return "", err
+		}
+		defer release()
+		defer func() {
+			if err := p.shared.end(ctx); err != nil && rerr == nil {
+				out, rerr = "", fmt.Errorf("after deciding %s: %w", page.URL, err)
+			}
+		}()
+	}
 	v := p.engine.Decide(fp)
 	if v.Duplicate {
 		centre, err := p.store.Article(ctx, int64(v.DupOf))
@@ -154,7 +192,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 		page.Outcome = storage.OutcomeDuplicate
 		d := &storage.Duplicate{
 			URL: page.URL, Site: page.Site, RunID: page.RunID, DupOf: centre.ID, DupOfURL: centre.URL,
-			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment,
+			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment, Reason: v.Reason,
 			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
 			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
 		}
@@ -175,7 +213,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 		FetchedAt: page.FetchedAt, ContentHash: hex.EncodeToString(fp.Hash[:]),
 		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words},
 	}
-	out, err := p.commit(ctx, &storage.Commit{Page: page, Article: a, Terms: fp.Terms})
+	out, err := p.commit(ctx, &storage.Commit{Page: page, Article: a, Terms: fp.Terms, Raw: raw})
 	if err == nil && out == storage.OutcomeStored {
 		p.engine.Add(uint64(a.ID), uint64(a.Cluster), fp)
 	}
@@ -226,6 +264,13 @@ func EngineOptions(d config.Dedup) (dedup.Options, error) {
 	}
 	if d.Weighting == "tfidf" {
 		o.Weighting = segment.TFIDF
+	}
+	if d.Antecedents != "" {
+		a, err := segment.AntecedentsOf(segment.AntecedentSet(d.Antecedents))
+		if err != nil {
+			return o, fmt.Errorf("dedup.antecedents: %w", err)
+		}
+		o.Antecedents = append(a, dedup.EnglishAntecedents...)
 	}
 	return o, nil
 }

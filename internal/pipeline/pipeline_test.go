@@ -4,11 +4,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage"
@@ -52,7 +54,7 @@ func TestPipelineMergesClusters(t *testing.T) {
 		t.Helper()
 		art := &extract.Article{Title: st.Title, Text: text}
 		page := storage.Page{URL: url, Site: "s", RunID: 1, Status: 200, FetchedAt: time.Now()}
-		out, err := pl.decideAndCommit(ctx, page, art, eng.Fingerprint(art.Title, art.Text))
+		out, err := pl.decideAndCommit(ctx, page, art, eng.Fingerprint(art.Title, art.Text), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,5 +86,80 @@ func TestPipelineMergesClusters(t *testing.T) {
 	}
 	if err := store.Check(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKeepRawNeedsRawStore: fetch.keep_raw with a store that cannot keep
+// raw responses is refused, not silently ignored.
+func TestKeepRawNeedsRawStore(t *testing.T) {
+	cfg := config.Default()
+	cfg.Fetch.KeepRaw = true
+	type plainStore struct{ storage.Store } // hides memory.Store's Raw
+	for _, tc := range []struct {
+		name    string
+		store   storage.Store
+		wantErr bool
+	}{
+		{"raw store", memory.New(), false},
+		{"plain store", plainStore{memory.New()}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewProcessor(&cfg, tc.store, nil, slog.New(slog.DiscardHandler))
+			if (err != nil) != tc.wantErr || (err != nil && !strings.Contains(err.Error(), "fetch.keep_raw")) {
+				t.Fatalf("err %v, want error %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// briefPage is a 2015 NetEase-style brief: a short story whose words are
+// keyword links, followed in the same container by promo link blocks.
+const briefPage = `<html><head><meta charset="utf-8"><title>央行：下周将开展逆回购操作_网易财经</title></head><body>
+<div class="nav"><a href="/">网易首页</a> <a href="/money/">财经</a></div>
+<div class="post_content_main"><h1>央行：下周将开展逆回购操作</h1>
+<div class="post_time_source">2015-06-12 09:30:00 来源: 网易财经</div>
+<div class="post_text" id="endText">
+<p>网易财经6月12日讯 <a href="/k/1.html">央行</a>今日表示，下周将继续开展<a href="/k/2.html">逆回购</a>操作，以保持<a href="/k/3.html">银行体系流动性</a>合理充裕，<a href="/k/4.html">市场利率</a>有望保持平稳。</p>
+<p><strong>重点推荐</strong></p>
+<p><a href="/a1.html">沪指收复5100点 券商股集体走强</a></p><p><a href="/a2.html">两市成交额突破两万亿元创新高</a></p>
+<p><a href="/a3.html">创业板指数再创历史新高</a></p><p><strong>证券要闻</strong></p>
+<p><a href="/b1.html">证监会：加强对场外配资的监管</a></p><p><a href="/b2.html">新股申购资金冻结规模超过六万亿</a></p>
+</div></div></body></html>`
+
+// TestProcessArticleKeepsShortBrief: a page the site's article_url marks
+// as an article is stored even when its container is mostly links; the
+// promo blocks are not stored with it.
+func TestProcessArticleKeepsShortBrief(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Default()
+	cfg.Sites = []config.Site{{Name: "netease", StartURLs: []string{"http://money.163.example/"}, AllowedDomains: []string{"money.163.example"}, ArticleURL: `/\d\d/\d{4}/`}}
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := memory.New()
+	eng, _, err := NewEngine(ctx, &cfg, seg, store, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := NewProcessor(&cfg, store, eng, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://money.163.example/15/0612/09/AB12CD.html"
+	out, err := pl.ProcessArticle(ctx, &crawler.Response{URL: url, RequestURL: url, Site: &cfg.Sites[0], RunID: 1, Status: 200,
+		Header: http.Header{"Content-Type": []string{"text/html; charset=utf-8"}}, Body: []byte(briefPage), FetchedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != storage.OutcomeStored {
+		t.Fatalf("outcome %s, want %s", out, storage.OutcomeStored)
+	}
+	a, err := store.ArticleByURL(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(a.Text, "下周将继续开展逆回购操作") || strings.Contains(a.Text, "沪指收复5100点") {
+		t.Errorf("stored text %q", a.Text)
 	}
 }

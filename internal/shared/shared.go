@@ -6,9 +6,9 @@
 // The rule every test that reads shared data follows: when the directory or
 // a file in it is absent, the test is skipped with a message naming what is
 // missing, except when the environment variable CI is set, where absence is
-// a failure (CI always runs with shared/ beside the clone). Like
-// net/http/httptest, the package imports "testing" for its test helpers;
-// Find and Root are plain functions that commands use as well.
+// a failure (CI always runs with shared/ beside the clone). The test
+// helpers that apply it live in package sharedtest, so that this package,
+// which the commands use, does not import "testing".
 package shared
 
 import (
@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"testing"
 )
 
 // DirName is the name of the shared data directory, a sibling of the
@@ -67,63 +66,4 @@ func Find(start string) (string, error) {
 		return "", fmt.Errorf("%w: %s is not a directory", ErrNotFound, dir)
 	}
 	return dir, nil
-}
-
-// Dir returns the shared data directory seen from the test's working
-// directory. When it is absent the test is skipped, or fails when CI is set.
-func Dir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := Find(".")
-	if err != nil {
-		missing(tb, err)
-		tb.Skipf("skipping: %v", err)
-	}
-	return dir
-}
-
-// Lookup is Dir for tests that have a part which runs without shared data:
-// it reports absence with ok false instead of skipping (still a failure
-// when CI is set).
-func Lookup(tb testing.TB) (dir string, ok bool) {
-	tb.Helper()
-	dir, err := Find(".")
-	if err != nil {
-		missing(tb, err)
-		tb.Logf("shared data absent: %v", err)
-		return "", false
-	}
-	return dir, true
-}
-
-// Path returns the path inside the shared data directory named by the
-// elements rel (joined with filepath.Join, so "bench/dev" works too). When the directory or
-// that file is absent the test is skipped, or fails when CI is set.
-func Path(tb testing.TB, rel ...string) string {
-	tb.Helper()
-	p := filepath.Join(append([]string{Dir(tb)}, rel...)...)
-	if _, err := os.Stat(p); err != nil {
-		missing(tb, err)
-		tb.Skipf("skipping: shared data file absent: %v", err)
-	}
-	return p
-}
-
-// RootDir returns the repository root seen from the test's working
-// directory, failing the test when there is none.
-func RootDir(tb testing.TB) string {
-	tb.Helper()
-	root, err := Root(".")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return root
-}
-
-// missing fails the test when CI is set; otherwise it returns and the
-// caller skips or carries on.
-func missing(tb testing.TB, err error) {
-	tb.Helper()
-	if os.Getenv(CIEnv) != "" {
-		tb.Fatalf("shared data required when %s is set: %v", CIEnv, err)
-	}
 }

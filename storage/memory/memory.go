@@ -29,6 +29,7 @@ type Store struct {
 	dupSeq   int64
 	docfreq  map[string]int
 	docs     int
+	raw      map[string]storage.RawResponse // by URL, bodies copied
 
 	frontier    map[string]*memItem
 	frontierSeq int64
@@ -53,7 +54,24 @@ type memItem struct {
 	inflight bool
 }
 
-var _ storage.Store = (*Store)(nil)
+var (
+	_ storage.Store    = (*Store)(nil)
+	_ storage.RawStore = (*Store)(nil)
+)
+
+// Raw implements storage.RawStore.
+func (m *Store) Raw(ctx context.Context, url string) (storage.RawResponse, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if err := m.check(ctx); err != nil {
+		return storage.RawResponse{}, err
+	}
+	r, ok := m.raw[url]
+	if !ok {
+		return storage.RawResponse{}, fmt.Errorf("raw response of %s: %w", url, storage.ErrNotFound)
+	}
+	return storage.RawResponse{Status: r.Status, Proto: r.Proto, Header: r.Header.Clone(), Body: append([]byte(nil), r.Body...)}, nil
+}
 
 // New returns an empty in-memory store.
 func New() *Store {
@@ -62,6 +80,7 @@ func New() *Store {
 		artByURL: make(map[string]int64),
 		dups:     make(map[string]*memDup),
 		docfreq:  make(map[string]int),
+		raw:      make(map[string]storage.RawResponse),
 		frontier: make(map[string]*memItem),
 		lock:     make(chan struct{}, 1),
 	}
@@ -170,6 +189,10 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 			m.docfreq[t]++
 		}
 		m.docs++
+		if c.Raw != nil {
+			m.raw[url] = storage.RawResponse{Status: c.Raw.Status, Proto: c.Raw.Proto, Header: c.Raw.Header.Clone(),
+				Body: append([]byte(nil), c.Raw.Body...)}
+		}
 		c.Article.ID, c.Article.Cluster = a.ID, a.Cluster
 	case c.Duplicate != nil:
 		d := cloneDuplicate(*c.Duplicate)

@@ -12,8 +12,8 @@ import (
 // robots-disallowed fetch, empty frontier, runs closed).
 type Audit struct {
 	Integrity  string            // PRAGMA integrity_check ("ok")
-	Articles   []string          // URL of every stored article
-	Duplicates []string          // URL of every duplicate verdict
+	Articles   []string          // URL of every stored article, in id order
+	Duplicates []string          // URL of every duplicate verdict, in commit order
 	Pages      map[string]string // outcome (":err_kind" when set) of every page record, by URL
 	Frontier   int               // frontier items left
 	Runs       []string          // status of every run, in id order
@@ -32,10 +32,10 @@ func AuditFile(ctx context.Context, path string) (*Audit, error) {
 		return nil, fmt.Errorf("integrity_check: %w", err)
 	}
 	for _, q := range []struct {
-		table string
-		urls  *[]string
-	}{{"articles", &a.Articles}, {"duplicates", &a.Duplicates}} {
-		err := queryEach(ctx, conn, "SELECT url FROM "+q.table, func(r *sql.Rows) error {
+		table, query string
+		urls         *[]string
+	}{{"articles", "SELECT url FROM articles ORDER BY id", &a.Articles}, {"duplicates", "SELECT url FROM duplicates ORDER BY seq", &a.Duplicates}} {
+		err := queryEach(ctx, conn, q.query, func(r *sql.Rows) error {
 			var u string
 			if err := r.Scan(&u); err != nil {
 				return err

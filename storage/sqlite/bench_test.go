@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
@@ -26,35 +27,6 @@ const (
 	benchMinDocs   = 50
 )
 
-// sharedDir finds the read-only shared data directory: ../shared relative to
-// the repository root (the directory holding go.mod). When it is absent the
-// caller is skipped, or failed when CI is set.
-func sharedDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("no go.mod above the test's working directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("shared data %s is missing (CI is set): %v", shared, err)
-		}
-		tb.Skipf("shared data %s is missing: %v", shared, err)
-	}
-	return shared
-}
-
 type benchDoc struct {
 	title, text string
 	terms       []string
@@ -65,7 +37,7 @@ type benchDoc struct {
 // cut to benchTextBytes, with their first benchTerms distinct character
 // bigrams as terms (a stand-in for segmenter output of the same count).
 func loadBenchDocs(b *testing.B) []benchDoc {
-	path := filepath.Join(sharedDir(b), "bench", "dev", "truth.jsonl")
+	path := sharedtest.Path(b, "bench", "dev", "truth.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)

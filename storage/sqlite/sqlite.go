@@ -30,7 +30,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 2
+const SchemaVersion = 4
 
 // SQLite tuning.
 const (
@@ -57,16 +57,13 @@ const (
 	maxFoldChunk  = 1 << foldChunkBits
 	// foldEvery is how many stored documents' terms wait in docfreq_pending
 	// before a Commit folds them into docfreq (see docfreq.go). Upserting an
-	// article's ~300 terms straight into docfreq dirtied ~100 of its B-tree
-	// pages per commit (115 WAL frames, ~460 KB, measured with
-	// BenchmarkCommit on the shared corpus), which the WAL then wrote and
-	// checkpointed again; the log takes one row per document and the fold
-	// touches each docfreq page once per foldEvery documents. Larger batches
-	// share more terms, so the fold's upserts per document fall as it grows
-	// (BenchmarkCommit CPU per commit: 0.93 ms at 64, 0.79 ms at 256); 256
-	// keeps the folding commit (~25k upserts: 0.1-0.2 s on the shared
-	// 2-core machine, against 0.26 ms for a median commit) and the log that
-	// DocFreqs reads into memory small.
+	// article's terms straight into docfreq dirtied about a hundred B-tree
+	// pages per commit, which the WAL then wrote and checkpointed again; the
+	// log takes one row per document and the fold touches each docfreq page
+	// once per foldEvery documents. Larger batches share more terms, so the
+	// fold's upserts per document fall as it grows, while the folding commit
+	// and the log that DocFreqs reads into memory grow; 256 balances them
+	// (BenchmarkCommit figures: docs/THRESHOLDS.md).
 	foldEvery = 256
 )
 
@@ -172,6 +169,22 @@ CREATE INDEX frontier_state ON frontier(state, seq);
 CREATE INDEX articles_cluster ON articles(cluster);
 CREATE INDEX duplicates_cluster ON duplicates(cluster);
 `,
+	// 2 -> 3: the engine's reason for a duplicate verdict (exact, jaccard,
+	// containment, short, hamming); '' for verdicts written before.
+	`
+ALTER TABLE duplicates ADD COLUMN reason TEXT NOT NULL DEFAULT '';
+`,
+	// 3 -> 4: raw HTTP responses of stored articles (fetch.keep_raw):
+	// header in wire format, body gzip-compressed.
+	`
+CREATE TABLE raw (
+	url    TEXT PRIMARY KEY,
+	status INTEGER NOT NULL,
+	proto  TEXT NOT NULL,
+	header BLOB NOT NULL,
+	body   BLOB NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 // Store is the embedded SQLite store: one database file in WAL mode, written through
@@ -187,6 +200,10 @@ type Store struct {
 	termBuf []byte     // encodes a commit's terms; guarded by writeMu
 
 	stmts sqliteStmts
+
+	// immutable is the file's state when it was opened read-only with
+	// SQLite's immutable=1 (see open); nil otherwise.
+	immutable os.FileInfo
 }
 
 // sqliteStmts are the prepared statements of the hot path.
@@ -224,10 +241,17 @@ type options struct {
 }
 
 // Open opens (creating it and its parent directory when missing) the
-// store at path, migrating an older schema. It fails with an error wrapping
-// ErrSchemaTooNew when the file was written by a newer program.
-func Open(ctx context.Context, path string) (*Store, error) {
-	return open(ctx, path, options{})
+// store at path, migrating an older schema; with ReadOnly it only opens an
+// existing store for reading. It fails with an error wrapping
+// ErrSchemaTooNew when the file was written by a newer program, ErrDamaged
+// when SQLite finds it corrupt, and refuses symlinks planted where it would
+// create files (see checkNotPlanted).
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return open(ctx, path, o)
 }
 
 func open(ctx context.Context, path string, opt options) (*Store, error) {
@@ -242,6 +266,9 @@ func open(ctx context.Context, path string, opt options) (*Store, error) {
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 		}
+	}
+	if err := checkNotPlanted(abs); err != nil {
+		return nil, fmt.Errorf("open sqlite store: %w", err)
 	}
 
 	q := url.Values{}
@@ -267,21 +294,43 @@ func open(ctx context.Context, path string, opt options) (*Store, error) {
 	for _, p := range opt.pragmas {
 		q.Add("_pragma", p)
 	}
-	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
+	s, err := connect(ctx, abs, q, opt.readOnly)
+	if err != nil && opt.readOnly && needsImmutable(err, abs) {
+		// A WAL store in a directory this process cannot write: SQLite
+		// cannot create the -shm file that even readers need. With no
+		// -wal file beside it the database file holds every committed
+		// transaction, and it can be read as immutable; Close reports
+		// whether it changed meanwhile (a writer that started).
+		before, serr := os.Stat(abs)
+		if serr != nil {
+			return nil, fmt.Errorf("open sqlite store %s: %w", path, serr)
+		}
+		q.Set("immutable", "1")
+		if s, err = connect(ctx, abs, q, true); err == nil {
+			s.immutable = before
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, damaged(err))
+	}
+	return s, nil
+}
 
+// connect opens the database with the URI parameters q and initialises it.
+func connect(ctx context.Context, abs string, q url.Values, readOnly bool) (*Store, error) {
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		return nil, err
 	}
 	db.SetMaxOpenConns(maxOpenConns)
 	db.SetMaxIdleConns(maxOpenConns)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-
 	s := &Store{path: abs, db: db}
-	if err := s.init(ctx, opt.readOnly); err != nil {
+	if err := s.init(ctx, readOnly); err != nil {
 		s.closeAll()
-		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
+		return nil, err
 	}
 	return s, nil
 }
@@ -396,9 +445,9 @@ const (
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
-		published_at, source, author, fetched_at, simhash, signature`
+		published_at, source, author, fetched_at, simhash, signature, reason`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
-		published_at, source, author, fetched_at, simhash, signature`
+		published_at, source, author, fetched_at, simhash, signature, reason`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
 	// that are not blobs at all); badSignature describes them.
@@ -424,7 +473,7 @@ func (s *Store) prepare(ctx context.Context) error {
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},
 		{&s.stmts.clearTerms, `DELETE FROM docfreq_pending`},
@@ -478,6 +527,9 @@ func (s *Store) closeAll() error {
 		}
 	}
 	errs = append(errs, s.db.Close())
+	if s.immutable != nil {
+		errs = append(errs, s.checkUnchanged())
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close sqlite store %s: %w", s.path, err)
 	}
@@ -678,6 +730,11 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 			if err := s.addTerms(ctx, tx, c.Terms); err != nil {
 				return err
 			}
+			if c.Raw != nil {
+				if err := putRaw(ctx, tx, p.URL, c.Raw); err != nil {
+					return err
+				}
+			}
 		case c.Duplicate != nil:
 			d := c.Duplicate
 			err := tx.StmtContext(ctx, s.stmts.articleRef).QueryRowContext(ctx, d.DupOf).Scan(&dupOfURL, &dupCluster)
@@ -694,7 +751,7 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 			}
 			if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
 				dupOfURL, dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
-				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature)); err != nil {
+				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason); err != nil {
 				return err
 			}
 			for _, m := range d.Merges {
@@ -761,6 +818,9 @@ func scanArticle(sc scanner) (storage.Article, error) {
 	if sig.err != nil {
 		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, sig.err)
 	}
+	if !validUTF8(a.URL, a.Title, a.Text, a.Source, a.Author, a.Editor) {
+		return storage.Article{}, fmt.Errorf("%w: article %d (%s) holds text that is not valid UTF-8", ErrDamaged, a.ID, a.URL)
+	}
 	a.PublishedAt, a.FetchedAt = fromNull(pub), fromNull(fetched)
 	a.Fingerprint.Simhash = uint64(simhash)
 	return a, nil
@@ -772,11 +832,14 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	var simhash int64
 	sig := sigDest{dst: &d.Signature}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig); err != nil {
+		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason); err != nil {
 		return storage.Duplicate{}, err
 	}
 	if sig.err != nil {
 		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, sig.err)
+	}
+	if !validUTF8(d.URL, d.Title, d.Text, d.Source, d.Author) {
+		return storage.Duplicate{}, fmt.Errorf("%w: duplicate %s holds text that is not valid UTF-8", ErrDamaged, d.URL)
 	}
 	d.PublishedAt, d.FetchedAt, d.Simhash = fromNull(pub), fromNull(fetched), uint64(simhash)
 	return d, nil
@@ -822,16 +885,16 @@ func (s *Store) ArticleByURL(ctx context.Context, u string) (storage.Article, er
 func (s *Store) each(ctx context.Context, what, query string, args []any, row func(*sql.Rows) error) error {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%s: %w", what, damaged(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		if err := row(rows); err != nil {
-			return err
+			return damaged(err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%s: %w", what, damaged(err))
 	}
 	return nil
 }
@@ -929,9 +992,9 @@ func (s *Store) Lock(ctx context.Context, wait bool) (func() error, error) {
 		return nil, err
 	}
 	name := s.path + ".lock"
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLockFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+		return nil, fmt.Errorf("lock: %w", err)
 	}
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)

@@ -8,10 +8,12 @@
 package storagetest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"reflect"
 	"sort"
 	"sync"
@@ -25,9 +27,29 @@ import (
 // to return after the holder released it. SQLite polls every 200 ms.
 const lockWaitLimit = 5 * time.Second
 
+// Option changes what the suite expects of a backend.
+type Option func(*options)
+
+type options struct {
+	sharedLock bool
+}
+
+// SharedLock declares a store whose Lock admits several crawls at once
+// (storage/postgres): the suite then checks that a second Lock succeeds
+// while the first is held, instead of expecting ErrLocked.
+func SharedLock() Option { return func(o *options) { o.sharedLock = true } }
+
 // Run runs the conformance suite. open must return a new, empty store for
 // each call and arrange (with t.Cleanup) for it to be closed.
-func Run(t *testing.T, open func(t *testing.T) storage.Store) {
+func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	lock := testLock
+	if o.sharedLock {
+		lock = testSharedLock
+	}
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, s storage.Store)
@@ -49,10 +71,11 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"DocFreqsMany", testDocFreqsMany},
 		{"Frontier", testFrontier},
 		{"FrontierSkipsDecided", testFrontierSkipsDecided},
-		{"Lock", testLock},
+		{"Lock", lock},
 		{"Check", testCheck},
 		{"CanceledContext", testCanceled},
 		{"Concurrent", testConcurrent},
+		{"RawResponses", testRawResponses},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,7 +116,7 @@ func duplicate(url string, of int64) *storage.Commit {
 	return &storage.Commit{
 		Page: page(url, storage.OutcomeDuplicate),
 		Duplicate: &storage.Duplicate{
-			URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 3, Jaccard: 0.875, Containment: 0.9375,
+			URL: url, Site: "sohu", RunID: 1, DupOf: of, Distance: 3, Jaccard: 0.875, Containment: 0.9375, Reason: "containment",
 			Title: "转载", Text: "转载正文", PublishedAt: t0, Source: "来源", Author: "作者",
 			FetchedAt: t0, Simhash: math.MaxUint64, Signature: []uint64{0, 7, 7, 1 << 63, math.MaxUint64},
 		},
@@ -190,7 +213,8 @@ func testRuns(t *testing.T, s storage.Store) {
 	}
 	r1.FinishedAt = r1.StartedAt.Add(time.Minute)
 	r1.Status = storage.RunCompleted
-	r1.Stats = storage.RunStats{Fetched: 10, Stored: 5, Duplicates: 3, NotArticle: 1, Errors: 1}
+	r1.Stats = storage.RunStats{Fetched: 10, Stored: 5, Duplicates: 3, NotArticle: 1, Errors: 1,
+		Sites: []storage.SiteCounters{{Site: "sina", Counters: map[string]int64{"requests": 12, "robots_blocked": 2, "gone": 1}}}}
 	if err := s.FinishRun(ctx, r1); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +227,7 @@ func testRuns(t *testing.T, s storage.Store) {
 	}
 	got := runs[0]
 	if !got.StartedAt.Equal(r1.StartedAt) || !got.FinishedAt.Equal(r1.FinishedAt) || got.Status != r1.Status ||
-		got.Config != r1.Config || got.Stats != r1.Stats {
+		got.Config != r1.Config || !reflect.DeepEqual(got.Stats, r1.Stats) {
 		t.Fatalf("finished run = %+v, want %+v", got, r1)
 	}
 	if runs[1].Status != storage.RunRunning || !runs[1].FinishedAt.IsZero() {
@@ -275,6 +299,10 @@ func testCommitInvalid(t *testing.T, s storage.Store) {
 		{"empty url", withPage(notArticle(""), func(*storage.Commit) {})},
 		{"unknown outcome", withPage(notArticle("http://a/x"), func(c *storage.Commit) { c.Page.Outcome = "maybe" })},
 		{"stored without article", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article = nil })},
+		{"raw with a duplicate", withPage(duplicate("http://a/x", base), func(c *storage.Commit) {
+			c.Raw = &storage.RawResponse{Status: 200, Body: []byte("x")}
+		})},
+		{"raw with bad status", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Raw = &storage.RawResponse{Status: 42} })},
 		{"stored with duplicate", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Duplicate = duplicate("http://a/x", base).Duplicate })},
 		{"duplicate without verdict", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate = nil })},
 		{"duplicate of nothing", withPage(duplicate("http://a/x", 0), func(*storage.Commit) {})},
@@ -838,7 +866,7 @@ func testDuplicateFingerprints(t *testing.T, s storage.Store) {
 					wantCluster, wantOfURL = 77, "http://g/a2"
 				}
 				if d.DupOf != x.of || d.DupOfURL != wantOfURL || d.Cluster != wantCluster || d.Title == "" ||
-					d.Jaccard != 0.875 || d.Containment != 0.9375 || !d.FetchedAt.Equal(x.fetched) || !d.PublishedAt.Equal(x.published) {
+					d.Jaccard != 0.875 || d.Containment != 0.9375 || d.Reason != "containment" || !d.FetchedAt.Equal(x.fetched) || !d.PublishedAt.Equal(x.published) {
 					return fmt.Errorf("%s: verdict %+v", d.URL, d)
 				}
 				return nil
@@ -1155,6 +1183,41 @@ func testLock(t *testing.T, s storage.Store) {
 	}
 }
 
+// testSharedLock: several holders at once, a canceled context still fails,
+// releases are idempotent.
+func testSharedLock(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	first, err := s.Lock(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Lock(ctx, false)
+	if err != nil {
+		t.Fatalf("second Lock(wait=false) of a shared lock = %v, want nil", err)
+	}
+	third, err := s.Lock(ctx, true)
+	if err != nil {
+		t.Fatalf("Lock(wait=true) of a shared lock = %v, want nil", err)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := s.Lock(canceled, true); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lock(wait=true) with canceled ctx = %v, want Canceled", err)
+	}
+	for i, release := range []func() error{first, second, third, first} { // first twice: idempotent
+		if err := release(); err != nil {
+			t.Fatalf("release %d: %v", i, err)
+		}
+	}
+	again, err := s.Lock(ctx, false)
+	if err != nil {
+		t.Fatalf("Lock after release = %v", err)
+	}
+	if err := again(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func testCheck(t *testing.T, s storage.Store) {
 	ctx := context.Background()
 	if err := s.Check(ctx); err != nil {
@@ -1302,5 +1365,39 @@ func testConcurrent(t *testing.T, s storage.Store) {
 	}
 	if err := s.Check(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testRawResponses: a RawStore keeps the raw response committed with a
+// stored article and gives it back; other stores are skipped (the pipeline
+// refuses fetch.keep_raw with them).
+func testRawResponses(t *testing.T, s storage.Store) {
+	rs, ok := s.(storage.RawStore)
+	if !ok {
+		t.Skip("not a storage.RawStore")
+	}
+	ctx := context.Background()
+	body := []byte("<html><head><meta charset=\"gbk\"></head><body>\xd6\xd0\xce\xc4\x00\xff</body></html>")
+	c := stored("http://raw/1")
+	c.Raw = &storage.RawResponse{Status: 200, Proto: "HTTP/1.1", Header: http.Header{
+		"Content-Type": {"text/html; charset=gbk"}, "Set-Cookie": {"a=1", "b=2"}}, Body: body}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, stored("http://raw/2")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := rs.Raw(ctx, "http://raw/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != 200 || got.Proto != "HTTP/1.1" || !bytes.Equal(got.Body, body) ||
+		got.Header.Get("Content-Type") != "text/html; charset=gbk" || !reflect.DeepEqual(got.Header.Values("Set-Cookie"), []string{"a=1", "b=2"}) {
+		t.Fatalf("raw read back as %+v", got)
+	}
+	for _, u := range []string{"http://raw/2", "http://nowhere/"} {
+		if _, err := rs.Raw(ctx, u); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("Raw(%s) = %v, want ErrNotFound", u, err)
+		}
 	}
 }

@@ -11,15 +11,18 @@
 //
 // Dictionary file format (all integers little-endian / uvarint):
 //
-//	magic   "NDSD" + version byte 1
+//	magic   "NDSD" + version byte 2
 //	uvarint number of words
 //	uvarint number of trie nodes (distinct rune prefixes of the words), for table sizing
 //	uvarint total length in bytes of all words, for buffer pre-sizing
 //	float64 total frequency of gse's dictionary (bits, 8 bytes LE)
+//	uvarint number of part-of-speech tags T (at most 255), then T times:
+//	  uvarint length, tag bytes (jieba's tags as gse keeps them: "n", "ns", ...)
 //	then a DEFLATE stream of entries sorted by bytes, each:
 //	  uvarint shared-prefix length with the previous word (bytes)
 //	  uvarint suffix length, suffix bytes
 //	  uvarint frequency
+//	  uvarint tag: 0 for none, i for the i-th tag of the table (1-based)
 package main
 
 import (
@@ -56,10 +59,6 @@ func run(dictOut, stopOut string) error {
 		return fmt.Errorf("load gse zh_s: %w", err)
 	}
 	dict := seg.Dictionary()
-	type entry struct {
-		word string
-		freq uint64
-	}
 	var (
 		entries []entry
 		dropped int
@@ -79,21 +78,15 @@ func run(dictOut, stopOut string) error {
 			dropped++
 			continue
 		}
-		entries = append(entries, entry{w, uint64(f)})
+		entries = append(entries, entry{w, uint64(f), t.Pos()})
+	}
+	tags, tagIndex, err := posTags(entries)
+	if err != nil {
+		return err
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].word < entries[j].word })
 
-	keys := map[string]bool{}
-	wordBytes := 0
-	for _, e := range entries {
-		wordBytes += len(e.word)
-		for i := range e.word {
-			if i > 0 {
-				keys[e.word[:i]] = true
-			}
-		}
-		keys[e.word] = true
-	}
+	keys, wordBytes := trieKeys(entries)
 
 	var body bytes.Buffer
 	zw, err := flate.NewWriter(&body, flate.BestCompression)
@@ -117,27 +110,82 @@ func run(dictOut, stopOut string) error {
 		put(uint64(len(e.word) - n))
 		zw.Write([]byte(e.word[n:]))
 		put(e.freq)
+		put(tagIndex[e.pos])
 		prev = e.word
 	}
 	if err := zw.Close(); err != nil {
 		return err
 	}
 	var out bytes.Buffer
-	out.WriteString("NDSD\x01")
+	out.WriteString("NDSD\x02")
 	out.Write(tmp[:binary.PutUvarint(tmp[:], uint64(len(entries)))])
-	out.Write(tmp[:binary.PutUvarint(tmp[:], uint64(len(keys)))])
+	out.Write(tmp[:binary.PutUvarint(tmp[:], uint64(keys))])
 	out.Write(tmp[:binary.PutUvarint(tmp[:], uint64(wordBytes))])
 	var f8 [8]byte
 	binary.LittleEndian.PutUint64(f8[:], math.Float64bits(dict.TotalFreq()))
 	out.Write(f8[:])
+	out.Write(tmp[:binary.PutUvarint(tmp[:], uint64(len(tags)))])
+	for _, tag := range tags {
+		out.Write(tmp[:binary.PutUvarint(tmp[:], uint64(len(tag)))])
+		out.WriteString(tag)
+	}
 	out.Write(body.Bytes())
 	if err := os.WriteFile(dictOut, out.Bytes(), 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("gendict: %d words (%d dropped as unreachable after normalisation), %d trie nodes, total freq %.0f, %d bytes -> %s\n",
-		len(entries), dropped, len(keys), dict.TotalFreq(), out.Len(), dictOut)
+	fmt.Printf("gendict: %d words (%d dropped as unreachable after normalisation), %d trie nodes, %d part-of-speech tags, total freq %.0f, %d bytes -> %s\n",
+		len(entries), dropped, keys, len(tags), dict.TotalFreq(), out.Len(), dictOut)
 
 	return writeStopwords(&seg, stopOut)
+}
+
+// entry is one dictionary word with its frequency and part-of-speech tag.
+type entry struct {
+	word string
+	freq uint64
+	pos  string
+}
+
+// posTags returns the sorted distinct part-of-speech tags of entries and
+// each tag's index in the file (1-based; 0 is "no tag").
+func posTags(entries []entry) ([]string, map[string]uint64, error) {
+	tagSet := map[string]bool{}
+	for _, e := range entries {
+		if e.pos != "" {
+			tagSet[e.pos] = true
+		}
+	}
+	tags := make([]string, 0, len(tagSet))
+	for tag := range tagSet {
+		tags = append(tags, tag)
+	}
+	sort.Strings(tags)
+	if len(tags) > 255 {
+		return nil, nil, fmt.Errorf("%d part-of-speech tags, the format holds 255", len(tags))
+	}
+	tagIndex := map[string]uint64{"": 0}
+	for i, tag := range tags {
+		tagIndex[tag] = uint64(i + 1)
+	}
+	return tags, tagIndex, nil
+}
+
+// trieKeys counts the trie nodes (every word and every proper prefix, by
+// bytes) and the bytes of all words.
+func trieKeys(entries []entry) (int, int) {
+	keys := map[string]bool{}
+	wordBytes := 0
+	for _, e := range entries {
+		wordBytes += len(e.word)
+		for i := range e.word {
+			if i > 0 {
+				keys[e.word[:i]] = true
+			}
+		}
+		keys[e.word] = true
+	}
+
+	return len(keys), wordBytes
 }
 
 // writeStopwords derives the embedded stopword list from gse's embedded

@@ -1,0 +1,352 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits of the site-file decoder. Each is reported when it is reached,
+// never applied silently.
+const (
+	// MaxFileSize is the largest site file read; a larger one is an error.
+	MaxFileSize = 4 << 20
+	// maxValues bounds the values decoded, aliases expanded (a file of a
+	// few aliases can name millions of values).
+	maxValues = 200_000
+	// maxProblems is the number of problems listed; the rest are counted.
+	maxProblems = 100
+	// maxMergeDepth bounds nested "<<" merges.
+	maxMergeDepth = 32
+)
+
+// Problem is one thing wrong with a site file: where (a path such as
+// "sites[0].delay" and a line, either may be missing) and what.
+type Problem struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (p Problem) String() string {
+	switch {
+	case p.Path != "" && p.Line > 0:
+		return fmt.Sprintf("%s (line %d): %s", p.Path, p.Line, p.Msg)
+	case p.Path != "":
+		return p.Path + ": " + p.Msg
+	case p.Line > 0:
+		return fmt.Sprintf("line %d: %s", p.Line, p.Msg)
+	}
+	return p.Msg
+}
+
+// decoder walks a yaml.Node tree into a struct by its yaml tags and notes
+// every problem (unknown or duplicate keys, values of the wrong type,
+// out-of-range numbers) instead of stopping at the first. It also records
+// the line of every value by path, for Validate's messages.
+type decoder struct {
+	problems []Problem
+	lines    map[string]int
+	values   int
+	overflow bool
+}
+
+func (d *decoder) add(path string, line int, format string, a ...any) {
+	d.problems = append(d.problems, Problem{Path: path, Line: line, Msg: fmt.Sprintf(format, a...)})
+}
+
+var (
+	durationType = reflect.TypeOf(Duration(0))
+	sizeType     = reflect.TypeOf(Size(0))
+	siteType     = reflect.TypeOf(Site{})
+)
+
+// deref follows an alias.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxMergeDepth; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+// value decodes n into v, reporting problems under path.
+func (d *decoder) value(n *yaml.Node, path string, v reflect.Value) {
+	if d.overflow {
+		return
+	}
+	if d.values++; d.values > maxValues {
+		d.overflow = true
+		d.add(path, n.Line, "more than %d values (aliases expanded): file rejected", maxValues)
+		return
+	}
+	n = deref(n)
+	if n == nil || n.Kind == yaml.AliasNode {
+		d.add(path, 0, "alias chain too long")
+		return
+	}
+	if d.lines != nil {
+		d.lines[path] = n.Line
+	}
+	t := v.Type()
+	switch {
+	case t == durationType:
+		if s, ok := d.scalar(n, path); ok {
+			dur, err := ParseDuration(s)
+			if err != nil {
+				d.add(path, n.Line, "%v", err)
+				return
+			}
+			v.SetInt(int64(dur))
+		}
+		return
+	case t == sizeType:
+		if s, ok := d.scalar(n, path); ok {
+			sz, err := ParseSize(s)
+			if err != nil {
+				d.add(path, n.Line, "%v", err)
+				return
+			}
+			v.SetInt(int64(sz))
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		d.mapping(n, path, v, 0)
+	case reflect.Slice:
+		d.sequence(n, path, v)
+	case reflect.String:
+		if s, ok := d.scalar(n, path); ok {
+			v.SetString(s)
+		}
+	case reflect.Bool:
+		if s, ok := d.scalar(n, path); ok {
+			var b bool
+			if n.Tag != "!!bool" || n.Decode(&b) != nil {
+				d.add(path, n.Line, "must be true or false, got %q", s)
+				return
+			}
+			v.SetBool(b)
+		}
+	case reflect.Int, reflect.Int64:
+		if s, ok := d.scalar(n, path); ok {
+			var i int64
+			if n.Tag != "!!int" || n.Decode(&i) != nil || v.OverflowInt(i) {
+				d.add(path, n.Line, "must be an integer, got %q", s)
+				return
+			}
+			v.SetInt(i)
+		}
+	case reflect.Float64:
+		if s, ok := d.scalar(n, path); ok {
+			var f float64
+			if (n.Tag != "!!int" && n.Tag != "!!float") || n.Decode(&f) != nil {
+				d.add(path, n.Line, "must be a number, got %q", s)
+				return
+			}
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				d.add(path, n.Line, "must be a finite number, got %q", s)
+				return
+			}
+			v.SetFloat(f)
+		}
+	default:
+		// Only the types of this package's structs reach here.
+		d.add(path, n.Line, "cannot decode into %s", t)
+	}
+}
+
+// scalar returns the text of a scalar node; anything else is a problem.
+func (d *decoder) scalar(n *yaml.Node, path string) (string, bool) {
+	switch {
+	case n.Kind != yaml.ScalarNode:
+		d.add(path, n.Line, "must be a single value, got a %s", kindName(n))
+		return "", false
+	case isNull(n):
+		d.add(path, n.Line, "has no value (remove the key to use the default)")
+		return "", false
+	}
+	return n.Value, true
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.DocumentNode:
+		return "document"
+	}
+	return "value"
+}
+
+func (d *decoder) sequence(n *yaml.Node, path string, v reflect.Value) {
+	if isNull(n) {
+		v.SetZero()
+		return
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.add(path, n.Line, "must be a list, got %s", describe(n))
+		return
+	}
+	out := reflect.MakeSlice(v.Type(), 0, len(n.Content))
+	for i, e := range n.Content {
+		el := reflect.New(v.Type().Elem()).Elem()
+		if el.Type() == siteType {
+			el.Set(reflect.ValueOf(DefaultSite()))
+		}
+		d.value(e, fmt.Sprintf("%s[%d]", path, i), el)
+		out = reflect.Append(out, el)
+	}
+	v.Set(out)
+}
+
+func describe(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return strconv.Quote(n.Value)
+	}
+	return "a " + kindName(n)
+}
+
+type entry struct{ key, val *yaml.Node }
+
+// entries lists a mapping's key/value pairs with "<<" merges applied:
+// explicit keys win over merged ones, earlier merges over later ones.
+func (d *decoder) entries(n *yaml.Node, path string, depth int) []entry {
+	if depth > maxMergeDepth {
+		d.add(path, n.Line, "merges nested more than %d deep", maxMergeDepth)
+		return nil
+	}
+	var explicit []entry
+	var merged [][]entry
+	first := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.add(path, k.Line, "a key must be a plain name, got a %s", kindName(k))
+			continue
+		}
+		if k.Tag == "!!merge" {
+			srcs := []*yaml.Node{deref(val)}
+			if srcs[0] != nil && srcs[0].Kind == yaml.SequenceNode {
+				srcs = srcs[0].Content
+			}
+			for _, s := range srcs {
+				s = deref(s)
+				if s == nil || s.Kind != yaml.MappingNode {
+					d.add(path, k.Line, "<< must merge a mapping")
+					continue
+				}
+				merged = append(merged, d.entries(s, path, depth+1))
+			}
+			continue
+		}
+		if line, dup := first[k.Value]; dup {
+			d.add(join(path, k.Value), k.Line, "duplicate key (first at line %d)", line)
+			continue
+		}
+		first[k.Value] = k.Line
+		explicit = append(explicit, entry{k, val})
+	}
+	out := explicit
+	for _, m := range merged {
+		for _, e := range m {
+			if _, ok := first[e.key.Value]; !ok {
+				first[e.key.Value] = e.key.Line
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// mapping decodes a mapping into the struct v by its yaml tags.
+func (d *decoder) mapping(n *yaml.Node, path string, v reflect.Value, depth int) {
+	if isNull(n) {
+		return // an empty section: the defaults stay
+	}
+	if n.Kind != yaml.MappingNode {
+		where := path
+		if where == "" {
+			where = "file"
+		}
+		d.add(path, n.Line, "%s must be a mapping of keys to values, got %s", where, describe(n))
+		return
+	}
+	t := v.Type()
+	fields := map[string]int{}
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if tag != "" && tag != "-" && t.Field(i).IsExported() {
+			fields[tag] = i
+			names = append(names, tag)
+		}
+	}
+	for _, e := range d.entries(n, path, depth) {
+		p := join(path, e.key.Value)
+		i, ok := fields[e.key.Value]
+		if !ok {
+			msg := "unknown key"
+			if s := suggest(e.key.Value, names); s != "" {
+				msg += " (did you mean " + s + "?)"
+			}
+			d.add(p, e.key.Line, "%s", msg)
+			continue
+		}
+		d.value(e.val, p, v.Field(i))
+	}
+}
+
+// suggest returns the name closest to key when it is close enough to be a
+// likely typo, else "".
+func suggest(key string, names []string) string {
+	best, bestD := "", math.MaxInt
+	for _, n := range names {
+		if dist := editDistance(key, n); dist < bestD {
+			best, bestD = n, dist
+		}
+	}
+	if bestD <= 2 || bestD <= len(key)/3 {
+		return best
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance of a and b in bytes (keys are
+// ASCII; a long key is only compared on its first 64 bytes).
+func editDistance(a, b string) int {
+	const limit = 64
+	a, b = a[:min(len(a), limit)], b[:min(len(b), limit)]
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

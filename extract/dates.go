@@ -1,0 +1,119 @@
+package extract
+
+import (
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Dates outside the visible text: in the page URL (/2012-06-15/,
+// /20120615/, /2012/0615/, NetEase's /12/0615/) and in scripts
+// (var publishTime = "…"). Visible dates without a year ("10-08 12:00",
+// "10月08日 12:00") take the year of the page's meta or URL date.
+var (
+	rxURLDate = []*regexp.Regexp{
+		regexp.MustCompile(`/((?:19|20)\d\d)[-_/]?(\d\d)[-_/]?(\d\d)(?:/|[^\d]|$)`),
+		regexp.MustCompile(`/((?:0|1|2)\d)/(\d\d)(\d\d)/`), // NetEase: /15/0612/
+	}
+	// rxScriptValue is the value assigned after a publish-time key in a
+	// script (see scriptDate).
+	rxScriptValue = regexp.MustCompile(`^["']?\s*[:=]\s*(?:escape\()?["']([0-9][0-9 :/TZ+.\-年月日]{7,30})["']`)
+	// rxNoYearDate is a month-day date with a time of day and no year.
+	rxNoYearDate = regexp.MustCompile(`(?:^|[^\d/.\-:年])(\d{1,2})(?:\s*月\s*|-|/)(\d{1,2})\s*日?\s*(\d{1,2})[:：](\d{2})(?:[:：](\d{2}))?`)
+)
+
+// halfYear: a completed date more than this far from its hint belongs to
+// the neighbouring year (a page of 2015-12-31 showing "01-01 00:10").
+const halfYear = 183 * 24 * time.Hour
+
+// urlDate returns the date written in the page URL.
+func urlDate(pageURL string) (time.Time, bool) {
+	u, err := url.Parse(pageURL)
+	if err != nil || u.Path == "" {
+		return time.Time{}, false
+	}
+	for i, rx := range rxURLDate {
+		m := rx.FindStringSubmatch(u.Path)
+		if m == nil {
+			continue
+		}
+		y, _ := strconv.Atoi(m[1])
+		if i == 1 {
+			y += 2000
+		}
+		mo, _ := strconv.Atoi(m[2])
+		d, _ := strconv.Atoi(m[3])
+		if y < minYear || y > maxYear || mo < 1 || mo > 12 || d < 1 || d > 31 {
+			continue
+		}
+		t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, cst)
+		if t.Day() != d {
+			continue
+		}
+		return t, true
+	}
+	return time.Time{}, false
+}
+
+// noYearDate completes a year-less month-day-time match with the year of
+// hint.
+func noYearDate(m []string, hint time.Time) (time.Time, bool) {
+	if hint.IsZero() {
+		return time.Time{}, false
+	}
+	mo, _ := strconv.Atoi(m[1])
+	d, _ := strconv.Atoi(m[2])
+	hh, _ := strconv.Atoi(m[3])
+	mm, _ := strconv.Atoi(m[4])
+	ss := 0
+	if m[5] != "" {
+		ss, _ = strconv.Atoi(m[5])
+	}
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || hh > 23 || mm > 59 || ss > 59 {
+		return time.Time{}, false
+	}
+	h := hint.In(cst)
+	t := time.Date(h.Year(), time.Month(mo), d, hh, mm, ss, 0, cst)
+	if t.Day() != d {
+		return time.Time{}, false
+	}
+	switch {
+	case t.Sub(h) > halfYear:
+		t = t.AddDate(-1, 0, 0)
+	case h.Sub(t) > halfYear:
+		t = t.AddDate(1, 0, 0)
+	}
+	return t, true
+}
+
+// scriptDateKeys are the names portals give a publish time in scripts.
+var scriptDateKeys = []string{"pubDate", "pubdate", "pubtime", "pubTime", "publishTime", "publishtime", "publish_time", "publishDate", "publish_date",
+	"PublishTime", "ptime", "datePublished", "date_published", "createTime", "create_time", "SignDate", "signDate"}
+
+// maxScriptScan bounds how much of one script is searched for a publish
+// time (the keys sit in the page's settings near the top).
+const maxScriptScan = 64 << 10
+
+// scriptDate returns a publish time assigned in a script
+// (var publishTime = "2015-10-08 12:00:00"), or "".
+func scriptDate(script string) string {
+	if len(script) > maxScriptScan {
+		script = script[:maxScriptScan]
+	}
+	for _, k := range scriptDateKeys {
+		for from := 0; ; {
+			i := strings.Index(script[from:], k)
+			if i < 0 {
+				break
+			}
+			rest := script[from+i+len(k):]
+			if m := rxScriptValue.FindStringSubmatch(rest[:min(len(rest), 64)]); m != nil {
+				return m[1]
+			}
+			from += i + len(k)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// exitCodesHelp is printed at the end of every command's help.
+const exitCodesHelp = `Exit codes: 0 done (page errors are counted, not fatal); 1 failure (storage, I/O);
+2 bad flags or invalid config; 3 another crawl holds the store's lock;
+4 the crawl could fetch nothing at all (every host unreachable, every start
+page failing); 130 interrupted by SIGINT (143 for SIGTERM).`
+
+// doc is a command's help: what it does and an example.
+type doc struct {
+	args        string // after the flags, e.g. "URL"
+	description string
+	examples    []string
+}
+
+// docs are the help texts of the commands, by name ("eval web" for eval's
+// subcommands).
+var docs = map[string]doc{
+	"crawl": {"", `Crawls every site of the site file (or --only some of them) into the store:
+fetch, decode, extract, dedup, store. Progress goes to stderr every
+--progress interval (0: none), the per-site summary to stdout at the end.
+A SQLite store is locked for the run; a second crawl on it exits with code
+3 unless --wait is given. A postgres:// store takes several crawls at once,
+on one machine or many, which share its frontier and dedup decisions.`, []string{
+		"newscrawl crawl --site configs/sites.yaml",
+		"newscrawl crawl --site configs/sites.yaml --only sina,qq --progress 0 -v --log-format json",
+		"newscrawl crawl --site configs/sites.yaml --metrics-addr 127.0.0.1:9464"}},
+	"export": {"", `Writes the store's decisions: one record per decided article URL, stored
+articles first, then duplicates with their evidence and reason. Every
+record has every key (null where it does not apply) and its run_id.
+Formats: jsonl (the format ../shared/bench/score.py reads), csv (RFC 4180,
+header row), warc (WARC/1.1: a resource and a metadata record per stored
+article, a revisit record per duplicate; .gz output is gzipped per record).`, []string{
+		"newscrawl export --db data/news.db --out corpus.jsonl",
+		"newscrawl export --db data/news.db --format csv --kept-only --out corpus.csv",
+		"newscrawl export --db data/news.db --format warc --run 12 --out run12.warc.gz",
+		"newscrawl export --db data/news.db --since 24h"}},
+	"migrate": {"", `Copies a SQLite store into an empty PostgreSQL database in one transaction:
+runs, pages, articles, duplicate verdicts, document frequencies and kept
+raw responses, with their ids, clusters and commit order, so that export
+prints the same records. The source must not be locked by a crawl (exit
+3); the target schema must hold no corpus yet. The frontier is not copied.
+A postgres:// URL then works wherever --db or storage: takes a store, and
+several crawls may run on it at once.`, []string{
+		"newscrawl migrate --from data/news.db --to postgres://newscrawl@db.internal:5432/news",
+		"newscrawl migrate --from data/news.db --to 'postgres://newscrawl@db.internal/news?search_path=corpus'"}},
+	"explain": {"URL", `Explains the decision about one URL (as stored: canonical form): for a
+duplicate, the stored article it matched, the Hamming distance, Jaccard,
+containment and title overlap with the thresholds that applied, and the
+passages both texts share; for a stored article, its cluster; for any other
+page, its outcome and error.`, []string{
+		"newscrawl explain --db data/news.db https://www.sohu.com/a/123456_789"}},
+	"report": {"", `Writes one self-contained HTML page about the store (no script, no
+external asset): per run and per site stored/duplicates/errors, cluster
+sizes, Jaccard and Hamming histograms of the duplicate verdicts with the
+thresholds marked, the largest clusters and the error kinds.`, []string{
+		"newscrawl report --db data/news.db --out report.html"}},
+	"serve": {"", `Serves a read-only web view of the store: runs, sites, search by title, a
+cluster with its members, a duplicate beside its original with the shared
+passages highlighted. It listens on loopback unless --addr says otherwise
+(the view has no authentication); no endpoint writes.`, []string{
+		"newscrawl serve --db data/news.db",
+		"newscrawl serve --db data/news.db --addr 127.0.0.1:8081"}},
+	"extract": {"FILE_OR_URL", `Prints the article extracted from an HTML file or a URL as JSON, with the
+same charset rules as the crawler. A URL is fetched as the crawler fetches
+it: user agent, robots.txt, body limit, redirects and meta refreshes kept
+on its host (or on the allowed_domains of the --site site covering it).
+Flags may come before or after FILE_OR_URL; --remove is repeatable.`, []string{
+		"newscrawl extract page.html", "newscrawl extract https://news.sina.com.cn/c/2026-11-20/doc-abc.shtml",
+		"newscrawl extract --site configs/sites.yaml https://news.sina.com.cn/c/2026-11-20/doc-abc.shtml"}},
+	"dedup": {"", `Clusters documents offline: a JSONL file of {"id","title","text"} lines
+(a line without "text", with an unknown key or a repeated id is an error
+naming the line) or a directory of HTML pages (extracted first). Writes one
+line per document: cluster, kept, dup_of, evidence and reason. JSONL input
+is streamed: memory does not grow with the input except through the index
+and the ids seen; verdicts wait in temporary files until the clusters are
+final.`, []string{
+		"newscrawl dedup --in corpus.jsonl --out clusters.jsonl",
+		"newscrawl dedup --in pages/ --jaccard 0.4"}},
+	"import": {"", `Brings an existing corpus into a SQLite store through the same
+near-duplicate decision as the crawl: one JSON object per line with "url"
+(the key), "title", "text" and optional "site" and "published_at" (RFC
+3339). A line without "url" or "text", or with an unknown key, is an error
+naming the line. Each record is committed as the crawl commits a page;
+progress goes to stderr and a summary is printed at the end; a URL decided
+before keeps its verdict. A postgres:// store is
+refused: import into SQLite, then migrate.`, []string{
+		"newscrawl import --in corpus.jsonl --db data/news.db",
+		"newscrawl import --in corpus.jsonl --site configs/sites.yaml --progress 0"}},
+	"eval": {"[subcommand]", `Prints quality and speed figures on the shared data (../shared); "eval help"
+lists the subcommands; without one it runs "eval dedup".`, []string{
+		"newscrawl eval web", "newscrawl eval crash --n 50"}},
+	"learn-antecedents": {"", `Learns SpotSigs antecedents from pages with a labelled text layer
+(original/*.html and cleaned/*.txt) and prints them; --out writes the list
+to a file you name.`, []string{
+		"newscrawl learn-antecedents --data ../shared/data/extraction/cwced-dev --out antecedents.txt"}},
+	"demo": {"", `Starts the bundled fixture portals on loopback, crawls them into a store in
+a temporary directory, prints the kept articles and the duplicates, and
+removes the directory at the end (--keep or --dir keeps it and says where).`, []string{
+		"newscrawl demo", "newscrawl demo --keep"}},
+	"version": {"", `Prints the program's version, the Go version and the VCS revision it was
+built from.`, []string{"newscrawl version"}},
+}
+
+// newFlags returns the flag set of a command with its help (description,
+// example, flags, exit codes) as Usage.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { writeHelp(fs.Output(), name, fs) }
+	return fs
+}
+
+func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
+	d := docs[name]
+	args := ""
+	if d.args != "" {
+		args = " " + d.args
+	}
+	fmt.Fprintf(w, "usage: newscrawl %s [flags]%s\n\n", name, args)
+	if d.description != "" {
+		fmt.Fprintf(w, "%s\n\n", d.description)
+	}
+	if len(d.examples) > 0 {
+		fmt.Fprintln(w, "Examples:")
+		for _, e := range d.examples {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "Flags:")
+	fs.PrintDefaults()
+	fmt.Fprintf(w, "\n%s\n", exitCodesHelp)
+}
+
+// trimPrefix removes a "name: " prefix the command put on its own error,
+// since the exit path prints "newscrawl name: " before it.
+func trimPrefix(msg, name string) string {
+	for {
+		rest, ok := strings.CutPrefix(msg, name+": ")
+		if !ok {
+			return msg
+		}
+		msg = rest
+	}
+}

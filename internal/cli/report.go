@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/internal/explain"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
+	"github.com/newsdedup/newscrawl/internal/report"
+)
+
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report", stderr)
+	db := fs.String("db", "data/news.db", "SQLite store to read")
+	out := fs.String("out", "report.html", "HTML file to write (- for standard output)")
+	th := addThresholdFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("report: unexpected arguments %q", fs.Args())
+	}
+	store, err := pipeline.OpenExisting(ctx, *db)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer store.Close()
+	thr, err := th.resolve()
+	if err != nil {
+		return err
+	}
+	r, err := report.Build(ctx, store, thr, time.Now())
+	if err != nil {
+		return err
+	}
+	if *out == "-" {
+		return r.WriteHTML(stdout)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := r.WriteHTML(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(stderr, "report: %s (%d runs, %d pages, %d stored, %d duplicates)\n", *out, len(r.Runs), r.Total.Pages, r.Total.Stored, r.Total.Duplicates)
+	return nil
+}
+
+// thresholdFlags are the thresholds shown next to verdicts: the store does
+// not record the crawl's settings, so they come from the site file the
+// crawl used (--site), else the defaults; --hamming and --jaccard override
+// both.
+type thresholdFlags struct {
+	site    string
+	hamming int
+	jaccard float64
+	fs      *flag.FlagSet
+}
+
+func addThresholdFlags(fs *flag.FlagSet) *thresholdFlags {
+	d := explain.Default()
+	t := &thresholdFlags{fs: fs}
+	fs.StringVar(&t.site, "site", "", "site file the crawl used: its dedup.hamming and dedup.jaccard are the thresholds shown (default: the engine's defaults)")
+	fs.IntVar(&t.hamming, "hamming", d.Hamming, "Simhash candidate radius to show with the verdicts (overrides --site)")
+	fs.Float64Var(&t.jaccard, "jaccard", d.Jaccard, "SpotSigs Jaccard threshold to show with the verdicts (overrides --site)")
+	return t
+}
+
+// resolve returns the thresholds after parsing.
+func (t *thresholdFlags) resolve() (explain.Thresholds, error) {
+	th := explain.Default()
+	if t.site != "" {
+		cfg, err := config.Load(t.site)
+		if err != nil {
+			return th, usageError{fmt.Errorf("--site: %w", err)}
+		}
+		th.Hamming, th.Jaccard = cfg.Dedup.Hamming, cfg.Dedup.Jaccard
+	}
+	t.fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "hamming":
+			th.Hamming = t.hamming
+		case "jaccard":
+			th.Jaccard = t.jaccard
+		}
+	})
+	return th, nil
+}

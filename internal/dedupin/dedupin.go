@@ -1,0 +1,147 @@
+// Package dedupin reads the input of offline dedup: JSON lines of
+// {"id", "title", "text"}. Reading is strict, because a silently empty
+// document would be "kept" and reported as a clean result: a line without
+// "text", with a key it does not know, without an id, or repeating an
+// earlier id is an error naming the line. A UTF-8 byte order mark at the
+// start of the file is accepted, as are blank lines.
+package dedupin
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// MaxLine is the longest line accepted (bytes).
+const MaxLine = 64 << 20
+
+// Doc is one input document. ID is the raw JSON of the id (any JSON value
+// but null), echoed back in the output.
+type Doc struct {
+	ID    json.RawMessage
+	Title string
+	Text  string
+	Line  int // 1-based line number in the input
+}
+
+type line struct {
+	ID    json.RawMessage `json:"id"`
+	Title *string         `json:"title"`
+	Text  *string         `json:"text"`
+}
+
+// ReadJSONL reads every document of r; name prefixes error messages
+// ("name:line: ...").
+func ReadJSONL(r io.Reader, name string) ([]Doc, error) {
+	var docs []Doc
+	rd := NewReader(r, name)
+	for {
+		d, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
+	}
+}
+
+// Reader reads the documents of a JSONL input one line at a time, with the
+// checks of ReadJSONL, so that a streaming caller holds one line. To find
+// repeated ids it keeps every id seen (compacted JSON and line number).
+type Reader struct {
+	sc   *bufio.Scanner
+	name string
+	n    int // lines read
+	seen map[string]int
+	err  error // sticky: the first error, or io.EOF
+}
+
+// NewReader returns a Reader of r; name prefixes error messages
+// ("name:line: ...").
+func NewReader(r io.Reader, name string) *Reader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), MaxLine)
+	return &Reader{sc: sc, name: name, seen: map[string]int{}}
+}
+
+// Next returns the next document, or io.EOF after the last one. After an
+// error every call returns that error.
+func (r *Reader) Next() (Doc, error) {
+	if r.err != nil {
+		return Doc{}, r.err
+	}
+	d, err := r.next()
+	if err != nil {
+		r.err = err
+	}
+	return d, err
+}
+
+func (r *Reader) next() (Doc, error) {
+	name := r.name
+	for r.sc.Scan() {
+		r.n++
+		n := r.n
+		b := r.sc.Bytes()
+		if n == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		var l line
+		if err := dec.Decode(&l); err != nil {
+			return Doc{}, fmt.Errorf("%s:%d: %w", name, n, describe(err))
+		}
+		if dec.More() {
+			return Doc{}, fmt.Errorf("%s:%d: more than one JSON value on the line", name, n)
+		}
+		if len(l.ID) == 0 || string(l.ID) == "null" {
+			return Doc{}, fmt.Errorf("%s:%d: missing \"id\"", name, n)
+		}
+		if l.Text == nil {
+			return Doc{}, fmt.Errorf("%s:%d: missing \"text\"", name, n)
+		}
+		var key bytes.Buffer
+		if err := json.Compact(&key, l.ID); err != nil {
+			return Doc{}, fmt.Errorf("%s:%d: id: %w", name, n, err)
+		}
+		if first, ok := r.seen[key.String()]; ok {
+			return Doc{}, fmt.Errorf("%s:%d: id %s repeats line %d", name, n, key.String(), first)
+		}
+		r.seen[key.String()] = n
+		d := Doc{ID: json.RawMessage(key.Bytes()), Text: *l.Text, Line: n}
+		if l.Title != nil {
+			d.Title = *l.Title
+		}
+		return d, nil
+	}
+	if err := r.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return Doc{}, fmt.Errorf("%s:%d: line longer than %d MiB", name, r.n+1, MaxLine>>20)
+		}
+		return Doc{}, fmt.Errorf("%s:%d: %w", name, r.n+1, err)
+	}
+	return Doc{}, io.EOF
+}
+
+// describe turns encoding/json's messages into ones that name the key.
+func describe(err error) error {
+	msg := err.Error()
+	if k, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return fmt.Errorf("unknown key %s (allowed: id, title, text)", k)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("key %q: want a %s, got %s", te.Field, te.Type, te.Value)
+	}
+	return err
+}

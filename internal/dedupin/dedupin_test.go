@@ -1,0 +1,112 @@
+package dedupin_test
+
+import (
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/newsdedup/newscrawl/internal/dedupin"
+)
+
+func TestReadJSONL(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in      string
+		ids     []string
+		wantErr string
+	}{
+		{"ok", `{"id":1,"title":"t","text":"a"}` + "\n\n" + `{"id":"x","text":""}`, []string{"1", `"x"`}, ""},
+		{"bom", "\xef\xbb\xbf" + `{"id":1,"text":"a"}`, []string{"1"}, ""},
+		{"crlf", `{"id":1,"text":"a"}` + "\r\n" + `{"id":2,"text":"b"}` + "\r\n", []string{"1", "2"}, ""},
+		{"missing text", `{"id":1,"text":"a"}` + "\n" + `{"id":2,"title":"t"}`, nil, `in.jsonl:2: missing "text"`},
+		{"unknown key", `{"id":1,"text":"a","body":"b"}`, nil, `in.jsonl:1: unknown key "body"`},
+		{"missing id", `{"text":"a"}`, nil, `in.jsonl:1: missing "id"`},
+		{"null id", `{"id":null,"text":"a"}`, nil, `in.jsonl:1: missing "id"`},
+		{"duplicate id", `{"id":"a","text":"1"}` + "\n" + `{"id": "a","text":"2"}`, nil, `in.jsonl:2: id "a" repeats line 1`},
+		{"bad json", `{"id":1,"text":}`, nil, "in.jsonl:1: invalid character"},
+		{"text not string", `{"id":1,"text":5}`, nil, `in.jsonl:1: key "text": want a string, got number`},
+		{"two values", `{"id":1,"text":"a"} {"id":2,"text":"b"}`, nil, "in.jsonl:1: more than one JSON value"},
+		{"bom not at start", `{"id":1,"text":"a"}` + "\n\xef\xbb\xbf" + `{"id":2,"text":"b"}`, nil, "in.jsonl:2: invalid character"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs, err := dedupin.ReadJSONL(strings.NewReader(tc.in), "in.jsonl")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, d := range docs {
+				ids = append(ids, string(d.ID))
+			}
+			if strings.Join(ids, ",") != strings.Join(tc.ids, ",") {
+				t.Fatalf("ids %v, want %v", ids, tc.ids)
+			}
+		})
+	}
+}
+
+func FuzzReadJSONL(f *testing.F) {
+	f.Add(`{"id":1,"title":"t","text":"a"}`)
+	f.Add("\xef\xbb\xbf{\"id\":\"x\",\"text\":\"\"}\n\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		docs, err := dedupin.ReadJSONL(strings.NewReader(in), "f")
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, d := range docs {
+			if len(d.ID) == 0 || string(d.ID) == "null" || seen[string(d.ID)] {
+				t.Fatalf("accepted bad id %q", d.ID)
+			}
+			seen[string(d.ID)] = true
+		}
+	})
+}
+
+// TestReader: the line-by-line reader returns the documents one at a
+// time with their line numbers, then io.EOF; an error is sticky.
+func TestReader(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in      string
+		lines   []int
+		wantErr string
+	}{
+		{"ok", "\xef\xbb\xbf" + `{"id":1,"text":"a"}` + "\n\n" + `{"id":2,"text":"b"}` + "\n", []int{1, 3}, ""},
+		{"empty", "", nil, ""},
+		{"error after a document", `{"id":1,"text":"a"}` + "\n" + `{"id":1,"text":"b"}`, []int{1}, `in.jsonl:2: id 1 repeats line 1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := dedupin.NewReader(strings.NewReader(tc.in), "in.jsonl")
+			var lines []int
+			var err error
+			for {
+				var d dedupin.Doc
+				if d, err = r.Next(); err != nil {
+					break
+				}
+				lines = append(lines, d.Line)
+			}
+			if !slices.Equal(lines, tc.lines) {
+				t.Fatalf("lines %v, want %v", lines, tc.lines)
+			}
+			if tc.wantErr == "" {
+				if !errors.Is(err, io.EOF) {
+					t.Fatalf("end: %v, want io.EOF", err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err %v, want %q", err, tc.wantErr)
+			}
+			if _, again := r.Next(); again != err {
+				t.Fatalf("second call after the end: %v, want %v", again, err)
+			}
+		})
+	}
+}

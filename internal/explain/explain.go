@@ -1,0 +1,217 @@
+// Package explain shows why the pipeline decided what it did about one URL:
+// for a duplicate, the stored article it matched, the evidence (Simhash
+// Hamming distance, SpotSigs Jaccard and containment, headline overlap), the
+// thresholds that applied and the passages both texts share (see
+// internal/passages); for a stored article, its cluster; for other pages,
+// the recorded outcome and error.
+package explain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/internal/passages"
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// Store is what an explanation reads. storage.Store satisfies it.
+type Store interface {
+	PageOf(ctx context.Context, url string) (storage.Page, error)
+	Article(ctx context.Context, id int64) (storage.Article, error)
+	ArticleByURL(ctx context.Context, url string) (storage.Article, error)
+	Articles(ctx context.Context, fn func(storage.Article) error) error
+	Duplicates(ctx context.Context, fn func(storage.Duplicate) error) error
+}
+
+// Thresholds are the engine settings a verdict was taken with. The store
+// does not record them; Default gives the engine's defaults, and a caller
+// that knows the crawl's config passes its values.
+type Thresholds struct {
+	Hamming               int
+	Jaccard               float64
+	Containment           float64
+	MinTitleOverlap       float64
+	MinContainmentJaccard float64
+	ShortJaccard          float64
+}
+
+// Default returns dedup's default thresholds.
+func Default() Thresholds {
+	return Thresholds{
+		Hamming: dedup.DefaultHamming, Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment,
+		MinTitleOverlap: dedup.MinTitleOverlap, MinContainmentJaccard: dedup.MinContainmentJaccard,
+		ShortJaccard: dedup.ShortJaccard,
+	}
+}
+
+// Explanation is the decision about one URL with its evidence.
+type Explanation struct {
+	Page       storage.Page
+	Article    *storage.Article   // the page's stored article (Outcome stored)
+	Duplicate  *storage.Duplicate // the page's verdict (Outcome duplicate)
+	Original   *storage.Article   // the stored article a duplicate matched
+	Members    int                // articles and duplicates in the cluster (stored or duplicate)
+	Thresholds Thresholds
+	// TitleOverlap is the headlines' character-bigram overlap (shorter
+	// one), the engine's test for briefs.
+	TitleOverlap float64
+	// Shared are the passages both texts share, in the duplicate's order;
+	// nil when the duplicate's text was not kept.
+	Shared []string
+	// Coverage is the share of the duplicate's text found in the original.
+	Coverage float64
+	// TextKept reports whether the duplicate's text is in the store
+	// (dedup.keep_duplicate_text).
+	TextKept bool
+}
+
+// Explain builds the explanation of url (a canonical URL as stored).
+func Explain(ctx context.Context, s Store, url string, th Thresholds) (*Explanation, error) {
+	p, err := s.PageOf(ctx, url)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, fmt.Errorf("explain %s: no page with this URL in the store (URLs are stored canonical: no fragment, tracking parameters removed, query sorted): %w", url, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
+	e := &Explanation{Page: p, Thresholds: th}
+	var cluster int64
+	switch p.Outcome {
+	case storage.OutcomeStored:
+		a, err := s.ArticleByURL(ctx, url)
+		if err != nil {
+			return nil, fmt.Errorf("explain: %w", err)
+		}
+		e.Article, cluster = &a, a.Cluster
+	case storage.OutcomeDuplicate:
+		d, err := findDuplicate(ctx, s, url)
+		if err != nil {
+			return nil, err
+		}
+		o, err := s.Article(ctx, d.DupOf)
+		if err != nil {
+			return nil, fmt.Errorf("explain: original of %s: %w", url, err)
+		}
+		e.Duplicate, e.Original, cluster = d, &o, d.Cluster
+		e.TitleOverlap = TitleOverlap(d.Title, o.Title)
+		if d.Text != "" {
+			e.TextKept = true
+			e.Shared = passages.Shared(d.Text, o.Text)
+			e.Coverage = passages.Coverage(d.Text, o.Text)
+		}
+	default:
+		return e, nil
+	}
+	e.Members, err = members(ctx, s, cluster)
+	return e, err
+}
+
+func findDuplicate(ctx context.Context, s Store, url string) (*storage.Duplicate, error) {
+	var found *storage.Duplicate
+	errStop := errors.New("found")
+	err := s.Duplicates(ctx, func(d storage.Duplicate) error {
+		if d.URL == url {
+			found = &d
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
+	if found == nil {
+		return nil, fmt.Errorf("explain %s: page recorded as duplicate but no verdict found: %w", url, storage.ErrNotFound)
+	}
+	return found, nil
+}
+
+func members(ctx context.Context, s Store, cluster int64) (int, error) {
+	n := 0
+	err := s.Articles(ctx, func(a storage.Article) error {
+		if a.Cluster == cluster {
+			n++
+		}
+		return nil
+	})
+	if err == nil {
+		err = s.Duplicates(ctx, func(d storage.Duplicate) error {
+			if d.Cluster == cluster {
+				n++
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		return 0, fmt.Errorf("explain: cluster %d: %w", cluster, err)
+	}
+	return n, nil
+}
+
+// TitleOverlap is |A∩B| / min(|A|, |B|) of the headlines' bigram sets
+// (dedup.TitleSet), as the engine computes it for briefs.
+func TitleOverlap(a, b string) float64 {
+	x, y := dedup.TitleSet(a), dedup.TitleSet(b)
+	if len(x) == 0 || len(y) == 0 {
+		return 0
+	}
+	n := 0
+	for _, v := range x {
+		if _, ok := slices.BinarySearch(y, v); ok {
+			n++
+		}
+	}
+	return float64(n) / float64(min(len(x), len(y)))
+}
+
+// Write prints e for a terminal.
+func Write(w io.Writer, e *Explanation) error {
+	var b strings.Builder
+	p := e.Page
+	fmt.Fprintf(&b, "url:      %s\nsite:     %s\nrun:      %d\nfetched:  %s\noutcome:  %s\n", p.URL, p.Site, p.RunID,
+		p.FetchedAt.UTC().Format("2006-01-02 15:04:05Z"), p.Outcome)
+	th := e.Thresholds
+	switch {
+	case e.Article != nil:
+		a := e.Article
+		fmt.Fprintf(&b, "kept:     stored as article %d (%q); no stored article before it passed the thresholds\n", a.ID, a.Title)
+		fmt.Fprintf(&b, "cluster:  %d, %d member(s) (articles and duplicates)\n", a.Cluster, e.Members)
+	case e.Duplicate != nil:
+		d, o := e.Duplicate, e.Original
+		fmt.Fprintf(&b, "dropped:  near-duplicate (reason %s) of article %d\n          %s\n          %q\n", orUnknown(d.Reason), o.ID, o.URL, o.Title)
+		fmt.Fprintf(&b, "cluster:  %d, %d member(s)\n", d.Cluster, e.Members)
+		fmt.Fprintf(&b, "evidence (thresholds of the engine's defaults unless the crawl's config changed them):\n")
+		fmt.Fprintf(&b, "  simhash hamming distance  %d   (candidate when <= %d)\n", d.Distance, th.Hamming)
+		fmt.Fprintf(&b, "  spotsigs jaccard          %.3f (duplicate when >= %.2f; short texts >= %.2f)\n", d.Jaccard, th.Jaccard, th.ShortJaccard)
+		fmt.Fprintf(&b, "  spotsigs containment      %.3f (brief when >= %.2f and jaccard >= %.2f or title overlap >= %.2f)\n",
+			d.Containment, th.Containment, th.MinContainmentJaccard, th.MinTitleOverlap)
+		fmt.Fprintf(&b, "  title overlap             %.3f (%q vs %q)\n", e.TitleOverlap, d.Title, o.Title)
+		if !e.TextKept {
+			fmt.Fprintf(&b, "shared passages: the duplicate's text was not kept (set dedup.keep_duplicate_text: true to keep it)\n")
+			break
+		}
+		fmt.Fprintf(&b, "shared passages (%.0f%% of the duplicate's text is in the original):\n", 100*e.Coverage)
+		for _, s := range e.Shared {
+			fmt.Fprintf(&b, "  « %s »\n", s)
+		}
+	default:
+		if p.ErrKind != "" {
+			fmt.Fprintf(&b, "error:    %s: %s (permanent %v)\n", p.ErrKind, p.Err, p.Permanent)
+		} else if p.Err != "" {
+			fmt.Fprintf(&b, "note:     %s\n", p.Err)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "not recorded"
+	}
+	return s
+}

@@ -1,0 +1,226 @@
+// Package export writes the store's decisions as a corpus: one record per
+// decided article URL (stored articles first, in id order, then duplicate
+// verdicts in commit order), as JSON lines or CSV. Every record carries every
+// key (null, or an empty CSV cell, where a key does not apply), so that a
+// consumer never has to guess whether a key was dropped or empty.
+//
+// The JSONL form is the one ../shared/bench/score.py reads. Filters give an
+// incremental export: only one run (--run) or only pages fetched at or after
+// a time (--since), and only kept articles (--kept-only).
+package export
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// Source is what an export reads: the store's articles and duplicate
+// verdicts. storage.Store satisfies it.
+type Source interface {
+	Articles(ctx context.Context, fn func(storage.Article) error) error
+	Duplicates(ctx context.Context, fn func(storage.Duplicate) error) error
+}
+
+// Filter selects the records of an export. The zero Filter selects all.
+type Filter struct {
+	KeptOnly bool      // only stored articles, no duplicate verdicts
+	Since    time.Time // only records fetched at or after Since (zero: all)
+	RunID    int64     // only records of this run (0: all)
+}
+
+func (f Filter) keep(run int64, fetched time.Time) bool {
+	if f.RunID != 0 && run != f.RunID {
+		return false
+	}
+	return f.Since.IsZero() || !fetched.Before(f.Since)
+}
+
+// Record is one exported line. Pointer fields are null when they do not
+// apply: DupOf, Distance, Jaccard, Containment and Reason on kept articles,
+// PublishedAt when no time was found.
+type Record struct {
+	RunID       int64    `json:"run_id"`
+	URL         string   `json:"url"`
+	Site        string   `json:"site"`
+	Kept        bool     `json:"kept"`
+	DupOf       *string  `json:"dup_of"`
+	Cluster     int64    `json:"cluster"`
+	Title       string   `json:"title"`
+	Text        string   `json:"text"`
+	PublishedAt *string  `json:"published_at"`
+	Source      string   `json:"source"`
+	Author      string   `json:"author"`
+	Editor      string   `json:"editor"`
+	FetchedAt   string   `json:"fetched_at"`
+	Simhash     string   `json:"simhash"`
+	Distance    *int     `json:"distance"`
+	Jaccard     *float64 `json:"jaccard"`
+	Containment *float64 `json:"containment"`
+	Reason      *string  `json:"reason"`
+}
+
+// Columns are the CSV header, in the order of Record's JSON keys.
+var Columns = []string{"run_id", "url", "site", "kept", "dup_of", "cluster", "title", "text",
+	"published_at", "source", "author", "editor", "fetched_at", "simhash",
+	"distance", "jaccard", "containment", "reason"}
+
+// FromArticle is the record of a stored article.
+func FromArticle(a storage.Article) Record {
+	return Record{
+		RunID: a.RunID, URL: a.URL, Site: a.Site, Kept: true, Cluster: a.Cluster,
+		Title: a.Title, Text: a.Text, PublishedAt: timePtr(a.PublishedAt),
+		Source: a.Source, Author: a.Author, Editor: a.Editor,
+		FetchedAt: formatTime(a.FetchedAt), Simhash: fmt.Sprintf("%016x", a.Fingerprint.Simhash),
+	}
+}
+
+// FromDuplicate is the record of a duplicate verdict. Reason is the
+// engine's reason (dedup.Verdict.Reason: exact, jaccard, containment,
+// short, hamming); stores written before reasons were kept give "".
+func FromDuplicate(d storage.Duplicate) Record {
+	dupOf, dist, jac, cont, reason := d.DupOfURL, d.Distance, d.Jaccard, d.Containment, d.Reason
+	return Record{
+		RunID: d.RunID, URL: d.URL, Site: d.Site, Kept: false, DupOf: &dupOf, Cluster: d.Cluster,
+		Title: d.Title, Text: d.Text, PublishedAt: timePtr(d.PublishedAt),
+		Source: d.Source, Author: d.Author, Editor: "",
+		FetchedAt: formatTime(d.FetchedAt), Simhash: fmt.Sprintf("%016x", d.Simhash),
+		Distance: &dist, Jaccard: &jac, Containment: &cont, Reason: &reason,
+	}
+}
+
+// Each calls fn for every record f selects: stored articles in id order,
+// then duplicate verdicts in commit order.
+func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) error {
+	err := src.Articles(ctx, func(a storage.Article) error {
+		if !f.keep(a.RunID, a.FetchedAt) {
+			return nil
+		}
+		return fn(FromArticle(a))
+	})
+	if err != nil || f.KeptOnly {
+		return err
+	}
+	return src.Duplicates(ctx, func(d storage.Duplicate) error {
+		if !f.keep(d.RunID, d.FetchedAt) {
+			return nil
+		}
+		return fn(FromDuplicate(d))
+	})
+}
+
+// JSONL writes one JSON object per record and returns how many it wrote.
+func JSONL(ctx context.Context, src Source, f Filter, w io.Writer) (int, error) {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	n := 0
+	err := Each(ctx, src, f, func(r Record) error {
+		n++
+		return enc.Encode(r)
+	})
+	if err != nil {
+		return n, fmt.Errorf("export jsonl: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return n, fmt.Errorf("export jsonl: %w", err)
+	}
+	return n, nil
+}
+
+// CSV writes a header row (Columns) and one row per record (RFC 4180
+// quoting; texts keep their newlines inside quoted cells) and returns how
+// many records it wrote. Null values are empty cells.
+func CSV(ctx context.Context, src Source, f Filter, w io.Writer) (int, error) {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(Columns); err != nil {
+		return 0, fmt.Errorf("export csv: %w", err)
+	}
+	n := 0
+	err := Each(ctx, src, f, func(r Record) error {
+		n++
+		return cw.Write(r.row())
+	})
+	if err != nil {
+		return n, fmt.Errorf("export csv: %w", err)
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return n, fmt.Errorf("export csv: %w", err)
+	}
+	return n, nil
+}
+
+func (r Record) row() []string {
+	return []string{
+		strconv.FormatInt(r.RunID, 10), r.URL, r.Site, strconv.FormatBool(r.Kept), str(r.DupOf),
+		strconv.FormatInt(r.Cluster, 10), r.Title, r.Text, str(r.PublishedAt), r.Source, r.Author,
+		r.Editor, r.FetchedAt, r.Simhash, intStr(r.Distance), floatStr(r.Jaccard), floatStr(r.Containment),
+		str(r.Reason),
+	}
+}
+
+// ParseSince reads a --since value: an RFC 3339 time, a date (2006-01-02,
+// UTC) or a duration before now (e.g. 24h).
+func ParseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("since %q: negative duration", s)
+		}
+		return now.Add(-d), nil
+	}
+	return time.Time{}, errors.New("since " + strconv.Quote(s) + ": want an RFC 3339 time (2026-11-23T08:00:00Z), a date (2026-11-23) or a duration (24h)")
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func intStr(p *int) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.Itoa(*p)
+}
+
+func floatStr(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*p, 'g', -1, 64)
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func timePtr(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.Format(time.RFC3339)
+	return &s
+}

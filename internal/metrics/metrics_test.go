@@ -1,0 +1,120 @@
+package metrics_test
+
+import (
+	"io"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/newsdedup/newscrawl/internal/metrics"
+)
+
+func TestObserveSites(t *testing.T) {
+	m := metrics.New()
+	m.ObserveSites([]metrics.SiteCounts{{Site: "sina", Stored: 3, Duplicates: 1, Errors: 2, RobotsBlocked: 4, Retries: 1, Bytes: 100}})
+	m.ObserveSites([]metrics.SiteCounts{{Site: "sina", Stored: 5, Duplicates: 1, Errors: 2, RobotsBlocked: 4, Retries: 3, Bytes: 150},
+		{Site: "qq", NotArticle: 7}})
+	want := `
+# HELP newscrawl_pages_total Pages recorded, by site and outcome (stored, duplicate, not_article, error).
+# TYPE newscrawl_pages_total counter
+newscrawl_pages_total{outcome="duplicate",site="qq"} 0
+newscrawl_pages_total{outcome="duplicate",site="sina"} 1
+newscrawl_pages_total{outcome="error",site="qq"} 0
+newscrawl_pages_total{outcome="error",site="sina"} 2
+newscrawl_pages_total{outcome="not_article",site="qq"} 7
+newscrawl_pages_total{outcome="not_article",site="sina"} 0
+newscrawl_pages_total{outcome="stored",site="qq"} 0
+newscrawl_pages_total{outcome="stored",site="sina"} 5
+# HELP newscrawl_retries_total Extra fetch attempts after transient failures (5xx, 429, timeouts, resets).
+# TYPE newscrawl_retries_total counter
+newscrawl_retries_total{site="qq"} 0
+newscrawl_retries_total{site="sina"} 3
+# HELP newscrawl_robots_blocked_total URLs not fetched because robots.txt disallows them.
+# TYPE newscrawl_robots_blocked_total counter
+newscrawl_robots_blocked_total{site="qq"} 0
+newscrawl_robots_blocked_total{site="sina"} 4
+`
+	if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(want),
+		"newscrawl_pages_total", "newscrawl_retries_total", "newscrawl_robots_blocked_total"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCounterRestart(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		steps []int64
+		want  float64
+	}{
+		{"growing", []int64{1, 4, 9}, 9},
+		{"restart", []int64{5, 2}, 7},
+		{"unchanged", []int64{3, 3}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := metrics.New()
+			for _, n := range tc.steps {
+				m.ObserveSites([]metrics.SiteCounts{{Site: "s", Stored: n}})
+			}
+			const metric = "newscrawl_pages_total"
+			want := "# HELP newscrawl_pages_total Pages recorded, by site and outcome (stored, duplicate, not_article, error).\n# TYPE newscrawl_pages_total counter\n" +
+				`newscrawl_pages_total{outcome="duplicate",site="s"} 0` + "\n" +
+				`newscrawl_pages_total{outcome="error",site="s"} 0` + "\n" +
+				`newscrawl_pages_total{outcome="not_article",site="s"} 0` + "\n" +
+				`newscrawl_pages_total{outcome="stored",site="s"} ` + ftoa(tc.want) + "\n"
+			if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(want), metric); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestHandler(t *testing.T) {
+	m := metrics.New()
+	m.ObserveFetch("sina", 30*time.Millisecond)
+	m.ObserveFetch("sina", 3*time.Second)
+	m.ObserveDecision(4 * time.Millisecond)
+	m.SetIndexSize(585)
+	m.SetQueueDepth("sina", 12)
+	srv := httptest.NewServer(m.Handler())
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	body := string(b)
+	for _, w := range []string{
+		`newscrawl_fetch_duration_seconds_bucket{site="sina",le="0.05"} 1`,
+		`newscrawl_fetch_duration_seconds_bucket{site="sina",le="5"} 2`,
+		`newscrawl_fetch_duration_seconds_count{site="sina"} 2`,
+		`newscrawl_decision_duration_seconds_bucket{le="0.005"} 1`,
+		`newscrawl_index_fingerprints 585`,
+		`newscrawl_queue_depth{site="sina"} 12`,
+		"go_goroutines",
+	} {
+		if !strings.Contains(body, w) {
+			t.Errorf("missing %q", w)
+		}
+	}
+}
+
+// TestRegistryPerCrawl: two crawls in one process do not share figures.
+func TestRegistryPerCrawl(t *testing.T) {
+	a, b := metrics.New(), metrics.New()
+	a.SetIndexSize(10)
+	b.SetIndexSize(20)
+	if n, _ := testutil.GatherAndCount(a.Registry(), "newscrawl_index_fingerprints"); n != 1 {
+		t.Fatalf("count %d", n)
+	}
+	want := "# HELP newscrawl_index_fingerprints Fingerprints in the near-duplicate index (stored articles and indexed duplicates).\n# TYPE newscrawl_index_fingerprints gauge\nnewscrawl_index_fingerprints 10\n"
+	if err := testutil.GatherAndCompare(a.Registry(), strings.NewReader(want), "newscrawl_index_fingerprints"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -1,0 +1,202 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/internal/export"
+	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/storage/postgres"
+)
+
+// Environment of the crawler processes TestThreeProcessesKill starts.
+const (
+	envCrawlSites = "NEWSCRAWL_TEST_CRAWL_SITES" // site file to crawl
+	envCrawlDB    = "NEWSCRAWL_TEST_CRAWL_DB"    // store
+)
+
+// crawlDelay slows the fixture crawl down (per host, per process) so that a
+// process can be killed while it holds leases.
+const crawlDelay = 150 * time.Millisecond
+
+// TestHelperCrawl is the crawler process of TestThreeProcessesKill; it
+// does nothing unless started by it.
+func TestHelperCrawl(t *testing.T) {
+	sites, db := os.Getenv(envCrawlSites), os.Getenv(envCrawlDB)
+	if sites == "" {
+		t.Skip("helper process of TestThreeProcessesKill")
+	}
+	cfg, err := config.Load(sites)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Storage = db
+	for i := range cfg.Sites {
+		cfg.Sites[i].Delay = config.Duration(crawlDelay)
+	}
+	if _, err := Crawl(context.Background(), &cfg, CrawlOptions{ConfigPath: sites}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// partition is a corpus as order-independent facts: how many articles were
+// kept and dropped, and the clusters as sorted lists of URLs.
+type partition struct {
+	Kept, Dropped int
+	Clusters      []string
+}
+
+func corpusOf(t *testing.T, db string) partition {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := ExportDB(context.Background(), db, &buf, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	byCluster := map[int64][]string{}
+	var p partition
+	dec := json.NewDecoder(&buf)
+	for dec.More() {
+		var l export.Record
+		if err := dec.Decode(&l); err != nil {
+			t.Fatal(err)
+		}
+		if l.Kept {
+			p.Kept++
+		} else {
+			p.Dropped++
+		}
+		byCluster[l.Cluster] = append(byCluster[l.Cluster], l.URL)
+	}
+	for _, urls := range byCluster {
+		slices.Sort(urls)
+		p.Clusters = append(p.Clusters, strings.Join(urls, " "))
+	}
+	slices.Sort(p.Clusters)
+	return p
+}
+
+// TestThreeProcessesKill: three crawler processes crawl the fixture web into
+// one PostgreSQL store; one is killed with SIGKILL while it holds leases;
+// the other two finish; a crawl started once the dead process's leases have
+// timed out finishes its URLs; the corpus is a single process's: the same
+// clusters, nothing decided twice, nothing lost.
+func TestThreeProcessesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a lease timeout (30 s)")
+	}
+	db := pgSchema(t)
+	dir := t.TempDir()
+	sites, stop, err := fixture.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	siteFile := filepath.Join(dir, "sites.yaml")
+	if err := os.WriteFile(siteFile, fixture.SiteYAML(sites, "unused.db"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCrawl$", "-test.count=1")
+		cmd.Env = append(os.Environ(), envCrawlSites+"="+siteFile, envCrawlDB+"="+db)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if cmd.ProcessState == nil {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+		})
+		return cmd
+	}
+	procs := []*exec.Cmd{start(), start(), start()}
+
+	// Kill the first process seen holding leases.
+	admin, err := pgx.Connect(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	leasesOf := func(p *exec.Cmd) (int, error) {
+		var n int
+		err := admin.QueryRow(context.Background(), `SELECT count(*) FROM frontier WHERE owner LIKE $1`,
+			fmt.Sprintf("%%/%d/%%", p.Process.Pid)).Scan(&n)
+		return n, err
+	}
+	victim := -1
+	deadline := time.Now().Add(60 * time.Second)
+	for victim < 0 {
+		for i, p := range procs {
+			// The table appears once a process has opened the store.
+			if n, err := leasesOf(p); err == nil && n > 0 {
+				victim = i
+				break
+			}
+		}
+		if victim < 0 && time.Now().After(deadline) {
+			t.Fatal("no process leased anything in 60 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := procs[victim].Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	procs[victim].Wait()
+	held, err := leasesOf(procs[victim])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range procs {
+		if i == victim {
+			continue
+		}
+		if err := p.Wait(); err != nil {
+			t.Fatalf("process %d: %v\n%s", i, err, p.Stdout)
+		}
+	}
+
+	// A crawl started after the lease timeout finishes the dead process's
+	// URLs (before it, they belong to a process that may still be alive).
+	time.Sleep(time.Until(killed.Add(postgres.LeaseTimeout + time.Second)))
+	if err := start().Wait(); err != nil {
+		t.Fatalf("restarted crawl: %v", err)
+	}
+	var left int
+	if err := admin.QueryRow(context.Background(), `SELECT count(*) FROM frontier`).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 {
+		t.Fatalf("%d frontier items left after the restarted crawl", left)
+	}
+
+	// The reference: one process, one SQLite store.
+	refDB := filepath.Join(dir, "ref.db")
+	cfg, err := config.Load(siteFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Storage = refDB
+	if _, err := Crawl(context.Background(), &cfg, CrawlOptions{ConfigPath: siteFile}); err != nil {
+		t.Fatal(err)
+	}
+	got, want := corpusOf(t, db), corpusOf(t, refDB)
+	t.Logf("killed process held %d leases; shared corpus %d kept, %d dropped, %d clusters", held, got.Kept, got.Dropped, len(got.Clusters))
+	if !slices.Equal(got.Clusters, want.Clusters) || got.Kept != want.Kept || got.Dropped != want.Dropped {
+		t.Fatalf("three processes with a kill:\n%+v\none process:\n%+v", got, want)
+	}
+}

@@ -1,0 +1,47 @@
+package pipeline
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/segment"
+)
+
+// dedup.antecedents switches between Li Yan et al.'s antecedent sets.
+func TestEngineOptionsAntecedents(t *testing.T) {
+	tests := []struct {
+		name string
+		set  string
+		want segment.AntecedentSet
+	}{
+		{"basic", "basic", segment.AntecedentsBasic},
+		{"optimised", "optimised", segment.AntecedentsOptimised},
+		{"learned", "learned", segment.AntecedentsLearned},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := EngineOptions(config.Dedup{Antecedents: tt.set})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := segment.AntecedentsOf(tt.want)
+			want = append(want, dedup.EnglishAntecedents...)
+			if !slices.Equal(o.Antecedents, want) {
+				t.Errorf("got %d antecedents, want %d", len(o.Antecedents), len(want))
+			}
+		})
+	}
+	t.Run("unset keeps the engine default", func(t *testing.T) {
+		o, err := EngineOptions(config.Dedup{})
+		if err != nil || o.Antecedents != nil {
+			t.Errorf("got %v, %v; want nil antecedents (engine default)", o.Antecedents, err)
+		}
+	})
+	t.Run("unknown set is an error", func(t *testing.T) {
+		if _, err := EngineOptions(config.Dedup{Antecedents: "all"}); err == nil {
+			t.Error("accepted")
+		}
+	})
+}

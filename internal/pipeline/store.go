@@ -1,0 +1,93 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/postgres"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
+)
+
+// IsPostgres reports whether a storage setting (config storage:, --db)
+// names a PostgreSQL database rather than a SQLite file.
+func IsPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// StoreName is db for messages: a URL without its password.
+func StoreName(db string) string {
+	if !IsPostgres(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "postgres://(unparsable url)"
+	}
+	return u.Redacted()
+}
+
+// OpenStore opens the store a storage setting names: a postgres:// or
+// postgresql:// URL opens the shared PostgreSQL store (several crawls may
+// run on it at once), anything else the SQLite file at that path.
+func OpenStore(ctx context.Context, db string) (storage.Store, error) {
+	if IsPostgres(db) {
+		return postgres.Open(ctx, db)
+	}
+	return sqlite.Open(ctx, db)
+}
+
+// quickChecker is implemented by stores that can check their file for
+// damage before a crawl writes to it (SQLite).
+type quickChecker interface {
+	QuickCheck(ctx context.Context) error
+}
+
+// runLiveness is implemented by stores written by several processes, which
+// can tell a running run of a live process from one whose process died.
+type runLiveness interface {
+	RunAlive(ctx context.Context, id int64) (bool, error)
+}
+
+// Migrate copies the SQLite store at from (which must exist) into the
+// empty PostgreSQL database to names, in one transaction (see
+// postgres.Store.Import): articles, verdicts, runs and document
+// frequencies keep their ids, clusters and order.
+func Migrate(ctx context.Context, from, to string) (postgres.ImportStats, error) {
+	if !IsPostgres(to) {
+		return postgres.ImportStats{}, fmt.Errorf("migrate: %w: --to must be a postgres:// URL", storage.ErrInvalid)
+	}
+	if IsPostgres(from) {
+		return postgres.ImportStats{}, fmt.Errorf("migrate: %w: --from must be a SQLite file", storage.ErrInvalid)
+	}
+	if _, err := os.Stat(from); err != nil {
+		return postgres.ImportStats{}, fmt.Errorf("migrate: %w", err)
+	}
+	src, err := sqlite.Open(ctx, from)
+	if err != nil {
+		return postgres.ImportStats{}, fmt.Errorf("migrate: %w", err)
+	}
+	defer src.Close()
+	// No crawl may write the source while it is copied.
+	release, err := src.Lock(ctx, false)
+	if err != nil {
+		return postgres.ImportStats{}, fmt.Errorf("migrate: %s: %w", from, err)
+	}
+	defer release()
+	dst, err := postgres.Open(ctx, to)
+	if err != nil {
+		return postgres.ImportStats{}, fmt.Errorf("migrate: %w", err)
+	}
+	defer dst.Close()
+	st, err := dst.Import(ctx, src)
+	if err != nil {
+		return postgres.ImportStats{}, fmt.Errorf("migrate: %w", err)
+	}
+	if err := dst.Check(ctx); err != nil {
+		return st, fmt.Errorf("migrate: the copy fails its check: %w", err)
+	}
+	return st, nil
+}

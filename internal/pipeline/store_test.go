@@ -1,0 +1,256 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/postgres"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
+)
+
+func TestStoreName(t *testing.T) {
+	tests := []struct{ name, db, want string }{
+		{"sqlite path", "data/news.db", "data/news.db"},
+		{"url with password", "postgres://news:s3cret@db.internal:5432/news?sslmode=disable", "postgres://news:xxxxx@db.internal:5432/news?sslmode=disable"},
+		{"url without password", "postgresql://db.internal/news", "postgresql://db.internal/news"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := StoreName(tc.db); got != tc.want {
+				t.Fatalf("StoreName(%q) = %q, want %q", tc.db, got, tc.want)
+			}
+		})
+	}
+}
+
+// pgSchema returns a URL selecting a fresh schema of the test server
+// (NEWSCRAWL_TEST_POSTGRES), dropped after the test; it skips without a
+// server, or fails when CI is set.
+func pgSchema(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("NEWSCRAWL_TEST_POSTGRES")
+	if base == "" {
+		msg := "NEWSCRAWL_TEST_POSTGRES is not set: no PostgreSQL server to test against (start one with `eval \"$(.ci/services.sh)\"`)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	schema := "nc_pipe_" + hex.EncodeToString(rnd[:])
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema: %v", err)
+		}
+		admin.Close(context.Background())
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal("NEWSCRAWL_TEST_POSTGRES must be a postgres:// URL here")
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// fixtureConfig is the demo's configuration of the fixture web, storing
+// into db.
+func fixtureConfig(t *testing.T, db string) *config.Config {
+	t.Helper()
+	sites, stop, err := fixture.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	cfg, err := config.Parse(bytes.NewReader(fixture.SiteYAML(sites, "unused.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Storage = db
+	return &cfg
+}
+
+// TestCrawlPostgres: the crawl and export run on a postgres:// store as on
+// SQLite: the fixture web's stories are stored once, reprints recorded as
+// duplicates, and a second run adds nothing.
+func TestCrawlPostgres(t *testing.T) {
+	db := pgSchema(t)
+	cfg := fixtureConfig(t, db)
+	ctx := context.Background()
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := 1; run <= 2; run++ {
+		res, err := Crawl(ctx, cfg, CrawlOptions{ConfigPath: "fixture.yaml", Segmenter: seg})
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		tot := res.Summary.Totals()
+		want := fixture.Expected()
+		if run == 1 && (tot.Stored != want.Stored || tot.Duplicates != want.Duplicates) {
+			t.Fatalf("run 1 stored %d, duplicates %d; want %d, %d", tot.Stored, tot.Duplicates, want.Stored, want.Duplicates)
+		}
+		if run == 2 && (tot.Stored != 0 || tot.Duplicates != 0) {
+			t.Fatalf("run 2 stored %d, duplicates %d; want nothing new", tot.Stored, tot.Duplicates)
+		}
+	}
+	var out bytes.Buffer
+	n, err := ExportDB(ctx, db, &out, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fixture.Expected(); n != want.Stored+want.Duplicates {
+		t.Fatalf("export wrote %d lines, want %d", n, want.Stored+want.Duplicates)
+	}
+}
+
+// TestConcurrentCrawlsPostgres: two crawls run on one PostgreSQL store at
+// once (no ErrLocked, neither closes the other's run), every article URL is
+// decided exactly once and the corpus is one crawl's.
+func TestConcurrentCrawlsPostgres(t *testing.T) {
+	db := pgSchema(t)
+	cfg := fixtureConfig(t, db)
+	ctx := context.Background()
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var errs [2]error
+	for k := range 2 {
+		wg.Go(func() {
+			_, errs[k] = Crawl(ctx, cfg, CrawlOptions{ConfigPath: "fixture.yaml", Segmenter: seg})
+		})
+	}
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			t.Fatalf("crawl %d: %v", k, err)
+		}
+	}
+	store, err := postgres.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	runs, err := store.Runs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.Status != storage.RunCompleted {
+			t.Errorf("run %d ended %s, want completed (a crawl closed the other's run?)", r.ID, r.Status)
+		}
+	}
+	decided := map[string]int{}
+	var stored, dups int
+	if err := store.Pages(ctx, func(p storage.Page) error {
+		if p.Outcome.Final() {
+			decided[p.URL]++
+		}
+		switch p.Outcome {
+		case storage.OutcomeStored:
+			stored++
+		case storage.OutcomeDuplicate:
+			dups++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Decisions are shared (the decision lock and change feed): the two
+	// crawls store what one crawl stores, even when they fetch a story and
+	// its reprint at the same moment.
+	want := fixture.Expected()
+	if stored != want.Stored || dups != want.Duplicates {
+		t.Fatalf("two concurrent crawls: %d stored, %d duplicates; want %d, %d as one crawl", stored, dups, want.Stored, want.Duplicates)
+	}
+	for u, n := range decided {
+		if n != 1 {
+			t.Fatalf("%s decided %d times", u, n)
+		}
+	}
+	if err := store.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMigrate(t *testing.T) {
+	db := pgSchema(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	from := filepath.Join(dir, "news.db")
+	cfg := fixtureConfig(t, from)
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Crawl(ctx, cfg, CrawlOptions{ConfigPath: "fixture.yaml", Segmenter: seg}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Migrate(ctx, from, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fixture.Expected()
+	if st.Articles != want.Stored || st.Duplicates != want.Duplicates || st.Runs != 1 {
+		t.Fatalf("migrated %+v", st)
+	}
+	var a, b bytes.Buffer
+	if _, err := ExportDB(ctx, from, &a, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ExportDB(ctx, db, &b, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Fatalf("exports differ:\nsqlite:\n%s\npostgres:\n%s", a.String(), b.String())
+	}
+	if _, err := Migrate(ctx, from, db); !errors.Is(err, postgres.ErrNotEmpty) {
+		t.Fatalf("second Migrate = %v, want ErrNotEmpty", err)
+	}
+	// A crawl holding the SQLite store's lock keeps the migration off it.
+	src, err := sqlite.Open(ctx, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	release, err := src.Lock(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if _, err := Migrate(ctx, from, pgSchema(t)); !errors.Is(err, storage.ErrLocked) {
+		t.Fatalf("Migrate of a locked store = %v, want ErrLocked", err)
+	}
+	for _, tc := range []struct{ from, to string }{{from, filepath.Join(dir, "x.db")}, {db, db}, {filepath.Join(dir, "none.db"), db}} {
+		if _, err := Migrate(ctx, tc.from, tc.to); err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("Migrate(%q, %q) = %v, want an error", tc.from, tc.to, err)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+// Package progress formats what a crawl tells its operator: the periodic
+// progress line (pages per second, outcomes, queue remaining, per site when
+// there are several) and the end-of-run summary table (a total row for
+// every column, pages equal to the sum of the outcomes, errors of the site
+// or network apart from pages that are gone, robots blocks, retries,
+// skipped links and bytes), and turns the crawler's counters into the run
+// record the store keeps.
+package progress
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/newsdedup/newscrawl/crawler"
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// IsGone reports whether an error kind means the page is gone (a 4xx
+// answer to a discovered link) rather than a failure of the site or the
+// network. 408 (timeout) and 429 (rate limit) are failures: retried, not
+// gone.
+func IsGone(kind string) bool {
+	code, ok := strings.CutPrefix(kind, "http_")
+	if !ok {
+		return false
+	}
+	n, err := strconv.Atoi(code)
+	return err == nil && n >= 400 && n < 500 && n != 408 && n != 429
+}
+
+// Counts are a site's outcomes with errors split into failures and gone
+// pages.
+type Counts struct {
+	Pages      int64 // pages with a recorded outcome: Stored+Duplicates+NotArticle+Errors+Gone
+	Stored     int64
+	Duplicates int64
+	NotArticle int64
+	Errors     int64 // the site or the network failed
+	Gone       int64 // 4xx on a discovered link
+}
+
+// CountsOf splits s's outcomes.
+func CountsOf(s crawler.SiteStats) Counts {
+	var gone int64
+	for k, n := range s.ErrorKinds {
+		if IsGone(k) {
+			gone += int64(n)
+		}
+	}
+	c := Counts{Stored: s.Stored, Duplicates: s.Duplicates, NotArticle: s.NotArticle, Errors: s.Errors - gone, Gone: gone}
+	c.Pages = c.Stored + c.Duplicates + c.NotArticle + c.Errors + c.Gone
+	return c
+}
+
+// Meter formats progress lines; it remembers the previous snapshot for the
+// current rate.
+type Meter struct {
+	prev     crawler.Snapshot
+	havePrev bool
+}
+
+// Line formats snapshot s. queue holds the frontier URLs not yet done per
+// site (nil: unknown). With several sites, one indented line per site
+// follows the total line.
+func (m *Meter) Line(s crawler.Snapshot, queue map[string]int) string {
+	t := CountsOf(s.Total)
+	rate := 0.0
+	if m.havePrev && s.Elapsed > m.prev.Elapsed {
+		rate = float64(t.Pages-CountsOf(m.prev.Total).Pages) / (s.Elapsed - m.prev.Elapsed).Seconds()
+	} else if s.Elapsed > 0 {
+		rate = float64(t.Pages) / s.Elapsed.Seconds()
+	}
+	m.prev, m.havePrev = s, true
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%5.0fs] %6.1f pages/s  pages %d  stored %d  dups %d  errors %d  gone %d", s.Elapsed.Seconds(), rate,
+		t.Pages, t.Stored, t.Duplicates, t.Errors, t.Gone)
+	if queue != nil {
+		total := 0
+		for _, n := range queue {
+			total += n
+		}
+		fmt.Fprintf(&b, "  queue %d", total)
+	}
+	if len(s.Sites) > 1 {
+		for _, site := range s.Sites {
+			c := CountsOf(site)
+			fmt.Fprintf(&b, "\n         %-12s pages %d  stored %d  dups %d  errors %d  gone %d", site.Name, c.Pages, c.Stored, c.Duplicates, c.Errors, c.Gone)
+			if queue != nil {
+				fmt.Fprintf(&b, "  queue %d", queue[site.Name])
+			}
+		}
+	}
+	return b.String()
+}
+
+// RunStats is the run record of sum: the outcome totals (Fetched is the
+// number of pages with a recorded outcome, so that it equals the sum of the
+// outcomes) and every counter of every site.
+func RunStats(sum crawler.Summary) storage.RunStats {
+	t := CountsOf(sum.Total)
+	rs := storage.RunStats{Fetched: int(t.Pages), Stored: int(t.Stored), Duplicates: int(t.Duplicates),
+		NotArticle: int(t.NotArticle), Errors: int(t.Errors + t.Gone)}
+	for _, s := range sum.Sites {
+		rs.Sites = append(rs.Sites, storage.SiteCounters{Site: s.Name, Counters: Counters(s.SiteStats)})
+	}
+	return rs
+}
+
+// Counters flattens s into named counters: the crawler's JSON names, each
+// error kind as "error_kind.<kind>", and "gone".
+func Counters(s crawler.SiteStats) map[string]int64 {
+	kinds := s.ErrorKinds
+	s.ErrorKinds = nil
+	b, err := json.Marshal(s)
+	out := map[string]int64{}
+	if err == nil {
+		var m map[string]any
+		if json.Unmarshal(b, &m) == nil {
+			for k, v := range m {
+				if f, ok := v.(float64); ok {
+					out[k] = int64(f)
+				}
+			}
+		}
+	}
+	for k, n := range kinds {
+		out["error_kind."+k] = int64(n)
+	}
+	out["gone"] = CountsOf(crawler.SiteStats{ErrorKinds: kinds}).Gone
+	return out
+}
+
+// Summary writes the end-of-run table: one row per site and a total row
+// with every column, then the error kinds and warnings per site.
+func Summary(w io.Writer, db string, run storage.Run, sum crawler.Summary, elapsed time.Duration) {
+	fmt.Fprintf(w, "\nrun %d %s in %s (store %s)\n", run.ID, run.Status, elapsed.Round(time.Millisecond), db)
+	head := []string{"site", "pages", "stored", "dups", "no-art", "errors", "gone", "articles", "robots", "retries", "skipped", "MB"}
+	fmt.Fprintf(w, "%-12s", head[0])
+	for _, h := range head[1:] {
+		fmt.Fprintf(w, " %8s", h)
+	}
+	fmt.Fprintln(w)
+	row := func(name string, s crawler.SiteStats) {
+		c := CountsOf(s)
+		skipped := s.SkippedDepth + s.SkippedTrap + s.SkippedURLLength + s.SkippedExtension
+		fmt.Fprintf(w, "%-12s %8d %8d %8d %8d %8d %8d %8d %8d %8d %8d %8.1f\n", name, c.Pages, c.Stored, c.Duplicates, c.NotArticle,
+			c.Errors, c.Gone, s.Articles, s.RobotsBlocked, s.Retries, skipped, float64(s.Bytes)/(1<<20))
+	}
+	for _, s := range sum.Sites {
+		row(s.Name, s.SiteStats)
+	}
+	row("total", sum.Total)
+	for _, s := range sum.Sites {
+		if len(s.ErrorKinds) > 0 {
+			var parts []string
+			for _, k := range slices.Sorted(maps.Keys(s.ErrorKinds)) {
+				parts = append(parts, fmt.Sprintf("%s %d", k, s.ErrorKinds[k]))
+			}
+			fmt.Fprintf(w, "  %s errors by kind: %s\n", s.Name, strings.Join(parts, ", "))
+		}
+		if s.SkippedDepth+s.SkippedTrap+s.SkippedURLLength+s.SkippedExtension > 0 {
+			fmt.Fprintf(w, "  %s skipped links: depth %d, trap %d, url length %d, file type %d\n", s.Name,
+				s.SkippedDepth, s.SkippedTrap, s.SkippedURLLength, s.SkippedExtension)
+		}
+		for _, warn := range s.Warnings {
+			fmt.Fprintf(w, "  warning: %s: %s\n", s.Name, warn)
+		}
+	}
+	if sum.FrontierLeft > 0 {
+		fmt.Fprintf(w, "  %d URLs left in the queue for the next run\n", sum.FrontierLeft)
+	}
+}

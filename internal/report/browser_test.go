@@ -1,0 +1,79 @@
+package report_test
+
+import (
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/newsdedup/newscrawl/internal/browser"
+	"github.com/newsdedup/newscrawl/internal/shared"
+)
+
+var docs = flag.Bool("docs", false, "also write the screenshot to the repository's docs/img")
+
+// TestBrowser opens the report in headless Chromium: every plot is drawn,
+// and the page loads nothing besides itself.
+func TestBrowser(t *testing.T) {
+	var page strings.Builder
+	if err := build(t).WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/favicon.ico" { // asked by the browser itself, not by the page
+			http.NotFound(w, r)
+			return
+		}
+		if r.URL.Path != "/report.html" {
+			t.Errorf("the report requested %s", r.URL.Path)
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(page.String()))
+	}))
+	defer srv.Close()
+	b := browser.Start(t)
+	if err := chromedp.Do(b.Ctx, chromedp.Navigate(srv.URL+"/report.html")); err != nil {
+		t.Fatal(err)
+	}
+	eval := func(js string) any {
+		t.Helper()
+		v, err := chromedp.Run(b.Ctx, chromedp.Evaluate[any](js))
+		if err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		return v
+	}
+	if n := eval(`[...document.querySelectorAll("figure svg")].filter(s => s.getBoundingClientRect().width > 300 && s.querySelectorAll("rect,polyline").length > 1).length`); n != 9.0 {
+		t.Errorf("%v plots drawn, want 9", n)
+	}
+	// Resources the page itself loaded (the browser's own favicon request
+	// is not the page's).
+	if res := eval(`performance.getEntriesByType("resource").map(e => e.name).filter(n => !n.endsWith("/favicon.ico"))`); len(res.([]any)) != 0 {
+		t.Errorf("the page loaded %v", res)
+	}
+	if d := b.Dialogs(); len(d) > 0 {
+		t.Errorf("dialogs: %q", d)
+	}
+	png, p := b.Screenshot(t, "report")
+	if *docs {
+		root, err := shared.Root(".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(root, "docs", "img", "report.png")
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s from %s (%d bytes)", dst, p, len(png))
+	}
+}

@@ -1,0 +1,4 @@
+package report
+
+// AxisTop exposes axisTop to the tests.
+var AxisTop = axisTop

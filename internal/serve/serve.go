@@ -1,0 +1,370 @@
+// Package serve is a read-only web view of a store for the people who
+// curate the corpus: runs, sites, search by title, a cluster with all its
+// members, an article next to its duplicate with the passages both share
+// highlighted (internal/passages), and the explanation of a verdict
+// (internal/explain).
+//
+// Nothing it serves writes: every route is GET (HEAD), any other method is
+// answered 405. Stored text is untrusted (it comes from the web): every page
+// is rendered by html/template, which escapes it for its context, and the
+// Content-Security-Policy header allows no script at all. The server binds
+// to loopback by default (DefaultAddr).
+package serve
+
+import (
+	"cmp"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/newsdedup/newscrawl/internal/explain"
+	"github.com/newsdedup/newscrawl/internal/passages"
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// DefaultAddr is where serve listens unless told otherwise: loopback only,
+// since the view has no authentication.
+const DefaultAddr = "127.0.0.1:8080"
+
+// MaxResults caps the rows of a search or a cluster listing.
+const MaxResults = 500
+
+// Store is what the view reads. storage.Store satisfies it.
+type Store interface {
+	explain.Store
+	Runs(ctx context.Context) ([]storage.Run, error)
+	Pages(ctx context.Context, fn func(storage.Page) error) error
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// Handler serves the view of one store.
+type Handler struct {
+	store Store
+	th    explain.Thresholds
+	log   *slog.Logger
+	tmpl  *template.Template
+	mux   *http.ServeMux
+}
+
+// New returns the handler for s. th are the thresholds shown next to
+// verdicts (explain.Default() unless the crawl's config changed them); log
+// receives server-side errors (nil: discarded).
+func New(s Store, th explain.Thresholds, log *slog.Logger) (*Handler, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t, err := template.New("").Funcs(template.FuncMap{
+		"pct":  func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
+		"f3":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
+		"time": fmtTime,
+		"paras": func(s string) []string {
+			return strings.Split(s, "\n")
+		},
+		"reason": func(s string) string {
+			if s == "" {
+				return "not recorded"
+			}
+			return s
+		},
+	}).ParseFS(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("serve: templates: %w", err)
+	}
+	h := &Handler{store: s, th: th, log: log, tmpl: t, mux: http.NewServeMux()}
+	h.mux.HandleFunc("GET /{$}", h.index)
+	h.mux.HandleFunc("GET /search", h.search)
+	h.mux.HandleFunc("GET /run/{id}", h.run)
+	h.mux.HandleFunc("GET /cluster/{id}", h.cluster)
+	h.mux.HandleFunc("GET /article/{id}", h.article)
+	h.mux.HandleFunc("GET /pair", h.pair)
+	return h, nil
+}
+
+// ServeHTTP implements http.Handler: only GET and HEAD are answered.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hd.Set("Allow", "GET, HEAD")
+		http.Error(w, "read-only view: method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, data any) {
+	var b strings.Builder
+	if err := h.tmpl.ExecuteTemplate(&b, name, data); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write([]byte(b.String()))
+}
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, storage.ErrNotFound) {
+		http.Error(w, "not found", http.StatusNotFound)
+		return
+	}
+	h.log.Error("serve", "path", r.URL.Path, "err", err)
+	http.Error(w, "internal error (see the server log)", http.StatusInternalServerError)
+}
+
+// SiteRow counts a site's page outcomes over all runs.
+type SiteRow struct {
+	Site                                          string
+	Pages, Stored, Duplicates, NotArticle, Errors int
+}
+
+func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	runs, err := h.store.Runs(ctx)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	slices.Reverse(runs) // newest first
+	sites := map[string]*SiteRow{}
+	err = h.store.Pages(ctx, func(p storage.Page) error {
+		s := sites[p.Site]
+		if s == nil {
+			s = &SiteRow{Site: p.Site}
+			sites[p.Site] = s
+		}
+		s.Pages++
+		switch p.Outcome {
+		case storage.OutcomeStored:
+			s.Stored++
+		case storage.OutcomeDuplicate:
+			s.Duplicates++
+		case storage.OutcomeNotArticle:
+			s.NotArticle++
+		case storage.OutcomeError:
+			s.Errors++
+		}
+		return nil
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var rows []SiteRow
+	for _, s := range sites {
+		rows = append(rows, *s)
+	}
+	slices.SortFunc(rows, func(a, b SiteRow) int { return cmp.Compare(a.Site, b.Site) })
+	h.render(w, r, "index.html", map[string]any{"Runs": runs, "Sites": rows})
+}
+
+// Hit is a search result or a cluster member.
+type Hit struct {
+	ID      int64 // article id; 0 for a duplicate
+	URL     string
+	Site    string
+	Title   string
+	Kept    bool
+	Cluster int64
+	DupOf   int64
+	Reason  string
+	Jaccard float64
+}
+
+func (h *Handler) search(w http.ResponseWriter, r *http.Request) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	var hits []Hit
+	more := false
+	if q != "" {
+		var err error
+		hits, more, err = h.collect(r.Context(), func(title string, _ int64) bool {
+			return strings.Contains(strings.ToLower(title), strings.ToLower(q))
+		})
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	h.render(w, r, "search.html", map[string]any{"Q": q, "Hits": hits, "More": more, "Max": MaxResults})
+}
+
+var errEnough = errors.New("enough results")
+
+// collect returns the articles, then duplicates, that keep selects, at most
+// MaxResults (more reports that there were more).
+func (h *Handler) collect(ctx context.Context, keep func(title string, cluster int64) bool) (hits []Hit, more bool, err error) {
+	add := func(x Hit) error {
+		if len(hits) == MaxResults {
+			more = true
+			return errEnough
+		}
+		hits = append(hits, x)
+		return nil
+	}
+	err = h.store.Articles(ctx, func(a storage.Article) error {
+		if !keep(a.Title, a.Cluster) {
+			return nil
+		}
+		return add(Hit{ID: a.ID, URL: a.URL, Site: a.Site, Title: a.Title, Kept: true, Cluster: a.Cluster})
+	})
+	if err == nil {
+		err = h.store.Duplicates(ctx, func(d storage.Duplicate) error {
+			if !keep(d.Title, d.Cluster) {
+				return nil
+			}
+			return add(Hit{URL: d.URL, Site: d.Site, Title: d.Title, Cluster: d.Cluster, DupOf: d.DupOf, Reason: d.Reason, Jaccard: d.Jaccard})
+		})
+	}
+	if errors.Is(err, errEnough) {
+		err = nil
+	}
+	return hits, more, err
+}
+
+func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		http.Error(w, "bad cluster id", http.StatusBadRequest)
+		return
+	}
+	hits, more, err := h.collect(r.Context(), func(_ string, c int64) bool { return c == id })
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if len(hits) == 0 {
+		http.Error(w, "no such cluster", http.StatusNotFound)
+		return
+	}
+	h.render(w, r, "cluster.html", map[string]any{"ID": id, "Hits": hits, "More": more, "Max": MaxResults})
+}
+
+func (h *Handler) article(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		http.Error(w, "bad article id", http.StatusBadRequest)
+		return
+	}
+	a, err := h.store.Article(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var dups []storage.Duplicate
+	err = h.store.Duplicates(r.Context(), func(d storage.Duplicate) error {
+		if d.DupOf == id && len(dups) < MaxResults {
+			dups = append(dups, d)
+		}
+		return nil
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, "article.html", map[string]any{"A": a, "Dups": dups})
+}
+
+func (h *Handler) pair(w http.ResponseWriter, r *http.Request) {
+	u := r.URL.Query().Get("url")
+	if u == "" {
+		http.Error(w, "missing url parameter", http.StatusBadRequest)
+		return
+	}
+	e, err := explain.Explain(r.Context(), h.store, u, h.th)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if e.Duplicate == nil {
+		http.Error(w, "not a duplicate: "+string(e.Page.Outcome), http.StatusNotFound)
+		return
+	}
+	left, right := passages.Mark(e.Duplicate.Text, e.Original.Text)
+	if !e.TextKept {
+		left, right = nil, []passages.Segment{{Text: e.Original.Text}}
+	}
+	h.render(w, r, "pair.html", map[string]any{"E": e, "Left": lines(left), "Right": lines(right)})
+}
+
+// lines splits segments at newlines, so that paragraphs render as such.
+func lines(segs []passages.Segment) [][]passages.Segment {
+	var out [][]passages.Segment
+	var cur []passages.Segment
+	for _, s := range segs {
+		parts := strings.Split(s.Text, "\n")
+		for i, p := range parts {
+			if i > 0 {
+				out = append(out, cur)
+				cur = nil
+			}
+			if p != "" {
+				cur = append(cur, passages.Segment{Text: p, Shared: s.Shared})
+			}
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04Z")
+}
+
+// counterRow is one counter of a run, per site.
+type counterRow struct {
+	Name   string
+	Values []int64
+}
+
+func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		http.Error(w, "bad run id", http.StatusBadRequest)
+		return
+	}
+	runs, err := h.store.Runs(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	i := slices.IndexFunc(runs, func(x storage.Run) bool { return x.ID == id })
+	if i < 0 {
+		http.Error(w, "no such run", http.StatusNotFound)
+		return
+	}
+	run := runs[i]
+	names := map[string]bool{}
+	var sites []string
+	for _, s := range run.Stats.Sites {
+		sites = append(sites, s.Site)
+		for k := range s.Counters {
+			names[k] = true
+		}
+	}
+	var rows []counterRow
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		row := counterRow{Name: n}
+		for _, s := range run.Stats.Sites {
+			row.Values = append(row.Values, s.Counters[n])
+		}
+		rows = append(rows, row)
+	}
+	h.render(w, r, "run.html", map[string]any{"Run": run, "Sites": sites, "Rows": rows})
+}

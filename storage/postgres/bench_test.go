@@ -1,0 +1,149 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/postgres"
+)
+
+// Synthetic article shape for the commit benchmark: ~1 KB of text and 300
+// distinct terms drawn from a vocabulary, so that document frequencies are
+// shared between articles as in a real corpus.
+const (
+	benchTextRunes = 340 // 3 bytes each in UTF-8
+	benchTerms     = 300
+	benchVocab     = 20000
+)
+
+// BenchmarkCommit measures stored-article commits per second with 1, 4 and
+// 16 committers split over two stores (two pools, as two processes). Every
+// commit takes the docs counter row, so committers serialise on it for the
+// end of their transaction.
+func BenchmarkCommit(b *testing.B) {
+	for _, committers := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("committers=%d", committers), func(b *testing.B) {
+			u, _ := freshSchema(b)
+			ctx := context.Background()
+			stores := []*postgres.Store{openStore(b, u), openStore(b, u)}
+			rng := rand.New(rand.NewPCG(1, 2))
+			text := strings.Repeat("新闻", benchTextRunes/2)
+			vocab := make([]string, benchVocab)
+			for i := range vocab {
+				vocab[i] = fmt.Sprintf("词%d", i)
+			}
+			commits := make([]*storage.Commit, b.N)
+			for i := range commits {
+				terms := make([]string, benchTerms)
+				for k := range terms {
+					terms[k] = vocab[rng.IntN(benchVocab)]
+				}
+				c := storedCommit(fmt.Sprintf("http://bench/%d", i), terms...)
+				c.Article.Text = text
+				c.Article.Fingerprint.Signature = make([]uint64, 120)
+				commits[i] = c
+			}
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			start := time.Now()
+			for w := range committers {
+				s := stores[w%2]
+				wg.Go(func() {
+					for {
+						i := next.Add(1) - 1
+						if i >= int64(b.N) {
+							return
+						}
+						if err := s.Commit(ctx, commits[i]); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "commits/s")
+		})
+	}
+}
+
+// BenchmarkDecisions measures the fleet's decision rate through the shared
+// decision protocol (the pipeline's sharedDecisions): each decider, a
+// store of its own as a process has, takes the decision lock, reads the
+// change feed since its cursor, commits a stored article, moves its cursor
+// to the head and releases the lock. The engine's own Decide (in memory,
+// microseconds) is left out. Reports decisions/s and the p50/p99 latency of
+// one decision, lock wait included.
+func BenchmarkDecisions(b *testing.B) {
+	for _, deciders := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("deciders=%d", deciders), func(b *testing.B) {
+			u, _ := freshSchema(b)
+			ctx := context.Background()
+			stores := make([]*postgres.Store, deciders)
+			for i := range stores {
+				stores[i] = openStore(b, u)
+			}
+			text := strings.Repeat("新闻", benchTextRunes/2)
+			var next atomic.Int64
+			lat := make([][]time.Duration, deciders)
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			start := time.Now()
+			for w, s := range stores {
+				wg.Go(func() {
+					var cur postgres.Cursor
+					for {
+						i := next.Add(1) - 1
+						if i >= int64(b.N) {
+							return
+						}
+						c := storedCommit(fmt.Sprintf("http://dec/%d", i), "共同", fmt.Sprintf("t%d", i))
+						c.Article.Text = text
+						t0 := time.Now()
+						release, err := s.LockDecisions(ctx)
+						if err == nil {
+							cur, err = s.Changes(ctx, cur, func(postgres.Change) error { return nil })
+						}
+						if err == nil {
+							err = s.Commit(ctx, c)
+						}
+						if err == nil {
+							cur, err = s.Head(ctx)
+						}
+						if release != nil {
+							if rerr := release(); err == nil {
+								err = rerr
+							}
+						}
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						lat[w] = append(lat[w], time.Since(t0))
+					}
+				})
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			var all []time.Duration
+			for _, l := range lat {
+				all = append(all, l...)
+			}
+			slices.Sort(all)
+			b.ReportMetric(float64(len(all))/elapsed.Seconds(), "decisions/s")
+			if len(all) > 0 {
+				b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
+				b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
+			}
+		})
+	}
+}

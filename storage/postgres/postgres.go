@@ -1,0 +1,621 @@
+// Package postgres is the shared storage.Store: one PostgreSQL schema that
+// several crawler processes, on one machine or many, write at once.
+//
+// It keeps the SQLite store's semantics (storage.Store, checked by the
+// conformance suite in storage/storagetest) and makes each of them hold
+// across processes:
+//
+//   - Commit is idempotent per URL across processes: a transaction-scoped
+//     advisory lock on the URL serialises its read-check-write, so two
+//     processes committing one URL end with one winner and one
+//     ErrAlreadyDecided. Cluster merges run in the same transaction, and a
+//     duplicate locks (FOR SHARE) the article it points to, so that a
+//     concurrent merge is either fully before or fully after it.
+//   - The frontier is leased with SELECT … FOR UPDATE SKIP LOCKED: a URL is
+//     leased by one process at a time. Every lease names its owner (one per
+//     open Store); the owner's heartbeat is refreshed every heartbeatEvery,
+//     and a lease whose owner has been silent for leaseTimeout (the process
+//     died, even by kill -9) is pending again for the next Pop.
+//   - Store.Lock is shared: several crawls run on one store at once. The
+//     same advisory lock is taken exclusively by schema migrations, so that
+//     a newer program never changes the schema under a running crawl.
+//   - Dedup decisions can be serialised across processes: LockDecisions is
+//     a fleet-wide lock and Changes a feed of the articles, duplicates and
+//     cluster merges committed after a Cursor, with which a process brings
+//     its in-memory index up to date before deciding (internal/pipeline).
+//   - Import copies another store (SQLite) into an empty schema.
+//
+// Open(ctx, url) is the one constructor; the schema (the first entry of the
+// URL's search_path, "public" by default) is created or migrated there.
+// Transactions run at READ COMMITTED; the advisory locks and row locks above
+// make the read-check-write steps safe, and a transaction that PostgreSQL
+// aborts for a deadlock or serialization failure is retried.
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// Tuning and protocol constants.
+const (
+	// leaseTimeout is how long an owner may stay silent before its leases
+	// are pending again: a crawl started after a kill -9 resumes the dead
+	// process's URLs within about this long (issue 12 asks for ~30 s).
+	leaseTimeout = 30 * time.Second
+	// heartbeatEvery is how often a live Store refreshes its owner row; a
+	// sixth of leaseTimeout leaves room for several missed beats (a busy
+	// database, a GC pause) before a live owner's leases are taken.
+	heartbeatEvery = 5 * time.Second
+	// minPoolConns is the smallest connection pool: iteration callbacks may
+	// call back into the store, and each held crawl lock keeps one
+	// connection.
+	minPoolConns = 8
+	// maxTxAttempts bounds the retries of a transaction that PostgreSQL
+	// aborted for a deadlock or a serialization failure.
+	maxTxAttempts = 5
+	// migrateLockWait is how long a schema migration waits for running
+	// crawls to release the crawl lock before Open fails with ErrLocked.
+	migrateLockWait = 10 * time.Second
+	// lockPoll is how often Lock(wait=true) retries while a migration holds
+	// the crawl lock exclusively.
+	lockPoll = 200 * time.Millisecond
+	// maxCheckRows bounds the rows each Check query reports.
+	maxCheckRows = 1000
+	// foldEvery is how many stored articles' terms wait in docfreq_log
+	// before the committing process folds them into docfreq (fold), as
+	// the SQLite store does: the log keeps commits free of shared rows,
+	// the fold keeps DocFreqs' merge of the log short.
+	foldEvery = 256
+)
+
+// LeaseTimeout is how long after its owner's last heartbeat a frontier
+// lease returns to the queue (a process killed without cleanup).
+const LeaseTimeout = leaseTimeout
+
+// Store is the PostgreSQL storage.Store. It is safe for concurrent use by
+// goroutines and by processes.
+type Store struct {
+	pool      *pgxpool.Pool
+	schema    string
+	schemaKey int32 // hash of the schema name: second key of advisory locks
+	owner     string
+	opt       options
+
+	stopBeat context.CancelFunc
+	beatDone chan struct{}
+
+	mu      sync.Mutex
+	locks   map[*heldLock]struct{} // held session locks, released by Close
+	closed  bool
+	beatErr error // last heartbeat failure, for Check
+	foldErr error // last document-frequency fold failure, for Check
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// options are open-time settings; only tests change them (export_test.go).
+type options struct {
+	leaseTimeout    time.Duration
+	heartbeatEvery  time.Duration
+	migrateLockWait time.Duration
+}
+
+// Open connects to the PostgreSQL database at url (a postgres:// URL or a
+// libpq key=value string; search_path=NAME selects the schema, which must
+// exist), creates or migrates the schema and registers this Store as a
+// frontier owner. It fails with an error wrapping storage.ErrSchemaTooNew
+// when the schema was written by a newer program, and with one wrapping
+// storage.ErrLocked when a migration is needed while crawls are running.
+func Open(ctx context.Context, url string) (*Store, error) {
+	return open(ctx, url, options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery, migrateLockWait: migrateLockWait})
+}
+
+func open(ctx context.Context, url string, opt options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's parse errors can quote the URL, password included.
+		return nil, fmt.Errorf("open postgres store: %w: cannot parse the connection url", storage.ErrInvalid)
+	}
+	cfg.MaxConns = max(cfg.MaxConns, minPoolConns)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres store %s: %w", redact(cfg), err)
+	}
+	s := &Store{pool: pool, opt: opt, locks: map[*heldLock]struct{}{}}
+	if err := s.init(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres store %s: %w", redact(cfg), err)
+	}
+	beatCtx, stop := context.WithCancel(context.Background())
+	s.stopBeat, s.beatDone = stop, make(chan struct{})
+	go s.heartbeat(beatCtx)
+	return s, nil
+}
+
+// redact names the server and database of cfg without credentials.
+func redact(cfg *pgxpool.Config) string {
+	c := cfg.ConnConfig
+	return fmt.Sprintf("%s:%d/%s", c.Host, c.Port, c.Database)
+}
+
+func (s *Store) init(ctx context.Context) error {
+	var schema *string
+	if err := s.pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return err
+	}
+	if schema == nil {
+		return fmt.Errorf("%w: the search_path names no existing schema", storage.ErrInvalid)
+	}
+	s.schema = *schema
+	if err := s.pool.QueryRow(ctx, `SELECT hashtext($1)`, s.schema).Scan(&s.schemaKey); err != nil {
+		return err
+	}
+	if err := s.migrate(ctx); err != nil {
+		return err
+	}
+	host, _ := os.Hostname() // informative only
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:]) // crypto/rand.Read never fails
+	s.owner = fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(rnd[:]))
+	if _, err := s.pool.Exec(ctx, `INSERT INTO owners(id, host, pid) VALUES ($1, $2, $3)`,
+		s.owner, host, os.Getpid()); err != nil {
+		return fmt.Errorf("register frontier owner: %w", err)
+	}
+	return nil
+}
+
+// heartbeat refreshes the owner row until ctx ends. A missing row (another
+// process found this one silent and removed it) is inserted again; the
+// leases it lost stay with whoever popped them since.
+func (s *Store) heartbeat(ctx context.Context) {
+	defer close(s.beatDone)
+	t := time.NewTicker(s.opt.heartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		_, err := s.pool.Exec(ctx, `INSERT INTO owners(id, host, pid) VALUES ($1, '', 0)
+			ON CONFLICT (id) DO UPDATE SET heartbeat_at = clock_timestamp()`, s.owner)
+		s.mu.Lock()
+		s.beatErr = err
+		s.mu.Unlock()
+	}
+}
+
+// Owner is this Store's frontier owner id (host/pid/random), which its
+// leases carry.
+func (s *Store) Owner() string { return s.owner }
+
+// Close releases held crawl locks, returns this Store's leases to the queue,
+// removes its owner row and closes the pool.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	locks := make([]*heldLock, 0, len(s.locks))
+	for l := range s.locks {
+		locks = append(locks, l)
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, l := range locks {
+		errs = append(errs, l.release())
+	}
+	s.stopBeat()
+	<-s.beatDone
+	ctx := context.Background()
+	_, err := s.pool.Exec(ctx, `UPDATE frontier SET state = 'pending', owner = NULL, leased_at = NULL
+		WHERE state = 'inflight' AND owner = $1`, s.owner)
+	errs = append(errs, err)
+	_, err = s.pool.Exec(ctx, `DELETE FROM owners WHERE id = $1`, s.owner)
+	errs = append(errs, err)
+	s.pool.Close()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close postgres store: %w", err)
+	}
+	return nil
+}
+
+// retryable reports transaction aborts that a retry can resolve.
+func retryable(err error) bool {
+	return isCode(err, codeDeadlock) || isCode(err, codeSerialization)
+}
+
+// writeTx runs fn in a READ COMMITTED transaction, retrying it (from the
+// start) when PostgreSQL aborts it for a deadlock or serialization failure.
+func (s *Store) writeTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	var err error
+	for range maxTxAttempts {
+		err = pgx.BeginFunc(ctx, s.pool, fn)
+		if !retryable(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// nullTime encodes t as Unix nanoseconds, or NULL for the zero time.
+func nullTime(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	n := t.UnixNano()
+	return &n
+}
+
+func fromNull(n *int64) time.Time {
+	if n == nil {
+		return time.Time{}
+	}
+	return time.Unix(0, *n).UTC()
+}
+
+// sinceNanos encodes a non-zero since bound, clamped to the storable range
+// (keeping the comparison's meaning: before all stored times, after all).
+func sinceNanos(since time.Time) int64 {
+	lo, hi := storage.TimeBounds()
+	switch {
+	case since.Before(lo):
+		return math.MinInt64
+	case !since.Before(hi):
+		return math.MaxInt64
+	}
+	return since.UnixNano()
+}
+
+// checkText rejects strings PostgreSQL's text type cannot hold (NUL bytes,
+// invalid UTF-8), so that such a commit fails with ErrInvalid before
+// anything is written instead of with a server error halfway.
+func checkText(c *storage.Commit) error {
+	fields := []struct{ name, v string }{
+		{"page url", c.Page.URL}, {"page site", c.Page.Site}, {"page err_kind", c.Page.ErrKind}, {"page error", c.Page.Err},
+	}
+	if a := c.Article; a != nil {
+		fields = append(fields, []struct{ name, v string }{{"article site", a.Site}, {"title", a.Title}, {"text", a.Text},
+			{"source", a.Source}, {"author", a.Author}, {"editor", a.Editor}, {"content hash", a.ContentHash}}...)
+	}
+	if d := c.Duplicate; d != nil {
+		fields = append(fields, []struct{ name, v string }{{"duplicate site", d.Site}, {"dup_of url", d.DupOfURL}, {"reason", d.Reason},
+			{"title", d.Title}, {"text", d.Text}, {"source", d.Source}, {"author", d.Author}}...)
+	}
+	for _, f := range fields {
+		if !utf8.ValidString(f.v) || strings.IndexByte(f.v, 0) >= 0 {
+			return fmt.Errorf("%w: %s of %s is not valid UTF-8 text without NUL bytes", storage.ErrInvalid, f.name, c.Page.URL)
+		}
+	}
+	for _, t := range c.Terms {
+		if !utf8.ValidString(t) || strings.IndexByte(t, 0) >= 0 {
+			return fmt.Errorf("%w: a term of %s is not valid UTF-8 text without NUL bytes", storage.ErrInvalid, c.Page.URL)
+		}
+	}
+	return nil
+}
+
+// BeginRun records a new run with status RunRunning.
+func (s *Store) BeginRun(ctx context.Context, config string) (storage.Run, error) {
+	r := storage.Run{StartedAt: time.Now().UTC(), Status: storage.RunRunning, Config: config}
+	err := s.pool.QueryRow(ctx, `INSERT INTO runs(started_at, status, config, stats, owner) VALUES ($1, $2, $3, '{}', $4) RETURNING id`,
+		nullTime(r.StartedAt), r.Status, r.Config, s.owner).Scan(&r.ID)
+	if err != nil {
+		return storage.Run{}, fmt.Errorf("begin run: %w", err)
+	}
+	return r, nil
+}
+
+// RunAlive reports whether run id was begun by a Store that is still open
+// and beating, here or in another process: a crawl starting on a shared
+// store closes only the running runs that are not alive (see
+// internal/pipeline's CloseDeadRuns). ErrNotFound for an unknown run.
+func (s *Store) RunAlive(ctx context.Context, id int64) (bool, error) {
+	var alive bool
+	err := s.pool.QueryRow(ctx, `SELECT r.owner IS NOT NULL AND `+liveOwner("r.owner", "$2")+`
+		FROM runs r WHERE r.id = $1`, id, s.timeoutMicros()).Scan(&alive)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, fmt.Errorf("run %d: %w", id, storage.ErrNotFound)
+	}
+	if err != nil {
+		return false, fmt.Errorf("run %d: %w", id, err)
+	}
+	return alive, nil
+}
+
+// FinishRun stores r's finish time, status and stats; ErrNotFound for an
+// unknown run.
+func (s *Store) FinishRun(ctx context.Context, r storage.Run) error {
+	if err := storage.ValidTime("run finished_at", r.FinishedAt); err != nil {
+		return err
+	}
+	stats, err := json.Marshal(r.Stats)
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", r.ID, err)
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE runs SET finished_at = $1, status = $2, stats = $3 WHERE id = $4`,
+		nullTime(r.FinishedAt), r.Status, string(stats), r.ID)
+	if err != nil {
+		return fmt.Errorf("finish run %d: %w", r.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("finish run %d: %w", r.ID, storage.ErrNotFound)
+	}
+	return nil
+}
+
+// Runs returns every run in id order.
+func (s *Store) Runs(ctx context.Context) ([]storage.Run, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, started_at, finished_at, status, config, stats FROM runs ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []storage.Run
+	for rows.Next() {
+		var r storage.Run
+		var started, finished *int64
+		var stats string
+		if err := rows.Scan(&r.ID, &started, &finished, &r.Status, &r.Config, &stats); err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		if err := json.Unmarshal([]byte(stats), &r.Stats); err != nil {
+			return nil, fmt.Errorf("list runs: run %d stats: %w", r.ID, err)
+		}
+		r.StartedAt, r.FinishedAt = fromNull(started), fromNull(finished)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	return out, nil
+}
+
+// Commit writes one page outcome in one transaction; see storage.Store.
+func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if err := checkText(c); err != nil {
+		return err
+	}
+	p := &c.Page
+	var artID, artCluster, dupCluster, logSeq int64
+	var dupOfURL string
+	err := s.writeTx(ctx, func(tx pgx.Tx) error {
+		if err := writePage(ctx, tx, p); err != nil {
+			return err
+		}
+		var err error
+		switch {
+		case c.Article != nil:
+			if artID, artCluster, err = insertArticle(ctx, tx, p.URL, c.Article); err != nil {
+				return err
+			}
+			if c.Raw != nil {
+				if err := putRaw(ctx, tx, p.URL, c.Raw); err != nil {
+					return err
+				}
+			}
+			logSeq, err = addTerms(ctx, tx, c.Terms)
+		case c.Duplicate != nil:
+			dupOfURL, dupCluster, err = insertDuplicate(ctx, tx, p.URL, c.Duplicate)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", p.URL, err)
+	}
+	if logSeq%foldEvery == 0 && logSeq > 0 {
+		// The commit stands whatever happens here; a failed fold is
+		// retried by the next one and reported by Check.
+		err := s.fold(ctx)
+		s.mu.Lock()
+		s.foldErr = err
+		s.mu.Unlock()
+	}
+	switch {
+	case c.Article != nil:
+		c.Article.ID, c.Article.Cluster = artID, artCluster
+	case c.Duplicate != nil:
+		c.Duplicate.DupOfURL, c.Duplicate.Cluster = dupOfURL, dupCluster
+	}
+	return nil
+}
+
+// writePage records the page outcome: ErrAlreadyDecided when the URL has a
+// final one, a non-final earlier record replaced (moving to the end of the
+// commit order).
+func writePage(ctx context.Context, tx pgx.Tx, p *storage.Page) error {
+	// Serialise every commit of this URL, across processes: the outcome
+	// read below then sees any earlier commit of it.
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockURL, p.URL); err != nil {
+		return err
+	}
+	var old string
+	err := tx.QueryRow(ctx, `SELECT outcome FROM pages WHERE url = $1`, p.URL).Scan(&old)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return err
+	case storage.Outcome(old).Final():
+		return fmt.Errorf("%w (%s)", storage.ErrAlreadyDecided, old)
+	default:
+		if _, err := tx.Exec(ctx, `DELETE FROM pages WHERE url = $1`, p.URL); err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
+		p.Err, p.Permanent, nullTime(p.FetchedAt))
+	return err
+}
+
+// insertArticle stores a and returns its id and cluster (its own id when
+// a.Cluster is 0).
+func insertArticle(ctx context.Context, tx pgx.Tx, url string, a *storage.Article) (id, cluster int64, err error) {
+	err = tx.QueryRow(ctx, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
+		author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len)
+		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15
+		FROM (SELECT nextval(pg_get_serial_sequence('articles', 'id')) AS n) AS next
+		RETURNING id, cluster`, url, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author,
+		a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
+		packSignature(a.Fingerprint.Signature), a.Fingerprint.Length).Scan(&id, &cluster)
+	return id, cluster, err
+}
+
+// insertDuplicate records d and applies its cluster merges; it returns the
+// dup_of URL and cluster filled in from the article when d leaves them
+// empty.
+func insertDuplicate(ctx context.Context, tx pgx.Tx, url string, d *storage.Duplicate) (dupOfURL string, cluster int64, err error) {
+	// FOR SHARE: a concurrent merge of the article's cluster commits
+	// wholly before this read or waits for this commit.
+	err = tx.QueryRow(ctx, `SELECT url, cluster FROM articles WHERE id = $1 FOR SHARE`, d.DupOf).Scan(&dupOfURL, &cluster)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", 0, fmt.Errorf("dup_of %d: %w", d.DupOf, storage.ErrNotFound)
+	} else if err != nil {
+		return "", 0, err
+	}
+	if d.DupOfURL != "" {
+		dupOfURL = d.DupOfURL
+	}
+	if d.Cluster != 0 {
+		cluster = d.Cluster
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance,
+		jaccard, containment, reason, title, text, published_at, source, author, fetched_at, simhash, signature)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+		url, d.Site, d.RunID, d.DupOf, dupOfURL, cluster, d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title,
+		d.Text, nullTime(d.PublishedAt), d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash),
+		packSignature(d.Signature)); err != nil {
+		return "", 0, err
+	}
+	if len(d.Merges) == 0 {
+		return dupOfURL, cluster, nil
+	}
+	merges := slices.Clone(d.Merges)
+	slices.Sort(merges) // one lock order for concurrent merges
+	merges = slices.Compact(merges)
+	for _, q := range []string{`UPDATE articles SET cluster = $1 WHERE cluster = ANY($2)`,
+		`UPDATE duplicates SET cluster = $1 WHERE cluster = ANY($2)`,
+		`INSERT INTO cluster_merges(into_cluster, from_cluster) SELECT $1, unnest($2::bigint[])`} {
+		if _, err := tx.Exec(ctx, q, cluster, merges); err != nil {
+			return "", 0, fmt.Errorf("merge clusters %v into %d: %w", merges, cluster, err)
+		}
+	}
+	return dupOfURL, cluster, nil
+}
+
+// addTerms counts one more stored document and one more document for each
+// of its distinct terms, by appending them to docfreq_log, and returns the
+// log row's sequence number. Commits never update a shared row for this:
+// upserting every term into docfreq made commits that share a common term
+// (every pair of news articles does) wait for each other until commit.
+func addTerms(ctx context.Context, tx pgx.Tx, terms []string) (int64, error) {
+	distinct := storage.DistinctTerms(terms)
+	var seq int64
+	if err := tx.QueryRow(ctx, `INSERT INTO docfreq_log(terms) VALUES ($1) RETURNING seq`, distinct).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("document frequencies: %w", err)
+	}
+	return seq, nil
+}
+
+// fold moves docfreq_log into docfreq and the docs counter in one
+// transaction, so that readers see the log either before or after it. At
+// most one process folds at a time; another one's fold is skipped (the
+// next foldEvery-th commit folds what is left). The upserts go in byte
+// order of the terms.
+func (s *Store) fold(ctx context.Context) error {
+	return s.writeTx(ctx, func(tx pgx.Tx) error {
+		var mine bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1, $2)`, lockFold, s.schemaKey).Scan(&mine); err != nil || !mine {
+			return err
+		}
+		_, err := tx.Exec(ctx, `WITH moved AS (DELETE FROM docfreq_log RETURNING terms),
+			docs AS (UPDATE counters SET value = value + (SELECT count(*) FROM moved) WHERE key = 'docs')
+			INSERT INTO docfreq(term, df)
+			SELECT t, count(*) FROM moved, unnest(moved.terms) AS t GROUP BY t ORDER BY t COLLATE "C"
+			ON CONFLICT (term) DO UPDATE SET df = docfreq.df + excluded.df`)
+		return err
+	})
+}
+
+// Decided reports the final outcome of a URL.
+func (s *Store) Decided(ctx context.Context, u string) (storage.Outcome, bool, error) {
+	var o string
+	err := s.pool.QueryRow(ctx, `SELECT outcome FROM pages WHERE url = $1`, u).Scan(&o)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("decided %s: %w", u, err)
+	}
+	if !storage.Outcome(o).Final() {
+		return "", false, nil
+	}
+	return storage.Outcome(o), true, nil
+}
+
+// DocFreqs streams every term with its document frequency in byte order,
+// and returns the number of stored articles, both from one snapshot.
+func (s *Store) DocFreqs(ctx context.Context, fn func(term string, df int) error) (int, error) {
+	var docs int
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT value + (SELECT count(*) FROM docfreq_log) FROM counters WHERE key = 'docs'`).Scan(&docs); err != nil {
+			return fmt.Errorf("docs counter: %w", err)
+		}
+		rows, err := tx.Query(ctx, `SELECT term, sum(df)::bigint FROM (
+				SELECT term, df FROM docfreq
+				UNION ALL
+				SELECT t COLLATE "C", 1 FROM docfreq_log, unnest(terms) AS t
+			) AS x GROUP BY term ORDER BY term`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var term string
+			var df int
+			if err := rows.Scan(&term, &df); err != nil {
+				return err
+			}
+			if err := fn(term, df); err != nil {
+				return callbackError{err}
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		var cb callbackError
+		if errors.As(err, &cb) {
+			return 0, cb.err
+		}
+		return 0, fmt.Errorf("document frequencies: %w", err)
+	}
+	return docs, nil
+}
+
+// callbackError carries a callback's error through a transaction unchanged.
+type callbackError struct{ err error }
+
+func (e callbackError) Error() string { return e.err.Error() }
+func (e callbackError) Unwrap() error { return e.err }

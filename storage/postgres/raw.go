@@ -1,0 +1,61 @@
+package postgres
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/textproto"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+var _ storage.RawStore = (*Store)(nil)
+
+// putRaw writes the raw response of a stored article in tx: the header in
+// HTTP wire format (as the SQLite store keeps it), the body as is.
+func putRaw(ctx context.Context, tx pgx.Tx, url string, r *storage.RawResponse) error {
+	var hdr bytes.Buffer
+	if err := r.Header.Write(&hdr); err != nil {
+		return fmt.Errorf("raw header of %s: %w", url, err)
+	}
+	proto := r.Proto
+	if proto == "" {
+		proto = "HTTP/1.1"
+	}
+	body := r.Body
+	if body == nil {
+		body = []byte{} // NOT NULL
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO raw(url, status, proto, header, body) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (url) DO UPDATE SET status = excluded.status, proto = excluded.proto,
+			header = excluded.header, body = excluded.body`, url, r.Status, proto, hdr.Bytes(), body)
+	if err != nil {
+		return fmt.Errorf("raw response of %s: %w", url, err)
+	}
+	return nil
+}
+
+// Raw implements storage.RawStore.
+func (s *Store) Raw(ctx context.Context, url string) (storage.RawResponse, error) {
+	var r storage.RawResponse
+	var hdr []byte
+	err := s.pool.QueryRow(ctx, `SELECT status, proto, header, body FROM raw WHERE url = $1`, url).Scan(&r.Status, &r.Proto, &hdr, &r.Body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, fmt.Errorf("raw response of %s: %w", url, storage.ErrNotFound)
+	}
+	if err != nil {
+		return r, fmt.Errorf("raw response of %s: %w", url, err)
+	}
+	mh, err := textproto.NewReader(bufio.NewReader(io.MultiReader(bytes.NewReader(hdr), bytes.NewReader([]byte("\r\n"))))).ReadMIMEHeader()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return r, fmt.Errorf("raw response of %s: header: %w", url, err)
+	}
+	r.Header = http.Header(mh)
+	return r, nil
+}

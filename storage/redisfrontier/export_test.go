@@ -1,0 +1,28 @@
+package redisfrontier
+
+import (
+	"context"
+	"time"
+)
+
+// OpenWith opens a frontier with test timings.
+func OpenWith(ctx context.Context, url, namespace string, pages Pages, lease, beat time.Duration) (*Frontier, error) {
+	return open(ctx, url, namespace, pages, options{leaseTimeout: lease, heartbeatEvery: beat})
+}
+
+// Kill stops f's heartbeat and connection without returning its leases or
+// removing its owner key, as a kill -9 of its process would.
+func Kill(f *Frontier) {
+	f.closeMu.Lock()
+	defer f.closeMu.Unlock()
+	f.closed = true
+	f.stopBeat()
+	<-f.beatDone
+	f.rdb.Close()
+}
+
+// Reserve exposes the pacer's reservation: the reserved start and the
+// server's current time, in microseconds since the epoch.
+func Reserve(ctx context.Context, f *Frontier, host string, delay time.Duration) (start, now int64, err error) {
+	return f.reserve(ctx, host, delay)
+}

@@ -1,0 +1,466 @@
+// Package redisfrontier is a storage.Frontier shared by crawler processes
+// through Redis, with a global per-host politeness pacer (Pacer), in the
+// manner of scrapy-redis's shared scheduler queue and colly's redisstorage.
+//
+// Items live in one hash (url → site, depth, referer, FIFO sequence), with
+// a sorted set of pending URLs per site and one for all sites, scored by
+// sequence. Every operation is one Lua script, so Redis runs it atomically:
+// a URL is leased to one owner at a time. Leases name their owner (one per
+// Frontier); a live owner refreshes a key with a time to live of
+// leaseTimeout every heartbeatEvery, and a lease whose owner key has
+// expired (the process died, even by kill -9) is pending again at the next
+// Pop, in its original order.
+//
+// Push skips URLs whose page the store has decided (stored, duplicate or a
+// permanent error), asking the store through the Pages interface, so the
+// frontier never needs a copy of the decisions. The scripts build key names
+// from a namespace: they need a standalone Redis (or one cluster slot), not
+// a sharded cluster.
+package redisfrontier
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// Lease protocol, as in storage/postgres.
+const (
+	// leaseTimeout: an owner silent this long has its leases taken back.
+	leaseTimeout = 30 * time.Second
+	// heartbeatEvery: how often a live Frontier refreshes its owner key.
+	heartbeatEvery = 5 * time.Second
+)
+
+// Pages is what the frontier needs of the store: the page record of a URL,
+// or an error wrapping storage.ErrNotFound.
+type Pages interface {
+	PageOf(ctx context.Context, url string) (storage.Page, error)
+}
+
+// Frontier is the Redis storage.Frontier. It is safe for concurrent use by
+// goroutines and by processes.
+type Frontier struct {
+	rdb   *redis.Client
+	pages Pages
+	ns    string // key namespace, ending in ':'
+	owner string
+	opt   options
+
+	stopBeat context.CancelFunc
+	beatDone chan struct{}
+	closeMu  sync.Mutex
+	closed   bool
+}
+
+var _ storage.Frontier = (*Frontier)(nil)
+
+type options struct {
+	leaseTimeout   time.Duration
+	heartbeatEvery time.Duration
+}
+
+// Open connects to the Redis server at url (redis://host:port/db), checks
+// it answers, and registers this Frontier as a lease owner. Keys are
+// prefixed with namespace (e.g. "newscrawl:news:"), so that several corpora
+// share one server; pages answers whether a URL is decided.
+func Open(ctx context.Context, url, namespace string, pages Pages) (*Frontier, error) {
+	return open(ctx, url, namespace, pages, options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery})
+}
+
+func open(ctx context.Context, url, namespace string, pages Pages, opt options) (*Frontier, error) {
+	if pages == nil {
+		return nil, fmt.Errorf("open redis frontier: %w: no page source", storage.ErrInvalid)
+	}
+	if namespace == "" || strings.ContainsAny(namespace, " \t\r\n") {
+		return nil, fmt.Errorf("open redis frontier: %w: namespace %q", storage.ErrInvalid, namespace)
+	}
+	ropt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("open redis frontier: %w: cannot parse the url", storage.ErrInvalid)
+	}
+	rdb := redis.NewClient(ropt)
+	host, _ := os.Hostname() // informative only
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	f := &Frontier{rdb: rdb, pages: pages, ns: namespace, opt: opt,
+		owner: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(rnd[:]))}
+	if err := f.beat(ctx); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("open redis frontier %s: %w", ropt.Addr, err)
+	}
+	beatCtx, stop := context.WithCancel(context.Background())
+	f.stopBeat, f.beatDone = stop, make(chan struct{})
+	go f.heartbeat(beatCtx)
+	return f, nil
+}
+
+// Owner is this Frontier's lease owner id (host/pid/random).
+func (f *Frontier) Owner() string { return f.owner }
+
+// beat refreshes the owner key and lists the owner.
+func (f *Frontier) beat(ctx context.Context) error {
+	_, err := f.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, f.ns+"owner:"+f.owner, 1, f.opt.leaseTimeout)
+		p.SAdd(ctx, f.ns+"owners", f.owner)
+		return nil
+	})
+	return err
+}
+
+func (f *Frontier) heartbeat(ctx context.Context) {
+	defer close(f.beatDone)
+	t := time.NewTicker(f.opt.heartbeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = f.beat(ctx) // a missed beat is retried at the next tick; leases survive several
+		}
+	}
+}
+
+// Close returns this Frontier's leases to the queue, removes its owner key
+// and closes the connection.
+func (f *Frontier) Close() error {
+	f.closeMu.Lock()
+	defer f.closeMu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	f.stopBeat()
+	<-f.beatDone
+	ctx := context.Background()
+	_, err := requeueScript.Run(ctx, f.rdb, nil, f.ns, f.owner, "own").Result()
+	_, err2 := f.rdb.Del(ctx, f.ns+"owner:"+f.owner).Result()
+	_, err3 := f.rdb.SRem(ctx, f.ns+"owners", f.owner).Result()
+	if err := errors.Join(err, err2, err3, f.rdb.Close()); err != nil {
+		return fmt.Errorf("close redis frontier: %w", err)
+	}
+	return nil
+}
+
+// Item fields in the items hash: seq, site, depth, referer joined by
+// fieldSep (which URLs, site names and referers never hold: Push rejects it).
+const fieldSep = "\x1f"
+
+// common is the Lua shared by the scripts: key names and the reclaim of
+// leases whose owner key has expired.
+const common = `
+local ns = ARGV[1]
+local function k(name) return ns .. name end
+local function split(v)
+	local out = {}
+	for part in string.gmatch(v .. '\31', '([^\31]*)\31') do out[#out + 1] = part end
+	return out
+end
+local function enqueue(url)
+	local v = redis.call('HGET', k('items'), url)
+	local f = split(v)
+	redis.call('ZADD', k('pending'), tonumber(f[1]), url)
+	redis.call('ZADD', k('pending:') .. f[2], tonumber(f[1]), url)
+	redis.call('SREM', k('inflight:') .. f[2], url)
+	redis.call('HDEL', k('leases'), url)
+end
+-- reclaim(mode): return leases to the queue. mode 'dead': of owners whose
+-- key expired; 'own': also of owner ARGV[2]. Returns how many.
+local function reclaim(mode)
+	local n = 0
+	local leases = redis.call('HGETALL', k('leases'))
+	local alive = {}
+	for i = 1, #leases, 2 do
+		local url, owner = leases[i], leases[i + 1]
+		local live = alive[owner]
+		if live == nil then
+			live = redis.call('EXISTS', k('owner:') .. owner) == 1
+			alive[owner] = live
+		end
+		if (mode == 'own' and owner == ARGV[2]) or (not live and owner ~= ARGV[2]) then
+			enqueue(url)
+			n = n + 1
+		end
+	end
+	return n
+end
+`
+
+// pushScript: ARGV = ns, then url, site, depth, referer per item.
+var pushScript = redis.NewScript(common + `
+local added = 0
+for i = 2, #ARGV, 4 do
+	local url, site = ARGV[i], ARGV[i + 1]
+	if redis.call('HEXISTS', k('items'), url) == 0 then
+		local seq = redis.call('INCR', k('seq'))
+		redis.call('HSET', k('items'), url, seq .. '\31' .. site .. '\31' .. ARGV[i + 2] .. '\31' .. ARGV[i + 3])
+		redis.call('ZADD', k('pending'), seq, url)
+		redis.call('ZADD', k('pending:') .. site, seq, url)
+		added = added + 1
+	end
+end
+return added
+`)
+
+// popScript: ARGV = ns, owner, site (” for all), n. Returns url, item
+// fields for each leased item, oldest first.
+var popScript = redis.NewScript(common + `
+reclaim('dead')
+local set = k('pending')
+if ARGV[3] ~= '' then set = k('pending:') .. ARGV[3] end
+local urls = redis.call('ZRANGE', set, 0, tonumber(ARGV[4]) - 1)
+local out = {}
+for _, url in ipairs(urls) do
+	local v = redis.call('HGET', k('items'), url)
+	local f = split(v)
+	redis.call('ZREM', k('pending'), url)
+	redis.call('ZREM', k('pending:') .. f[2], url)
+	redis.call('SADD', k('inflight:') .. f[2], url)
+	redis.call('HSET', k('leases'), url, ARGV[2])
+	out[#out + 1] = url
+	out[#out + 1] = v
+end
+return out
+`)
+
+// doneScript: ARGV = ns, url.
+var doneScript = redis.NewScript(common + `
+local url = ARGV[2]
+local v = redis.call('HGET', k('items'), url)
+if not v then return 0 end
+local f = split(v)
+redis.call('ZREM', k('pending'), url)
+redis.call('ZREM', k('pending:') .. f[2], url)
+redis.call('SREM', k('inflight:') .. f[2], url)
+redis.call('HDEL', k('leases'), url)
+redis.call('HDEL', k('items'), url)
+return 1
+`)
+
+// requeueScript: ARGV = ns, owner, mode ('own': this owner's and dead
+// owners' leases; 'dead': dead owners' only). Also forgets dead owners.
+var requeueScript = redis.NewScript(common + `
+local n = reclaim(ARGV[3])
+for _, owner in ipairs(redis.call('SMEMBERS', k('owners'))) do
+	if redis.call('EXISTS', k('owner:') .. owner) == 0 then redis.call('SREM', k('owners'), owner) end
+end
+return n
+`)
+
+// resetScript: ARGV = ns, owner. Forgets items leased by this owner or by
+// dead owners, and pending items when no other live owner exists.
+var resetScript = redis.NewScript(common + `
+local others = false
+for _, owner in ipairs(redis.call('SMEMBERS', k('owners'))) do
+	if owner ~= ARGV[2] and redis.call('EXISTS', k('owner:') .. owner) == 1 then others = true end
+end
+local leases = redis.call('HGETALL', k('leases'))
+local forget = {}
+for i = 1, #leases, 2 do
+	local url, owner = leases[i], leases[i + 1]
+	if owner == ARGV[2] or redis.call('EXISTS', k('owner:') .. owner) == 0 then forget[#forget + 1] = url end
+end
+if not others then
+	for _, url in ipairs(redis.call('ZRANGE', k('pending'), 0, -1)) do forget[#forget + 1] = url end
+end
+for _, url in ipairs(forget) do
+	local f = split(redis.call('HGET', k('items'), url))
+	redis.call('ZREM', k('pending'), url)
+	redis.call('ZREM', k('pending:') .. f[2], url)
+	redis.call('SREM', k('inflight:') .. f[2], url)
+	redis.call('HDEL', k('leases'), url)
+	redis.call('HDEL', k('items'), url)
+end
+return #forget
+`)
+
+// pendingScript: ARGV = ns, site.
+var pendingScript = redis.NewScript(common + `
+if ARGV[2] == '' then return redis.call('HLEN', k('items')) end
+return redis.call('ZCARD', k('pending:') .. ARGV[2]) + redis.call('SCARD', k('inflight:') .. ARGV[2])
+`)
+
+// decided reports whether Push must skip url: its page is final or a
+// permanent error.
+func (f *Frontier) decided(ctx context.Context, url string) (bool, error) {
+	p, err := f.pages.PageOf(ctx, url)
+	if errors.Is(err, storage.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return p.Outcome.Final() || (p.Outcome == storage.OutcomeError && p.Permanent), nil
+}
+
+// Push queues the items that are neither queued nor decided and returns how
+// many it added. The decided check reads the store before the (atomic)
+// queueing: a URL decided in between is queued once more and its commit
+// then reports ErrAlreadyDecided, so nothing is stored twice.
+func (f *Frontier) Push(ctx context.Context, items []storage.FrontierItem) (int, error) {
+	for _, it := range items {
+		if it.URL == "" {
+			return 0, fmt.Errorf("push: %w: frontier item with empty url", storage.ErrInvalid)
+		}
+		if strings.Contains(it.URL+it.Site+it.Referer, fieldSep) {
+			return 0, fmt.Errorf("push: %w: frontier item %q holds a \\x1f byte", storage.ErrInvalid, it.URL)
+		}
+		if it.Depth < 0 || it.Depth > math.MaxInt32 {
+			return 0, fmt.Errorf("push: %w: frontier item %s has depth %d", storage.ErrInvalid, it.URL, it.Depth)
+		}
+	}
+	if len(items) == 0 {
+		return 0, nil
+	}
+	args := []any{f.ns}
+	for _, it := range items {
+		d, err := f.decided(ctx, it.URL)
+		if err != nil {
+			return 0, fmt.Errorf("push: %w", err)
+		}
+		if !d {
+			args = append(args, it.URL, it.Site, strconv.Itoa(it.Depth), it.Referer)
+		}
+	}
+	if len(args) == 1 {
+		return 0, nil
+	}
+	n, err := pushScript.Run(ctx, f.rdb, nil, args...).Int()
+	if err != nil {
+		return 0, fmt.Errorf("push: %w", err)
+	}
+	return n, nil
+}
+
+// Pop leases up to n pending items of site (all sites when empty), oldest
+// first, after returning expired leases to the queue.
+func (f *Frontier) Pop(ctx context.Context, site string, n int) ([]storage.FrontierItem, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	res, err := popScript.Run(ctx, f.rdb, nil, f.ns, f.owner, site, n).StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("pop: %w", err)
+	}
+	out := make([]storage.FrontierItem, 0, len(res)/2)
+	for i := 0; i+1 < len(res); i += 2 {
+		fields := strings.Split(res[i+1], fieldSep)
+		if len(fields) != 4 {
+			return nil, fmt.Errorf("pop: item %s is malformed: %q", res[i], res[i+1])
+		}
+		depth, err := strconv.Atoi(fields[2])
+		if err != nil {
+			return nil, fmt.Errorf("pop: item %s has depth %q", res[i], fields[2])
+		}
+		out = append(out, storage.FrontierItem{URL: res[i], Site: fields[1], Depth: depth, Referer: fields[3]})
+	}
+	return out, nil
+}
+
+// Done removes url from the frontier (no-op when absent).
+func (f *Frontier) Done(ctx context.Context, url string) error {
+	if err := doneScript.Run(ctx, f.rdb, nil, f.ns, url).Err(); err != nil {
+		return fmt.Errorf("done %s: %w", url, err)
+	}
+	return nil
+}
+
+// Requeue makes pending again the items leased by this Frontier or by dead
+// owners; live processes keep their leases.
+func (f *Frontier) Requeue(ctx context.Context) (int, error) {
+	n, err := requeueScript.Run(ctx, f.rdb, nil, f.ns, f.owner, "own").Int()
+	if err != nil {
+		return 0, fmt.Errorf("requeue: %w", err)
+	}
+	return n, nil
+}
+
+// Pending counts queued items (pending or in flight) of site (all when empty).
+func (f *Frontier) Pending(ctx context.Context, site string) (int, error) {
+	n, err := pendingScript.Run(ctx, f.rdb, nil, f.ns, site).Int()
+	if err != nil {
+		return 0, fmt.Errorf("pending: %w", err)
+	}
+	return n, nil
+}
+
+// Reset forgets the items that are no other live process's work (see
+// storage/postgres's Reset).
+func (f *Frontier) Reset(ctx context.Context) error {
+	if err := resetScript.Run(ctx, f.rdb, nil, f.ns, f.owner).Err(); err != nil {
+		return fmt.Errorf("reset frontier: %w", err)
+	}
+	return nil
+}
+
+// paceScript: KEYS[1] = the host's key; ARGV = delay in microseconds.
+// Reserves the host's next request start on the server's clock (one clock
+// for every process) and returns it with the current time, both in
+// microseconds since the epoch.
+var paceScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local start = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
+local delay = tonumber(ARGV[1])
+redis.call('SET', KEYS[1], string.format('%.0f', start + delay), 'PX', math.floor((start + delay - now) / 1000) + 60000)
+return {string.format('%.0f', start), string.format('%.0f', now)}
+`)
+
+// reserve reserves the next start of a request to host, at least delay
+// after the previous reservation, and returns it and the current time on
+// the server's clock (microseconds since the epoch).
+func (f *Frontier) reserve(ctx context.Context, host string, delay time.Duration) (start, now int64, err error) {
+	if delay < 0 {
+		return 0, 0, fmt.Errorf("pace %s: %w: negative delay %v", host, storage.ErrInvalid, delay)
+	}
+	res, err := paceScript.Run(ctx, f.rdb, []string{f.ns + "host:" + host}, delay.Microseconds()).StringSlice()
+	if err != nil {
+		return 0, 0, fmt.Errorf("pace %s: %w", host, err)
+	}
+	if len(res) != 2 {
+		return 0, 0, fmt.Errorf("pace %s: reply %q", host, res)
+	}
+	if start, err = strconv.ParseInt(res[0], 10, 64); err == nil {
+		now, err = strconv.ParseInt(res[1], 10, 64)
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("pace %s: reply %q: %w", host, res, err)
+	}
+	return start, now, nil
+}
+
+// Wait blocks until a request to host may start and reserves that start:
+// request starts to one host are at least delay apart across every process
+// sharing the server (global politeness, Crawl-delay included when the
+// caller passes it as delay), as reserved on the server's clock. It returns
+// early with ctx's error.
+func (f *Frontier) Wait(ctx context.Context, host string, delay time.Duration) error {
+	start, now, err := f.reserve(ctx, host, delay)
+	if err != nil {
+		return err
+	}
+	if start <= now {
+		return ctx.Err()
+	}
+	t := time.NewTimer(time.Duration(start-now) * time.Microsecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
