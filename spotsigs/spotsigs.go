@@ -210,11 +210,8 @@ const compactPending = 1024
 // after it.
 func (s *Spotter) Signature() Signature {
 	sig := s.sig
-	switch {
-	case sig == nil:
+	if sig == nil {
 		sig = Signature{}
-	case cap(sig)-len(sig) > len(sig)/4:
-		sig = slices.Clone(sig) // no growth slack kept with a stored signature
 	}
 	slices.Sort(sig)
 	s.sig = nil
