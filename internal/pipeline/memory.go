@@ -18,7 +18,8 @@ import (
 // words as they are segmented, without a word list). With the garbage
 // collector's default pacing (GOGC=100) the heap grows to twice the live
 // memory between collections: a crawl of 8 pages of 9.5 MB peaked at 5.8-6x
-// the page size. A soft memory limit (the Go runtime's GOMEMLIMIT) makes
+// the page size when all 8 were extracted at once (now at most extractPages
+// are, see Processor). A soft memory limit (the Go runtime's GOMEMLIMIT) makes
 // the collector run before that: the limit is what the process holds after
 // start-up (segmenter, dedup index) plus pageMemoryFactor times
 // fetch.max_body per page in flight, plus budgetSlack.
