@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/newsdedup/newscrawl/internal/benchtext"
 	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 )
 
@@ -85,4 +87,31 @@ func benchBatch1KB(b *testing.B, opts Options) {
 	el := time.Since(start).Seconds()
 	b.ReportMetric(float64(len(docs)*b.N)/el, "docs/s")
 	b.ReportMetric(float64(bytes)/float64(len(docs)), "bytes/doc")
+}
+
+// BenchmarkFingerprintLong fingerprints a 4 MB text and a news article
+// from the word stream (the default) and from the word list, to compare
+// their time and memory (B/op).
+func BenchmarkFingerprintLong(b *testing.B) {
+	recs := benchtext.Robust(b)
+	var sb strings.Builder
+	for i := 0; sb.Len() < 4<<20; i++ {
+		sb.WriteString(recs[i%len(recs)].Text)
+		sb.WriteByte('\n')
+	}
+	e := testEngine(b, Options{})
+	for _, text := range []struct{ name, text string }{{"4MB", sb.String()}, {"article", recs[0].Text}} {
+		for _, tc := range []struct {
+			name string
+			f    func(title, text string) *Fingerprint
+		}{{"stream", e.Fingerprint}, {"words", e.fingerprintWords}} {
+			b.Run(text.name+"/"+tc.name, func(b *testing.B) {
+				b.SetBytes(int64(len(text.text)))
+				b.ReportAllocs()
+				for b.Loop() {
+					tc.f("", text.text)
+				}
+			})
+		}
+	}
 }

@@ -31,6 +31,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"sync"
@@ -402,7 +403,74 @@ func (e *Engine) SetDocFreqs(docs int, df map[string]int) { e.df.set(docs, df) }
 
 // Fingerprint computes the fingerprints of an article's headline and main
 // text. Safe for concurrent use.
+//
+// With the default options the words are hashed into the Simhash and
+// SpotSigs accumulators as the segmenter yields them (when it can, see
+// wordStreamer): a long text's word list (16 bytes per word, about three
+// times the text) is never built. The options that need the whole list
+// (keyword fingerprint, top-m, JTidf, positional Simhash, partial
+// reprints) take it; both paths give the same fingerprint.
 func (e *Engine) Fingerprint(title, text string) *Fingerprint {
+	if e.streams() {
+		return e.fingerprintStream(title, text)
+	}
+	return e.fingerprintWords(title, text)
+}
+
+// wordStreamer is a Segmenter that yields a text's words one at a time
+// (*segment.Segmenter).
+type wordStreamer interface {
+	WordSeq(text string) iter.Seq[string]
+}
+
+// streams reports whether Fingerprint can work from a word stream.
+func (e *Engine) streams() bool {
+	o := e.opts
+	return !o.KeywordExact && o.TopM == 0 && !o.JTidf && !o.Positional && !(o.PartialReprint && o.Mode == Combined)
+}
+
+// fingerprintStream is Fingerprint from a word stream: the content hash,
+// the term counts and the spots are accumulated word by word.
+func (e *Engine) fingerprintStream(title, text string) *Fingerprint {
+	var words iter.Seq[string]
+	if s, ok := e.seg.(wordStreamer); ok {
+		words = s.WordSeq(text)
+	} else {
+		words = slices.Values(e.seg.Words(text))
+	}
+	fp := &Fingerprint{Title: TitleSet(title)}
+	h := sha256.New()
+	var buf []byte
+	terms := segment.NewTermCounter(e.seg.IsStop)
+	// The config was validated by New, so NewSpotter cannot fail here.
+	spots, _ := spotsigs.NewSpotter(e.spots)
+	for w := range words {
+		fp.Words++
+		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(len(w)))
+		buf = append(buf, w...)
+		h.Write(buf)
+		terms.Add(w)
+		spots.Add(w)
+	}
+	copy(fp.Hash[:], h.Sum(nil))
+	if fp.Words == 0 {
+		return fp
+	}
+	feats := terms.Features(e.opts.Weighting, e.df, 0)
+	// The features are exactly the distinct non-stopword terms.
+	fp.Terms = make([]string, len(feats))
+	sf := make([]simhash.Feature, len(feats))
+	for i, f := range feats {
+		fp.Terms[i] = f.Term
+		sf[i] = simhash.Feature{Term: f.Term, Weight: f.Weight}
+	}
+	fp.Simhash = simhash.Sum(sf, e.opts.Hash)
+	fp.Signature = spots.Signature()
+	return fp
+}
+
+// fingerprintWords is Fingerprint from the whole word list.
+func (e *Engine) fingerprintWords(title, text string) *Fingerprint {
 	words := e.seg.Words(text)
 	fp := &Fingerprint{Words: len(words), Title: TitleSet(title)}
 	h := sha256.New()

@@ -198,7 +198,7 @@ func rawText(n *html.Node) string {
 func collapse(s string) string {
 	var b lineBuilder
 	b.text(s)
-	return b.cur.String()
+	return b.line()
 }
 
 // titleSeparators split a <title> into the headline and site-name parts.

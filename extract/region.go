@@ -50,10 +50,10 @@ func isHeadingElement(n *html.Node) bool {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch c.Type {
 			case html.TextNode:
-				b.WriteString(c.Data)
-				if b.Len() > maxHeadingBytes {
-					return false
+				if b.Len()+len(c.Data) > maxHeadingBytes {
+					return false // not copied: a paragraph's text node can be megabytes
 				}
+				b.WriteString(c.Data)
 			case html.ElementNode:
 				if depth > 4 || skipAtoms[c.DataAtom] {
 					continue

@@ -56,11 +56,16 @@ func isHidden(n *html.Node) bool {
 	return false
 }
 
-// lineBuilder accumulates rendered text as lines.
+// lineBuilder accumulates rendered text as lines. A line that is a piece
+// of one text node whose whitespace needs no change (the common case: a
+// paragraph) is that piece of the node's text, not a copy; other lines are
+// built in one reused buffer and copied once, at their size. The lines of a
+// page thus cost little beyond the parse tree's text.
 type lineBuilder struct {
 	lines []string
-	cur   strings.Builder
-	space bool // a collapsed whitespace is pending
+	view  string // the current line when it is verbatim text (see verbatim)
+	buf   []byte // the current line otherwise
+	space bool   // a collapsed whitespace is pending
 	// marks, when not nil, receives per line whether any of its text was
 	// rendered inside a foreign region (foreign > 0), see renderPage.
 	marks   *[]bool
@@ -69,6 +74,22 @@ type lineBuilder struct {
 }
 
 func (b *lineBuilder) text(s string) {
+	if b.view == "" && len(b.buf) == 0 {
+		if t, trailing, ok := verbatim(s); ok {
+			if t == "" {
+				b.space = b.space || s != ""
+				return
+			}
+			b.view, b.space = t, trailing
+			if b.foreign > 0 {
+				b.curMark = true
+			}
+			return
+		}
+	} else if b.view != "" {
+		b.buf = append(b.buf[:0], b.view...)
+		b.view = ""
+	}
 	for len(s) > 0 {
 		r, size := utf8.DecodeRuneInString(s)
 		s = s[size:]
@@ -76,27 +97,69 @@ func (b *lineBuilder) text(s string) {
 			b.space = true
 			continue
 		}
-		if b.space && b.cur.Len() > 0 {
-			b.cur.WriteByte(' ')
+		if b.space && len(b.buf) > 0 {
+			b.buf = append(b.buf, ' ')
 		}
 		b.space = false
-		b.cur.WriteRune(r)
+		b.buf = utf8.AppendRune(b.buf, r)
 		if b.foreign > 0 {
 			b.curMark = true
 		}
 	}
 }
 
+// verbatim reports whether s, rendered on an empty line, gives its own
+// bytes trimmed: t is s without leading and trailing whitespace, ok when t
+// is valid UTF-8 and each of its whitespace runs is one ASCII space (what
+// a run collapses to); trailing reports whitespace after t.
+func verbatim(s string) (t string, trailing, ok bool) {
+	start, end := -1, 0
+	inRun, runOK := false, false
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			if r, size = utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size == 1 {
+				return "", false, false // rendered as U+FFFD
+			}
+		}
+		switch {
+		case isSpace(r):
+			runOK = !inRun && r == ' '
+			inRun = true
+		case start < 0:
+			start, end, inRun = i, i+size, false
+		default:
+			if inRun && !runOK {
+				return "", false, false
+			}
+			end, inRun = i+size, false
+		}
+		i += size
+	}
+	if start < 0 {
+		return "", false, true
+	}
+	return s[start:end], end < len(s), true
+}
+
 func (b *lineBuilder) newline() {
-	if b.cur.Len() > 0 {
-		b.lines = append(b.lines, b.cur.String())
-		b.cur.Reset()
+	if l := b.line(); l != "" {
+		b.lines = append(b.lines, l)
+		b.view, b.buf = "", b.buf[:0]
 		if b.marks != nil {
 			*b.marks = append(*b.marks, b.curMark)
 		}
 		b.curMark = false
 	}
 	b.space = false
+}
+
+// line is the current line.
+func (b *lineBuilder) line() string {
+	if b.view != "" {
+		return b.view
+	}
+	return string(b.buf)
 }
 
 // isSpace reports whitespace for text collapsing, including the

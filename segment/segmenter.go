@@ -4,6 +4,7 @@ import (
 	"bufio"
 	_ "embed" // stopwords.txt
 	"fmt"
+	"iter"
 	"os"
 	"strings"
 	"sync"
@@ -140,6 +141,44 @@ func (s *Segmenter) Words(text string) []string {
 	// Chinese news text has 5.6 bytes per word (punctuation dropped): one
 	// allocation, no regrowth copy of a multi-megabyte slice.
 	out := make([]string, 0, len(text)/5)
+	eachPiece(text, func(piece string) bool {
+		out = s.appendWords(out, piece)
+		return true
+	})
+	return out
+}
+
+// WordSeq yields the words of text, the same as Words, one piece of text
+// at a time: a long text is segmented without its word list (16 bytes per
+// word, about three times the text), only one piece's working memory is
+// held. A word shares memory with its piece's normalised text (at most
+// segmentPiece bytes): a caller keeping many words of a long text should
+// copy them (strings.Clone).
+func (s *Segmenter) WordSeq(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		eachPiece(text, func(piece string) bool {
+			b := s.getBuffers()
+			defer s.putBuffers(b)
+			norm, spans := s.segmentText(piece, b)
+			for i := 0; i < len(spans); i += 2 {
+				if tok, ok := s.word(norm[spans[i]:spans[i+1]]); ok && !yield(tok) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
+
+// eachPiece calls fn with the pieces Words segments text in, in text
+// order, until fn returns false: text itself when it is at most
+// segmentPiece bytes, else its lines, a line longer than a piece cut by
+// pieceEnd.
+func eachPiece(text string, fn func(piece string) bool) {
+	if len(text) <= segmentPiece {
+		fn(text)
+		return
+	}
 	for len(text) > 0 {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -148,11 +187,12 @@ func (s *Segmenter) Words(text string) []string {
 		text = text[len(line):]
 		for len(line) > 0 {
 			n := pieceEnd(line, segmentPiece)
-			out = s.appendWords(out, line[:n])
+			if !fn(line[:n]) {
+				return
+			}
 			line = line[n:]
 		}
 	}
-	return out
 }
 
 // pieceEnd returns where the first piece of text of at most max bytes ends:
@@ -194,20 +234,27 @@ func (s *Segmenter) appendWords(out []string, text string) []string {
 		out = make([]string, 0, len(spans)/2)
 	}
 	for i := 0; i < len(spans); i += 2 {
-		tok := norm[spans[i]:spans[i+1]]
-		// Tokens starting with a CJK unified ideograph (lead byte E5..E9:
-		// U+5000..U+9FFF) are words; others are checked rune by rune.
-		if c := tok[0]; (c < 0xE5 || c > 0xE9) && !isWordToken(tok) {
-			continue
+		if tok, ok := s.word(norm[spans[i]:spans[i+1]]); ok {
+			out = append(out, tok)
 		}
-		if s.synonyms != nil {
-			if head, ok := s.synonyms[tok]; ok {
-				tok = head
-			}
-		}
-		out = append(out, tok)
 	}
 	return out
+}
+
+// word maps a token to the word Words returns for it (its synonym head),
+// or reports false for whitespace and punctuation.
+func (s *Segmenter) word(tok string) (string, bool) {
+	// Tokens starting with a CJK unified ideograph (lead byte E5..E9:
+	// U+5000..U+9FFF) are words; others are checked rune by rune.
+	if c := tok[0]; (c < 0xE5 || c > 0xE9) && !isWordToken(tok) {
+		return "", false
+	}
+	if s.synonyms != nil {
+		if head, ok := s.synonyms[tok]; ok {
+			return head, true
+		}
+	}
+	return tok, true
 }
 
 // isWordToken reports whether tok contains a letter or a digit.

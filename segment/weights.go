@@ -168,20 +168,57 @@ func finishFeatures(feats []Feature, w Weighting, df DocFreq, opts FeatureOption
 // countFeatures is Features without positions: one map lookup per word and
 // a count per term.
 func countFeatures(words []string, isStop func(string) bool, w Weighting, df DocFreq, opts FeatureOptions) []Feature {
-	index := make(map[string]int32)
-	var feats []Feature
+	c := &TermCounter{isStop: isStop, index: make(map[string]int32)}
 	for _, word := range words {
-		if word == "" || (isStop != nil && isStop(word)) {
-			continue
-		}
-		i, ok := index[word]
-		if !ok {
-			i = int32(len(feats))
-			index[word] = i
-			feats = append(feats, Feature{Term: word})
-		}
-		feats[i].Weight++
+		c.Add(word)
 	}
+	return c.features(w, df, opts)
+}
+
+// TermCounter counts the terms of a word stream one word at a time: the
+// Features of the words added, without positions and JTidf, for a long text
+// whose word list is not materialised. A new term is copied, so that the
+// counter does not keep the memory of the text it was cut from.
+type TermCounter struct {
+	isStop func(string) bool
+	index  map[string]int32
+	feats  []Feature
+	clone  bool
+}
+
+// NewTermCounter returns an empty counter skipping the words for which
+// isStop returns true (isStop may be nil).
+func NewTermCounter(isStop func(string) bool) *TermCounter {
+	return &TermCounter{isStop: isStop, index: make(map[string]int32), clone: true}
+}
+
+// Add counts one word.
+func (c *TermCounter) Add(word string) {
+	if word == "" || (c.isStop != nil && c.isStop(word)) {
+		return
+	}
+	i, ok := c.index[word]
+	if !ok {
+		if c.clone {
+			word = strings.Clone(word)
+		}
+		i = int32(len(c.feats))
+		c.index[word] = i
+		c.feats = append(c.feats, Feature{Term: word})
+	}
+	c.feats[i].Weight++
+}
+
+// Features returns what Features(words, isStop, w, df,
+// FeatureOptions{TopM: topM, NoPositions: true}) returns for the words
+// added. The counter must not be used after it.
+func (c *TermCounter) Features(w Weighting, df DocFreq, topM int) []Feature {
+	return c.features(w, df, FeatureOptions{TopM: topM, NoPositions: true})
+}
+
+func (c *TermCounter) features(w Weighting, df DocFreq, opts FeatureOptions) []Feature {
+	feats := c.feats
+	c.feats, c.index = nil, nil
 	if len(feats) == 0 {
 		return nil
 	}

@@ -33,6 +33,7 @@ package spotsigs
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -106,7 +107,39 @@ func SpotHash(antecedent string, chain ...string) uint64 {
 // Extract returns the SpotSigs signature of words, which must already be
 // segmented and normalised. A spot whose chain runs past the end of the
 // text is not formed. A text without antecedents has an empty signature.
+// It is a [Spotter] fed every word.
 func Extract(words []string, cfg Config) (Signature, error) {
+	sp, err := NewSpotter(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range words {
+		sp.Add(w)
+	}
+	return sp.Signature(), nil
+}
+
+// Spotter forms the spots of a word stream one word at a time, so that a
+// long text's signature needs no word list: it keeps the last c·d content
+// words and the antecedents whose chains are not complete yet.
+type Spotter struct {
+	isAnte, isStop func(string) bool
+	c, d, need     int // chain length, distance, content words a chain spans (0: no chain fits in an int)
+	ring           []string
+	content        int // content words seen
+	pending        []pendingSpot
+	head           int // first pending spot not formed yet
+	sig            Signature
+}
+
+// pendingSpot is an antecedent seen after k content words, its hash so far.
+type pendingSpot struct {
+	k int
+	h uint64
+}
+
+// NewSpotter checks cfg and returns a Spotter for one text.
+func NewSpotter(cfg Config) (*Spotter, error) {
 	if cfg.IsAntecedent == nil {
 		return nil, errors.New("spotsigs: Config.IsAntecedent is required")
 	}
@@ -120,44 +153,69 @@ func Extract(words []string, cfg Config) (Signature, error) {
 	if d == 0 {
 		d = DefaultDistance
 	}
-	// Mark antecedents and collect the positions of content words (the only
-	// words a chain may use).
-	ante := make([]bool, len(words))
-	content := make([]int, 0, len(words))
-	nAnte := 0
-	for i, w := range words {
-		switch {
-		case cfg.IsAntecedent(w):
-			ante[i] = true
-			nAnte++
-		case cfg.IsStop != nil && cfg.IsStop(w):
-		default:
-			content = append(content, i)
-		}
+	need := 0
+	if c <= math.MaxInt/d {
+		need = c * d
 	}
-	sig := make(Signature, 0, nAnte)
-	next := 0 // index in content of the first content word after position i
-	for i, w := range words {
-		if !ante[i] {
-			if next < len(content) && content[next] == i {
-				next++
-			}
-			continue
+	return &Spotter{isAnte: cfg.IsAntecedent, isStop: cfg.IsStop, c: c, d: d, need: need}, nil
+}
+
+// Add takes the next word of the text. The Spotter keeps at most the last
+// c·d content words (a word kept shares its memory with the caller's).
+func (s *Spotter) Add(w string) {
+	switch {
+	case s.isAnte(w):
+		if s.need > 0 {
+			s.pending = append(s.pending, pendingSpot{k: s.content, h: fnvString(fnvOffset64, w)})
 		}
-		// The chain is content[next+d-1], content[next+2d-1], ...; check the
-		// last one exists without overflowing on huge c or d.
-		avail := len(content) - next
-		if avail < d || (avail-d)/d < c-1 {
-			continue
+		return
+	case s.isStop != nil && s.isStop(w):
+		return
+	}
+	if s.need == 0 {
+		return
+	}
+	if len(s.ring) < s.need {
+		s.ring = append(s.ring, w)
+	} else {
+		s.ring[s.content%s.need] = w
+	}
+	s.content++
+	// The chain of an antecedent seen after k content words is the
+	// content words k+d-1, k+2d-1, ..., k+c·d-1: complete now when
+	// k+c·d is the count seen.
+	for s.head < len(s.pending) && s.pending[s.head].k+s.need == s.content {
+		p := s.pending[s.head]
+		h := p.h
+		for j := 1; j <= s.c; j++ {
+			h = fnvString(h, s.ring[(p.k+j*s.d-1)%s.need])
 		}
-		h := fnvString(fnvOffset64, w)
-		for j := 1; j <= c; j++ {
-			h = fnvString(h, words[content[next+j*d-1]])
-		}
-		sig = append(sig, h)
+		s.sig = append(s.sig, h)
+		s.head++
+	}
+	if s.head == len(s.pending) {
+		s.pending, s.head = s.pending[:0], 0
+	} else if s.head >= compactPending && s.head*2 >= len(s.pending) {
+		s.pending = s.pending[:copy(s.pending, s.pending[s.head:])]
+		s.head = 0
+	}
+}
+
+// compactPending: formed spots at the head of the pending queue are
+// dropped once there are this many and they are half of it.
+const compactPending = 1024
+
+// Signature returns the signature of the words added so far (spots whose
+// chain is not complete are not formed). The Spotter must not be used
+// after it.
+func (s *Spotter) Signature() Signature {
+	sig := s.sig
+	if sig == nil {
+		sig = Signature{}
 	}
 	slices.Sort(sig)
-	return sig, nil
+	s.sig = nil
+	return sig
 }
 
 // Overlap returns the size of the multiset intersection of two sorted

@@ -183,7 +183,10 @@ func crawlHuge(b *testing.B, cfg *config.Config, seg *segment.Segmenter, pages i
 		_, restore := SetMemoryBudget(cfg, pages)
 		defer restore()
 	}
-	runtime.GC()
+	// Collect and return freed memory to the OS first, so that the RSS
+	// growth of one sub-benchmark does not hide behind what the previous
+	// one left mapped.
+	debug.FreeOSMemory()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	heap0, rss0 := m.HeapInuse, rssBytes()

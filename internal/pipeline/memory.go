@@ -12,18 +12,26 @@ import (
 )
 
 // Memory budget of a crawl (issue 10 item 3). The pages in flight are held
-// whole while they are extracted and fingerprinted; their live memory is
-// about 5x the page (body, parse tree, text, word list), but with the
-// garbage collector's default pacing (GOGC=100) the heap grows to twice
-// the live memory between collections, and a crawl of 8 pages of 9.5 MB
-// peaked at 10x the page size in RSS. A soft memory limit (the Go
-// runtime's GOMEMLIMIT) makes the collector run before that: the limit is
-// what the process holds after start-up (segmenter, dedup index) plus
-// pageMemoryFactor times fetch.max_body per page in flight.
+// whole while they are extracted; a page's live memory peaks at about 3x
+// its size: the body, the parse tree's text and the extracted text
+// (rendered lines share the tree's text, and the fingerprint takes the
+// words as they are segmented, without a word list). With the garbage
+// collector's default pacing (GOGC=100) the heap grows to twice the live
+// memory between collections: a crawl of 8 pages of 9.5 MB peaked at 5.8-6x
+// the page size when all 8 were extracted at once (now at most extractPages
+// are, see Processor). A soft memory limit (the Go runtime's GOMEMLIMIT) makes
+// the collector run before that: the limit is what the process holds after
+// start-up (segmenter, dedup index) plus pageMemoryFactor times
+// fetch.max_body per page in flight, plus budgetSlack.
 const (
 	// pageMemoryFactor is the memory allowed per in-flight page, as a
-	// multiple of fetch.max_body.
-	pageMemoryFactor = 5
+	// multiple of fetch.max_body: the 3x a UTF-8 page holds at its peak.
+	// Pages rarely all peak together, so the collector has room; a crawl
+	// of pages that need more (a GBK page's decoded copy is 1.5x its
+	// bytes) collects more often and slows down, it does not fail.
+	// Measured with BenchmarkHugePages (docs/THRESHOLDS.md): the 8-page
+	// heap peak fell from 4.8x the page size with a factor of 4 to 4.0x.
+	pageMemoryFactor = 3
 	// budgetSlack covers goroutine stacks and runtime structures.
 	budgetSlack = 64 << 20
 )

@@ -1,0 +1,140 @@
+package dedup
+
+import (
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/newsdedup/newscrawl/internal/benchtext"
+	"github.com/newsdedup/newscrawl/segment"
+	"github.com/newsdedup/newscrawl/simhash"
+)
+
+// TestFingerprintStreamEqualsWords: the word-stream fingerprint (the
+// default options) equals the one computed from the word list, for short
+// and long texts, with TF-IDF weights and another hash, and with a
+// segmenter that cannot stream.
+func TestFingerprintStreamEqualsWords(t *testing.T) {
+	var texts []string
+	for _, s := range []string{"s1", "s2", "s3"} {
+		texts = append(texts, join(story(t, s).Paragraphs))
+	}
+	recs := benchtext.Robust(t)
+	var long []string
+	for _, r := range recs[:min(len(recs), 400)] {
+		long = append(long, r.Text)
+	}
+	texts = append(texts, "", "，。！", strings.Join(long, "\n"), strings.Join(long, ""))
+	for _, tc := range []struct {
+		name  string
+		opts  Options
+		plain bool
+	}{
+		{"defaults", Options{}, false},
+		{"tf-idf", Options{Weighting: segment.TFIDF}, false},
+		{"sdbm", Options{Hash: simhash.SDBM}, false},
+		{"chain 2 distance 2", Options{Chain: 2, Distance: 2}, false},
+		{"segmenter without WordSeq", Options{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngine(t, tc.opts)
+			if tc.plain {
+				e.seg = plainSeg{seg}
+			}
+			if !e.streams() {
+				t.Fatal("options do not stream")
+			}
+			e.SetDocFreqs(100, map[string]int{"记者": 40, "北京": 7})
+			for i, text := range texts {
+				got, want := e.fingerprintStream("标题", text), e.fingerprintWords("标题", text)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("text %d (%d bytes): stream %+v\nwords %+v", i, len(text), summary(got), summary(want))
+				}
+			}
+		})
+	}
+}
+
+func summary(fp *Fingerprint) []any {
+	return []any{fp.Simhash, len(fp.Signature), fp.Hash, len(fp.Terms), fp.Words}
+}
+
+func TestFingerprintStreams(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want bool
+	}{
+		{"defaults", Options{}, true},
+		{"keyword exact", Options{KeywordExact: true}, false},
+		{"top m", Options{TopM: 64}, false},
+		{"jtidf", Options{JTidf: true}, false},
+		{"positional", Options{Positional: true}, false},
+		{"partial reprints", Options{PartialReprint: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := testEngine(t, tc.opts).streams(); got != tc.want {
+				t.Errorf("streams() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFingerprintLongTextMemory: fingerprinting a long text from the word
+// stream allocates less than the word-list path does besides the list
+// itself (16 bytes a word, about three times the text): no list, no
+// SpotSigs marks over it. What remains is the signature, the distinct
+// terms and each piece's normalised text.
+func TestFingerprintLongTextMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation figures are not comparable under the race detector (sync.Pool drops buffers at random)")
+	}
+	recs := benchtext.Robust(t)
+	var b strings.Builder
+	for i := 0; b.Len() < 4<<20; i++ {
+		b.WriteString(recs[i%len(recs)].Text)
+		b.WriteByte('\n')
+	}
+	text := b.String()
+	e := testEngine(t, Options{})
+	e.Fingerprint("", text[:100000]) // warm the segmenter's buffer pool
+	alloc := func(f func(title, text string) *Fingerprint) float64 {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		if fp := f("", text); fp.Words == 0 {
+			t.Fatal("no words")
+		}
+		runtime.ReadMemStats(&m1)
+		return float64(m1.TotalAlloc - m0.TotalAlloc)
+	}
+	stream, words := alloc(e.Fingerprint), alloc(e.fingerprintWords)
+	list := float64(16 * e.Fingerprint("", text).Words)
+	t.Logf("%d bytes of text: %.2f bytes allocated per byte from the stream, %.2f from the word list (the list itself %.2f)",
+		len(text), stream/float64(len(text)), words/float64(len(text)), list/float64(len(text)))
+	if stream >= words-list {
+		t.Errorf("the stream allocates %.0f bytes, the word-list path %.0f besides its list of %.0f", stream, words-list, list)
+	}
+}
+
+// listlessSeg streams words and fails the test when a word list is asked
+// for.
+type listlessSeg struct {
+	t *testing.T
+	*segment.Segmenter
+}
+
+func (s listlessSeg) Words(string) []string {
+	s.t.Error("Fingerprint built the word list")
+	return nil
+}
+
+// TestFingerprintBuildsNoWordList: with the default options Fingerprint
+// takes the words from WordSeq, never the list from Words.
+func TestFingerprintBuildsNoWordList(t *testing.T) {
+	e := testEngine(t, Options{})
+	e.seg = listlessSeg{t, seg}
+	if fp := e.Fingerprint("标题", join(story(t, "s1").Paragraphs)); fp.Empty() || len(fp.Signature) == 0 {
+		t.Errorf("fingerprint of %d words, %d spots", fp.Words, len(fp.Signature))
+	}
+}
