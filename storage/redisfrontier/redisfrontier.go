@@ -464,3 +464,109 @@ func (f *Frontier) Wait(ctx context.Context, host string, delay time.Duration) e
 		return ctx.Err()
 	}
 }
+
+// holdScript: KEYS[1] = the host's key; ARGV = hold in microseconds. Moves
+// the host's next request start to at least now + hold (server clock).
+var holdScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local start = math.max(now + tonumber(ARGV[1]), tonumber(redis.call('GET', KEYS[1]) or '0'))
+redis.call('SET', KEYS[1], string.format('%.0f', start), 'PX', math.floor((start - now) / 1000) + 60000)
+return 1
+`)
+
+// Hold makes every later request to host, by any process, start at least
+// d from now (Retry-After, a Crawl-delay learned from robots.txt); a
+// reservation already later is kept. d <= 0 changes nothing.
+func (f *Frontier) Hold(ctx context.Context, host string, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	if err := holdScript.Run(ctx, f.rdb, []string{f.ns + "host:" + host}, d.Microseconds()).Err(); err != nil {
+		return fmt.Errorf("hold %s: %w", host, err)
+	}
+	return nil
+}
+
+// Shared values (Once).
+const (
+	// onceLockTTL bounds how long a fetch holds the lock of a key; a holder
+	// whose owner key expired (it died) loses it at once.
+	onceLockTTL = 5 * time.Minute
+	// oncePoll is how often a caller waiting for another's fetch looks.
+	oncePoll = 50 * time.Millisecond
+)
+
+// Once returns the value cached under key; when there is none, one caller
+// among all processes (the holder of the key's lock) runs fetch and caches
+// its value for the time to live fetch returns, and the others wait for
+// it. A fetch error is returned to its caller, nothing is cached and the
+// lock is released, so the next caller fetches; the lock of a holder that
+// died is broken as soon as its owner key expires.
+func (f *Frontier) Once(ctx context.Context, key string, fetch func(context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
+	vk := f.ns + "once:" + key
+	lk := vk + ":lock"
+	for {
+		v, err := f.rdb.Get(ctx, vk).Bytes()
+		if err == nil {
+			return v, nil
+		}
+		if !errors.Is(err, redis.Nil) {
+			return nil, fmt.Errorf("shared %s: %w", key, err)
+		}
+		got, err := f.rdb.SetNX(ctx, lk, f.owner, onceLockTTL).Result()
+		if err != nil {
+			return nil, fmt.Errorf("shared %s: %w", key, err)
+		}
+		if got {
+			return f.fill(ctx, key, vk, lk, fetch)
+		}
+		if err := f.breakDeadLock(ctx, lk); err != nil {
+			return nil, fmt.Errorf("shared %s: %w", key, err)
+		}
+		t := time.NewTimer(oncePoll)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// fill runs fetch as the holder of lk and caches its value under vk.
+func (f *Frontier) fill(ctx context.Context, key, vk, lk string, fetch func(context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
+	bg := context.WithoutCancel(ctx)
+	v, ttl, err := fetch(ctx)
+	if err != nil {
+		f.rdb.Del(bg, lk)
+		return nil, err
+	}
+	if ttl <= 0 {
+		f.rdb.Del(bg, lk)
+		return nil, fmt.Errorf("shared %s: %w: time to live %v", key, storage.ErrInvalid, ttl)
+	}
+	_, err = f.rdb.TxPipelined(bg, func(p redis.Pipeliner) error {
+		p.Set(bg, vk, v, ttl)
+		p.Del(bg, lk)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shared %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// breakDeadLock deletes the lock lk when its holder's owner key expired.
+var breakLockScript = redis.NewScript(`
+local holder = redis.call('GET', KEYS[1])
+if holder and redis.call('EXISTS', ARGV[1] .. 'owner:' .. holder) == 0 then
+	redis.call('DEL', KEYS[1])
+	return 1
+end
+return 0
+`)
+
+func (f *Frontier) breakDeadLock(ctx context.Context, lk string) error {
+	return breakLockScript.Run(ctx, f.rdb, []string{lk}, f.ns).Err()
+}
