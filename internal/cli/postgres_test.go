@@ -146,3 +146,40 @@ func passwordOf(db string) string {
 	pw, _ := u.User.Password()
 	return pw
 }
+
+// TestCrawlRedisFlag: --redis takes a Redis URL, and Redis needs a
+// postgres:// store; both are usage errors (exit 2) before anything runs.
+func TestCrawlRedisFlag(t *testing.T) {
+	siteFile, db := hostileSite(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"not a url", []string{"--db", db, "--redis", "queue.internal:6379"}, "--redis must be a redis://"},
+		{"with a SQLite store", []string{"--db", db, "--redis", "redis://127.0.0.1:1/0"}, "is a SQLite file"},
+		{"config key with a SQLite store", []string{"--db", db}, "is a SQLite file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			site := siteFile
+			if tc.name == "config key with a SQLite store" {
+				b, err := os.ReadFile(siteFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				site = filepath.Join(t.TempDir(), "sites.yaml")
+				if err := os.WriteFile(site, append([]byte("redis: redis://127.0.0.1:1/0\n"), b...), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := runMain(append([]string{"crawl", "--site", site, "--progress", "0"}, tc.args...)...)
+			if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) {
+				t.Fatalf("exit %d, want %d and %q:\n%s", r.code, ExitUsage, tc.want, r.stderr)
+			}
+			if _, err := os.Stat(db); err == nil {
+				t.Errorf("the store %s was created", db)
+			}
+		})
+	}
+}

@@ -507,18 +507,20 @@ func (f *Frontier) Once(ctx context.Context, key string, fetch func(context.Cont
 	vk := f.ns + "once:" + key
 	lk := vk + ":lock"
 	for {
-		v, err := f.rdb.Get(ctx, vk).Bytes()
-		if err == nil {
-			return v, nil
-		}
-		if !errors.Is(err, redis.Nil) {
-			return nil, fmt.Errorf("shared %s: %w", key, err)
-		}
-		got, err := f.rdb.SetNX(ctx, lk, f.owner, onceLockTTL).Result()
+		// One script: the value, or the lock, or neither, seen together
+		// (a GET then a SETNX would take the lock just released by a
+		// holder that has cached the value, and fetch again).
+		res, err := onceScript.Run(ctx, f.rdb, []string{vk, lk}, f.owner, onceLockTTL.Milliseconds()).Slice()
 		if err != nil {
 			return nil, fmt.Errorf("shared %s: %w", key, err)
 		}
-		if got {
+		if len(res) == 2 {
+			if v, ok := res[1].(string); ok {
+				return []byte(v), nil
+			}
+			return nil, fmt.Errorf("shared %s: reply %v", key, res)
+		}
+		if len(res) == 1 && res[0] == int64(1) {
 			return f.fill(ctx, key, vk, lk, fetch)
 		}
 		if err := f.breakDeadLock(ctx, lk); err != nil {
@@ -556,6 +558,16 @@ func (f *Frontier) fill(ctx context.Context, key, vk, lk string, fetch func(cont
 	}
 	return v, nil
 }
+
+// onceScript: KEYS = value key, lock key; ARGV = owner, lock ttl in ms.
+// Returns {1, value} when the value is cached, {1} when the caller took
+// the lock, {0} when another holds it.
+var onceScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v then return {1, v} end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {1} end
+return {0}
+`)
 
 // breakDeadLock deletes the lock lk when its holder's owner key expired.
 var breakLockScript = redis.NewScript(`

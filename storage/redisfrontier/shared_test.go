@@ -3,6 +3,7 @@ package redisfrontier_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -79,6 +80,30 @@ func TestOnce(t *testing.T) {
 		wg.Wait()
 		if n := calls.Load(); n != 1 {
 			t.Fatalf("fetch ran %d times, want 1", n)
+		}
+	})
+	t.Run("quick fetches, many rounds", func(t *testing.T) {
+		// A caller arriving as the holder caches the value and releases
+		// the lock must get the value, not the lock (and fetch again).
+		for round := range 200 {
+			var calls atomic.Int32
+			var wg sync.WaitGroup
+			key := fmt.Sprintf("k:round%d", round)
+			for i := range 6 {
+				wg.Go(func() {
+					_, err := fs[i%3].Once(ctx, key, func(context.Context) ([]byte, time.Duration, error) {
+						calls.Add(1)
+						return []byte("v"), time.Minute, nil
+					})
+					if err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			if n := calls.Load(); n != 1 {
+				t.Fatalf("round %d: fetch ran %d times, want 1", round, n)
+			}
 		}
 	})
 	t.Run("error not cached", func(t *testing.T) {
