@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -139,6 +141,57 @@ func TestGlobalPoliteness(t *testing.T) {
 				if span < want-schedSlack {
 					t.Errorf("%d requests arrived within %v, want >= %v (%d gaps of %v, less %v)", n, span, want, n-1, tc.wantGap, schedSlack)
 				}
+			}
+		})
+	}
+}
+
+// failingPacer fails every call with err.
+type failingPacer struct{ err error }
+
+func (p failingPacer) Wait(context.Context, string, time.Duration) error { return p.err }
+func (p failingPacer) Hold(context.Context, string, time.Duration) error { return p.err }
+
+// fixedShare answers every key with value (or err) without calling fetch.
+type fixedShare struct {
+	value []byte
+	err   error
+}
+
+func (s fixedShare) Once(context.Context, string, func(context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
+	return s.value, s.err
+}
+
+// TestSharedFailureStopsRun: when the shared pacer or robots.txt share
+// fails (Redis unreachable) or returns an answer it cannot read, the run
+// stops with an error naming it; nothing is fetched without it.
+func TestSharedFailureStopsRun(t *testing.T) {
+	down := errors.New("dial tcp 127.0.0.1:6379: connection refused")
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"pacer down", Options{Pacer: failingPacer{down}}, "shared pacer: dial tcp"},
+		{"robots share down", Options{Robots: fixedShare{err: down}}, "shared robots.txt of"},
+		{"robots answer unreadable", Options{Robots: fixedShare{value: []byte("?garbage")}}, "unknown kind"},
+		{"robots answer empty", Options{Robots: fixedShare{value: []byte{}}}, "empty shared robots.txt answer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestServer(t, map[string]http.HandlerFunc{
+				"/":      listPage(artLinks(2)...),
+				"/art/*": article("a"),
+			})
+			cfg := testConfig(t, ts.URL)
+			st := memory.New()
+			defer st.Close()
+			_, err := runCrawl(t, context.Background(), cfg, st, &recProc{store: st}, tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Run error %v, want one containing %q", err, tc.want)
+			}
+			if n := len(ts.requests()); n != 0 {
+				t.Errorf("%d requests sent without the shared pacer or robots.txt: %q", n, ts.requests())
 			}
 		})
 	}

@@ -78,6 +78,21 @@ func pgSchema(t *testing.T) string {
 	return u.String()
 }
 
+// redisURL is the test Redis server's URL (NEWSCRAWL_TEST_REDIS); without
+// one the test skips, or fails when CI is set.
+func redisURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("NEWSCRAWL_TEST_REDIS")
+	if u == "" {
+		msg := "NEWSCRAWL_TEST_REDIS is not set: no Redis server to test against (start one with `eval \"$(.ci/services.sh)\"`)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return u
+}
+
 // fixtureConfig is the demo's configuration of the fixture web, storing
 // into db.
 func fixtureConfig(t *testing.T, db string) *config.Config {
@@ -271,14 +286,7 @@ func TestMigrate(t *testing.T) {
 // keeps.
 func TestConcurrentCrawlsRedis(t *testing.T) {
 	db := pgSchema(t)
-	rurl := os.Getenv("NEWSCRAWL_TEST_REDIS")
-	if rurl == "" {
-		msg := "NEWSCRAWL_TEST_REDIS is not set: no Redis server to test against (start one with `eval \"$(.ci/services.sh)\"`)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	rurl := redisURL(t)
 	ns := RedisNamespace(db)
 	opt, err := redis.ParseURL(rurl)
 	if err != nil {

@@ -44,6 +44,10 @@ const (
 	heartbeatEvery = 5 * time.Second
 )
 
+// LeaseTimeout is how long after its owner's last heartbeat a lease is
+// taken back (pending again at the next Pop).
+const LeaseTimeout = leaseTimeout
+
 // Pages is what the frontier needs of the store: the page record of a URL,
 // or an error wrapping storage.ErrNotFound.
 type Pages interface {
@@ -70,6 +74,7 @@ var _ storage.Frontier = (*Frontier)(nil)
 type options struct {
 	leaseTimeout   time.Duration
 	heartbeatEvery time.Duration
+	afterWake      func() // tests: runs when Wait wakes (a stall there makes it late)
 }
 
 // Open connects to the Redis server at url (redis://host:port/db), checks
@@ -442,27 +447,53 @@ func (f *Frontier) reserve(ctx context.Context, host string, delay time.Duration
 	return start, now, nil
 }
 
+// Late wake-ups (Wait).
+const (
+	// maxLateWake caps how late after its reserved start a Wait may return
+	// (half the delay when that is less): a process that was descheduled
+	// (a loaded machine, a GC pause) and wakes later gives its start up and
+	// reserves again, rather than sending with the processes that did not
+	// stall: their requests would reach the host together.
+	maxLateWake = 50 * time.Millisecond
+	// maxRereserve bounds the reservations one Wait makes.
+	maxRereserve = 8
+)
+
 // Wait blocks until a request to host may start and reserves that start:
 // request starts to one host are at least delay apart across every process
 // sharing the server (global politeness, Crawl-delay included when the
-// caller passes it as delay), as reserved on the server's clock. It returns
-// early with ctx's error.
+// caller passes it as delay), as reserved on the server's clock. A Wait
+// that wakes more than min(delay/2, maxLateWake) after its start reserves
+// again (up to maxRereserve times). It returns early with ctx's error.
 func (f *Frontier) Wait(ctx context.Context, host string, delay time.Duration) error {
-	start, now, err := f.reserve(ctx, host, delay)
-	if err != nil {
-		return err
+	tolerance := min(delay/2, maxLateWake)
+	for range maxRereserve {
+		sent := time.Now()
+		start, now, err := f.reserve(ctx, host, delay)
+		if err != nil {
+			return err
+		}
+		// The server read its clock between sent and the reply: sleeping
+		// from the reply never starts early, and lateness is counted from
+		// the earliest local time the start can be.
+		ahead := time.Duration(start-now) * time.Microsecond
+		if ahead > 0 {
+			t := time.NewTimer(ahead)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			}
+		}
+		if f.opt.afterWake != nil {
+			f.opt.afterWake()
+		}
+		if delay == 0 || time.Since(sent.Add(ahead)) <= tolerance {
+			return ctx.Err()
+		}
 	}
-	if start <= now {
-		return ctx.Err()
-	}
-	t := time.NewTimer(time.Duration(start-now) * time.Microsecond)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return ctx.Err()
 }
 
 // holdScript: KEYS[1] = the host's key; ARGV = hold in microseconds. Moves

@@ -152,3 +152,50 @@ func TestOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitLateWakeReserves: a Wait that wakes well after its reserved start
+// (its process stalled) gives that start up and reserves a new one, so the
+// host's next request is a delay after the request actually sent.
+func TestWaitLateWakeReserves(t *testing.T) {
+	u := serverURL(t)
+	ns := namespace(t, u)
+	m := memory.New()
+	defer m.Close()
+	ctx := context.Background()
+	const delay, stall = 200 * time.Millisecond, 300 * time.Millisecond
+	tests := []struct {
+		name     string
+		stall    time.Duration
+		minAhead time.Duration // the next start, after Wait returned, at least this far ahead
+	}{
+		{"on time", 0, delay - 50*time.Millisecond},
+		{"stalled past its start", stall, delay - 50*time.Millisecond},
+	}
+	other := openFrontier(t, u, ns, m)
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stalled := false
+			f, err := redisfrontier.OpenWithWakeHook(ctx, u, ns, m, func() {
+				if !stalled {
+					stalled = true
+					time.Sleep(tc.stall)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			host := fmt.Sprintf("late%d.example", i)
+			if err := f.Wait(ctx, host, delay); err != nil {
+				t.Fatal(err)
+			}
+			start, now, err := redisfrontier.Reserve(ctx, other, host, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ahead := time.Duration(start-now) * time.Microsecond; ahead < tc.minAhead {
+				t.Fatalf("next start %v ahead, want >= %v: the late request's start was not reserved again", ahead, tc.minAhead)
+			}
+		})
+	}
+}
