@@ -131,6 +131,13 @@ func TestGlobalPoliteness(t *testing.T) {
 				t.Logf("requests in arrival order: %q", uris)
 			}
 			slices.SortFunc(arrivals, func(a, b time.Time) int { return a.Compare(b) })
+			minGap := time.Duration(-1)
+			for i := 1; i < len(arrivals); i++ {
+				if gap := arrivals[i].Sub(arrivals[i-1]); minGap < 0 || gap < minGap {
+					minGap = gap
+				}
+			}
+			t.Logf("%d requests from 3 crawlers, robots.txt %d time(s), smallest gap %v (delay %v)", len(arrivals), ts.hit("/robots.txt"), minGap.Round(time.Millisecond), tc.wantGap)
 			for i := 1; i < len(arrivals); i++ {
 				if gap := arrivals[i].Sub(arrivals[i-1]); gap < tc.wantGap/2 {
 					t.Errorf("requests %d and %d arrived %v apart, want >= %v (less half of it for scheduling)", i-1, i, gap, tc.wantGap)
