@@ -324,3 +324,28 @@ func TestConcurrentCrawlsRedis(t *testing.T) {
 	}
 	checkOneCrawlCorpus(t, db)
 }
+
+// TestRedisNamespace: the crawls of one corpus share a namespace whatever
+// their credentials; another database or schema has its own.
+func TestRedisNamespace(t *testing.T) {
+	base := RedisNamespace("postgres://a:pw@db.internal:5432/news?search_path=corpus")
+	tests := []struct {
+		name, db string
+		same     bool
+	}{
+		{"other credentials", "postgres://b:other@db.internal:5432/news?search_path=corpus&sslmode=disable", true},
+		{"other schema", "postgres://a:pw@db.internal:5432/news?search_path=other", false},
+		{"other database", "postgres://a:pw@db.internal:5432/news2?search_path=corpus", false},
+		{"other server", "postgres://a:pw@db2.internal:5432/news?search_path=corpus", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := RedisNamespace(tc.db); (got == base) != tc.same {
+				t.Fatalf("RedisNamespace(%q) = %q, base %q; want same %v", tc.db, got, base, tc.same)
+			}
+		})
+	}
+	if !strings.HasPrefix(base, "newscrawl:") || !strings.HasSuffix(base, ":") {
+		t.Fatalf("namespace %q", base)
+	}
+}
