@@ -95,7 +95,10 @@ func ParseDuration(s string) (time.Duration, error) {
 
 // Config is the whole site file.
 type Config struct {
-	Storage   string  `yaml:"storage"`
+	Storage string `yaml:"storage"`
+	// Redis, when set (redis://host:port/db), is shared by the crawls of
+	// one PostgreSQL store: frontier, host politeness and robots.txt.
+	Redis     string  `yaml:"redis"`
 	UserAgent string  `yaml:"user_agent"`
 	Dedup     Dedup   `yaml:"dedup"`
 	Fetch     Fetch   `yaml:"fetch"`
@@ -310,6 +313,9 @@ func (c *Config) validateGlobal(add addFunc) {
 	if strings.TrimSpace(c.Storage) == "" {
 		add("storage", "must not be empty")
 	}
+	if c.Redis != "" && !IsRedisURL(c.Redis) {
+		add("redis", "must be a redis://, rediss:// or unix:// URL, got %q", redactURL(c.Redis))
+	}
 	if strings.TrimSpace(c.UserAgent) == "" {
 		add("user_agent", "must not be empty")
 	} else if !httpguts.ValidHeaderFieldValue(c.UserAgent) {
@@ -487,4 +493,29 @@ func HostAllowed(hostport string, domains []string) bool {
 func KnownCharset(label string) bool {
 	e, _ := charset.Lookup(label)
 	return e != nil
+}
+
+// IsRedisURL reports whether s has the form of a Redis server URL
+// (redis://, rediss:// or unix://, as go-redis parses them).
+func IsRedisURL(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil {
+		return false
+	}
+	switch u.Scheme {
+	case "redis", "rediss":
+		return u.Host != ""
+	case "unix":
+		return u.Path != ""
+	}
+	return false
+}
+
+// redactURL is s with any password replaced, for messages.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable url)"
+	}
+	return u.Redacted()
 }

@@ -133,6 +133,13 @@ type Options struct {
 	// (politeness waits excluded). It must be quick and safe for
 	// concurrent use (metrics).
 	OnFetch func(site, url string, status int, d time.Duration)
+	// Pacer, when set, paces hosts together with the other processes
+	// sharing it (global politeness); nil: this process paces on its own.
+	Pacer Pacer
+	// Robots, when set, shares robots.txt answers with the other processes
+	// (one fetch per origin while the answer is cached); nil: each run
+	// fetches its own.
+	Robots RobotsShare
 }
 
 // Defaults for Options.
@@ -324,7 +331,7 @@ type run struct {
 	maxLinks      int
 	pagesOK       atomic.Int64 // pages fetched as 2xx HTML this run
 	maxCrawlDelay time.Duration
-	pacer         *pacer
+	pacer         hostPacer
 	robots        *robotsCache
 	robotsClient  *http.Client
 	cols          chan *colly.Collector
@@ -423,6 +430,9 @@ func (c *Crawler) newRun(runID int64) *run {
 			"Accept":          {"text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"},
 			"Accept-Language": {"zh-CN,zh;q=0.9,en;q=0.5"},
 		},
+	}
+	if c.opts.Pacer != nil {
+		r.pacer = sharedPacer{p: c.opts.Pacer, clock: c.clock, fail: func(err error) { r.fatal(err) }}
 	}
 	for _, s := range c.sites {
 		st, _ := compileSite(s) // checked by New

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -92,4 +93,45 @@ func backoff(base time.Duration, attempt int) time.Duration {
 	}
 	half := d / 2
 	return half + rand.N(half+1)
+}
+
+// Pacer spaces request starts to a host across every process that shares
+// it (global politeness): Wait blocks until a request to host may start
+// and reserves that start, at least delay after the previous reservation
+// of any process; Hold makes every later request to host wait at least d
+// from now (Retry-After, a Crawl-delay learned from robots.txt).
+// storage/redisfrontier.Frontier is one, on the Redis server's clock.
+type Pacer interface {
+	Wait(ctx context.Context, host string, delay time.Duration) error
+	Hold(ctx context.Context, host string, d time.Duration) error
+}
+
+// hostPacer is what a run needs of a pacer: the in-process pacer, or a
+// shared Pacer through sharedPacer.
+type hostPacer interface {
+	wait(ctx context.Context, host string, delay time.Duration) error
+	holdUntil(host string, t time.Time)
+}
+
+// sharedPacer adapts a Pacer to a run. A failure of the shared pacer (its
+// server unreachable) stops the run with that error: crawling on without
+// it would break the politeness other processes count on.
+type sharedPacer struct {
+	p     Pacer
+	clock Clock
+	fail  func(error)
+}
+
+func (s sharedPacer) wait(ctx context.Context, host string, delay time.Duration) error {
+	err := s.p.Wait(ctx, host, delay)
+	if err != nil && ctx.Err() == nil {
+		s.fail(fmt.Errorf("shared pacer: %w", err))
+	}
+	return err
+}
+
+func (s sharedPacer) holdUntil(host string, t time.Time) {
+	if err := s.p.Hold(context.Background(), host, t.Sub(s.clock.Now())); err != nil {
+		s.fail(fmt.Errorf("shared pacer: %w", err))
+	}
 }

@@ -136,22 +136,132 @@ func (c *robotsCache) peek(origin string) *robotsRules {
 	}
 }
 
-// fetchRobots downloads and interprets the robots.txt of origin (RFC 9309
-// section 2.3.1): 2xx is parsed; 4xx means no restrictions, except 429,
-// which is treated like 5xx; 5xx, timeouts and network errors make the host
-// unreachable (nothing is fetched). More than five redirects count as
-// "unavailable" (no restrictions), as section 2.3.1.2 allows.
+// robotsAnswer is what a robots.txt request gave, before it is compiled:
+// what processes share (RobotsShare), since each compiles it for its own
+// user agent and limits.
+type robotsAnswer struct {
+	kind   byte   // answerBody, answerAllowAll or answerUnreachable
+	body   []byte // answerBody: the 2xx body
+	reason string // answerUnreachable: why
+}
+
+// robotsAnswer kinds, the first byte of an encoded answer.
+const (
+	answerBody        = 'b'
+	answerAllowAll    = 'a'
+	answerUnreachable = 'u'
+)
+
+// Shared robots.txt answers are cached this long. RFC 9309 section 2.4
+// allows a cached robots.txt for up to 24 hours; an unreachable one is
+// cached briefly, so that a host that comes back is crawled by the next
+// processes to start.
+const (
+	robotsShareTTL       = time.Hour
+	robotsUnreachableTTL = time.Minute
+)
+
+func (a robotsAnswer) encode() []byte {
+	switch a.kind {
+	case answerBody:
+		return append([]byte{answerBody}, a.body...)
+	case answerUnreachable:
+		return append([]byte{answerUnreachable}, a.reason...)
+	}
+	return []byte{answerAllowAll}
+}
+
+func (a robotsAnswer) ttl() time.Duration {
+	if a.kind == answerUnreachable {
+		return robotsUnreachableTTL
+	}
+	return robotsShareTTL
+}
+
+func decodeRobotsAnswer(b []byte) (robotsAnswer, error) {
+	if len(b) == 0 {
+		return robotsAnswer{}, errors.New("empty shared robots.txt answer")
+	}
+	switch b[0] {
+	case answerBody:
+		return robotsAnswer{kind: answerBody, body: b[1:]}, nil
+	case answerAllowAll:
+		return robotsAnswer{kind: answerAllowAll}, nil
+	case answerUnreachable:
+		return robotsAnswer{kind: answerUnreachable, reason: string(b[1:])}, nil
+	}
+	return robotsAnswer{}, fmt.Errorf("shared robots.txt answer of unknown kind %q", b[0])
+}
+
+// rules compiles the answer for our product token and Crawl-delay limit.
+func (a robotsAnswer) rules(token string, maxDelay time.Duration) *robotsRules {
+	switch a.kind {
+	case answerBody:
+		return parseRobots(a.body, token, maxDelay)
+	case answerUnreachable:
+		return &robotsRules{state: robotsUnreachable, reason: a.reason}
+	}
+	return allowAllRules
+}
+
+// RobotsShare shares robots.txt answers between the processes crawling
+// one corpus. Once returns the value cached under key; when there is none,
+// one caller among all processes runs fetch and caches its value for the
+// time to live fetch returns, while the others wait for it. An error of
+// fetch is returned to its caller and nothing is cached.
+// storage/redisfrontier.Frontier is one.
+type RobotsShare interface {
+	Once(ctx context.Context, key string, fetch func(context.Context) ([]byte, time.Duration, error)) ([]byte, error)
+}
+
+// fetchRobots returns the robots.txt answer of origin: the shared one when
+// processes share answers (fetched by one of them), else its own fetch.
 func (r *run) fetchRobots(ctx context.Context, st *siteState, origin string) (*robotsRules, error) {
-	ou, err := url.Parse(origin)
+	share := r.opts.Robots
+	if share == nil {
+		a, err := r.requestRobots(ctx, st, origin)
+		if err != nil {
+			return nil, err
+		}
+		return a.rules(r.token, r.maxCrawlDelay), nil
+	}
+	b, err := share.Once(ctx, "robots:"+origin, func(ctx context.Context) ([]byte, time.Duration, error) {
+		a, err := r.requestRobots(ctx, st, origin)
+		if err != nil {
+			return nil, 0, err
+		}
+		return a.encode(), a.ttl(), nil
+	})
 	if err != nil {
+		if ctx.Err() == nil {
+			r.fatal(fmt.Errorf("shared robots.txt of %s: %w", origin, err))
+		}
 		return nil, err
 	}
-	if err := r.pacer.wait(ctx, ou.Host, st.delay); err != nil {
+	a, err := decodeRobotsAnswer(b)
+	if err != nil {
+		r.fatal(fmt.Errorf("shared robots.txt of %s: %w", origin, err))
 		return nil, err
+	}
+	return a.rules(r.token, r.maxCrawlDelay), nil
+}
+
+// requestRobots downloads the robots.txt of origin and interprets it (RFC
+// 9309 section 2.3.1): 2xx is parsed; 4xx means no restrictions, except
+// 429, which is treated like 5xx; 5xx, timeouts and network errors make the
+// host unreachable (nothing is fetched). More than five redirects count as
+// "unavailable" (no restrictions), as section 2.3.1.2 allows.
+func (r *run) requestRobots(ctx context.Context, st *siteState, origin string) (robotsAnswer, error) {
+	ou, err := url.Parse(origin)
+	if err != nil {
+		return robotsAnswer{}, err
+	}
+	if err := r.pacer.wait(ctx, ou.Host, st.delay); err != nil {
+		return robotsAnswer{}, err
 	}
 	req, err := http.NewRequestWithContext(withoutSlot(ctx), http.MethodGet, origin+"/robots.txt", nil)
 	if err != nil {
-		return nil, err
+		return robotsAnswer{}, err
 	}
 	req.Header.Set("User-Agent", r.cfg.UserAgent)
 	req.Header.Set("Accept", "text/plain,*/*;q=0.8")
@@ -159,27 +269,27 @@ func (r *run) fetchRobots(ctx context.Context, st *siteState, origin string) (*r
 	resp, err := r.robotsClient.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return robotsAnswer{}, ctx.Err()
 		}
 		var fe *FetchError
 		if errors.As(err, &fe) && fe.Kind == KindTooManyRedirects {
-			return allowAllRules, nil
+			return robotsAnswer{kind: answerAllowAll}, nil
 		}
-		return &robotsRules{state: robotsUnreachable, reason: "robots.txt unreachable: " + err.Error()}, nil
+		return robotsAnswer{kind: answerUnreachable, reason: "robots.txt unreachable: " + err.Error()}, nil
 	}
 	var buf bytes.Buffer
 	_, err = buf.ReadFrom(resp.Body) // already read and limited by limitTransport
 	resp.Body.Close()
 	if err != nil {
-		return &robotsRules{state: robotsUnreachable, reason: "robots.txt unreadable: " + err.Error()}, nil
+		return robotsAnswer{kind: answerUnreachable, reason: "robots.txt unreadable: " + err.Error()}, nil
 	}
 	switch s := resp.StatusCode; {
 	case s >= 200 && s < 300:
-		return parseRobots(buf.Bytes(), r.token, r.maxCrawlDelay), nil
+		return robotsAnswer{kind: answerBody, body: buf.Bytes()}, nil
 	case s == http.StatusTooManyRequests || s >= 500:
-		return &robotsRules{state: robotsUnreachable, reason: fmt.Sprintf("robots.txt answered http %d", s)}, nil
+		return robotsAnswer{kind: answerUnreachable, reason: fmt.Sprintf("robots.txt answered http %d", s)}, nil
 	default: // 4xx and unfollowed 3xx: unavailable, no restrictions
-		return allowAllRules, nil
+		return robotsAnswer{kind: answerAllowAll}, nil
 	}
 }
 

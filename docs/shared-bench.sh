@@ -8,6 +8,10 @@
 #   docs/shared-bench.sh --kills 10    # 3 processes; one is killed (-9) and
 #                                      # restarted 10 times during the crawl
 #
+#   docs/shared-bench.sh --redis [1 2 4]   # the same with redis: set
+#                                      # (NEWSCRAWL_TEST_REDIS): Redis frontier,
+#                                      # politeness and robots.txt
+#
 # The bench server runs on its own ports (base 21480, not the default
 # 18480 that `eval web` uses) and is restarted for every count, so that
 # its fail-once route fails once per crawl.
@@ -16,6 +20,12 @@ export PGOPTIONS="-c client_min_messages=warning"
 cd "$(dirname "$0")/.."
 : "${NEWSCRAWL_TEST_POSTGRES:?run eval \"\$(.ci/services.sh)\" first}"
 kills=0
+redis=()
+if [ "${1:-}" = "--redis" ]; then
+  : "${NEWSCRAWL_TEST_REDIS:?run eval \"\$(.ci/services.sh)\" first}"
+  redis=(--redis "$NEWSCRAWL_TEST_REDIS")
+  shift
+fi
 if [ "${1:-}" = "--kills" ]; then
   kills=$2
   shift 2
@@ -36,13 +46,21 @@ for n in "${counts[@]}"; do
   schema="bench_p$n"
   psql -X -q "$NEWSCRAWL_TEST_POSTGRES" -c "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema"
   db="$NEWSCRAWL_TEST_POSTGRES&search_path=$schema"
+  if [ ${#redis[@]} -gt 0 ]; then
+    # The corpus's Redis keys (pipeline.RedisNamespace) from an earlier run.
+    ns=$(python3 -c 'import hashlib, sys, urllib.parse as u
+p = u.urlparse(sys.argv[1]); q = u.parse_qs(p.query)
+h = hashlib.sha256((p.netloc.rsplit("@", 1)[-1] + p.path + "?search_path=" + q["search_path"][0]).encode()).hexdigest()[:16]
+print("newscrawl:" + h + ":")' "$db")
+    redis-cli -u "$NEWSCRAWL_TEST_REDIS" --scan --pattern "$ns*" | xargs -r redis-cli -u "$NEWSCRAWL_TEST_REDIS" del >/dev/null
+  fi
   "$work/benchsrv" --root "$shared/bench/dev" --base-port $base_port >"$work/server.log" 2>&1 &
   srv=$!
   sleep 1
   start=$(date +%s.%N)
   pids=()
   for i in $(seq 1 "$n"); do
-    "$work/newscrawl" crawl --site "$work/sites.yaml" --db "$db" --progress 0 >"$work/crawl-$n-$i.log" 2>&1 &
+    "$work/newscrawl" crawl --site "$work/sites.yaml" --db "$db" "${redis[@]}" --progress 0 >"$work/crawl-$n-$i.log" 2>&1 &
     pids+=($!)
   done
   if [ "$kills" -gt 0 ]; then
@@ -54,13 +72,13 @@ for n in "${counts[@]}"; do
       i=$(( (k - 1) % n ))
       kill -9 "${pids[$i]}" 2>/dev/null || true
       wait "${pids[$i]}" 2>/dev/null || true
-      "$work/newscrawl" crawl --site "$work/sites.yaml" --db "$db" --progress 0 >"$work/crawl-$n-r$k.log" 2>&1 &
+      "$work/newscrawl" crawl --site "$work/sites.yaml" --db "$db" "${redis[@]}" --progress 0 >"$work/crawl-$n-r$k.log" 2>&1 &
       pids[$i]=$!
     done
     for p in "${pids[@]}"; do wait "$p" || { echo "crawl failed:"; cat "$work"/crawl-"$n"-*.log; exit 1; }; done
     echo "killed $kills times; waiting 31 s for the dead processes' leases"
     sleep 31
-    "$work/newscrawl" crawl --site "$work/sites.yaml" --db "$db" --progress 0 >"$work/crawl-$n-final.log" 2>&1 ||
+    "$work/newscrawl" crawl --site "$work/sites.yaml" --db "$db" "${redis[@]}" --progress 0 >"$work/crawl-$n-final.log" 2>&1 ||
       { echo "final crawl failed:"; cat "$work/crawl-$n-final.log"; exit 1; }
     left=$(psql -X -tA "$NEWSCRAWL_TEST_POSTGRES" -c "SELECT count(*) FROM $schema.frontier")
     echo "frontier items left after the final crawl: $left"

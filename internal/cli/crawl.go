@@ -25,6 +25,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("crawl", stderr)
 	site := fs.String("site", "configs/sites.yaml", "site file")
 	db := fs.String("db", "", "store: a SQLite file or a postgres:// URL (default: the site file's storage)")
+	redisURL := fs.String("redis", "", "redis:// URL shared by the crawls of one postgres:// store: frontier, host politeness, robots.txt (default: the site file's redis)")
 	only := fs.String("only", "", "comma-separated site names to crawl (default: all)")
 	wait := fs.Bool("wait", false, "wait for a running crawl on the same store instead of exiting")
 	every := fs.Duration("progress", 5*time.Second, "progress line interval on stderr (0: no progress lines)")
@@ -57,6 +58,15 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *db != "" {
 		cfg.Storage = *db
+	}
+	if *redisURL != "" {
+		if !config.IsRedisURL(*redisURL) {
+			return usagef("crawl: --redis must be a redis://, rediss:// or unix:// URL")
+		}
+		cfg.Redis = *redisURL
+	}
+	if cfg.Redis != "" && !pipeline.IsPostgres(cfg.Storage) {
+		return usagef("crawl: redis is shared by the crawls of one postgres:// store; the store %s is a SQLite file", cfg.Storage)
 	}
 	var names []string
 	if *only != "" {

@@ -14,7 +14,7 @@ import (
 
 func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("explain", stderr)
-	db := fs.String("db", "data/news.db", "SQLite store to read")
+	db := fs.String("db", "data/news.db", "store to read: a SQLite file or a postgres:// URL")
 	th := addThresholdFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}

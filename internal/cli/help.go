@@ -28,8 +28,12 @@ fetch, decode, extract, dedup, store. Progress goes to stderr every
 --progress interval (0: none), the per-site summary to stdout at the end.
 A SQLite store is locked for the run; a second crawl on it exits with code
 3 unless --wait is given. A postgres:// store takes several crawls at once,
-on one machine or many, which share its frontier and dedup decisions.`, []string{
+on one machine or many, which share its frontier and dedup decisions;
+with --redis (or redis: in the site file) they share a Redis frontier, host
+politeness (delays and Crawl-delay kept by all processes together) and one
+robots.txt fetch per host.`, []string{
 		"newscrawl crawl --site configs/sites.yaml",
+		"newscrawl crawl --site configs/sites.yaml --db postgres://newscrawl@db.internal/news --redis redis://queue.internal:6379/0",
 		"newscrawl crawl --site configs/sites.yaml --only sina,qq --progress 0 -v --log-format json",
 		"newscrawl crawl --site configs/sites.yaml --metrics-addr 127.0.0.1:9464"}},
 	"export": {"", `Writes the store's decisions: one record per decided article URL, stored
@@ -56,7 +60,8 @@ duplicate, the stored article it matched, the Hamming distance, Jaccard,
 containment and title overlap with the thresholds that applied, and the
 passages both texts share; for a stored article, its cluster; for any other
 page, its outcome and error.`, []string{
-		"newscrawl explain --db data/news.db https://www.sohu.com/a/123456_789"}},
+		"newscrawl explain --db data/news.db https://www.sohu.com/a/123456_789",
+		"newscrawl explain --db postgres://newscrawl@db.internal/news https://www.sohu.com/a/123456_789"}},
 	"report": {"", `Writes one self-contained HTML page about the store (no script, no
 external asset): per run and per site stored/duplicates/errors, cluster
 sizes, Jaccard and Hamming histograms of the duplicate verdicts with the

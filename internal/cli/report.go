@@ -16,7 +16,7 @@ import (
 
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", stderr)
-	db := fs.String("db", "data/news.db", "SQLite store to read")
+	db := fs.String("db", "data/news.db", "store to read: a SQLite file or a postgres:// URL")
 	out := fs.String("out", "report.html", "HTML file to write (- for standard output)")
 	th := addThresholdFlags(fs)
 	if err := fs.Parse(args); err != nil {

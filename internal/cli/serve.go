@@ -16,7 +16,7 @@ import (
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
-	db := fs.String("db", "data/news.db", "SQLite store to read")
+	db := fs.String("db", "data/news.db", "store to read: a SQLite file or a postgres:// URL")
 	addr := fs.String("addr", serve.DefaultAddr, "address to listen on; the view has no authentication, keep it on loopback")
 	th := addThresholdFlags(fs)
 	logFlags := logging.AddFlags(fs)
@@ -53,7 +53,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second}
-	fmt.Fprintf(stdout, "serving %s read-only at http://%s/ (Ctrl-C stops)\n", *db, ln.Addr())
+	fmt.Fprintf(stdout, "serving %s read-only at http://%s/ (Ctrl-C stops)\n", pipeline.StoreName(*db), ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -15,6 +15,7 @@ import (
 	"github.com/newsdedup/newscrawl/internal/progress"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/redisfrontier"
 )
 
 // CrawlOptions configure Crawl.
@@ -77,6 +78,14 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 		return CrawlResult{}, err // names the store
 	}
 	defer store.Close()
+	// Redis is checked before anything is written or loaded.
+	var shared *redisfrontier.Frontier
+	if cfg.Redis != "" {
+		if shared, err = openRedis(ctx, cfg.Redis, cfg.Storage, store); err != nil {
+			return CrawlResult{}, err
+		}
+		defer shared.Close()
+	}
 	if o.Wait {
 		fmt.Fprintf(status, "waiting for the store lock on %s\n", StoreName(cfg.Storage))
 	}
@@ -111,7 +120,7 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 		defer restore()
 		o.Log.Info("memory budget", "soft_limit_mb", limit>>20)
 	}
-	return runCrawl(ctx, cfg, store, proc, o, start)
+	return runCrawl(ctx, cfg, store, proc, o, start, shared)
 }
 
 // articleStage is the crawl's Processor: the full pipeline, or a discarding
@@ -150,12 +159,20 @@ func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, 
 
 // runCrawl begins a run, crawls and records how the run ended, even when
 // ctx was cancelled by a signal.
-func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc crawler.Processor, o CrawlOptions, start time.Time) (CrawlResult, error) {
+// With shared set (redis: configured), the frontier is in Redis (store
+// wraps it) and hosts are paced and robots.txt answers shared through it.
+func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc crawler.Processor, o CrawlOptions, start time.Time, shared *redisfrontier.Frontier) (CrawlResult, error) {
 	run, err := store.BeginRun(ctx, o.ConfigPath)
 	if err != nil {
 		return CrawlResult{}, fmt.Errorf("begin run: %w", err)
 	}
 	copts := crawler.Options{Sites: o.Sites, Workers: o.Workers, Logger: o.Log}
+	if shared != nil {
+		// The processor keeps the store itself (its shared decisions need
+		// the PostgreSQL store); the crawler's frontier is Redis's.
+		store = redisStore{Store: store, f: shared}
+		copts.Pacer, copts.Robots = shared, shared
+	}
 	var flush func()
 	copts.Progress, copts.ProgressEvery, flush = progressHook(ctx, store, o, start)
 	if o.Metrics != nil {

@@ -57,34 +57,25 @@ func ExportTo(ctx context.Context, store storage.Store, w io.Writer, o ExportOpt
 	return 0, fmt.Errorf("unknown export format %q (supported: %s)", o.Format, strings.Join(ExportFormats, ", "))
 }
 
-// ExportDB exports the store db names to w; see ExportTo. A postgres:// URL
-// exports the shared store. A SQLite file must exist (exporting never
-// creates a store) and is opened read-only
-// (a store the process cannot write exports too) and checked with
-// QuickCheck first: a damaged store is an error wrapping sqlite.ErrDamaged
-// before anything is written.
+// ExportDB exports the store db names to w; see ExportTo. It opens the
+// store with OpenExisting: a postgres:// URL exports the shared store; a
+// SQLite file must exist (exporting never creates a store) and is opened
+// read-only (a store the process cannot write exports too) and checked
+// with QuickCheck first: a damaged store is an error wrapping
+// sqlite.ErrDamaged before anything is written.
 func ExportDB(ctx context.Context, db string, w io.Writer, o ExportOptions) (int, error) {
-	if IsPostgres(db) {
-		store, err := OpenStore(ctx, db)
-		if err != nil {
-			return 0, err
-		}
-		defer store.Close()
-		return ExportTo(ctx, store, w, o)
-	}
-	if _, err := os.Stat(db); err != nil {
-		return 0, err
-	}
-	store, err := sqlite.Open(ctx, db, sqlite.ReadOnly())
+	store, err := OpenExisting(ctx, db)
 	if err != nil {
 		return 0, err
 	}
-	if err := store.QuickCheck(ctx); err != nil {
-		store.Close()
-		return 0, err
+	if qc, ok := store.(quickChecker); ok {
+		if err := qc.QuickCheck(ctx); err != nil {
+			store.Close()
+			return 0, err
+		}
 	}
 	n, err := ExportTo(ctx, store, w, o)
-	// Close reports a store that changed under a lock-free read (see
+	// Close reports a SQLite store that changed under a lock-free read (see
 	// sqlite.ReadOnly): the export is then not to be trusted.
 	if cerr := store.Close(); err == nil {
 		err = cerr
@@ -119,11 +110,20 @@ func ExportFile(ctx context.Context, db, out string, o ExportOptions) (int, erro
 	return n, nil
 }
 
-// OpenExisting opens the SQLite store at db read-only for reading commands
-// (report, serve, explain): a missing file is an error, never a new store.
-func OpenExisting(ctx context.Context, db string) (*sqlite.Store, error) {
+// OpenExisting opens the store db names for the reading commands (export,
+// report, serve, explain): a postgres:// URL opens the shared PostgreSQL
+// store (see OpenStore); anything else is a SQLite file, which must exist
+// (a missing file is an error, never a new store) and is opened read-only.
+func OpenExisting(ctx context.Context, db string) (storage.Store, error) {
+	if IsPostgres(db) {
+		return OpenStore(ctx, db)
+	}
 	if _, err := os.Stat(db); err != nil {
 		return nil, err
 	}
-	return sqlite.Open(ctx, db, sqlite.ReadOnly())
+	s, err := sqlite.Open(ctx, db, sqlite.ReadOnly())
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }

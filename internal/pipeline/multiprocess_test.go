@@ -14,17 +14,20 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/internal/export"
 	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage/postgres"
+	"github.com/newsdedup/newscrawl/storage/redisfrontier"
 )
 
 // Environment of the crawler processes TestThreeProcessesKill starts.
 const (
 	envCrawlSites = "NEWSCRAWL_TEST_CRAWL_SITES" // site file to crawl
 	envCrawlDB    = "NEWSCRAWL_TEST_CRAWL_DB"    // store
+	envCrawlRedis = "NEWSCRAWL_TEST_CRAWL_REDIS" // redis: (empty: none)
 )
 
 // crawlDelay slows the fixture crawl down (per host, per process) so that a
@@ -43,6 +46,7 @@ func TestHelperCrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Storage = db
+	cfg.Redis = os.Getenv(envCrawlRedis)
 	for i := range cfg.Sites {
 		cfg.Sites[i].Delay = config.Duration(crawlDelay)
 	}
@@ -88,15 +92,93 @@ func corpusOf(t *testing.T, db string) partition {
 }
 
 // TestThreeProcessesKill: three crawler processes crawl the fixture web into
-// one PostgreSQL store; one is killed with SIGKILL while it holds leases;
-// the other two finish; a crawl started once the dead process's leases have
-// timed out finishes its URLs; the corpus is a single process's: the same
-// clusters, nothing decided twice, nothing lost.
+// one PostgreSQL store, with the frontier in PostgreSQL or (redis: set) in
+// Redis; one is killed with SIGKILL while it holds leases; the other two
+// finish; a crawl started once the dead process's leases have timed out
+// finishes its URLs; the corpus is a single process's: the same clusters,
+// nothing decided twice, nothing lost.
 func TestThreeProcessesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a lease timeout (30 s)")
 	}
+	for _, tc := range []struct {
+		name  string
+		redis bool
+	}{
+		{"postgres frontier", false},
+		{"redis frontier", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { threeProcessesKill(t, tc.redis) })
+	}
+}
+
+// queueProbe counts the leases a process holds and the items left in the
+// shared frontier (PostgreSQL's table or Redis's hashes).
+type queueProbe struct {
+	leases func(pid int) (int, error)
+	left   func() (int, error)
+}
+
+func pgProbe(t *testing.T, db string) queueProbe {
+	admin, err := pgx.Connect(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close(context.Background()) })
+	return queueProbe{
+		leases: func(pid int) (int, error) {
+			var n int
+			err := admin.QueryRow(context.Background(), `SELECT count(*) FROM frontier WHERE owner LIKE $1`,
+				fmt.Sprintf("%%/%d/%%", pid)).Scan(&n)
+			return n, err
+		},
+		left: func() (int, error) {
+			var n int
+			err := admin.QueryRow(context.Background(), `SELECT count(*) FROM frontier`).Scan(&n)
+			return n, err
+		},
+	}
+}
+
+func redisProbe(t *testing.T, rurl, db string) queueProbe {
+	opt, err := redis.ParseURL(rurl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	ns := RedisNamespace(db)
+	ctx := context.Background()
+	t.Cleanup(func() {
+		if keys, err := rdb.Keys(ctx, ns+"*").Result(); err == nil && len(keys) > 0 {
+			rdb.Del(ctx, keys...)
+		}
+		rdb.Close()
+	})
+	return queueProbe{
+		leases: func(pid int) (int, error) {
+			owners, err := rdb.HVals(ctx, ns+"leases").Result()
+			n := 0
+			for _, o := range owners {
+				if strings.Contains(o, fmt.Sprintf("/%d/", pid)) {
+					n++
+				}
+			}
+			return n, err
+		},
+		left: func() (int, error) {
+			n, err := rdb.HLen(ctx, ns+"items").Result()
+			return int(n), err
+		},
+	}
+}
+
+func threeProcessesKill(t *testing.T, withRedis bool) {
 	db := pgSchema(t)
+	rurl, probe, leaseTimeout := "", pgProbe(t, db), postgres.LeaseTimeout
+	if withRedis {
+		rurl = redisURL(t)
+		probe, leaseTimeout = redisProbe(t, rurl, db), redisfrontier.LeaseTimeout
+	}
 	dir := t.TempDir()
 	sites, stop, err := fixture.Listen()
 	if err != nil {
@@ -109,7 +191,7 @@ func TestThreeProcessesKill(t *testing.T) {
 	}
 	start := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperCrawl$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envCrawlSites+"="+siteFile, envCrawlDB+"="+db)
+		cmd.Env = append(os.Environ(), envCrawlSites+"="+siteFile, envCrawlDB+"="+db, envCrawlRedis+"="+rurl)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -126,23 +208,12 @@ func TestThreeProcessesKill(t *testing.T) {
 	procs := []*exec.Cmd{start(), start(), start()}
 
 	// Kill the first process seen holding leases.
-	admin, err := pgx.Connect(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(context.Background())
-	leasesOf := func(p *exec.Cmd) (int, error) {
-		var n int
-		err := admin.QueryRow(context.Background(), `SELECT count(*) FROM frontier WHERE owner LIKE $1`,
-			fmt.Sprintf("%%/%d/%%", p.Process.Pid)).Scan(&n)
-		return n, err
-	}
 	victim := -1
 	deadline := time.Now().Add(60 * time.Second)
 	for victim < 0 {
 		for i, p := range procs {
 			// The table appears once a process has opened the store.
-			if n, err := leasesOf(p); err == nil && n > 0 {
+			if n, err := probe.leases(p.Process.Pid); err == nil && n > 0 {
 				victim = i
 				break
 			}
@@ -157,7 +228,7 @@ func TestThreeProcessesKill(t *testing.T) {
 	}
 	killed := time.Now()
 	procs[victim].Wait()
-	held, err := leasesOf(procs[victim])
+	held, err := probe.leases(procs[victim].Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,18 +243,17 @@ func TestThreeProcessesKill(t *testing.T) {
 
 	// A crawl started after the lease timeout finishes the dead process's
 	// URLs (before it, they belong to a process that may still be alive).
-	time.Sleep(time.Until(killed.Add(postgres.LeaseTimeout + time.Second)))
+	time.Sleep(time.Until(killed.Add(leaseTimeout + time.Second)))
 	if err := start().Wait(); err != nil {
 		t.Fatalf("restarted crawl: %v", err)
 	}
-	var left int
-	if err := admin.QueryRow(context.Background(), `SELECT count(*) FROM frontier`).Scan(&left); err != nil {
+	left, err := probe.left()
+	if err != nil {
 		t.Fatal(err)
 	}
 	if left != 0 {
 		t.Fatalf("%d frontier items left after the restarted crawl", left)
 	}
-
 	// The reference: one process, one SQLite store.
 	refDB := filepath.Join(dir, "ref.db")
 	cfg, err := config.Load(siteFile)

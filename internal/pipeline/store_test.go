@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/internal/fixture"
@@ -75,6 +76,21 @@ func pgSchema(t *testing.T) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// redisURL is the test Redis server's URL (NEWSCRAWL_TEST_REDIS); without
+// one the test skips, or fails when CI is set.
+func redisURL(t *testing.T) string {
+	t.Helper()
+	u := os.Getenv("NEWSCRAWL_TEST_REDIS")
+	if u == "" {
+		msg := "NEWSCRAWL_TEST_REDIS is not set: no Redis server to test against (start one with `eval \"$(.ci/services.sh)\"`)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return u
 }
 
 // fixtureConfig is the demo's configuration of the fixture web, storing
@@ -153,6 +169,15 @@ func TestConcurrentCrawlsPostgres(t *testing.T) {
 			t.Fatalf("crawl %d: %v", k, err)
 		}
 	}
+	checkOneCrawlCorpus(t, db)
+}
+
+// checkOneCrawlCorpus checks that the crawls of the fixture web into the
+// store db all completed, decided every article URL once and kept what one
+// crawl keeps.
+func checkOneCrawlCorpus(t *testing.T, db string) {
+	t.Helper()
+	ctx := context.Background()
 	store, err := postgres.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +213,7 @@ func TestConcurrentCrawlsPostgres(t *testing.T) {
 	// its reprint at the same moment.
 	want := fixture.Expected()
 	if stored != want.Stored || dups != want.Duplicates {
-		t.Fatalf("two concurrent crawls: %d stored, %d duplicates; want %d, %d as one crawl", stored, dups, want.Stored, want.Duplicates)
+		t.Fatalf("concurrent crawls: %d stored, %d duplicates; want %d, %d as one crawl", stored, dups, want.Stored, want.Duplicates)
 	}
 	for u, n := range decided {
 		if n != 1 {
@@ -252,5 +277,75 @@ func TestMigrate(t *testing.T) {
 		if _, err := Migrate(ctx, tc.from, tc.to); err == nil || strings.Contains(err.Error(), "s3cret") {
 			t.Fatalf("Migrate(%q, %q) = %v, want an error", tc.from, tc.to, err)
 		}
+	}
+}
+
+// TestConcurrentCrawlsRedis: with redis: set, three crawls on one
+// PostgreSQL store share the Redis frontier (the queue's sequence counter
+// is in Redis), decide every article URL once and keep what one crawl
+// keeps.
+func TestConcurrentCrawlsRedis(t *testing.T) {
+	db := pgSchema(t)
+	rurl := redisURL(t)
+	ns := RedisNamespace(db)
+	opt, err := redis.ParseURL(rurl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	ctx := context.Background()
+	t.Cleanup(func() {
+		if keys, err := rdb.Keys(ctx, ns+"*").Result(); err == nil && len(keys) > 0 {
+			rdb.Del(ctx, keys...)
+		}
+		rdb.Close()
+	})
+	cfg := fixtureConfig(t, db)
+	cfg.Redis = rurl
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var errs [3]error
+	for k := range errs {
+		wg.Go(func() {
+			_, errs[k] = Crawl(ctx, cfg, CrawlOptions{ConfigPath: "fixture.yaml", Segmenter: seg})
+		})
+	}
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			t.Fatalf("crawl %d: %v", k, err)
+		}
+	}
+	if n, err := rdb.Get(ctx, ns+"seq").Int(); err != nil || n == 0 {
+		t.Fatalf("Redis frontier sequence = %d, %v: the crawls did not queue in Redis", n, err)
+	}
+	checkOneCrawlCorpus(t, db)
+}
+
+// TestRedisNamespace: the crawls of one corpus share a namespace whatever
+// their credentials; another database or schema has its own.
+func TestRedisNamespace(t *testing.T) {
+	base := RedisNamespace("postgres://a:pw@db.internal:5432/news?search_path=corpus")
+	tests := []struct {
+		name, db string
+		same     bool
+	}{
+		{"other credentials", "postgres://b:other@db.internal:5432/news?search_path=corpus&sslmode=disable", true},
+		{"other schema", "postgres://a:pw@db.internal:5432/news?search_path=other", false},
+		{"other database", "postgres://a:pw@db.internal:5432/news2?search_path=corpus", false},
+		{"other server", "postgres://a:pw@db2.internal:5432/news?search_path=corpus", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := RedisNamespace(tc.db); (got == base) != tc.same {
+				t.Fatalf("RedisNamespace(%q) = %q, base %q; want same %v", tc.db, got, base, tc.same)
+			}
+		})
+	}
+	if !strings.HasPrefix(base, "newscrawl:") || !strings.HasSuffix(base, ":") {
+		t.Fatalf("namespace %q", base)
 	}
 }

@@ -26,3 +26,9 @@ func Kill(f *Frontier) {
 func Reserve(ctx context.Context, f *Frontier, host string, delay time.Duration) (start, now int64, err error) {
 	return f.reserve(ctx, host, delay)
 }
+
+// OpenWithWakeHook opens a frontier whose Wait calls afterWake when it
+// wakes, before it checks whether it is late.
+func OpenWithWakeHook(ctx context.Context, url, namespace string, pages Pages, afterWake func()) (*Frontier, error) {
+	return open(ctx, url, namespace, pages, options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery, afterWake: afterWake})
+}

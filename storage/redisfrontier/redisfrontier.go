@@ -44,6 +44,10 @@ const (
 	heartbeatEvery = 5 * time.Second
 )
 
+// LeaseTimeout is how long after its owner's last heartbeat a lease is
+// taken back (pending again at the next Pop).
+const LeaseTimeout = leaseTimeout
+
 // Pages is what the frontier needs of the store: the page record of a URL,
 // or an error wrapping storage.ErrNotFound.
 type Pages interface {
@@ -70,6 +74,7 @@ var _ storage.Frontier = (*Frontier)(nil)
 type options struct {
 	leaseTimeout   time.Duration
 	heartbeatEvery time.Duration
+	afterWake      func() // tests: runs when Wait wakes (a stall there makes it late)
 }
 
 // Open connects to the Redis server at url (redis://host:port/db), checks
@@ -442,25 +447,169 @@ func (f *Frontier) reserve(ctx context.Context, host string, delay time.Duration
 	return start, now, nil
 }
 
+// Late wake-ups (Wait).
+const (
+	// maxLateWake caps how late after its reserved start a Wait may return
+	// (half the delay when that is less): a process that was descheduled
+	// (a loaded machine, a GC pause) and wakes later gives its start up and
+	// reserves again, rather than sending with the processes that did not
+	// stall: their requests would reach the host together.
+	maxLateWake = 50 * time.Millisecond
+	// maxRereserve bounds the reservations one Wait makes.
+	maxRereserve = 8
+)
+
 // Wait blocks until a request to host may start and reserves that start:
 // request starts to one host are at least delay apart across every process
 // sharing the server (global politeness, Crawl-delay included when the
-// caller passes it as delay), as reserved on the server's clock. It returns
-// early with ctx's error.
+// caller passes it as delay), as reserved on the server's clock. A Wait
+// that wakes more than min(delay/2, maxLateWake) after its start reserves
+// again (up to maxRereserve times). It returns early with ctx's error.
 func (f *Frontier) Wait(ctx context.Context, host string, delay time.Duration) error {
-	start, now, err := f.reserve(ctx, host, delay)
-	if err != nil {
-		return err
+	tolerance := min(delay/2, maxLateWake)
+	for range maxRereserve {
+		sent := time.Now()
+		start, now, err := f.reserve(ctx, host, delay)
+		if err != nil {
+			return err
+		}
+		// The server read its clock between sent and the reply: sleeping
+		// from the reply never starts early, and lateness is counted from
+		// the earliest local time the start can be.
+		ahead := time.Duration(start-now) * time.Microsecond
+		if ahead > 0 {
+			t := time.NewTimer(ahead)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			}
+		}
+		if f.opt.afterWake != nil {
+			f.opt.afterWake()
+		}
+		if delay == 0 || time.Since(sent.Add(ahead)) <= tolerance {
+			return ctx.Err()
+		}
 	}
-	if start <= now {
-		return ctx.Err()
-	}
-	t := time.NewTimer(time.Duration(start-now) * time.Microsecond)
-	defer t.Stop()
-	select {
-	case <-t.C:
+	return ctx.Err()
+}
+
+// holdScript: KEYS[1] = the host's key; ARGV = hold in microseconds. Moves
+// the host's next request start to at least now + hold (server clock).
+var holdScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local start = math.max(now + tonumber(ARGV[1]), tonumber(redis.call('GET', KEYS[1]) or '0'))
+redis.call('SET', KEYS[1], string.format('%.0f', start), 'PX', math.floor((start - now) / 1000) + 60000)
+return 1
+`)
+
+// Hold makes every later request to host, by any process, start at least
+// d from now (Retry-After, a Crawl-delay learned from robots.txt); a
+// reservation already later is kept. d <= 0 changes nothing.
+func (f *Frontier) Hold(ctx context.Context, host string, d time.Duration) error {
+	if d <= 0 {
 		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
+	if err := holdScript.Run(ctx, f.rdb, []string{f.ns + "host:" + host}, d.Microseconds()).Err(); err != nil {
+		return fmt.Errorf("hold %s: %w", host, err)
+	}
+	return nil
+}
+
+// Shared values (Once).
+const (
+	// onceLockTTL bounds how long a fetch holds the lock of a key; a holder
+	// whose owner key expired (it died) loses it at once.
+	onceLockTTL = 5 * time.Minute
+	// oncePoll is how often a caller waiting for another's fetch looks.
+	oncePoll = 50 * time.Millisecond
+)
+
+// Once returns the value cached under key; when there is none, one caller
+// among all processes (the holder of the key's lock) runs fetch and caches
+// its value for the time to live fetch returns, and the others wait for
+// it. A fetch error is returned to its caller, nothing is cached and the
+// lock is released, so the next caller fetches; the lock of a holder that
+// died is broken as soon as its owner key expires.
+func (f *Frontier) Once(ctx context.Context, key string, fetch func(context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
+	vk := f.ns + "once:" + key
+	lk := vk + ":lock"
+	for {
+		// One script: the value, or the lock, or neither, seen together
+		// (a GET then a SETNX would take the lock just released by a
+		// holder that has cached the value, and fetch again).
+		res, err := onceScript.Run(ctx, f.rdb, []string{vk, lk}, f.owner, onceLockTTL.Milliseconds()).Slice()
+		if err != nil {
+			return nil, fmt.Errorf("shared %s: %w", key, err)
+		}
+		if len(res) == 2 {
+			if v, ok := res[1].(string); ok {
+				return []byte(v), nil
+			}
+			return nil, fmt.Errorf("shared %s: reply %v", key, res)
+		}
+		if len(res) == 1 && res[0] == int64(1) {
+			return f.fill(ctx, key, vk, lk, fetch)
+		}
+		if err := f.breakDeadLock(ctx, lk); err != nil {
+			return nil, fmt.Errorf("shared %s: %w", key, err)
+		}
+		t := time.NewTimer(oncePoll)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// fill runs fetch as the holder of lk and caches its value under vk.
+func (f *Frontier) fill(ctx context.Context, key, vk, lk string, fetch func(context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
+	bg := context.WithoutCancel(ctx)
+	v, ttl, err := fetch(ctx)
+	if err != nil {
+		f.rdb.Del(bg, lk)
+		return nil, err
+	}
+	if ttl <= 0 {
+		f.rdb.Del(bg, lk)
+		return nil, fmt.Errorf("shared %s: %w: time to live %v", key, storage.ErrInvalid, ttl)
+	}
+	_, err = f.rdb.TxPipelined(bg, func(p redis.Pipeliner) error {
+		p.Set(bg, vk, v, ttl)
+		p.Del(bg, lk)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shared %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// onceScript: KEYS = value key, lock key; ARGV = owner, lock ttl in ms.
+// Returns {1, value} when the value is cached, {1} when the caller took
+// the lock, {0} when another holds it.
+var onceScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v then return {1, v} end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {1} end
+return {0}
+`)
+
+// breakDeadLock deletes the lock lk when its holder's owner key expired.
+var breakLockScript = redis.NewScript(`
+local holder = redis.call('GET', KEYS[1])
+if holder and redis.call('EXISTS', ARGV[1] .. 'owner:' .. holder) == 0 then
+	redis.call('DEL', KEYS[1])
+	return 1
+end
+return 0
+`)
+
+func (f *Frontier) breakDeadLock(ctx context.Context, lk string) error {
+	return breakLockScript.Run(ctx, f.rdb, []string{lk}, f.ns).Err()
 }

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/newsdedup/newscrawl/internal/sample"
+	"github.com/newsdedup/newscrawl/storage/postgres"
+)
+
+// samplePostgres writes the sample store (internal/sample) into a fresh
+// schema of the test server (NEWSCRAWL_TEST_POSTGRES), dropped after the
+// test, and returns its URL. It skips without a server, or fails when CI
+// is set.
+func samplePostgres(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("NEWSCRAWL_TEST_POSTGRES")
+	if base == "" {
+		msg := "NEWSCRAWL_TEST_POSTGRES is not set: no PostgreSQL server to test against (start one with `eval \"$(.ci/services.sh)\"`)"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	schema := "nc_cli_" + hex.EncodeToString(rnd[:])
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema: %v", err)
+		}
+		admin.Close(context.Background())
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal("NEWSCRAWL_TEST_POSTGRES must be a postgres:// URL here")
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	db := u.String()
+	s, err := postgres.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sample.Fill(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// TestReadCommandsPostgres: explain, report, export and serve read a
+// postgres:// store as they read a SQLite file (the sample store's
+// verdicts, records and search results are the same).
+func TestReadCommandsPostgres(t *testing.T) {
+	db := samplePostgres(t)
+	t.Run("explain", func(t *testing.T) {
+		r := runMain("explain", "--db", db, "https://www.sohu.com/a/200")
+		if r.code != ExitOK || !strings.Contains(r.stdout, "reason containment") {
+			t.Fatalf("exit %d, want the containment verdict:\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	})
+	t.Run("report", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "report.html")
+		r := runMain("report", "--db", db, "--out", out)
+		if r.code != ExitOK {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil || !strings.Contains(string(b), `<figure id="jaccard">`) {
+			t.Fatalf("report: %v", err)
+		}
+	})
+	t.Run("export", func(t *testing.T) {
+		r := runMain("export", "--db", db)
+		if n := strings.Count(r.stdout, "\n"); r.code != ExitOK || n != 11 {
+			t.Fatalf("exit %d, %d lines, want 11: %s", r.code, n, r.stderr)
+		}
+	})
+	t.Run("serve", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- cmdServe(ctx, []string{"--db", db, "--addr", "127.0.0.1:0"}, pw, io.Discard)
+			pw.Close()
+		}()
+		line, err := bufio.NewReader(pr).ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		go io.Copy(io.Discard, pr)
+		if pw := passwordOf(db); pw != "" && strings.Contains(line, ":"+pw+"@") {
+			t.Errorf("serve prints the password: %q", line)
+		}
+		u := regexp.MustCompile(`http://[0-9.:]+/`).FindString(line)
+		resp, err := http.Get(u + "search?q=" + "%E5%9C%B0%E9%93%81")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "3 result(s)") {
+			t.Errorf("status %d: %s", resp.StatusCode, body)
+		}
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve did not stop")
+		}
+	})
+}
+
+// passwordOf is the password of the URL db ("" when it has none).
+func passwordOf(db string) string {
+	u, err := url.Parse(db)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	pw, _ := u.User.Password()
+	return pw
+}
+
+// TestCrawlRedisFlag: --redis takes a Redis URL, and Redis needs a
+// postgres:// store; both are usage errors (exit 2) before anything runs.
+func TestCrawlRedisFlag(t *testing.T) {
+	siteFile, db := hostileSite(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"not a url", []string{"--db", db, "--redis", "queue.internal:6379"}, "--redis must be a redis://"},
+		{"with a SQLite store", []string{"--db", db, "--redis", "redis://127.0.0.1:1/0"}, "is a SQLite file"},
+		{"config key with a SQLite store", []string{"--db", db}, "is a SQLite file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			site := siteFile
+			if tc.name == "config key with a SQLite store" {
+				b, err := os.ReadFile(siteFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				site = filepath.Join(t.TempDir(), "sites.yaml")
+				if err := os.WriteFile(site, append([]byte("redis: redis://127.0.0.1:1/0\n"), b...), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := runMain(append([]string{"crawl", "--site", site, "--progress", "0"}, tc.args...)...)
+			if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) {
+				t.Fatalf("exit %d, want %d and %q:\n%s", r.code, ExitUsage, tc.want, r.stderr)
+			}
+			if _, err := os.Stat(db); err == nil {
+				t.Errorf("the store %s was created", db)
+			}
+		})
+	}
+}
