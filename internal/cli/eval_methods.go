@@ -25,19 +25,12 @@ func cmdEvalKeyFP(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	p := evalmethods.DevPaths(dir)
-	web, err := evalmethods.LoadWeb(p.Truth)
+	sets, err := evalmethods.LoadDev(dir, true)
 	if err != nil {
 		return fmt.Errorf("eval keyfp: %w", err)
 	}
-	robust, err := evalmethods.LoadRobust(p.Robust)
-	if err != nil {
-		return fmt.Errorf("eval keyfp: %w", err)
-	}
-	gold, err := evalmethods.LoadGoldset(p.Neardup)
-	if err != nil {
-		return fmt.Errorf("eval keyfp: %w", err)
-	}
+	web, robust := sets.Web, sets.Robust
+	gold := sets.Gold
 	seg, err := loadSegmenter(stderr)
 	if err != nil {
 		return err
@@ -58,15 +51,11 @@ func cmdEvalWinnow(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	p := evalmethods.DevPaths(dir)
-	web, err := evalmethods.LoadWeb(p.Truth)
+	sets, err := evalmethods.LoadDev(dir, false)
 	if err != nil {
 		return fmt.Errorf("eval winnow: %w", err)
 	}
-	robust, err := evalmethods.LoadRobust(p.Robust)
-	if err != nil {
-		return fmt.Errorf("eval winnow: %w", err)
-	}
+	web, robust := sets.Web, sets.Robust
 	seg, err := loadSegmenter(stderr)
 	if err != nil {
 		return err
@@ -92,15 +81,11 @@ func cmdEvalSynonyms(ctx context.Context, args []string, stdout, stderr io.Write
 	if segCfg.Synonyms == "" {
 		segCfg.Synonyms = filepath.Join(dir, "data", "lexicon", "cilin-hit-extended", "cilin_ex.utf8.txt")
 	}
-	p := evalmethods.DevPaths(dir)
-	web, err := evalmethods.LoadWeb(p.Truth)
+	sets, err := evalmethods.LoadDev(dir, false)
 	if err != nil {
 		return fmt.Errorf("eval synonyms: %w", err)
 	}
-	robust, err := evalmethods.LoadRobust(p.Robust)
-	if err != nil {
-		return fmt.Errorf("eval synonyms: %w", err)
-	}
+	web, robust := sets.Web, sets.Robust
 	plain, err := loadSegmenter(stderr)
 	if err != nil {
 		return err
@@ -177,15 +162,11 @@ func cmdEvalAntecedents(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	p := evalmethods.DevPaths(dir)
-	web, err := evalmethods.LoadWeb(p.Truth)
+	sets, err := evalmethods.LoadDev(dir, false)
 	if err != nil {
 		return fmt.Errorf("eval antecedents: %w", err)
 	}
-	robust, err := evalmethods.LoadRobust(p.Robust)
-	if err != nil {
-		return fmt.Errorf("eval antecedents: %w", err)
-	}
+	web, robust := sets.Web, sets.Robust
 	seg, err := loadSegmenter(stderr)
 	if err != nil {
 		return err

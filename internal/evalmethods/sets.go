@@ -123,3 +123,26 @@ func DevPaths(shared string) Paths {
 		Neardup: filepath.Join(shared, "data", "neardup"),
 	}
 }
+
+// DevSets are the dev sets loaded by LoadDev; Gold is loaded only when asked.
+type DevSets struct{ Web, Robust, Gold Set }
+
+// LoadDev loads the reprint web's texts and robust.jsonl under shared, and
+// the SpotSigs gold set too when withGold is set.
+func LoadDev(shared string, withGold bool) (DevSets, error) {
+	p := DevPaths(shared)
+	var d DevSets
+	var err error
+	if d.Web, err = LoadWeb(p.Truth); err != nil {
+		return d, err
+	}
+	if d.Robust, err = LoadRobust(p.Robust); err != nil {
+		return d, err
+	}
+	if withGold {
+		if d.Gold, err = LoadGoldset(p.Neardup); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
