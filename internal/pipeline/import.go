@@ -32,6 +32,13 @@ type ImportRecord struct {
 // ImportSite is the site of imported records that name none.
 const ImportSite = "import"
 
+// ImportBatch is the number of records an import commits per SQLite
+// transaction (sqlite.Batch): one transaction per record made the store's
+// commit, not the decision, the import's cost. A crash loses at most the
+// open batch, which the next import redoes (decided URLs keep their
+// verdict).
+const ImportBatch = 500
+
 // StreamImport yields the records of a JSONL import file one by one. A
 // line that is not a JSON object of the known keys, or lacks url or text,
 // is an error naming the line; blank lines are skipped.
@@ -145,13 +152,14 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 		return st, err
 	}
 	st.Indexed, st.StartUp = n, time.Since(start)
-	proc, err := NewProcessor(cfg, store, eng, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return st, err
-	}
 	run, err := store.BeginRun(ctx, "import:"+source)
 	if err != nil {
 		return st, fmt.Errorf("begin run: %w", err)
+	}
+	bs := &batchStore{Store: store}
+	proc, err := NewProcessor(cfg, bs, eng, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return st, err
 	}
 	t0, last := time.Now(), time.Now()
 	var runErr error
@@ -164,7 +172,22 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 			runErr = err
 			break
 		}
+		if bs.n >= ImportBatch {
+			if err := bs.end(); err != nil {
+				runErr = err
+				break
+			}
+		}
+		if bs.b == nil {
+			b, berr := store.BeginBatch(ctx)
+			if berr != nil {
+				runErr = berr
+				break
+			}
+			bs.b = b
+		}
 		st.Read++
+		bs.n++
 		out, before, err := proc.importRecord(ctx, run.ID, rec, o.Now())
 		if err != nil {
 			runErr = fmt.Errorf("%s: %w", rec.URL, err)
@@ -185,6 +208,11 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 			st.Elapsed = time.Since(t0)
 			o.Progress(st)
 		}
+	}
+	// The open batch holds every record decided before the loop stopped
+	// (a failed commit undid only itself): keep them.
+	if err := bs.end(); err != nil && runErr == nil {
+		runErr = err
 	}
 	st.Elapsed = time.Since(t0)
 	run.FinishedAt = time.Now()
@@ -221,4 +249,43 @@ func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRec
 	art := &extract.Article{Title: rec.Title, Text: rec.Text, PublishedAt: rec.PublishedAt}
 	out, err = p.decideAndCommit(ctx, page, art, fp, nil) // no HTTP response to keep
 	return out, false, err
+}
+
+// batchStore is the SQLite store as the import's Processor sees it: its
+// commits, and the reads that must see them, go through the open batch.
+type batchStore struct {
+	*sqlite.Store
+	b *sqlite.Batch // nil between batches
+	n int           // records in b
+}
+
+func (s *batchStore) Commit(ctx context.Context, c *storage.Commit) error {
+	if s.b == nil {
+		return s.Store.Commit(ctx, c)
+	}
+	return s.b.Commit(ctx, c)
+}
+
+func (s *batchStore) Decided(ctx context.Context, u string) (storage.Outcome, bool, error) {
+	if s.b == nil {
+		return s.Store.Decided(ctx, u)
+	}
+	return s.b.Decided(ctx, u)
+}
+
+func (s *batchStore) Article(ctx context.Context, id int64) (storage.Article, error) {
+	if s.b == nil {
+		return s.Store.Article(ctx, id)
+	}
+	return s.b.Article(ctx, id)
+}
+
+// end commits the open batch, if any.
+func (s *batchStore) end() error {
+	if s.b == nil {
+		return nil
+	}
+	b := s.b
+	s.b, s.n = nil, 0
+	return b.End()
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,6 +90,79 @@ func TestImport(t *testing.T) {
 	o, ok, err := store.Decided(ctx, "http://y/copy")
 	if err != nil || !ok || o != storage.OutcomeDuplicate {
 		t.Fatalf("the reprint: %v %v %v, want a duplicate", o, ok, err)
+	}
+}
+
+// TestImportBatches: records are committed ImportBatch to a transaction;
+// across batch boundaries every URL is decided exactly once, a URL repeated
+// inside one batch keeps its first verdict, and an error ends the import
+// with every record before it kept (the open batch is committed).
+func TestImportBatches(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Default()
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s0 := fixture.Stories()[0]
+	base := strings.Join(s0.Paragraphs, "\n")
+	n := ImportBatch + ImportBatch/2
+	tests := []struct {
+		name    string
+		tail    string // appended after the n records
+		wantErr string
+	}{
+		{name: "all lines good"},
+		{name: "bad line after one and a half batches", tail: `{"url":"http://bad"}` + "\n", wantErr: "missing text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg.Storage = filepath.Join(t.TempDir(), "news.db")
+			var b strings.Builder
+			for i := range n {
+				u := fmt.Sprintf("http://x/%d", i)
+				if i == 7 {
+					u = "http://x/3" // repeated inside the first batch
+				}
+				text := fmt.Sprintf("第%d号：%s", i, base)
+				if i%50 == 0 {
+					text = fmt.Sprintf("编号%d的独立报道：城市%d的居民讨论交通、天气与学校的新安排。", i, i*7)
+				}
+				fmt.Fprintf(&b, `{"url":%q,"title":%q,"text":%s}`+"\n", u, s0.Title, quote(text))
+			}
+			b.WriteString(tt.tail)
+			st, err := Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(b.String()), "in.jsonl"), ImportOptions{Segmenter: seg})
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("import error %v, want %q", err, tt.wantErr)
+			}
+			if st.Read != n || st.AlreadyDecided != 1 || st.Stored+st.Duplicates != n-1 || st.Stored == 0 || st.Duplicates == 0 {
+				t.Fatalf("stats %+v", st)
+			}
+			store, err := sqlite.Open(ctx, cfg.Storage)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			for i := range n {
+				if i == 7 {
+					continue
+				}
+				u := fmt.Sprintf("http://x/%d", i)
+				if _, ok, err := store.Decided(ctx, u); err != nil || !ok {
+					t.Fatalf("%s not decided after the import: %v", u, err)
+				}
+			}
+			pages := 0
+			if err := store.Pages(ctx, func(storage.Page) error { pages++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if pages != n-1 {
+				t.Fatalf("%d pages stored, want %d", pages, n-1)
+			}
+			if err := store.Check(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 
