@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
 )
@@ -95,5 +96,32 @@ func TestSQLiteBatch(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestSQLiteQuickCheckRecord: the time of the last sound QuickCheck is kept
+// in the store; QuickCheckSmall passes on a sound store, and the full Check
+// accepts the recorded key.
+func TestSQLiteQuickCheckRecord(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s := openTemp(t, path)
+	if last, err := s.LastQuickCheck(ctx); err != nil || !last.IsZero() {
+		t.Fatalf("fresh store: last check %v, %v", last, err)
+	}
+	at := time.Date(2026, 11, 23, 18, 0, 0, 0, time.UTC)
+	for _, when := range []time.Time{at, at.Add(time.Hour)} {
+		if err := s.RecordQuickCheck(ctx, when); err != nil {
+			t.Fatal(err)
+		}
+		if last, err := s.LastQuickCheck(ctx); err != nil || !last.Equal(when) {
+			t.Fatalf("last check %v, %v; want %v", last, err, when)
+		}
+	}
+	if err := s.QuickCheckSmall(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("Check after recording: %v", err)
 	}
 }
