@@ -10,11 +10,15 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/dedupin"
+	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
@@ -163,7 +167,15 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	}
 	t0, last := time.Now(), time.Now()
 	var runErr error
-	for rec, err := range recs {
+	done := make(chan struct{})
+	items := fingerprintAhead(recs, eng, done)
+	defer func() {
+		close(done)
+		for range items { // wait for the fingerprinting goroutine to end
+		}
+	}()
+	for it := range itemsOf(items) {
+		rec, fp, err := it.rec, it.fp, it.err
 		if err != nil {
 			runErr = err
 			break
@@ -188,7 +200,7 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 		}
 		st.Read++
 		bs.n++
-		out, before, err := proc.importRecord(ctx, run.ID, rec, o.Now())
+		out, before, err := proc.importRecord(ctx, run.ID, rec, fp, o.Now())
 		if err != nil {
 			runErr = fmt.Errorf("%s: %w", rec.URL, err)
 			break
@@ -231,16 +243,95 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	return st, runErr
 }
 
-// importRecord fingerprints, decides and commits one record; a URL decided
-// before keeps its verdict.
-func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRecord, now time.Time) (out storage.Outcome, before bool, err error) {
+// importChunk is how many records the import fingerprints at a time,
+// ahead of the decisions (fingerprintAhead).
+const importChunk = 64
+
+// importItem is a record with its fingerprint (nil: to be computed in
+// turn), or the error that ends the input.
+type importItem struct {
+	rec ImportRecord
+	fp  *dedup.Fingerprint
+	err error
+}
+
+// fingerprintAhead reads recs and fingerprints them on every core,
+// importChunk records at a time, while the caller decides and commits the
+// chunk before (the decisions are serial; fingerprinting was most of an
+// import's CPU). Chunks come out in input order; an error ends the input.
+// With TF-IDF weights or the keyword rule a fingerprint depends on the
+// documents added before, so the records are passed on unfingerprinted.
+// It stops when done is closed; the channel is closed when it has ended.
+func fingerprintAhead(recs iter.Seq2[ImportRecord, error], eng *dedup.Engine, done <-chan struct{}) <-chan []importItem {
+	out := make(chan []importItem, 2)
+	serial := eng.Options().Weighting == segment.TFIDF || eng.Options().KeywordExact
+	workers := runtime.GOMAXPROCS(0)
+	go func() {
+		defer close(out)
+		chunk := make([]importItem, 0, importChunk)
+		send := func() bool {
+			if !serial {
+				var wg sync.WaitGroup
+				for w := range workers {
+					wg.Go(func() {
+						for i := w; i < len(chunk); i += workers {
+							if chunk[i].err == nil {
+								chunk[i].fp = eng.Fingerprint(chunk[i].rec.Title, chunk[i].rec.Text)
+							}
+						}
+					})
+				}
+				wg.Wait()
+			}
+			select {
+			case out <- chunk:
+				chunk = make([]importItem, 0, importChunk)
+				return true
+			case <-done:
+				return false
+			}
+		}
+		for rec, err := range recs {
+			chunk = append(chunk, importItem{rec: rec, err: err})
+			if err != nil {
+				break
+			}
+			if len(chunk) == importChunk && !send() {
+				return
+			}
+		}
+		if len(chunk) > 0 {
+			send()
+		}
+	}()
+	return out
+}
+
+// itemsOf yields the items of the chunks in order.
+func itemsOf(chunks <-chan []importItem) iter.Seq[importItem] {
+	return func(yield func(importItem) bool) {
+		for c := range chunks {
+			for _, it := range c {
+				if !yield(it) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// importRecord decides and commits one record, fingerprinting it first
+// when fp is nil; a URL decided before keeps its verdict.
+func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRecord, fp *dedup.Fingerprint, now time.Time) (out storage.Outcome, before bool, err error) {
 	if o, ok, err := p.store.Decided(ctx, rec.URL); err != nil {
 		return "", false, err
 	} else if ok {
 		return o, true, nil
 	}
 	page := storage.Page{URL: rec.URL, Site: rec.Site, RunID: runID, Status: 200, FetchedAt: now}
-	fp := p.engine.Fingerprint(rec.Title, rec.Text)
+	if fp == nil {
+		fp = p.engine.Fingerprint(rec.Title, rec.Text)
+	}
 	if fp.Empty() {
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
 		out, err = p.commit(ctx, &storage.Commit{Page: page})
