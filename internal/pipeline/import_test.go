@@ -2,14 +2,18 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
@@ -220,5 +224,73 @@ func TestImportRefusesPostgres(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("files created: %v", ents)
+	}
+}
+
+// TestFingerprintAhead: the records come out in input order with the
+// fingerprint Engine.Fingerprint gives (computed ahead on every core, or
+// left nil for TF-IDF weights), and an input error ends the sequence.
+func TestFingerprintAhead(t *testing.T) {
+	cfg := config.Default()
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []ImportRecord
+	for i, s := range fixture.Stories() {
+		recs = append(recs, ImportRecord{URL: fmt.Sprintf("http://x/%d", i), Title: s.Title, Text: strings.Join(s.Paragraphs, "\n")})
+	}
+	for len(recs) < 3*importChunk/2 {
+		recs = append(recs, ImportRecord{URL: fmt.Sprintf("http://x/%d", len(recs)), Text: fmt.Sprintf("第%d条：%s", len(recs), recs[len(recs)%5].Text)})
+	}
+	bad := errors.New("in.jsonl:99: missing text")
+	tests := []struct {
+		name      string
+		weighting segment.Weighting
+		wantFP    bool
+	}{
+		{name: "tf: fingerprinted ahead", weighting: segment.TF, wantFP: true},
+		{name: "tf-idf: in turn", weighting: segment.TFIDF, wantFP: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eng, err := dedup.New(seg, dedup.Options{Weighting: tt.weighting})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := func(yield func(ImportRecord, error) bool) {
+				for _, r := range recs {
+					if !yield(r, nil) {
+						return
+					}
+				}
+				yield(ImportRecord{}, bad)
+			}
+			done := make(chan struct{})
+			defer close(done)
+			i := 0
+			for it := range itemsOf(fingerprintAhead(in, eng, done)) {
+				if i == len(recs) {
+					if it.err != bad {
+						t.Fatalf("item %d: err %v, want the input's error", i, it.err)
+					}
+					i++
+					continue
+				}
+				if it.err != nil || it.rec.URL != recs[i].URL {
+					t.Fatalf("item %d: %s, %v; want %s", i, it.rec.URL, it.err, recs[i].URL)
+				}
+				switch {
+				case !tt.wantFP && it.fp != nil:
+					t.Fatalf("item %d fingerprinted ahead with TF-IDF weights", i)
+				case tt.wantFP && (it.fp == nil || !reflect.DeepEqual(it.fp, eng.Fingerprint(recs[i].Title, recs[i].Text))):
+					t.Fatalf("item %d: fingerprint differs from Engine.Fingerprint", i)
+				}
+				i++
+			}
+			if i != len(recs)+1 {
+				t.Fatalf("%d items, want %d", i, len(recs)+1)
+			}
+		})
 	}
 }
