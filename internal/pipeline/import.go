@@ -176,27 +176,15 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	}()
 	for it := range itemsOf(items) {
 		rec, fp, err := it.rec, it.fp, it.err
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err == nil {
+			err = bs.ready(ctx)
+		}
 		if err != nil {
 			runErr = err
 			break
-		}
-		if err := ctx.Err(); err != nil {
-			runErr = err
-			break
-		}
-		if bs.n >= ImportBatch {
-			if err := bs.end(); err != nil {
-				runErr = err
-				break
-			}
-		}
-		if bs.b == nil {
-			b, berr := store.BeginBatch(ctx)
-			if berr != nil {
-				runErr = berr
-				break
-			}
-			bs.b = b
 		}
 		st.Read++
 		bs.n++
@@ -205,16 +193,7 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 			runErr = fmt.Errorf("%s: %w", rec.URL, err)
 			break
 		}
-		switch {
-		case before:
-			st.AlreadyDecided++
-		case out == storage.OutcomeStored:
-			st.Stored++
-		case out == storage.OutcomeDuplicate:
-			st.Duplicates++
-		case out == storage.OutcomeNotArticle:
-			st.NotArticle++
-		}
+		st.count(out, before)
 		if o.Progress != nil && time.Since(last) >= o.ProgressEvery {
 			last = time.Now()
 			st.Elapsed = time.Since(t0)
@@ -229,18 +208,37 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	st.Elapsed = time.Since(t0)
 	run.FinishedAt = time.Now()
 	run.Stats = storage.RunStats{Fetched: st.Read, Stored: st.Stored, Duplicates: st.Duplicates, NotArticle: st.NotArticle}
-	switch {
-	case errors.Is(runErr, context.Canceled):
-		run.Status = storage.RunInterrupted
-	case runErr != nil:
-		run.Status = storage.RunFailed
-	default:
-		run.Status = storage.RunCompleted
-	}
+	run.Status = importStatus(runErr)
 	if err := store.FinishRun(context.WithoutCancel(ctx), run); err != nil && runErr == nil {
 		runErr = fmt.Errorf("finish run: %w", err)
 	}
 	return st, runErr
+}
+
+// count adds one record's outcome.
+func (st *ImportStats) count(out storage.Outcome, before bool) {
+	switch {
+	case before:
+		st.AlreadyDecided++
+	case out == storage.OutcomeStored:
+		st.Stored++
+	case out == storage.OutcomeDuplicate:
+		st.Duplicates++
+	case out == storage.OutcomeNotArticle:
+		st.NotArticle++
+	}
+}
+
+// importStatus is the status of an import run that ended with err.
+func importStatus(err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return storage.RunInterrupted
+	case err != nil:
+		return storage.RunFailed
+	default:
+		return storage.RunCompleted
+	}
 }
 
 // importChunk is how many records the import fingerprints at a time,
@@ -369,6 +367,24 @@ func (s *batchStore) Article(ctx context.Context, id int64) (storage.Article, er
 		return s.Store.Article(ctx, id)
 	}
 	return s.b.Article(ctx, id)
+}
+
+// ready makes a batch with room for one more record: it commits a full
+// batch and opens the next.
+func (s *batchStore) ready(ctx context.Context) error {
+	if s.n >= ImportBatch {
+		if err := s.end(); err != nil {
+			return err
+		}
+	}
+	if s.b == nil {
+		b, err := s.Store.BeginBatch(ctx)
+		if err != nil {
+			return err
+		}
+		s.b = b
+	}
+	return nil
 }
 
 // end commits the open batch, if any.
