@@ -156,14 +156,14 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 		return st, err
 	}
 	st.Indexed, st.StartUp = n, time.Since(start)
-	run, err := store.BeginRun(ctx, "import:"+source)
-	if err != nil {
-		return st, fmt.Errorf("begin run: %w", err)
-	}
 	bs := &batchStore{Store: store}
 	proc, err := NewProcessor(cfg, bs, eng, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return st, err
+	}
+	run, err := store.BeginRun(ctx, "import:"+source)
+	if err != nil {
+		return st, fmt.Errorf("begin run: %w", err)
 	}
 	t0, last := time.Now(), time.Now()
 	var runErr error
