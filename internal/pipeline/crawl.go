@@ -97,16 +97,16 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 		return CrawlResult{}, fmt.Errorf("lock %s: %w", StoreName(cfg.Storage), err)
 	}
 	defer release()
-	// A damaged store is refused before anything is written to it
-	// (QuickCheck reads every page: 0.8 s at 100,000 articles, 12 s at
-	// 1,000,000; see sqlite.BenchmarkStoreCheck).
-	// (A PostgreSQL server checks its own pages.)
+	// A damaged store is refused before anything is written to it: the
+	// full check at most every FullCheckEvery, the small one in between
+	// (see checkStore). (A PostgreSQL server checks its own pages.)
 	if qc, ok := store.(quickChecker); ok {
 		t := time.Now()
-		if err := qc.QuickCheck(ctx); err != nil {
+		what, err := checkStore(ctx, qc, t)
+		if err != nil {
 			return CrawlResult{}, fmt.Errorf("%w (nothing was written; restore a backup or move the store aside)", err)
 		}
-		fmt.Fprintf(status, "store checked in %.1fs\n", time.Since(t).Seconds())
+		fmt.Fprintf(status, "store checked in %.1fs (%s)\n", time.Since(t).Seconds(), what)
 	}
 	if err := CloseDeadRuns(ctx, store); err != nil {
 		return CrawlResult{}, err

@@ -10,11 +10,15 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/dedupin"
+	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
@@ -31,6 +35,13 @@ type ImportRecord struct {
 
 // ImportSite is the site of imported records that name none.
 const ImportSite = "import"
+
+// ImportBatch is the number of records an import commits per SQLite
+// transaction (sqlite.Batch): one transaction per record made the store's
+// commit, not the decision, the import's cost. A crash loses at most the
+// open batch, which the next import redoes (decided URLs keep their
+// verdict).
+const ImportBatch = 500
 
 // StreamImport yields the records of a JSONL import file one by one. A
 // line that is not a JSON object of the known keys, or lacks url or text,
@@ -145,7 +156,8 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 		return st, err
 	}
 	st.Indexed, st.StartUp = n, time.Since(start)
-	proc, err := NewProcessor(cfg, store, eng, slog.New(slog.DiscardHandler))
+	bs := &batchStore{Store: store}
+	proc, err := NewProcessor(cfg, bs, eng, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return st, err
 	}
@@ -155,64 +167,169 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	}
 	t0, last := time.Now(), time.Now()
 	var runErr error
-	for rec, err := range recs {
-		if err != nil {
-			runErr = err
-			break
+	done := make(chan struct{})
+	items := fingerprintAhead(recs, eng, done)
+	defer func() {
+		close(done)
+		for range items { // wait for the fingerprinting goroutine to end
 		}
-		if err := ctx.Err(); err != nil {
+	}()
+	for it := range itemsOf(items) {
+		rec, fp, err := it.rec, it.fp, it.err
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err == nil {
+			err = bs.ready(ctx)
+		}
+		if err != nil {
 			runErr = err
 			break
 		}
 		st.Read++
-		out, before, err := proc.importRecord(ctx, run.ID, rec, o.Now())
+		bs.n++
+		out, before, err := proc.importRecord(ctx, run.ID, rec, fp, o.Now())
 		if err != nil {
 			runErr = fmt.Errorf("%s: %w", rec.URL, err)
 			break
 		}
-		switch {
-		case before:
-			st.AlreadyDecided++
-		case out == storage.OutcomeStored:
-			st.Stored++
-		case out == storage.OutcomeDuplicate:
-			st.Duplicates++
-		case out == storage.OutcomeNotArticle:
-			st.NotArticle++
-		}
+		st.count(out, before)
 		if o.Progress != nil && time.Since(last) >= o.ProgressEvery {
 			last = time.Now()
 			st.Elapsed = time.Since(t0)
 			o.Progress(st)
 		}
 	}
+	// The open batch holds every record decided before the loop stopped
+	// (a failed commit undid only itself): keep them.
+	if err := bs.end(); err != nil && runErr == nil {
+		runErr = err
+	}
 	st.Elapsed = time.Since(t0)
 	run.FinishedAt = time.Now()
 	run.Stats = storage.RunStats{Fetched: st.Read, Stored: st.Stored, Duplicates: st.Duplicates, NotArticle: st.NotArticle}
-	switch {
-	case errors.Is(runErr, context.Canceled):
-		run.Status = storage.RunInterrupted
-	case runErr != nil:
-		run.Status = storage.RunFailed
-	default:
-		run.Status = storage.RunCompleted
-	}
+	run.Status = importStatus(runErr)
 	if err := store.FinishRun(context.WithoutCancel(ctx), run); err != nil && runErr == nil {
 		runErr = fmt.Errorf("finish run: %w", err)
 	}
 	return st, runErr
 }
 
-// importRecord fingerprints, decides and commits one record; a URL decided
-// before keeps its verdict.
-func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRecord, now time.Time) (out storage.Outcome, before bool, err error) {
+// count adds one record's outcome.
+func (st *ImportStats) count(out storage.Outcome, before bool) {
+	switch {
+	case before:
+		st.AlreadyDecided++
+	case out == storage.OutcomeStored:
+		st.Stored++
+	case out == storage.OutcomeDuplicate:
+		st.Duplicates++
+	case out == storage.OutcomeNotArticle:
+		st.NotArticle++
+	}
+}
+
+// importStatus is the status of an import run that ended with err.
+func importStatus(err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return storage.RunInterrupted
+	case err != nil:
+		return storage.RunFailed
+	default:
+		return storage.RunCompleted
+	}
+}
+
+// importChunk is how many records the import fingerprints at a time,
+// ahead of the decisions (fingerprintAhead).
+const importChunk = 64
+
+// importItem is a record with its fingerprint (nil: to be computed in
+// turn), or the error that ends the input.
+type importItem struct {
+	rec ImportRecord
+	fp  *dedup.Fingerprint
+	err error
+}
+
+// fingerprintAhead reads recs and fingerprints them on every core,
+// importChunk records at a time, while the caller decides and commits the
+// chunk before (the decisions are serial; fingerprinting was most of an
+// import's CPU). Chunks come out in input order; an error ends the input.
+// With TF-IDF weights or the keyword rule a fingerprint depends on the
+// documents added before, so the records are passed on unfingerprinted.
+// It stops when done is closed; the channel is closed when it has ended.
+func fingerprintAhead(recs iter.Seq2[ImportRecord, error], eng *dedup.Engine, done <-chan struct{}) <-chan []importItem {
+	out := make(chan []importItem, 2)
+	serial := eng.Options().Weighting == segment.TFIDF || eng.Options().KeywordExact
+	workers := runtime.GOMAXPROCS(0)
+	go func() {
+		defer close(out)
+		chunk := make([]importItem, 0, importChunk)
+		send := func() bool {
+			if !serial {
+				var wg sync.WaitGroup
+				for w := range workers {
+					wg.Go(func() {
+						for i := w; i < len(chunk); i += workers {
+							if chunk[i].err == nil {
+								chunk[i].fp = eng.Fingerprint(chunk[i].rec.Title, chunk[i].rec.Text)
+							}
+						}
+					})
+				}
+				wg.Wait()
+			}
+			select {
+			case out <- chunk:
+				chunk = make([]importItem, 0, importChunk)
+				return true
+			case <-done:
+				return false
+			}
+		}
+		for rec, err := range recs {
+			chunk = append(chunk, importItem{rec: rec, err: err})
+			if err != nil {
+				break
+			}
+			if len(chunk) == importChunk && !send() {
+				return
+			}
+		}
+		if len(chunk) > 0 {
+			send()
+		}
+	}()
+	return out
+}
+
+// itemsOf yields the items of the chunks in order.
+func itemsOf(chunks <-chan []importItem) iter.Seq[importItem] {
+	return func(yield func(importItem) bool) {
+		for c := range chunks {
+			for _, it := range c {
+				if !yield(it) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// importRecord decides and commits one record, fingerprinting it first
+// when fp is nil; a URL decided before keeps its verdict.
+func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRecord, fp *dedup.Fingerprint, now time.Time) (out storage.Outcome, before bool, err error) {
 	if o, ok, err := p.store.Decided(ctx, rec.URL); err != nil {
 		return "", false, err
 	} else if ok {
 		return o, true, nil
 	}
 	page := storage.Page{URL: rec.URL, Site: rec.Site, RunID: runID, Status: 200, FetchedAt: now}
-	fp := p.engine.Fingerprint(rec.Title, rec.Text)
+	if fp == nil {
+		fp = p.engine.Fingerprint(rec.Title, rec.Text)
+	}
 	if fp.Empty() {
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
 		out, err = p.commit(ctx, &storage.Commit{Page: page})
@@ -221,4 +338,61 @@ func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRec
 	art := &extract.Article{Title: rec.Title, Text: rec.Text, PublishedAt: rec.PublishedAt}
 	out, err = p.decideAndCommit(ctx, page, art, fp, nil) // no HTTP response to keep
 	return out, false, err
+}
+
+// batchStore is the SQLite store as the import's Processor sees it: its
+// commits, and the reads that must see them, go through the open batch.
+type batchStore struct {
+	*sqlite.Store
+	b *sqlite.Batch // nil between batches
+	n int           // records in b
+}
+
+func (s *batchStore) Commit(ctx context.Context, c *storage.Commit) error {
+	if s.b == nil {
+		return s.Store.Commit(ctx, c)
+	}
+	return s.b.Commit(ctx, c)
+}
+
+func (s *batchStore) Decided(ctx context.Context, u string) (storage.Outcome, bool, error) {
+	if s.b == nil {
+		return s.Store.Decided(ctx, u)
+	}
+	return s.b.Decided(ctx, u)
+}
+
+func (s *batchStore) Article(ctx context.Context, id int64) (storage.Article, error) {
+	if s.b == nil {
+		return s.Store.Article(ctx, id)
+	}
+	return s.b.Article(ctx, id)
+}
+
+// ready makes a batch with room for one more record: it commits a full
+// batch and opens the next.
+func (s *batchStore) ready(ctx context.Context) error {
+	if s.n >= ImportBatch {
+		if err := s.end(); err != nil {
+			return err
+		}
+	}
+	if s.b == nil {
+		b, err := s.Store.BeginBatch(ctx)
+		if err != nil {
+			return err
+		}
+		s.b = b
+	}
+	return nil
+}
+
+// end commits the open batch, if any.
+func (s *batchStore) end() error {
+	if s.b == nil {
+		return nil
+	}
+	b := s.b
+	s.b, s.n = nil, 0
+	return b.End()
 }

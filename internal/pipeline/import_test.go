@@ -2,13 +2,18 @@ package pipeline
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
@@ -92,6 +97,79 @@ func TestImport(t *testing.T) {
 	}
 }
 
+// TestImportBatches: records are committed ImportBatch to a transaction;
+// across batch boundaries every URL is decided exactly once, a URL repeated
+// inside one batch keeps its first verdict, and an error ends the import
+// with every record before it kept (the open batch is committed).
+func TestImportBatches(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Default()
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s0 := fixture.Stories()[0]
+	base := strings.Join(s0.Paragraphs, "\n")
+	n := ImportBatch + ImportBatch/2
+	tests := []struct {
+		name    string
+		tail    string // appended after the n records
+		wantErr string
+	}{
+		{name: "all lines good"},
+		{name: "bad line after one and a half batches", tail: `{"url":"http://bad"}` + "\n", wantErr: "missing text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg.Storage = filepath.Join(t.TempDir(), "news.db")
+			var b strings.Builder
+			for i := range n {
+				u := fmt.Sprintf("http://x/%d", i)
+				if i == 7 {
+					u = "http://x/3" // repeated inside the first batch
+				}
+				text := fmt.Sprintf("第%d号：%s", i, base)
+				if i%50 == 0 {
+					text = fmt.Sprintf("编号%d的独立报道：城市%d的居民讨论交通、天气与学校的新安排。", i, i*7)
+				}
+				fmt.Fprintf(&b, `{"url":%q,"title":%q,"text":%s}`+"\n", u, s0.Title, quote(text))
+			}
+			b.WriteString(tt.tail)
+			st, err := Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(b.String()), "in.jsonl"), ImportOptions{Segmenter: seg})
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("import error %v, want %q", err, tt.wantErr)
+			}
+			if st.Read != n || st.AlreadyDecided != 1 || st.Stored+st.Duplicates != n-1 || st.Stored == 0 || st.Duplicates == 0 {
+				t.Fatalf("stats %+v", st)
+			}
+			store, err := sqlite.Open(ctx, cfg.Storage)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			for i := range n {
+				if i == 7 {
+					continue
+				}
+				u := fmt.Sprintf("http://x/%d", i)
+				if _, ok, err := store.Decided(ctx, u); err != nil || !ok {
+					t.Fatalf("%s not decided after the import: %v", u, err)
+				}
+			}
+			pages := 0
+			if err := store.Pages(ctx, func(storage.Page) error { pages++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if pages != n-1 {
+				t.Fatalf("%d pages stored, want %d", pages, n-1)
+			}
+			if err := store.Check(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 func quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -146,5 +224,73 @@ func TestImportRefusesPostgres(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("files created: %v", ents)
+	}
+}
+
+// TestFingerprintAhead: the records come out in input order with the
+// fingerprint Engine.Fingerprint gives (computed ahead on every core, or
+// left nil for TF-IDF weights), and an input error ends the sequence.
+func TestFingerprintAhead(t *testing.T) {
+	cfg := config.Default()
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []ImportRecord
+	for i, s := range fixture.Stories() {
+		recs = append(recs, ImportRecord{URL: fmt.Sprintf("http://x/%d", i), Title: s.Title, Text: strings.Join(s.Paragraphs, "\n")})
+	}
+	for len(recs) < 3*importChunk/2 {
+		recs = append(recs, ImportRecord{URL: fmt.Sprintf("http://x/%d", len(recs)), Text: fmt.Sprintf("第%d条：%s", len(recs), recs[len(recs)%5].Text)})
+	}
+	bad := errors.New("in.jsonl:99: missing text")
+	tests := []struct {
+		name      string
+		weighting segment.Weighting
+		wantFP    bool
+	}{
+		{name: "tf: fingerprinted ahead", weighting: segment.TF, wantFP: true},
+		{name: "tf-idf: in turn", weighting: segment.TFIDF, wantFP: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eng, err := dedup.New(seg, dedup.Options{Weighting: tt.weighting})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := func(yield func(ImportRecord, error) bool) {
+				for _, r := range recs {
+					if !yield(r, nil) {
+						return
+					}
+				}
+				yield(ImportRecord{}, bad)
+			}
+			done := make(chan struct{})
+			defer close(done)
+			i := 0
+			for it := range itemsOf(fingerprintAhead(in, eng, done)) {
+				if i == len(recs) {
+					if it.err != bad {
+						t.Fatalf("item %d: err %v, want the input's error", i, it.err)
+					}
+					i++
+					continue
+				}
+				if it.err != nil || it.rec.URL != recs[i].URL {
+					t.Fatalf("item %d: %s, %v; want %s", i, it.rec.URL, it.err, recs[i].URL)
+				}
+				switch {
+				case !tt.wantFP && it.fp != nil:
+					t.Fatalf("item %d fingerprinted ahead with TF-IDF weights", i)
+				case tt.wantFP && (it.fp == nil || !reflect.DeepEqual(it.fp, eng.Fingerprint(recs[i].Title, recs[i].Text))):
+					t.Fatalf("item %d: fingerprint differs from Engine.Fingerprint", i)
+				}
+				i++
+			}
+			if i != len(recs)+1 {
+				t.Fatalf("%d items, want %d", i, len(recs)+1)
+			}
+		})
 	}
 }

@@ -15,7 +15,8 @@ import (
 
 // BenchmarkStoreCheck measures the damage checks on a large store: PRAGMA
 // quick_check (what crawl and export run before using a store) and PRAGMA
-// integrity_check (which also compares every index with its table). The
+// integrity_check (which also compares every index with its table), and
+// QuickCheckSmall (the runs and meta tables only). The
 // store is filled with NEWSCRAWL_CHECK_ARTICLES articles (default 100,000)
 // of ~1 KB Chinese text and a 100-spot signature, written straight with SQL
 // in one transaction (Commit would take minutes). Run for 1 M articles:
@@ -58,6 +59,15 @@ func BenchmarkStoreCheck(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/article")
 		})
 	}
+	// What a crawl runs between its daily full checks (QuickCheckSmall).
+	b.Run("small_tables", func(b *testing.B) {
+		for b.Loop() {
+			if err := s.QuickCheckSmall(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/check")
+	})
 }
 
 // fillArticles inserts n stored pages and articles in one transaction.

@@ -3,12 +3,14 @@ package sqlite
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	msqlite "modernc.org/sqlite"
@@ -186,6 +188,76 @@ func (s *Store) checkUnchanged() error {
 	_, werr := os.Lstat(s.path + "-wal")
 	if err != nil || now.Size() != s.immutable.Size() || !now.ModTime().Equal(s.immutable.ModTime()) || werr == nil {
 		return fmt.Errorf("%s changed while it was read without locks (its directory is not writable, so SQLite could not coordinate with the writer): read it again", s.path)
+	}
+	return nil
+}
+
+// metaQuickCheckAt is the meta key holding the time (Unix nanoseconds) of
+// the last QuickCheck that found the file sound and was recorded.
+const metaQuickCheckAt = "quick_check_at"
+
+// LastQuickCheck returns when the last recorded QuickCheck found the store
+// sound (RecordQuickCheck), or the zero time when none was recorded.
+func (s *Store) LastQuickCheck(ctx context.Context) (time.Time, error) {
+	var ns int64
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaQuickCheckAt).Scan(&ns)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("last quick check of %s: %w", s.path, damaged(err))
+	}
+	return time.Unix(0, ns).UTC(), nil
+}
+
+// RecordQuickCheck records t as the time of the last QuickCheck that found
+// the store sound.
+func (s *Store) RecordQuickCheck(ctx context.Context, t time.Time) error {
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, metaQuickCheckAt, t.UnixNano())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record quick check of %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// smallTables are the tables a crawl writes first (its run, the document
+// counter), checked by QuickCheckSmall.
+var smallTables = []string{"runs", "meta"}
+
+// QuickCheckSmall runs PRAGMA quick_check on the small tables only (runs,
+// meta: the schema and the pages a run writes first), a cost that does not
+// grow with the corpus. Damage elsewhere is found by the next QuickCheck,
+// or by SQLite when it reads a damaged page (ErrDamaged).
+func (s *Store) QuickCheckSmall(ctx context.Context) error {
+	var bad []string
+	for _, table := range smallTables {
+		// quick_check(TABLE) checks one table and its indexes.
+		rows, err := s.db.QueryContext(ctx, `PRAGMA quick_check(`+table+`)`)
+		if err != nil {
+			return fmt.Errorf("quick check of %s in %s: %w", table, s.path, damaged(err))
+		}
+		for rows.Next() {
+			var msg string
+			if err := rows.Scan(&msg); err != nil {
+				rows.Close()
+				return fmt.Errorf("quick check of %s in %s: %w", table, s.path, damaged(err))
+			}
+			if msg != "ok" {
+				bad = append(bad, msg)
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("quick check of %s in %s: %w", table, s.path, damaged(err))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("quick check %s: %w: %s", s.path, ErrDamaged, strings.Join(bad, "; "))
 	}
 	return nil
 }

@@ -695,85 +695,102 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	p := &c.Page
-	var artID, artCluster int64
-	var dupOfURL string
-	var dupCluster int64
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
-		var old string
-		err := tx.StmtContext(ctx, s.stmts.pageOutcome).QueryRowContext(ctx, p.URL).Scan(&old)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return err
-		case storage.Outcome(old).Final():
-			return fmt.Errorf("%w (%s)", storage.ErrAlreadyDecided, old)
-		default:
-			if _, err := tx.StmtContext(ctx, s.stmts.deletePage).ExecContext(ctx, p.URL); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.StmtContext(ctx, s.stmts.insertPage).ExecContext(ctx, p.URL, p.Site, p.RunID,
-			string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt)); err != nil {
-			return err
-		}
-		switch {
-		case c.Article != nil:
-			a := c.Article
-			err := tx.StmtContext(ctx, s.stmts.insertArticle).QueryRowContext(ctx, p.URL, a.Site, a.RunID,
-				a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author, a.Editor, nullTime(a.FetchedAt),
-				a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash), packSignature(a.Fingerprint.Signature),
-				a.Fingerprint.Length).Scan(&artID, &artCluster)
-			if err != nil {
-				return err
-			}
-			if err := s.addTerms(ctx, tx, c.Terms); err != nil {
-				return err
-			}
-			if c.Raw != nil {
-				if err := putRaw(ctx, tx, p.URL, c.Raw); err != nil {
-					return err
-				}
-			}
-		case c.Duplicate != nil:
-			d := c.Duplicate
-			err := tx.StmtContext(ctx, s.stmts.articleRef).QueryRowContext(ctx, d.DupOf).Scan(&dupOfURL, &dupCluster)
-			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("dup_of %d: %w", d.DupOf, storage.ErrNotFound)
-			} else if err != nil {
-				return err
-			}
-			if d.DupOfURL != "" {
-				dupOfURL = d.DupOfURL
-			}
-			if d.Cluster != 0 {
-				dupCluster = d.Cluster
-			}
-			if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
-				dupOfURL, dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
-				d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason); err != nil {
-				return err
-			}
-			for _, m := range d.Merges {
-				for _, q := range []string{`UPDATE articles SET cluster = ? WHERE cluster = ?`, `UPDATE duplicates SET cluster = ? WHERE cluster = ?`} {
-					if _, err := tx.ExecContext(ctx, q, dupCluster, m); err != nil {
-						return fmt.Errorf("merge cluster %d into %d: %w", m, dupCluster, err)
-					}
-				}
-			}
-		}
-		return nil
+	var r commitResult
+	err := s.writeTx(ctx, func(tx *sql.Tx) (err error) {
+		r, err = s.commitTx(ctx, tx, c)
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("commit %s: %w", p.URL, err)
+		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
+	}
+	r.fill(c)
+	return nil
+}
+
+// commitResult is what a commit's transaction assigned.
+type commitResult struct {
+	artID, artCluster int64
+	dupOfURL          string
+	dupCluster        int64
+}
+
+// fill copies the assigned ids into the committed article or duplicate.
+func (r commitResult) fill(c *storage.Commit) {
+	switch {
+	case c.Article != nil:
+		c.Article.ID, c.Article.Cluster = r.artID, r.artCluster
+	case c.Duplicate != nil:
+		c.Duplicate.DupOfURL, c.Duplicate.Cluster = r.dupOfURL, r.dupCluster
+	}
+}
+
+// commitTx writes one validated page outcome in the caller's transaction
+// (s.writeMu held).
+func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r commitResult, err error) {
+	p := &c.Page
+	var old string
+	err = tx.StmtContext(ctx, s.stmts.pageOutcome).QueryRowContext(ctx, p.URL).Scan(&old)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return r, err
+	case storage.Outcome(old).Final():
+		return r, fmt.Errorf("%w (%s)", storage.ErrAlreadyDecided, old)
+	default:
+		if _, err := tx.StmtContext(ctx, s.stmts.deletePage).ExecContext(ctx, p.URL); err != nil {
+			return r, err
+		}
+	}
+	if _, err := tx.StmtContext(ctx, s.stmts.insertPage).ExecContext(ctx, p.URL, p.Site, p.RunID,
+		string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt)); err != nil {
+		return r, err
 	}
 	switch {
 	case c.Article != nil:
-		c.Article.ID, c.Article.Cluster = artID, artCluster
+		a := c.Article
+		err := tx.StmtContext(ctx, s.stmts.insertArticle).QueryRowContext(ctx, p.URL, a.Site, a.RunID,
+			a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author, a.Editor, nullTime(a.FetchedAt),
+			a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash), packSignature(a.Fingerprint.Signature),
+			a.Fingerprint.Length).Scan(&r.artID, &r.artCluster)
+		if err != nil {
+			return r, err
+		}
+		if err := s.addTerms(ctx, tx, c.Terms); err != nil {
+			return r, err
+		}
+		if c.Raw != nil {
+			if err := putRaw(ctx, tx, p.URL, c.Raw); err != nil {
+				return r, err
+			}
+		}
 	case c.Duplicate != nil:
-		c.Duplicate.DupOfURL, c.Duplicate.Cluster = dupOfURL, dupCluster
+		d := c.Duplicate
+		err := tx.StmtContext(ctx, s.stmts.articleRef).QueryRowContext(ctx, d.DupOf).Scan(&r.dupOfURL, &r.dupCluster)
+		if errors.Is(err, sql.ErrNoRows) {
+			return r, fmt.Errorf("dup_of %d: %w", d.DupOf, storage.ErrNotFound)
+		} else if err != nil {
+			return r, err
+		}
+		if d.DupOfURL != "" {
+			r.dupOfURL = d.DupOfURL
+		}
+		if d.Cluster != 0 {
+			r.dupCluster = d.Cluster
+		}
+		if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
+			r.dupOfURL, r.dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
+			d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason); err != nil {
+			return r, err
+		}
+		for _, m := range d.Merges {
+			for _, q := range []string{`UPDATE articles SET cluster = ? WHERE cluster = ?`, `UPDATE duplicates SET cluster = ? WHERE cluster = ?`} {
+				if _, err := tx.ExecContext(ctx, q, r.dupCluster, m); err != nil {
+					return r, fmt.Errorf("merge cluster %d into %d: %w", m, r.dupCluster, err)
+				}
+			}
+		}
 	}
-	return nil
+	return r, nil
 }
 
 // Decided reports the final outcome of a URL.

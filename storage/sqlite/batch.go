@@ -1,0 +1,137 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// Batch groups many commits in one write transaction, for bulk writers
+// (import): SQLite's cost per transaction (the WAL append and the
+// statement of BEGIN/COMMIT) is paid once per batch instead of once per
+// page. Each Commit of a batch stays atomic on its own (a savepoint): a
+// commit that fails leaves nothing of itself and the batch goes on. Nothing
+// of a batch is visible to other connections, nor durable, before End; a
+// crash loses the whole open batch, which an idempotent bulk writer simply
+// redoes. A Batch holds the store's write lock of this process until End or
+// Rollback: other writes of the process wait, so a batch is for one
+// goroutine that ends it before writing anything else.
+type Batch struct {
+	s    *Store
+	tx   *sql.Tx
+	done bool
+}
+
+// BeginBatch opens a batch. The transaction lives until End or Rollback,
+// not until ctx ends (ctx bounds only the BEGIN).
+func (s *Store) BeginBatch(ctx context.Context) (*Batch, error) {
+	s.writeMu.Lock()
+	tx, err := s.db.BeginTx(context.WithoutCancel(ctx), nil)
+	if err != nil {
+		s.writeMu.Unlock()
+		return nil, fmt.Errorf("begin batch: %w", err)
+	}
+	return &Batch{s: s, tx: tx}, nil
+}
+
+// errBatchDone is returned by the methods of an ended batch.
+var errBatchDone = errors.New("batch already ended")
+
+// Commit writes one page outcome in the batch, with the semantics of
+// Store.Commit (ErrAlreadyDecided for a URL decided before, in the store
+// or earlier in the batch); the ids it assigns are final once End succeeds.
+func (b *Batch) Commit(ctx context.Context, c *storage.Commit) error {
+	if b.done {
+		return fmt.Errorf("commit %s: %w", c.Page.URL, errBatchDone)
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if _, err := b.tx.ExecContext(ctx, `SAVEPOINT batch_commit`); err != nil {
+		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
+	}
+	r, err := b.s.commitTx(ctx, b.tx, c)
+	if err != nil {
+		// Undo this commit only; the batch's earlier commits stay.
+		if rerr := b.undo(context.WithoutCancel(ctx)); rerr != nil {
+			return fmt.Errorf("commit %s: %w (and undoing it: %w)", c.Page.URL, err, rerr)
+		}
+		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
+	}
+	if _, err := b.tx.ExecContext(ctx, `RELEASE batch_commit`); err != nil {
+		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
+	}
+	r.fill(c)
+	return nil
+}
+
+// undo rolls the open savepoint back and releases it.
+func (b *Batch) undo(ctx context.Context) error {
+	if _, err := b.tx.ExecContext(ctx, `ROLLBACK TO batch_commit`); err != nil {
+		return err
+	}
+	_, err := b.tx.ExecContext(ctx, `RELEASE batch_commit`)
+	return err
+}
+
+// Decided is Store.Decided as seen inside the batch.
+func (b *Batch) Decided(ctx context.Context, u string) (storage.Outcome, bool, error) {
+	if b.done {
+		return "", false, fmt.Errorf("decided %s: %w", u, errBatchDone)
+	}
+	var o string
+	err := b.tx.StmtContext(ctx, b.s.stmts.pageOutcome).QueryRowContext(ctx, u).Scan(&o)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("decided %s: %w", u, err)
+	}
+	if !storage.Outcome(o).Final() {
+		return "", false, nil
+	}
+	return storage.Outcome(o), true, nil
+}
+
+// Article is Store.Article as seen inside the batch.
+func (b *Batch) Article(ctx context.Context, id int64) (storage.Article, error) {
+	if b.done {
+		return storage.Article{}, fmt.Errorf("article %d: %w", id, errBatchDone)
+	}
+	a, err := scanArticle(b.tx.QueryRowContext(ctx, `SELECT `+articleCols+` FROM articles WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		return storage.Article{}, fmt.Errorf("article %d: %w", id, err)
+	}
+	return a, nil
+}
+
+// End commits the batch and releases the write lock. After a failed End
+// nothing of the batch was written.
+func (b *Batch) End() error {
+	if b.done {
+		return errBatchDone
+	}
+	b.done = true
+	defer b.s.writeMu.Unlock()
+	if err := b.tx.Commit(); err != nil {
+		return fmt.Errorf("end batch: %w", err)
+	}
+	return nil
+}
+
+// Rollback discards the batch and releases the write lock; it is a no-op
+// on an ended batch, so it can be deferred.
+func (b *Batch) Rollback() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	defer b.s.writeMu.Unlock()
+	return b.tx.Rollback()
+}

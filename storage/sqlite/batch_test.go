@@ -1,0 +1,127 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+func TestSQLiteBatch(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		end  bool // End (else Rollback)
+		// want: URLs decided after the batch, as seen by a second handle.
+		want map[string]bool
+	}{
+		{name: "end makes every commit visible", end: true, want: map[string]bool{"http://b/1": true, "http://b/2": true, "http://b/dup": true, "http://b/bad": false}},
+		{name: "rollback writes nothing", end: false, want: map[string]bool{"http://b/1": false, "http://b/2": false, "http://b/dup": false, "http://b/bad": false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "store.db")
+			s, other := openTemp(t, path), openTemp(t, path)
+			if _, err := s.BeginRun(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			b, err := s.BeginBatch(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Rollback()
+			first := storedCommit("http://b/1", "甲")
+			if err := b.Commit(ctx, first); err != nil {
+				t.Fatal(err)
+			}
+			if first.Article.ID == 0 {
+				t.Fatal("no article id assigned inside the batch")
+			}
+			if err := b.Commit(ctx, storedCommit("http://b/2", "乙")); err != nil {
+				t.Fatal(err)
+			}
+			// Read-your-writes inside the batch; invisible outside it.
+			if o, ok, err := b.Decided(ctx, "http://b/1"); err != nil || !ok || o != storage.OutcomeStored {
+				t.Fatalf("batch Decided = %q %v %v", o, ok, err)
+			}
+			if a, err := b.Article(ctx, first.Article.ID); err != nil || a.URL != "http://b/1" {
+				t.Fatalf("batch Article = %+v, %v", a, err)
+			}
+			if _, ok, err := other.Decided(ctx, "http://b/1"); err != nil || ok {
+				t.Fatalf("another handle sees an open batch's commit: %v %v", ok, err)
+			}
+			// A duplicate of an article committed earlier in the batch.
+			dup := dupCommit("http://b/dup", first.Article.ID)
+			if err := b.Commit(ctx, dup); err != nil {
+				t.Fatal(err)
+			}
+			if dup.Duplicate.DupOfURL != "http://b/1" {
+				t.Fatalf("DupOfURL = %q", dup.Duplicate.DupOfURL)
+			}
+			// Exactly once: a URL decided earlier in the batch.
+			if err := b.Commit(ctx, storedCommit("http://b/1")); !errors.Is(err, storage.ErrAlreadyDecided) {
+				t.Fatalf("second commit of a URL in the batch = %v, want ErrAlreadyDecided", err)
+			}
+			// A failing commit (its page row is written before the missing
+			// dup_of is found) leaves nothing of itself; the batch goes on.
+			if err := b.Commit(ctx, dupCommit("http://b/bad", 999)); !errors.Is(err, storage.ErrNotFound) {
+				t.Fatalf("duplicate of a missing article = %v, want ErrNotFound", err)
+			}
+			if _, ok, err := b.Decided(ctx, "http://b/bad"); err != nil || ok {
+				t.Fatalf("failed commit left its page: %v %v", ok, err)
+			}
+			if tt.end {
+				if err := b.End(); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := b.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Commit(ctx, storedCommit("http://b/late")); err == nil {
+				t.Fatal("commit after the batch ended succeeded")
+			}
+			for u, want := range tt.want {
+				if _, ok, err := other.Decided(ctx, u); err != nil || ok != want {
+					t.Errorf("%s decided = %v (%v), want %v", u, ok, err, want)
+				}
+			}
+			// The store's own writes work again after the batch.
+			if err := s.Commit(ctx, storedCommit("http://b/after")); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Check(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestSQLiteQuickCheckRecord: the time of the last sound QuickCheck is kept
+// in the store; QuickCheckSmall passes on a sound store, and the full Check
+// accepts the recorded key.
+func TestSQLiteQuickCheckRecord(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s := openTemp(t, path)
+	if last, err := s.LastQuickCheck(ctx); err != nil || !last.IsZero() {
+		t.Fatalf("fresh store: last check %v, %v", last, err)
+	}
+	at := time.Date(2026, 11, 23, 18, 0, 0, 0, time.UTC)
+	for _, when := range []time.Time{at, at.Add(time.Hour)} {
+		if err := s.RecordQuickCheck(ctx, when); err != nil {
+			t.Fatal(err)
+		}
+		if last, err := s.LastQuickCheck(ctx); err != nil || !last.Equal(when) {
+			t.Fatalf("last check %v, %v; want %v", last, err, when)
+		}
+	}
+	if err := s.QuickCheckSmall(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("Check after recording: %v", err)
+	}
+}
