@@ -14,7 +14,7 @@ import (
 func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("import", stderr)
 	in := fs.String("in", "", `JSONL file: one {"url","title","text"[,"site","published_at"]} object per line`)
-	db := fs.String("db", "", "SQLite store, not a postgres:// URL (default: the site file's storage, or "+config.Default().Storage+")")
+	db := fs.String("db", "", "SQLite file or postgres:// URL of the store (default: the site file's storage, or "+config.Default().Storage+")")
 	site := fs.String("site", "", "site file whose storage and dedup settings apply (default: built-in defaults)")
 	every := fs.Duration("progress", 5*time.Second, "progress report interval (0: none)")
 	if err := fs.Parse(args); err != nil {

@@ -108,7 +108,8 @@ type ImportOptions struct {
 	Now           func() time.Time
 }
 
-// Import brings records into the SQLite store of cfg through the same
+// Import brings records into the store of cfg (SQLite, or a shared
+// PostgreSQL store, where crawls may run meanwhile) through the same
 // near-duplicate decision as the crawl: each record is fingerprinted,
 // decided against everything stored before and committed as an article or
 // a duplicate. It holds the store's lock and records a run. A record whose
@@ -123,21 +124,20 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 5 * time.Second
 	}
-	if IsPostgres(cfg.Storage) {
-		// Not a file name: sqlite.Open would create a file of that name.
-		return st, fmt.Errorf("%s: import writes SQLite stores only (import into a SQLite file, then migrate --to the PostgreSQL URL)", cfg.Storage)
-	}
-	store, err := sqlite.Open(ctx, cfg.Storage)
+	store, err := OpenStore(ctx, cfg.Storage)
 	if err != nil {
 		return st, err
 	}
 	defer store.Close()
+	// SQLite: an exclusive lock (no crawl meanwhile). PostgreSQL: the shared
+	// lock of every crawl; decisions are serialised by the fleet-wide
+	// decision lock below, as the crawls' are.
 	release, err := store.Lock(ctx, false)
 	if err != nil {
 		if errors.Is(err, storage.ErrLocked) {
-			return st, fmt.Errorf("%s: a crawl or import is running on this store: %w", cfg.Storage, err)
+			return st, fmt.Errorf("%s: a crawl or import is running on this store: %w", StoreName(cfg.Storage), err)
 		}
-		return st, fmt.Errorf("lock %s: %w", cfg.Storage, err)
+		return st, fmt.Errorf("lock %s: %w", StoreName(cfg.Storage), err)
 	}
 	defer release()
 	if err := CloseDeadRuns(ctx, store); err != nil {
@@ -151,16 +151,25 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 		}
 		seg = s
 	}
-	eng, n, err := NewEngine(ctx, cfg, seg, store, o.Now())
+	eng, n, shared, err := newEngineShared(ctx, func() (*dedup.Engine, int, error) {
+		return NewEngine(ctx, cfg, seg, store, o.Now())
+	}, store)
 	if err != nil {
 		return st, err
 	}
 	st.Indexed, st.StartUp = n, time.Since(start)
-	bs := &batchStore{Store: store}
-	proc, err := NewProcessor(cfg, bs, eng, slog.New(slog.DiscardHandler))
+	// A SQLite store commits ImportBatch records to a transaction; another
+	// store (PostgreSQL, shared with crawls) commits each record on its own.
+	procStore, bs := store, (*batchStore)(nil)
+	if s, ok := store.(*sqlite.Store); ok {
+		bs = &batchStore{Store: s}
+		procStore = bs
+	}
+	proc, err := NewProcessor(cfg, procStore, eng, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return st, err
 	}
+	proc.shared = shared
 	run, err := store.BeginRun(ctx, "import:"+source)
 	if err != nil {
 		return st, fmt.Errorf("begin run: %w", err)
@@ -179,7 +188,7 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 		if err == nil {
 			err = ctx.Err()
 		}
-		if err == nil {
+		if err == nil && bs != nil {
 			err = bs.ready(ctx)
 		}
 		if err != nil {
@@ -187,7 +196,9 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 			break
 		}
 		st.Read++
-		bs.n++
+		if bs != nil {
+			bs.n++
+		}
 		out, before, err := proc.importRecord(ctx, run.ID, rec, fp, o.Now())
 		if err != nil {
 			runErr = fmt.Errorf("%s: %w", rec.URL, err)
@@ -202,7 +213,7 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	}
 	// The open batch holds every record decided before the loop stopped
 	// (a failed commit undid only itself): keep them.
-	if err := bs.end(); err != nil && runErr == nil {
+	if err := bs.end(); err != nil && runErr == nil { // nil-safe
 		runErr = err
 	}
 	st.Elapsed = time.Since(t0)
@@ -387,9 +398,9 @@ func (s *batchStore) ready(ctx context.Context) error {
 	return nil
 }
 
-// end commits the open batch, if any.
+// end commits the open batch, if any (nothing for a nil batchStore).
 func (s *batchStore) end() error {
-	if s.b == nil {
+	if s == nil || s.b == nil {
 		return nil
 	}
 	b := s.b
