@@ -124,22 +124,11 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 5 * time.Second
 	}
-	store, err := OpenStore(ctx, cfg.Storage)
+	store, closeStore, err := openImportStore(ctx, cfg.Storage)
 	if err != nil {
 		return st, err
 	}
-	defer store.Close()
-	// SQLite: an exclusive lock (no crawl meanwhile). PostgreSQL: the shared
-	// lock of every crawl; decisions are serialised by the fleet-wide
-	// decision lock below, as the crawls' are.
-	release, err := store.Lock(ctx, false)
-	if err != nil {
-		if errors.Is(err, storage.ErrLocked) {
-			return st, fmt.Errorf("%s: a crawl or import is running on this store: %w", StoreName(cfg.Storage), err)
-		}
-		return st, fmt.Errorf("lock %s: %w", StoreName(cfg.Storage), err)
-	}
-	defer release()
+	defer closeStore()
 	if err := CloseDeadRuns(ctx, store); err != nil {
 		return st, err
 	}
@@ -224,6 +213,26 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 		runErr = fmt.Errorf("finish run: %w", err)
 	}
 	return st, runErr
+}
+
+// openImportStore opens and locks the store db: SQLite with its exclusive
+// lock (no crawl meanwhile); PostgreSQL with the shared lock of every crawl,
+// its decisions serialised by the fleet-wide decision lock as the crawls'
+// are. closeStore releases the lock and closes the store.
+func openImportStore(ctx context.Context, db string) (store storage.Store, closeStore func(), err error) {
+	store, err = OpenStore(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	release, err := store.Lock(ctx, false)
+	if err != nil {
+		store.Close()
+		if errors.Is(err, storage.ErrLocked) {
+			return nil, nil, fmt.Errorf("%s: a crawl or import is running on this store: %w", StoreName(db), err)
+		}
+		return nil, nil, fmt.Errorf("lock %s: %w", StoreName(db), err)
+	}
+	return store, func() { release(); store.Close() }, nil
 }
 
 // count adds one record's outcome.
