@@ -17,12 +17,7 @@ type MemoryIndex struct {
 	spots   *spotsigs.Index
 	exact   map[[16]byte]uint64
 	entries map[uint64]*Entry
-	// merged maps a cluster that was merged into another to the surviving
-	// cluster, always directly, so resolving a cluster is one lookup;
-	// aliases is its inverse (surviving cluster -> clusters merged into
-	// it), so that a merge re-points only the clusters it moves.
-	merged  map[uint64]uint64
-	aliases map[uint64][]uint64
+	merges  clusterMerges
 }
 
 var _ Index = (*MemoryIndex)(nil)
@@ -39,7 +34,7 @@ func NewMemoryIndex(k int, tau float64) (*MemoryIndex, error) {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
 	return &MemoryIndex{sim: sim, spots: spots, exact: map[[16]byte]uint64{}, entries: map[uint64]*Entry{},
-		merged: map[uint64]uint64{}, aliases: map[uint64][]uint64{}}, nil
+		merges: newClusterMerges()}, nil
 }
 
 // Add implements Index.
@@ -87,33 +82,14 @@ func (m *MemoryIndex) Len() int {
 func (m *MemoryIndex) MergeClusters(into uint64, from []uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	into = m.clusterOfLocked(into)
-	for _, f := range from {
-		f = m.clusterOfLocked(f)
-		if f == into {
-			continue
-		}
-		moved := append(m.aliases[f], f)
-		delete(m.aliases, f)
-		for _, c := range moved {
-			m.merged[c] = into
-		}
-		m.aliases[into] = append(m.aliases[into], moved...)
-	}
+	m.merges.merge(into, from)
 }
 
 // ClusterOf implements Index.
 func (m *MemoryIndex) ClusterOf(cluster uint64) uint64 {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.clusterOfLocked(cluster)
-}
-
-func (m *MemoryIndex) clusterOfLocked(c uint64) uint64 {
-	if into, ok := m.merged[c]; ok {
-		return into
-	}
-	return c
+	return m.merges.of(cluster)
 }
 
 // Candidates implements Index.
@@ -128,7 +104,7 @@ func (m *MemoryIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 		}
 		if e, ok := m.entries[id]; ok {
 			seen[id] = true
-			if into, ok := m.merged[e.Cluster]; ok {
+			if into := m.merges.of(e.Cluster); into != e.Cluster {
 				c := *e
 				c.Cluster = into
 				e = &c

@@ -71,8 +71,7 @@ type PrefixIndex struct {
 	live      int
 	byID      map[uint64]uint32
 	emptySigs map[[16]byte]uint32 // entries without spots, by text hash
-	merged    map[uint64]uint64
-	aliases   map[uint64][]uint64
+	merges    clusterMerges
 	// winnow holds the winnowing fingerprints of the entries that have
 	// them (Options.PartialReprint), by slot: nothing when the rule is off.
 	winnow map[uint32]winnowed
@@ -127,7 +126,7 @@ func NewPrefixIndex(tau, theta float64) (*PrefixIndex, error) {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
 	return &PrefixIndex{cfg: cfg, x: x, sigOff: []uint32{0}, titleOff: []uint32{0}, byID: map[uint64]uint32{},
-		emptySigs: map[[16]byte]uint32{}, merged: map[uint64]uint64{}, aliases: map[uint64][]uint64{},
+		emptySigs: map[[16]byte]uint32{}, merges: newClusterMerges(),
 		winnow: map[uint32]winnowed{}}, nil
 }
 
@@ -255,33 +254,14 @@ func (m *PrefixIndex) Len() int {
 func (m *PrefixIndex) MergeClusters(into uint64, from []uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	into = m.clusterOfLocked(into)
-	for _, f := range from {
-		f = m.clusterOfLocked(f)
-		if f == into {
-			continue
-		}
-		moved := append(m.aliases[f], f)
-		delete(m.aliases, f)
-		for _, c := range moved {
-			m.merged[c] = into
-		}
-		m.aliases[into] = append(m.aliases[into], moved...)
-	}
+	m.merges.merge(into, from)
 }
 
 // ClusterOf implements Index.
 func (m *PrefixIndex) ClusterOf(cluster uint64) uint64 {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.clusterOfLocked(cluster)
-}
-
-func (m *PrefixIndex) clusterOfLocked(c uint64) uint64 {
-	if into, ok := m.merged[c]; ok {
-		return into
-	}
-	return c
+	return m.merges.of(cluster)
 }
 
 // Candidates implements Index.
@@ -300,7 +280,7 @@ func (m *PrefixIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 	out := make([]*Entry, 0, len(slots))
 	for _, s := range slots {
 		w := m.winnow[s]
-		out = append(out, &Entry{ID: m.ids[s], Cluster: m.clusterOfLocked(m.clusters[s]), Simhash: m.sims[s],
+		out = append(out, &Entry{ID: m.ids[s], Cluster: m.merges.of(m.clusters[s]), Simhash: m.sims[s],
 			Signature: m.sig(s), Hash: m.hashes[s], Title: m.title(s), Prints: w.prints, ContentWords: w.words})
 	}
 	return out
