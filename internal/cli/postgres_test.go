@@ -3,8 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"github.com/newsdedup/newscrawl/storage/postgres/pgtest"
 	"io"
 	"net/http"
 	"net/url"
@@ -14,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/newsdedup/newscrawl/internal/sample"
 	"github.com/newsdedup/newscrawl/storage/postgres"
@@ -27,39 +24,8 @@ import (
 // is set.
 func samplePostgres(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("NEWSCRAWL_TEST_POSTGRES")
-	if base == "" {
-		msg := "NEWSCRAWL_TEST_POSTGRES is not set: no PostgreSQL server to test against (start one with `eval \"$(.ci/services.sh)\"`)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
 	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	schema := "nc_cli_" + hex.EncodeToString(rnd[:])
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-		admin.Close(context.Background())
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal("NEWSCRAWL_TEST_POSTGRES must be a postgres:// URL here")
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	db := u.String()
+	db, _ := pgtest.Schema(t, "nc_cli_")
 	s, err := postgres.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)

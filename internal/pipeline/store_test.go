@@ -3,17 +3,14 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"net/url"
+	"github.com/newsdedup/newscrawl/storage/postgres/pgtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/newsdedup/newscrawl/config"
@@ -38,44 +35,11 @@ func TestStoreName(t *testing.T) {
 	}
 }
 
-// pgSchema returns a URL selecting a fresh schema of the test server
-// (NEWSCRAWL_TEST_POSTGRES), dropped after the test; it skips without a
-// server, or fails when CI is set.
+// pgSchema returns a URL selecting a fresh schema of the test server,
+// dropped after the test (pgtest.Schema).
 func pgSchema(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("NEWSCRAWL_TEST_POSTGRES")
-	if base == "" {
-		msg := "NEWSCRAWL_TEST_POSTGRES is not set: no PostgreSQL server to test against (start one with `eval \"$(.ci/services.sh)\"`)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	schema := "nc_pipe_" + hex.EncodeToString(rnd[:])
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-		admin.Close(context.Background())
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal("NEWSCRAWL_TEST_POSTGRES must be a postgres:// URL here")
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	u, _ := pgtest.Schema(t, "nc_pipe_")
+	return u
 }
 
 // redisURL is the test Redis server's URL (NEWSCRAWL_TEST_REDIS); without

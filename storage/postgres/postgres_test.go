@@ -3,11 +3,9 @@ package postgres_test
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
+	"github.com/newsdedup/newscrawl/storage/postgres/pgtest"
 	"os"
 	"os/exec"
 	"reflect"
@@ -25,7 +23,7 @@ import (
 )
 
 // envURL names the server the tests run against (.ci/services.sh prints it).
-const envURL = "NEWSCRAWL_TEST_POSTGRES"
+const envURL = pgtest.EnvURL
 
 // Environment of the helper process of TestDeadOwnerLeasesReturn.
 const (
@@ -66,56 +64,17 @@ func helperProcess(u string) int {
 	return 0
 }
 
-// serverURL returns the test server's URL; without one the test skips, or
-// fails when CI is set.
-func serverURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv(envURL)
-	if u == "" {
-		msg := envURL + " is not set: no PostgreSQL server to test against (start one with `eval \"$(.ci/services.sh)\"`)"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return u
-}
+// serverURL returns the test server's URL (pgtest.ServerURL).
+func serverURL(t testing.TB) string { return pgtest.ServerURL(t) }
 
 // freshSchema creates an empty schema on the test server, dropped at the
 // end of the test, and returns a URL whose search_path selects it.
 func freshSchema(t testing.TB) (schemaURL, schema string) {
-	t.Helper()
-	base := serverURL(t)
-	ctx := context.Background()
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	schema = "nc_test_" + hex.EncodeToString(rnd[:])
-	admin := adminConn(t, base)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		// Stores are closed by cleanups registered after this one, which run first.
-		if _, err := admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	return withSearchPath(t, base, schema), schema
+	return pgtest.Schema(t, "nc_test_")
 }
 
 func withSearchPath(t testing.TB, base, schema string) string {
-	t.Helper()
-	if !strings.HasPrefix(base, "postgres://") && !strings.HasPrefix(base, "postgresql://") {
-		return base + " search_path=" + schema
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("%s is not a URL", envURL)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return pgtest.WithSearchPath(t, base, schema)
 }
 
 // adminConn is a plain connection for setting up and inspecting schemas
