@@ -809,6 +809,16 @@ func (e *Engine) Restore(en Entry) {
 // Len is the number of indexed cluster centres.
 func (e *Engine) Len() int { return e.index.Len() }
 
+// Overflow is the number of entries the index refused because it was full
+// (0 for an index that never refuses one): new pages are not compared with
+// them, so the caller should say so (a smaller dedup.window bounds it).
+func (e *Engine) Overflow() int {
+	if o, ok := e.index.(interface{ Overflow() int }); ok {
+		return o.Overflow()
+	}
+	return 0
+}
+
 // docFreq is the engine's document-frequency table for TF-IDF weights.
 type docFreq struct {
 	mu   sync.RWMutex

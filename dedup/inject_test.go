@@ -44,3 +44,40 @@ func TestInjectedIndex(t *testing.T) {
 		t.Fatalf("injected index: %d adds, %d queries, engine len %d, index len %d; want 1, 2, 1, 1", idx.adds, idx.queries, eng.Len(), mem.Len())
 	}
 }
+
+// fullIndex is an index that refused n entries for want of room.
+type fullIndex struct {
+	*dedup.MemoryIndex
+	n int
+}
+
+func (f fullIndex) Overflow() int { return f.n }
+
+// TestEngineOverflow: the engine reports the entries its index refused
+// (an index without an Overflow method never refuses one), so that a full
+// index is said, not silently compared with less.
+func TestEngineOverflow(t *testing.T) {
+	mem, err := dedup.NewMemoryIndex(dedup.DefaultHamming, dedup.DefaultJaccard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		idx  dedup.Index
+		want int
+	}{
+		{"memory index", mem, 0},
+		{"prefix index, not full", nil, 0},
+		{"full index", fullIndex{mem, 7}, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng, err := dedup.New(fields{}, dedup.Options{Index: tc.idx})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := eng.Overflow(); got != tc.want {
+				t.Fatalf("Overflow() = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

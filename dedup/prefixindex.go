@@ -69,6 +69,7 @@ type PrefixIndex struct {
 	titles    []uint32
 	dead      []bool
 	live      int
+	overflow  int // entries refused past the limits (see Add and Overflow)
 	byID      map[uint64]uint32
 	emptySigs map[[16]byte]uint32 // entries without spots, by text hash
 	merges    clusterMerges
@@ -147,7 +148,9 @@ func (m *PrefixIndex) Add(e Entry) {
 	}
 	if len(m.ids) >= spotsigs.MaxPrefixSlots || len(m.sigs)+len(e.Signature) > math.MaxUint32 || len(m.titles)+len(e.Title) > math.MaxUint32 {
 		// Past its limits an entry is not indexed, as a MemoryIndex
-		// past 2^32-1 signatures does not index it in SpotSigs.
+		// past 2^32-1 signatures does not index it in SpotSigs; it is
+		// counted, and the crawl reports the count (Engine.Overflow).
+		m.overflow++
 		return
 	}
 	slot := uint32(len(m.ids))
@@ -241,6 +244,15 @@ func (m *PrefixIndex) Remove(id uint64) {
 	if m.emptySigs[m.hashes[s]] == s && m.sigOff[s] == m.sigOff[s+1] {
 		delete(m.emptySigs, m.hashes[s])
 	}
+}
+
+// Overflow is the number of entries Add refused because the index was full
+// (spotsigs.MaxPrefixSlots entries, or 2^32−1 signature or headline codes):
+// later pages are not compared with them.
+func (m *PrefixIndex) Overflow() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.overflow
 }
 
 // Len implements Index.

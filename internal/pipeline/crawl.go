@@ -145,6 +145,10 @@ func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, 
 		return nil, err
 	}
 	fmt.Fprintf(status, "ready in %.1fs; %d fingerprints indexed (stored articles and their duplicates)\n", time.Since(t).Seconds(), n)
+	if over := eng.Overflow(); over > 0 {
+		fmt.Fprintf(status, "warning: the dedup index is full: %d stored fingerprints are not indexed, and new pages are not compared with them (set dedup.window to bound the index)\n", over)
+		o.Log.Warn("dedup index full", "not_indexed", over)
+	}
 	p, err := NewProcessor(cfg, store, eng, o.Log)
 	if err != nil {
 		return nil, err
