@@ -52,9 +52,6 @@ const (
 	// maxFooterLineRunes: a furniture keyword on a longer line with a
 	// single keyword is prose that mentions it.
 	maxFooterLineRunes = 40
-	// closeRunnerUp: a runner-up candidate outside the chosen content that
-	// scores at least this share of the best asks for the second opinion.
-	closeRunnerUp = 0.8
 	// minAgreement: two extractions whose character-bigram F1 reaches this
 	// chose the same block.
 	minAgreement = 0.5
@@ -341,7 +338,7 @@ func (e *Extractor) secondOpinion(pageURL string, page []byte) bodyResult {
 		return bodyResult{}
 	}
 	res := bodyResult{lines: renderReadability(ra.Node), method: MethodReadability}
-	sc := newScorer()
+	sc := newScorer(defaultTuning)
 	sc.measure(ra.Node, nil, false, 0)
 	if st := sc.stats[ra.Node]; st != nil {
 		res.contentUnits, res.contentLinkUnits, res.contentImages = st.units, st.linkUnits, st.images

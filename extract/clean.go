@@ -130,7 +130,7 @@ func removeRelatedBlocks(sc *scorer, root *html.Node) {
 			switch {
 			case st.units == 0,
 				st.links > 0 && (s.DataAtom == atom.Ul || s.DataAtom == atom.Ol || s.DataAtom == atom.Dl || s.DataAtom == atom.Table),
-				st.links > 0 && st.linkDensity() >= linkBlockDensity:
+				st.links > 0 && st.linkDensity() >= sc.t.LinkBlockDensity:
 				drop = append(drop, s)
 				continue
 			}
@@ -182,10 +182,6 @@ func firstElement(n *html.Node) *html.Node {
 
 // Boilerplate inside a chosen container.
 const (
-	// linkBlockDensity: a block inside the article whose text is mostly
-	// links (Readability's cleanConditionally drops blocks with link
-	// density > 0.5 when they are short; 0.5 is kept here).
-	linkBlockDensity = 0.5
 	// minLinkBlockLinks: a single link inside the text is prose.
 	minLinkBlockLinks = 2
 )
@@ -226,7 +222,7 @@ func dropInside(sc *scorer, n *html.Node, total int) bool {
 			return true
 		}
 	}
-	if s.links >= minLinkBlockLinks && s.linkDensity() > linkBlockDensity && s.units*2 < total {
+	if s.links >= minLinkBlockLinks && s.linkDensity() > sc.t.LinkBlockDensity && s.units*2 < total {
 		return true
 	}
 	return false
