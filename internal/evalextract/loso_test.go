@@ -2,7 +2,9 @@ package evalextract
 
 import (
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/newsdedup/newscrawl/extract"
 )
@@ -59,5 +61,26 @@ func TestCloneTreeIsDeep(t *testing.T) {
 	}
 	if ob := orig.FirstChild.LastChild; ob.FirstChild == nil {
 		t.Error("removing nodes from the copy changed the original")
+	}
+}
+
+func TestDateNoteCheck(t *testing.T) {
+	n := dateNote{ours: "2005-07-05", evidence: "7/5/2005 9:23:57 PM", why: "US order:"}
+	id := "05e98007-d810"
+	july5 := time.Date(2005, 7, 5, 21, 23, 57, 0, time.UTC)
+	for _, tc := range []struct {
+		name, page string
+		ours       time.Time
+		want       string
+	}{
+		{"evidence and our date", "<p>发布日期： 7/5/2005 9:23:57 PM</p>", july5, "05e98007: US order: \"7/5/2005 9:23:57 PM\""},
+		{"evidence gone", "<p>nothing</p>", july5, "NOT FOUND"},
+		{"our date differs", "<p>7/5/2005 9:23:57 PM</p>", july5.AddDate(0, 0, 1), "is not the page's"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := n.check(id, []byte(tc.page), tc.ours); !strings.Contains(got, tc.want) {
+				t.Errorf("check = %q, want it to contain %q", got, tc.want)
+			}
+		})
 	}
 }
