@@ -218,7 +218,7 @@ func dropInside(sc *scorer, n *html.Node, total int) bool {
 		return true
 	}
 	if s.units*2 < total {
-		if v := lowerNames(n); v != "" && boilerplateNames.match(v) {
+		if v := lowerNames(n); v != "" && boilerplateNames.match(v) && !embedNames.match(v) {
 			return true
 		}
 	}

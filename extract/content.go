@@ -204,7 +204,7 @@ func isUnlikely(n *html.Node) bool {
 		return false
 	}
 	match := lowerNames(n)
-	if match == "" || !unlikelyNames.match(match) || maybeNames.match(match) {
+	if match == "" || !unlikelyNames.match(match) || maybeNames.match(match) || embedNames.match(match) {
 		return false
 	}
 	for p, i := n.Parent, 0; p != nil && i < 3; p, i = p.Parent, i+1 {
@@ -606,7 +606,7 @@ func (sc *scorer) withSiblings(top *html.Node) []*html.Node {
 // related links, comments) or opening with a related-reading heading; such
 // siblings are never merged into the article.
 func isBoilerplateBlock(n *html.Node) bool {
-	if v := lowerNames(n); v != "" && boilerplateNames.match(v) {
+	if v := lowerNames(n); v != "" && boilerplateNames.match(v) && !embedNames.match(v) {
 		return true
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
