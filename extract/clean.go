@@ -195,7 +195,7 @@ func cleanContainer(sc *scorer, root *html.Node, total int) {
 	walk = func(n *html.Node, depth int) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
-			if c.Type == html.ElementNode && dropInside(sc, c, total) {
+			if c.Type == html.ElementNode && dropInside(sc, c, total) && !(c.DataAtom == atom.H1 && proseBefore1(sc, root, c)) {
 				n.RemoveChild(c)
 			} else if c.Type == html.ElementNode && depth < maxRenderDepth {
 				walk(c, depth+1)
@@ -204,6 +204,30 @@ func cleanContainer(sc *scorer, root *html.Node, total int) {
 		}
 	}
 	walk(root, 0)
+}
+
+// minProseBeforeHeading is how many text units (about 20 Chinese
+// characters) must precede an <h1> inside the article for it to be a
+// section heading rather than the headline.
+const minProseBeforeHeading = 60
+
+// proseBefore1 reports whether at least minProseBeforeHeading text units
+// precede n inside root: an <h1> after the article's first paragraphs is a
+// section heading (editors that style every heading as <h1>), while the
+// headline comes first.
+func proseBefore1(sc *scorer, root, n *html.Node) bool {
+	units := 0
+	for x := n; x != nil && x != root; x = x.Parent {
+		for p := x.PrevSibling; p != nil; p = p.PrevSibling {
+			if st := sc.stats[p]; st != nil {
+				units += st.units - st.linkUnits
+			}
+			if units >= minProseBeforeHeading {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func dropInside(sc *scorer, n *html.Node, total int) bool {
