@@ -103,7 +103,7 @@ func TestBylines(t *testing.T) {
 }
 
 func TestRelatedHeading(t *testing.T) {
-	for s, want := range map[string]bool{"相关阅读": true, "【相关新闻】": true, "相关阅读：": true, ">> 延伸阅读": true, "Related": true, "相关阅读：温家宝亲笔给灾区小学生回信": false, "正文": false} {
+	for s, want := range map[string]bool{"相关阅读": true, "【相关新闻】": true, "相关阅读：": true, ">> 延伸阅读": true, "Related": true, "You may also like...": true, "相关阅读…": true, "相关阅读：温家宝亲笔给灾区小学生回信": false, "正文": false} {
 		if got := isRelatedHeading(s); got != want {
 			t.Errorf("isRelatedHeading(%q) = %v", s, got)
 		}
