@@ -287,9 +287,12 @@ func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyR
 		float64(second.contentLinkUnits) <= maxListLinkDensity*float64(second.contentUnits) && leadingPart(rd, lines, art.Title) != nil:
 		// Our block was the later part of a split article; the second
 		// opinion's lines before it are its start. What follows our last
-		// line in the second opinion (comments, more links) is not taken.
+		// line in the second opinion is taken only while it is prose
+		// (trailingPart: comments, link lists and menus end it).
 		art.SecondOpinion = SecondOpinionExtended
 		ext := append(leadingPart(rd, lines, art.Title), lines...)
+		// A figure or an advert may also have cut the article's end off.
+		ext = append(ext, trailingPart(rd, lines)...)
 		res.lines = ext
 		return ext, nil
 	case agree && reason == "":
