@@ -249,7 +249,23 @@ func dropInside(sc *scorer, n *html.Node, total int) bool {
 	if s.links >= minLinkBlockLinks && s.linkDensity() > sc.t.LinkBlockDensity && s.units*2 < total {
 		return true
 	}
-	return false
+	return isLinkParagraph(n, s)
+}
+
+// maxLinkParagraphUnits bounds a link paragraph (about 30 Chinese
+// characters, a headline).
+const maxLinkParagraphUnits = 3 * maxItemHeadingUnits
+
+// isLinkParagraph reports a short paragraph that is all link text (at
+// least minLinkItemShare): a headline pointing to another story ("SEAN
+// SPICER ELIMINATED FROM …", 相关新闻 links set as paragraphs), not article
+// text. A paragraph showing a URL is a citation and stays.
+func isLinkParagraph(n *html.Node, s *nodeStats) bool {
+	if n.DataAtom != atom.P || s.units == 0 || s.units > maxLinkParagraphUnits || float64(s.linkUnits) < minLinkItemShare*float64(s.units) {
+		return false
+	}
+	t := textOf(n)
+	return !strings.Contains(t, "://") && !strings.Contains(t, "www.")
 }
 
 // Line filters applied to the rendered text.
