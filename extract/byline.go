@@ -404,7 +404,9 @@ func nameUnderBodyHeadline(body []string) string {
 const maxNamesUnder = 3
 
 // notNames are short lines under a headline that are not bylines.
-var notNames = map[string]bool{"正文": true, "摘要": true, "简介": true, "导读": true, "编者按": true, "核心提示": true, "提要": true, "内容提要": true, "图片": true, "视频": true, "专题": true, "评论": true, "社论": true, "快讯": true, "独家": true, "原创": true, "转载": true}
+var notNames = map[string]bool{"正文": true, "摘要": true, "简介": true, "导读": true, "编者按": true, "核心提示": true, "提要": true, "内容提要": true, "图片": true, "视频": true, "专题": true, "评论": true, "社论": true, "快讯": true, "独家": true, "原创": true, "转载": true,
+	// Navigation links that can stand alone under a headline.
+	"目录": true, "返目录": true, "回目录": true, "返回": true, "返回目录": true, "返回首页": true, "首页": true, "上一篇": true, "下一篇": true, "上一页": true, "下一页": true, "回顶部": true}
 
 // accountWords mark an author field as an organisation or a self-media
 // account rather than a person.

@@ -155,6 +155,7 @@ func TestAuthorIsNotASource(t *testing.T) {
 		{"person", "作者：张三", "张三", ""},
 		{"name under headline", "李四", "李四", ""},
 		{"column label under headline", "导读", "", ""},
+		{"navigation link under headline", "返目录", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			page := []string{"标题是这样的一句话", tc.header, "正文第一段，内容足够长，讲了一件事情的来龙去脉。"}

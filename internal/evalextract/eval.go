@@ -645,8 +645,8 @@ func runCWCED(ctx context.Context, xs *extractors, shared string, r *Report) err
 	urls := cwcedURLs(filepath.Join(dir, "pages.tsv"))
 	var sumF1 float64
 	var nDate, okDate, okAuthor, nAuthor, noArt int
-	var dateNotes, editorLabels []string
-	notes := cwcedDateNotes()
+	var dateNotes, editorLabels, textNotes []string
+	notes, tnotes := cwcedDateNotes(), cwcedTextNotes()
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -674,6 +674,9 @@ func runCWCED(ctx context.Context, xs *extractors, shared string, r *Report) err
 		}
 		ps.F1 = BigramF1(got.Text, string(truth))
 		sumF1 += ps.F1
+		if n, ok := tnotes[id]; ok {
+			textNotes = append(textNotes, n.check(id, body, string(truth), ps.F1))
+		}
 		if raw, err := os.ReadFile(filepath.Join(dir, "date", id+".txt")); err == nil {
 			if d, ok := parseCWCEDDate(string(raw)); ok {
 				nDate++
@@ -706,6 +709,7 @@ func runCWCED(ctx context.Context, xs *extractors, shared string, r *Report) err
 	r.add("cwced", n, "mean bigram F1", sumF1/float64(n), fmt.Sprintf("vs cleaned/; %d ErrNoArticle", noArt))
 	r.add("cwced", nDate, "date accuracy (same day)", ratio(okDate, nDate), "pages with a dated truth; year/month-only truths compared at their precision")
 	r.add("cwced", nAuthor, "author accuracy", ratio(okAuthor, nAuthor), "name sets equal; UNKNOWN = no author")
+	r.addCount("cwced", n, "text labels that are not the article", len(textNotes), "counted as they are in the F1 above; "+strings.Join(textNotes, "; "))
 	r.addCount("cwced", nDate-okDate, "date misses that are label disagreements", len(dateNotes), "counted as misses above; "+strings.Join(dateNotes, "; "))
 	r.addCount("cwced", nAuthor-okAuthor, "author misses: label names the editor", len(editorLabels), "counted as misses above; the page shows no author, the label is the name our Editor field holds (责任编辑/编辑): "+strings.Join(editorLabels, " "))
 	return nil
@@ -1052,4 +1056,28 @@ func (n dateNote) check(id string, page []byte, ours time.Time) string {
 		return fmt.Sprintf("%s: our date %s is not the page's %s", id[:8], ours.Format(time.DateOnly), n.ours)
 	}
 	return fmt.Sprintf("%s: %s %q", id[:8], n.why, n.evidence)
+}
+
+// textNote is a CWCED text label that is not the page's article, written
+// down after reading the page; the F1 still counts against the label.
+// evidence must be on the page, and in the label exactly when inLabel.
+type textNote struct {
+	evidence string
+	inLabel  bool
+	why      string
+}
+
+func cwcedTextNotes() map[string]textNote {
+	return map[string]textNote{
+		"d8d4c4ec-dc2a-420f-a9f8-5e8ee597b965": {"他觉得自己这4年多，命运就跟这件T恤正反面一样", false, "the label stops after 1,160 characters (…建了一家小锻造厂。) while the page's article runs on to its byline; the label lacks"},
+		"386d70f8-19dc-495b-aa14-18cc057e1544": {"错误的版面参数！请确认您是从有效的连接进入。", true, "the page is the forum's error page and login form, and the label is all of its text, with"},
+	}
+}
+
+func (n textNote) check(id string, page []byte, label string, f1 float64) string {
+	u, _, err := decode.ToUTF8(page, "", "")
+	if err != nil || !bytes.Contains(u, []byte(n.evidence)) || strings.Contains(label, n.evidence) != n.inLabel {
+		return fmt.Sprintf("%s: evidence %q NOT as noted", id[:8], n.evidence)
+	}
+	return fmt.Sprintf("%s (F1 %.2f): %s %q", id[:8], f1, n.why, n.evidence)
 }
