@@ -271,7 +271,7 @@ func isLinkParagraph(n *html.Node, s *nodeStats) bool {
 // Line filters applied to the rendered text.
 var (
 	// rxBoilerLine matches whole lines that are page furniture.
-	rxBoilerLine = regexp.MustCompile(`^(?:点击(?:进入|查看|阅读|这里|观看)[^。！？]{0,30}|返回搜狐[，,]?\s*查看更多|查看更多|点击查看更多|我要评论|发表评论|我要纠错|【?纠错】?|打印本页|打印|关闭窗口|关闭|分享到[:：]?.*|收藏本文|责任编辑[:：]?\s*$|正文已结束.*|\[?返回首页\]?|上一页|下一页|返回顶部|扫一扫.*|用微信扫描.*|本文已影响\d+人|Copyright\s*©.*|©.*版权所有.*|版权所有.*|免责声明[:：].*|版权声明[:：].*|Advertisement|ADVERTISEMENT|Advert|广告|Share this article|Share on .*|Sign up for .*)$`)
+	rxBoilerLine = regexp.MustCompile(`^(?:点击(?:进入|查看|阅读|这里|观看)[^。！？]{0,30}|返回搜狐[，,]?\s*查看更多|查看更多|点击查看更多|我要评论|发表评论|我要纠错|【?纠错】?|打印本页|打印|关闭窗口|关闭|分享到[:：]?.*|收藏本文|责任编辑[:：]?\s*$|正文已结束.*|\[?返回首页\]?|上一页|下一页|返回顶部|扫一扫.*|用微信扫描.*|本文已影响\d+人|Copyright\s*©.*|©.*版权所有.*|版权所有.*|免责声明[:：].*|版权声明[:：].*|Advertisement|ADVERTISEMENT|Advert|广告|Share this article|Share (?:this )?on .*|Share this:?|Sign up for .*)$`)
 	// rxTrailingFurniture is furniture glued to the end of the last line.
 	rxTrailingFurniture = regexp.MustCompile(`(?:我要评论|\[我要纠错\]|【纠错】|返回搜狐[，,]?\s*查看更多|\(?点击查看更多\)?)$`)
 	// rxMetaLine: a line that is only a source or editor note,

@@ -52,6 +52,8 @@ func TestLineFilters(t *testing.T) {
 		"未经许可不得转载。",
 		"Advert",
 		"广告",
+		"Share this on WhatsApp",
+		"Share this:",
 	}
 	got := e.cleanLines(in, &Article{Title: "标题"})
 	want := []string{"正文第一段，内容。", "正文第二段，内容。"}
