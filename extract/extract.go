@@ -97,6 +97,9 @@ type Options struct {
 	// default: the reprint-web truth counts such lines as body text, and
 	// keeping them measured better (docs/THRESHOLDS.md).
 	StripMetaLines bool
+	// Tuning overrides the thresholds the evaluation fits; its zero
+	// fields take the defaults.
+	Tuning Tuning
 	// ExpectArticle says the page is known to be an article (the site's
 	// article_url matched it). A short text is then kept even when the
 	// container holds more link text than prose (a brief with keyword
@@ -111,6 +114,7 @@ type Options struct {
 // concurrent use. Use one Extractor per site.
 type Extractor struct {
 	opts     Options
+	tuning   Tuning // opts.Tuning with the defaults filled in
 	remove   []cascadia.Selector
 	bodySel  cascadia.Selector
 	titleSel cascadia.Selector
@@ -120,7 +124,11 @@ type Extractor struct {
 
 // New compiles the selectors of opts.
 func New(opts Options) (*Extractor, error) {
-	e := &Extractor{opts: opts, history: newLineHistory()}
+	t, err := opts.Tuning.resolve()
+	if err != nil {
+		return nil, err
+	}
+	e := &Extractor{opts: opts, tuning: t, history: newLineHistory()}
 	for _, s := range opts.Remove {
 		sel, err := cascadia.Compile(s)
 		if err != nil {
@@ -155,6 +163,16 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 	doc, err := html.Parse(bytes.NewReader(page))
 	if err != nil {
 		return nil, fmt.Errorf("extract: parse html: %w", err)
+	}
+	return e.ExtractParsed(pageURL, page, doc)
+}
+
+// ExtractParsed is Extract on doc, the tree html.Parse made of page (an
+// evaluation parses a page once and extracts copies of the tree many
+// times). doc is modified; page is still read by the second opinion.
+func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (*Article, error) {
+	if len(page) > MaxInputBytes {
+		return nil, fmt.Errorf("extract: page of %d bytes exceeds the %d-byte limit", len(page), MaxInputBytes)
 	}
 	e.removeSelected(doc)
 	meta := collectMeta(doc)
@@ -254,7 +272,7 @@ func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyR
 	if reason == "" {
 		reason = e.furnitureReason(site, lines)
 	}
-	if reason == "" && res.runnerUp < closeRunnerUp && !proseLead {
+	if reason == "" && res.runnerUp < e.tuning.CloseRunnerUp && !proseLead {
 		return lines, nil
 	}
 	// Readability merges a footer that follows the posts into the body;
@@ -269,9 +287,12 @@ func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyR
 		float64(second.contentLinkUnits) <= maxListLinkDensity*float64(second.contentUnits) && leadingPart(rd, lines, art.Title) != nil:
 		// Our block was the later part of a split article; the second
 		// opinion's lines before it are its start. What follows our last
-		// line in the second opinion (comments, more links) is not taken.
+		// line in the second opinion is taken only while it is prose
+		// (trailingPart: comments, link lists and menus end it).
 		art.SecondOpinion = SecondOpinionExtended
 		ext := append(leadingPart(rd, lines, art.Title), lines...)
+		// A figure or an advert may also have cut the article's end off.
+		ext = append(ext, trailingPart(rd, lines)...)
 		res.lines = ext
 		return ext, nil
 	case agree && reason == "":
@@ -319,10 +340,10 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 	if e.opts.Engine == EngineReadability {
 		return readabilityBody(doc, pageURL)
 	}
-	sc := newScorer()
+	sc := newScorer(e.tuning)
 	sc.measure(doc, nil, false, 0)
 	removeUnlikely(sc, doc, sc.stats[doc].units, 0)
-	sc = newScorer()
+	sc = newScorer(e.tuning)
 	sc.measure(doc, nil, false, 0)
 	sc.scoreParagraphs(doc)
 	ds := sc.stats[doc]
