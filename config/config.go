@@ -40,7 +40,12 @@ const (
 	DefaultMaxBody     = 10 << 20 // decompressed bytes; portal article pages are 20-500 KB
 	// MaxMaxBody is the largest fetch.max_body accepted: a page is held in
 	// memory whole, and a larger limit is a typo rather than a wish.
-	MaxMaxBody          = 1 << 30
+	MaxMaxBody = 1 << 30
+	// DefaultMaxImage bounds a lead image (decompressed bytes): news photos
+	// are 50 KB to 2 MB.
+	DefaultMaxImage = 5 << 20
+	// MaxMaxImage is the largest fetch.max_image accepted.
+	MaxMaxImage         = 64 << 20
 	DefaultRetries      = 3
 	DefaultMaxRedirects = 5
 	DefaultMaxURLLength = 2048
@@ -147,6 +152,14 @@ type Fetch struct {
 	// KeepRaw keeps the HTTP response (status, headers, decompressed body;
 	// compressed in the store) of every stored article, for WARC export.
 	KeepRaw bool `yaml:"keep_raw"`
+	// LeadImages fetches the lead image of article pages whose text is too
+	// short to compare (photo pages) and uses its fingerprint as duplicate
+	// evidence (dedup.MinImageSimilarity). Images are fingerprinted, never
+	// stored.
+	LeadImages bool `yaml:"lead_images"`
+	// MaxImage bounds a lead image, bytes after decompression; a larger one
+	// is refused (counted as images_too_large, logged), never truncated.
+	MaxImage Size `yaml:"max_image"`
 }
 
 // Segment configures segmentation and features.
@@ -199,6 +212,8 @@ func Default() Config {
 			Timeout:         Duration(DefaultTimeout),
 			ConnectTimeout:  Duration(DefaultConnectTO),
 			MaxBody:         DefaultMaxBody,
+			LeadImages:      true,
+			MaxImage:        DefaultMaxImage,
 			Retries:         DefaultRetries,
 			MaxRedirects:    DefaultMaxRedirects,
 			MaxURLLength:    DefaultMaxURLLength,
@@ -361,6 +376,9 @@ func (c *Config) validateFetch(add addFunc) {
 	}
 	if f.MaxBody <= 0 || f.MaxBody > MaxMaxBody {
 		add("fetch.max_body", "must be in [1, %s], got %d", Size(MaxMaxBody), int64(f.MaxBody))
+	}
+	if f.MaxImage <= 0 || f.MaxImage > MaxMaxImage {
+		add("fetch.max_image", "must be in [1, %s], got %d", Size(MaxMaxImage), int64(f.MaxImage))
 	}
 	if f.Retries < 0 || f.Retries > 10 {
 		add("fetch.retries", "must be in [0, 10], got %d", f.Retries)

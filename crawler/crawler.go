@@ -80,6 +80,9 @@ type Response struct {
 	Header     http.Header
 	Body       []byte // decompressed, complete, at most fetch.max_body bytes; NOT charset-decoded
 	FetchedAt  time.Time
+	// images fetches the page's lead image under the crawl's policy (nil
+	// for a Response not made by a crawl); see FetchImage.
+	images func(ctx context.Context, rawURL string) (*Image, error)
 }
 
 // Processor handles article pages (URLs matching the site's article_url).
@@ -770,8 +773,11 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 	if st.articleRe.MatchString(final) {
 		st.stats.articles.Add(1)
 		resp := &Response{URL: final, RequestURL: it.URL, Site: st.cfg, RunID: r.runID, Depth: it.Depth,
-			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now}
+			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now, images: r.imageFetcher(ctx, st)}
 		out, err := r.proc.ProcessArticle(bg, resp)
+		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return // a lead image fetch was cut by the end of the run: the item stays in flight
+		}
 		if err != nil {
 			r.fatal(fmt.Errorf("process %s: %w", final, err))
 			return
@@ -804,6 +810,12 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 // fetch requests rawURL through colly, retrying transient failures with
 // exponential backoff. abandoned is true when ctx ended first.
 func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, delay time.Duration) (slot *fetchSlot, ferr *FetchError, abandoned bool) {
+	return r.fetchAs(ctx, st, rawURL, host, delay, 0, r.headers)
+}
+
+// fetchAs is fetch with a body limit for this request (0: fetch.max_body)
+// and its request headers.
+func (r *run) fetchAs(ctx context.Context, st *siteState, rawURL, host string, delay time.Duration, maxBody int64, headers http.Header) (slot *fetchSlot, ferr *FetchError, abandoned bool) {
 	var col *colly.Collector
 	select {
 	case col = <-r.cols:
@@ -820,11 +832,11 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 		if err := r.pacer.wait(ctx, host, delay); err != nil {
 			return nil, nil, true
 		}
-		slot = &fetchSlot{site: st}
+		slot = &fetchSlot{site: st, maxBody: maxBody}
 		col.Context = context.WithValue(ctx, slotKey{}, slot)
 		st.stats.requests.Add(1)
 		t0 := time.Now()
-		err := col.Request(http.MethodGet, rawURL, nil, nil, r.headers.Clone())
+		err := col.Request(http.MethodGet, rawURL, nil, nil, headers.Clone())
 		r.fetched(st, rawURL, slot.status, time.Since(t0), err)
 		if ctx.Err() != nil {
 			return nil, nil, true

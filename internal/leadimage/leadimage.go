@@ -60,7 +60,9 @@ type codec struct {
 var codecs = []codec{
 	{"jpeg", func(b []byte) bool { return bytes.HasPrefix(b, []byte{0xff, 0xd8}) }, jpeg.DecodeConfig, jpeg.Decode},
 	{"png", func(b []byte) bool { return bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) }, png.DecodeConfig, png.Decode},
-	{"gif", func(b []byte) bool { return bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a")) }, gif.DecodeConfig, gif.Decode},
+	{"gif", func(b []byte) bool {
+		return bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a"))
+	}, gif.DecodeConfig, gif.Decode},
 	{"webp", func(b []byte) bool { return len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP" }, webp.DecodeConfig, webp.Decode},
 }
 
