@@ -9,14 +9,16 @@ import (
 )
 
 // MinImageSimilarity is the share of equal blocks (imgfp.Similarity, 8×8
-// grid) from which the lead images of two pages whose text is too short
-// to compare (Fingerprint.Short) count as the same picture: the pages are
-// then duplicates (verdict reason "image"). On the generated variants of
-// `newscrawl eval images` (resize, JPEG recompression at several
-// qualities, a cropped border, a logo) every copy keeps at least this
-// share while different pictures of one template stay below it; figures in
-// docs/THRESHOLDS.md.
-const MinImageSimilarity = imgfp.DefaultMinSimilarity
+// grid: at most 3 of 64 blocks differ) from which the lead images of two
+// pages whose text is too short to compare (Fingerprint.Short) count as
+// the same picture: the pages are then duplicates (verdict reason
+// "image"). Chosen with `newscrawl eval images` on generated pictures:
+// every resized, recompressed (JPEG quality down to 15) or logo-stamped
+// copy keeps at least 0.95, while different photos of one template reach
+// it far less often than imgfp's 0.9 (a false merge loses a story; a
+// missed copy only keeps a duplicate). Cropped borders cost blocks along
+// the edges and are partly missed. Figures: docs/THRESHOLDS.md.
+const MinImageSimilarity = 0.95
 
 // imageIndex finds the indexed lead images within MinImageSimilarity of a
 // fingerprint, exactly: two fingerprints of n blocks that agree on at

@@ -164,7 +164,7 @@ func Print(w io.Writer, r Result) {
 		fmt.Fprintf(w, "%-34s %4d/%-4d %8.4f %8.4f %8.4f\n", s.Name, s.Matched(t), len(s.Sims), s.Min(), s.Mean(), s.Max())
 	}
 	fmt.Fprintf(w, "\n%-10s %16s %22s\n", "threshold", "copies matched", "same template matched")
-	for _, th := range []float64{0.75, 0.80, 0.85, 0.875, 0.90, 0.925, 0.95} {
+	for _, th := range []float64{0.75, 0.80, 0.85, 0.875, 0.90, 0.925, 0.95, 0.975, 1} {
 		got, n := 0, 0
 		for _, s := range r.Copies {
 			got, n = got+s.Matched(th), n+len(s.Sims)

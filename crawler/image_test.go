@@ -1,0 +1,123 @@
+package crawler
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
+)
+
+// imageProc fetches one image per article page (the page's path mapped by
+// images) and records the result.
+type imageProc struct {
+	recProc
+	images map[string]string // article URL -> image URL
+	mu     sync.Mutex
+	res    map[string]fetchResult
+}
+
+type fetchResult struct {
+	img *Image
+	err error
+}
+
+func (p *imageProc) ProcessArticle(ctx context.Context, r *Response) (storage.Outcome, error) {
+	img, err := r.FetchImage(ctx, p.images[r.URL])
+	p.mu.Lock()
+	p.res[r.URL] = fetchResult{img, err}
+	p.mu.Unlock()
+	return p.recProc.ProcessArticle(ctx, r)
+}
+
+func TestFetchImage(t *testing.T) {
+	var member bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
+	zw.Write(make([]byte, 1<<20))
+	zw.Close()
+	bomb := bytes.Repeat(member.Bytes(), 8) // 8 MiB inflated
+	jpeg := append([]byte{0xff, 0xd8, 0xff}, make([]byte, 1000)...)
+	ts := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(200, "User-agent: *\nDisallow: /private/\n"),
+		"/":           listPage("/art/a", "/art/b", "/art/c", "/art/d", "/art/e", "/art/f"),
+		"/art/a":      article("a"), "/art/b": article("b"), "/art/c": article("c"),
+		"/art/d": article("d"), "/art/e": article("e"), "/art/f": article("f"),
+		"/img/ok.jpg": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "image/jpeg")
+			w.Write(jpeg)
+		},
+		"/img/bomb.jpg": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "image/jpeg")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(bomb)
+		},
+		"/img/page.jpg":      article("not a picture"),
+		"/private/photo.jpg": func(w http.ResponseWriter, r *http.Request) { w.Write(jpeg) },
+	})
+	cfg := testConfig(t, ts.URL, func(c *config.Config) { c.Fetch.MaxImage = 64 << 10 })
+	u := func(p string) string { return ts.URL + p }
+	st := memory.New()
+	proc := &imageProc{recProc: recProc{store: st}, res: map[string]fetchResult{}, images: map[string]string{
+		u("/art/a"): u("/img/ok.jpg"),
+		u("/art/b"): u("/img/bomb.jpg"),
+		u("/art/c"): u("/private/photo.jpg"),
+		u("/art/d"): "http://elsewhere.example/img.jpg",
+		u("/art/e"): u("/img/page.jpg"),
+		u("/art/f"): "data:image/png;base64,AAAA",
+	}}
+	sum, err := runCrawl(t, context.Background(), cfg, st, proc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kindOf := func(err error) string {
+		var fe *FetchError
+		if errors.As(err, &fe) {
+			return fe.Kind
+		}
+		return ""
+	}
+	for _, tt := range []struct {
+		page, kind string
+		robots     bool
+	}{
+		{"/art/a", "", false},
+		{"/art/b", KindTooLarge, false},
+		{"/art/c", "", true},
+		{"/art/d", KindOutOfScope, false},
+		{"/art/e", KindNotImage, false},
+		{"/art/f", KindBadURL, false},
+	} {
+		t.Run(tt.page, func(t *testing.T) {
+			r := proc.res[u(tt.page)]
+			switch {
+			case tt.robots:
+				if !errors.Is(r.err, ErrRobotsDisallowed) {
+					t.Fatalf("error %v, want ErrRobotsDisallowed", r.err)
+				}
+			case tt.kind != "":
+				if kindOf(r.err) != tt.kind {
+					t.Fatalf("error %v, want kind %s", r.err, tt.kind)
+				}
+			case r.err != nil || r.img == nil || !bytes.Equal(r.img.Body, jpeg) || r.img.ContentType != "image/jpeg":
+				t.Fatalf("got %+v, %v", r.img, r.err)
+			}
+		})
+	}
+	if ts.hit("/private/photo.jpg") != 0 || ts.hit("/img/bomb.jpg") != 1 {
+		t.Errorf("disallowed image requested %d times, bomb %d times (want 0, 1: too_large is not retried)",
+			ts.hit("/private/photo.jpg"), ts.hit("/img/bomb.jpg"))
+	}
+	if tot := sum.Total; tot.Images != 1 || tot.ImagesTooLarge != 1 || tot.ImagesSkipped != 4 || tot.ImageBytes != int64(len(jpeg)) {
+		t.Errorf("images %d (%d bytes), too large %d, skipped %d; want 1 (%d), 1, 4", tot.Images, tot.ImageBytes,
+			tot.ImagesTooLarge, tot.ImagesSkipped, len(jpeg))
+	}
+	if _, err := (&Response{}).FetchImage(context.Background(), u("/img/ok.jpg")); !errors.Is(err, ErrNoImageFetcher) {
+		t.Errorf("a Response not made by a crawl: %v, want ErrNoImageFetcher", err)
+	}
+}
