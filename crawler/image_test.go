@@ -121,3 +121,54 @@ func TestFetchImage(t *testing.T) {
 		t.Errorf("a Response not made by a crawl: %v, want ErrNoImageFetcher", err)
 	}
 }
+
+// A crawl stopped while a lead image is being fetched leaves the page
+// undecided and queued (it is not decided without its image), and the run
+// ends as interrupted, not failed.
+func TestFetchImageInterrupted(t *testing.T) {
+	entered := make(chan struct{})
+	ts := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(404, ""),
+		"/":           listPage("/art/a"),
+		"/art/a":      article("a"),
+		"/img/slow.jpg": func(w http.ResponseWriter, r *http.Request) {
+			close(entered)
+			<-r.Context().Done()
+		},
+	})
+	cfg := testConfig(t, ts.URL)
+	st := memory.New()
+	proc := &interruptProc{store: st, image: ts.URL + "/img/slow.jpg"}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-entered; cancel() }()
+	sum, err := runCrawl(t, ctx, cfg, st, proc, Options{})
+	if err != nil {
+		t.Fatalf("Run: %v (an interrupted image fetch is not a failure)", err)
+	}
+	if !sum.Interrupted {
+		t.Error("summary not interrupted")
+	}
+	if !errors.Is(proc.err, context.Canceled) {
+		t.Errorf("FetchImage error %v, want context.Canceled", proc.err)
+	}
+	if _, ok, _ := st.Decided(context.Background(), ts.URL+"/art/a"); ok {
+		t.Error("the page was decided without its image")
+	}
+	if n, _ := st.Pending(context.Background(), ""); n == 0 {
+		t.Error("the page left the frontier")
+	}
+}
+
+type interruptProc struct {
+	store storage.Store
+	image string
+	err   error
+}
+
+func (p *interruptProc) ProcessArticle(ctx context.Context, r *Response) (storage.Outcome, error) {
+	_, p.err = r.FetchImage(ctx, p.image)
+	if p.err != nil {
+		return "", p.err
+	}
+	return "", errors.New("the image fetch was not interrupted")
+}
