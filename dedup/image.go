@@ -26,8 +26,9 @@ const MinImageSimilarity = 0.95
 // into d+1 disjoint bands at least one band is equal in both
 // (pigeonhole). Each band's block string is a key; a lookup verifies the
 // entries sharing any band. Only short-text pages with an image are
-// indexed, so the index stays small and lives in the process (a shared
-// Index does not carry images: see Options.Index).
+// indexed, so the index stays small; the engine keeps it itself, also over
+// an injected Options.Index (entries given to Restore, such as another
+// process's commits to a shared store, are indexed here too).
 type imageIndex struct {
 	minSim  float64
 	bands   map[bandKey][]int
