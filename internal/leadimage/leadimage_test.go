@@ -135,3 +135,19 @@ func FuzzImage(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFingerprint decodes a 640×480 JPEG (quality 85) and
+// fingerprints it: the cost of one lead image after its fetch.
+func BenchmarkFingerprint(b *testing.B) {
+	jpg, err := evalimages.JPEG(evalimages.Resize(photo(), 640, 480), 85)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(jpg)))
+	for b.Loop() {
+		if _, err := leadimage.Fingerprint(jpg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
