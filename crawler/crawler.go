@@ -45,6 +45,11 @@
 //   - At most fetch.max_links_per_page links are read from a page (the rest
 //     are counted); a <meta http-equiv="refresh"> to another URL is
 //     followed like a redirect.
+//   - A page's lead image is fetched only when the Processor asks
+//     (Response.FetchImage), under the page rules (allowed_domains,
+//     robots.txt, pacing, retries, timeouts) with its own body limit,
+//     fetch.max_image. Images are not pages: they are counted in SiteStats
+//     (images, images_too_large, images_skipped), never recorded or stored.
 package crawler
 
 import (
