@@ -12,7 +12,7 @@ import (
 	"github.com/newsdedup/newscrawl/internal/leadimage"
 )
 
-// Photo size of the generated originals.
+// Photo size of the generated originals of `eval images`.
 const width, height = 640, 480
 
 // Variant is one way a portal re-publishes a photo, as the bytes it serves.
@@ -31,9 +31,9 @@ func Variants() []Variant {
 	}
 	vs := []Variant{
 		{"identical (PNG)", png(func(o *image.RGBA) image.Image { return o })},
-		{"half size 320×240", png(func(o *image.RGBA) image.Image { return Resize(o, 320, 240) })},
-		{"thumbnail 160×120", png(func(o *image.RGBA) image.Image { return Resize(o, 160, 120) })},
-		{"other aspect 500×480", png(func(o *image.RGBA) image.Image { return Resize(o, 500, 480) })},
+		{"half size", png(func(o *image.RGBA) image.Image { return Resize(o, dx(o)/2, dy(o)/2) })},
+		{"quarter size (thumbnail)", png(func(o *image.RGBA) image.Image { return Resize(o, dx(o)/4, dy(o)/4) })},
+		{"other aspect (width ×25/32)", png(func(o *image.RGBA) image.Image { return Resize(o, dx(o)*25/32, dy(o)) })},
 	}
 	for _, q := range []int{90, 75, 50, 30, 15} {
 		vs = append(vs, Variant{fmt.Sprintf("JPEG quality %d", q), jpg(q)})
@@ -43,10 +43,15 @@ func Variants() []Variant {
 	}
 	vs = append(vs,
 		Variant{"logo in a corner", png(func(o *image.RGBA) image.Image { return WithLogo(o) })},
-		Variant{"400×300 + logo + JPEG 50", func(o *image.RGBA) ([]byte, error) { return JPEG(WithLogo(Resize(o, 400, 300)), 50) }},
+		Variant{"5/8 size + logo + JPEG 50", func(o *image.RGBA) ([]byte, error) {
+			return JPEG(WithLogo(Resize(o, dx(o)*5/8, dy(o)*5/8)), 50)
+		}},
 	)
 	return vs
 }
+
+func dx(img image.Image) int { return img.Bounds().Dx() }
+func dy(img image.Image) int { return img.Bounds().Dy() }
 
 // Stats are the similarities of one group of pairs.
 type Stats struct {
@@ -79,17 +84,23 @@ func (s Stats) Mean() float64 {
 // Result is what Measure found.
 type Result struct {
 	Photos        int
+	Width, Height int     // of the originals
 	Copies        []Stats // one per Variant
 	SameTemplate  Stats   // different photos of one template
 	OtherTemplate Stats   // photos of different templates
 }
 
-// Measure draws photos photos per template (seeded), fingerprints each
-// original and each variant through leadimage.Fingerprint (the crawl's
-// decode path) and compares them with imgfp.Similarity.
-func Measure(photos int) (Result, error) {
+// Measure draws photos photos per template (seeded) at 640×480,
+// fingerprints each original and each variant through
+// leadimage.Fingerprint (the crawl's decode path) and compares them with
+// imgfp.Similarity.
+func Measure(photos int) (Result, error) { return MeasureAt(photos, width, height) }
+
+// MeasureAt is Measure with originals of w×h pixels (tests draw smaller
+// pictures: the race detector slows the pixel loops tenfold).
+func MeasureAt(photos, w, h int) (Result, error) {
 	rng := rand.New(rand.NewPCG(2026, 11))
-	res := Result{Photos: photos * len(Templates), SameTemplate: Stats{Name: "different photos, same template"},
+	res := Result{Photos: photos * len(Templates), Width: w, Height: h, SameTemplate: Stats{Name: "different photos, same template"},
 		OtherTemplate: Stats{Name: "photos of different templates"}}
 	vs := Variants()
 	res.Copies = make([]Stats, len(vs))
@@ -100,7 +111,7 @@ func Measure(photos int) (Result, error) {
 	for _, t := range Templates {
 		var row []imgfp.Fingerprint
 		for range photos {
-			orig := NewScene(t, rng).Draw(width, height)
+			orig := NewScene(t, rng).Draw(w, h)
 			fp, err := fingerprint(orig, vs[0].Make)
 			if err != nil {
 				return res, err
@@ -153,7 +164,7 @@ func similarity(a, b imgfp.Fingerprint) float64 {
 func Print(w io.Writer, r Result) {
 	t := dedup.MinImageSimilarity
 	fmt.Fprintf(w, "Lead-image fingerprint (imgfp: %d×%d blocks, dominant colour of 8): %d generated photos of %d templates, %d×%d\n",
-		imgfp.DefaultCols, imgfp.DefaultRows, r.Photos, len(Templates), width, height)
+		imgfp.DefaultCols, imgfp.DefaultRows, r.Photos, len(Templates), r.Width, r.Height)
 	fmt.Fprintf(w, "threshold dedup.MinImageSimilarity = %.2f (share of equal blocks)\n\n", t)
 	fmt.Fprintf(w, "%-34s %9s %8s %8s %8s\n", "copies (must match)", "matched", "min", "mean", "max")
 	for _, s := range r.Copies {

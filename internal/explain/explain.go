@@ -257,11 +257,11 @@ func writeImageEvidence(b *strings.Builder, e *Explanation) {
 	d := e.Duplicate
 	switch {
 	case d.Reason == "image":
-		fmt.Fprintf(b, "  lead image blocks equal    %.3f (duplicate when both texts are too short to compare and >= %.2f)\n",
+		fmt.Fprintf(b, "  lead image blocks equal   %.3f (duplicate when both texts are too short to compare and >= %.2f)\n",
 			d.ImageSimilarity, e.Thresholds.MinImageSimilarity)
-		fmt.Fprintf(b, "  lead image fingerprints    %s\n                             %s (matched page)\n", d.Image, orNone(e.MatchedImage))
+		fmt.Fprintf(b, "  lead image fingerprints   %s\n                            %s (matched page)\n", d.Image, orNone(e.MatchedImage))
 	case d.Image != "":
-		fmt.Fprintf(b, "  lead image fingerprint     %s (not needed: the text decided)\n", d.Image)
+		fmt.Fprintf(b, "  lead image fingerprint    %s (not needed: the text decided)\n", d.Image)
 	}
 }
 

@@ -65,8 +65,8 @@ func TestExplain(t *testing.T) {
 			"jaccard          0.410", "containment      0.930", "« 新华社北京11月20日电国务院今天召开常务会议，部署进一步稳定就业的措施。 »", "cluster:  1, 2 member(s)"}},
 		{"duplicate without text", false, "http://d/1", nil, []string{"was not kept", "title overlap"}},
 		{"stored", false, "http://a/1", nil, []string{"stored as article 1", "2 member(s)"}},
-		{"photo page dropped on its lead image", false, "http://p/2", nil, []string{"reason image", "lead image blocks equal    0.750",
-			"2x2:CCGY", "2x2:CCGG (matched page)", "duplicate when both texts are too short to compare and >= 0.90"}},
+		{"photo page dropped on its lead image", false, "http://p/2", nil, []string{"reason image", "lead image blocks equal   0.750",
+			"2x2:CCGY", "2x2:CCGG (matched page)", "duplicate when both texts are too short to compare and >= 0.95"}},
 		{"error page", false, "http://e/1", nil, []string{"http_404: not found"}},
 		{"unknown url", false, "http://x/1", storage.ErrNotFound, nil},
 	} {
