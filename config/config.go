@@ -173,6 +173,11 @@ type Site struct {
 	Name           string   `yaml:"name"`
 	StartURLs      []string `yaml:"start_urls"`
 	AllowedDomains []string `yaml:"allowed_domains"`
+	// ImageDomains are further hosts (as in allowed_domains) a page's lead
+	// image may come from: the portal's image servers. Only images are
+	// fetched from them (fetch.lead_images), under the same robots.txt and
+	// politeness rules; no page of theirs is crawled.
+	ImageDomains []string `yaml:"image_domains"`
 	ArticleURL     string   `yaml:"article_url"`
 	FollowURL      string   `yaml:"follow_url"`
 	Delay          Duration `yaml:"delay"`
@@ -432,11 +437,8 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 	if len(s.AllowedDomains) == 0 {
 		add(at+".allowed_domains", "at least one domain is required")
 	}
-	for j, d := range s.AllowedDomains {
-		if d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1 {
-			add(fmt.Sprintf("%s.allowed_domains[%d]", at, j), "must be a host name or host:port, got %q", d)
-		}
-	}
+	checkDomains(at+".allowed_domains", s.AllowedDomains, add)
+	checkDomains(at+".image_domains", s.ImageDomains, add)
 	if s.ArticleURL == "" {
 		add(at+".article_url", "must not be empty")
 	} else if re, err := regexp.Compile(s.ArticleURL); err != nil {
@@ -477,6 +479,15 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 		}
 		if _, err := cascadia.ParseGroup(x.sel); err != nil {
 			add(at+".extract."+x.key, "invalid CSS selector %q", x.sel)
+		}
+	}
+}
+
+// checkDomains checks a list of host names or host:port entries.
+func checkDomains(at string, domains []string, add addFunc) {
+	for j, d := range domains {
+		if d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1 {
+			add(fmt.Sprintf("%s[%d]", at, j), "must be a host name or host:port, got %q", d)
 		}
 	}
 }

@@ -815,12 +815,18 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 // fetch requests rawURL through colly, retrying transient failures with
 // exponential backoff. abandoned is true when ctx ended first.
 func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, delay time.Duration) (slot *fetchSlot, ferr *FetchError, abandoned bool) {
-	return r.fetchAs(ctx, st, rawURL, host, delay, 0, r.headers)
+	return r.fetchAs(ctx, st, rawURL, host, delay, fetchOpts{headers: r.headers})
 }
 
-// fetchAs is fetch with a body limit for this request (0: fetch.max_body)
-// and its request headers.
-func (r *run) fetchAs(ctx context.Context, st *siteState, rawURL, host string, delay time.Duration, maxBody int64, headers http.Header) (slot *fetchSlot, ferr *FetchError, abandoned bool) {
+// fetchOpts are what a fetch that is not a page's changes (lead images).
+type fetchOpts struct {
+	maxBody int64               // 0: fetch.max_body
+	headers http.Header         // request headers
+	inScope func(*url.URL) bool // nil: the site's page scope; redirect hops must stay in it
+}
+
+// fetchAs is fetch with the options of a non-page request.
+func (r *run) fetchAs(ctx context.Context, st *siteState, rawURL, host string, delay time.Duration, o fetchOpts) (slot *fetchSlot, ferr *FetchError, abandoned bool) {
 	var col *colly.Collector
 	select {
 	case col = <-r.cols:
@@ -837,11 +843,11 @@ func (r *run) fetchAs(ctx context.Context, st *siteState, rawURL, host string, d
 		if err := r.pacer.wait(ctx, host, delay); err != nil {
 			return nil, nil, true
 		}
-		slot = &fetchSlot{site: st, maxBody: maxBody}
+		slot = &fetchSlot{site: st, maxBody: o.maxBody, inScope: o.inScope}
 		col.Context = context.WithValue(ctx, slotKey{}, slot)
 		st.stats.requests.Add(1)
 		t0 := time.Now()
-		err := col.Request(http.MethodGet, rawURL, nil, nil, headers.Clone())
+		err := col.Request(http.MethodGet, rawURL, nil, nil, o.headers.Clone())
 		r.fetched(st, rawURL, slot.status, time.Since(t0), err)
 		if ctx.Err() != nil {
 			return nil, nil, true
@@ -997,7 +1003,11 @@ func (r *run) checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 	}
 	tu, _ := url.Parse(target)
-	if !st.inScope(tu) {
+	inScope := st.inScope
+	if slot.inScope != nil {
+		inScope = slot.inScope
+	}
+	if !inScope(tu) {
 		return &FetchError{Kind: KindRedirectDisallowed, Status: slot.status, Permanent: true,
 			Err: fmt.Errorf("redirect to %s leaves the site's allowed_domains", target)}
 	}

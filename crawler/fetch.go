@@ -140,8 +140,10 @@ type slotKey struct{}
 type fetchSlot struct {
 	site *siteState
 	// maxBody, when > 0, replaces the transport's limit for this fetch
-	// (lead images: fetch.max_image).
+	// (lead images: fetch.max_image); inScope, when set, replaces the
+	// site's page scope for redirect hops (lead images: image_domains too).
 	maxBody int64
+	inScope func(*url.URL) bool
 	hops    []*url.URL // request URL of every hop, in order
 	status  int
 	header  http.Header

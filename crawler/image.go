@@ -33,7 +33,8 @@ type Image struct {
 
 // FetchImage fetches an image of the page (its lead image) under the same
 // policy as pages: the image's host must be in the site's allowed_domains
-// (else a *FetchError of kind out_of_scope), robots.txt must allow it
+// or image_domains (else a *FetchError of kind out_of_scope, and redirect
+// hops must stay there), robots.txt must allow it
 // (else ErrRobotsDisallowed), the host is paced by the site delay or its
 // Crawl-delay (through the shared pacer when one is configured), redirects
 // follow the page rules, transient failures are retried, the request has
@@ -65,6 +66,15 @@ func (r *run) imageFetcher(runCtx context.Context, st *siteState) func(context.C
 	}
 }
 
+// imageInScope reports whether a lead image may be fetched from u: a URL
+// of the site's pages, or of a host in its image_domains.
+func (st *siteState) imageInScope(u *url.URL) bool {
+	if st.inScope(u) {
+		return true
+	}
+	return (u.Scheme == "http" || u.Scheme == "https") && config.HostAllowed(u.Host, st.cfg.ImageDomains)
+}
+
 // imageAccept is the Accept header of image requests.
 const imageAccept = "image/webp,image/jpeg,image/png,image/gif;q=0.9,image/*;q=0.5"
 
@@ -74,10 +84,10 @@ func (r *run) fetchImage(ctx context.Context, st *siteState, rawURL string) (*Im
 		st.stats.imagesSkipped.Add(1)
 		return nil, &FetchError{Kind: KindBadURL, Err: fmt.Errorf("lead image %q is not an http(s) URL of at most %d bytes", rawURL, r.maxURLLength)}
 	}
-	if !st.inScope(u) {
+	if !st.imageInScope(u) {
 		st.stats.imagesSkipped.Add(1)
 		r.log.Info("lead image skipped", "site", st.name, "url", rawURL, "reason", KindOutOfScope)
-		return nil, &FetchError{Kind: KindOutOfScope, Err: fmt.Errorf("lead image host %s is not in the site's allowed_domains", u.Host)}
+		return nil, &FetchError{Kind: KindOutOfScope, Err: fmt.Errorf("lead image host %s is in neither allowed_domains nor image_domains of the site", u.Host)}
 	}
 	rules, err := r.robotsFor(ctx, st, u)
 	if err != nil {
@@ -95,7 +105,8 @@ func (r *run) fetchImage(ctx context.Context, st *siteState, rawURL string) (*Im
 	limit := fetchDefault(int64(r.cfg.Fetch.MaxImage), config.DefaultMaxImage)
 	h := r.headers.Clone()
 	h.Set("Accept", imageAccept)
-	slot, ferr, abandoned := r.fetchAs(ctx, st, u.String(), u.Host, max(st.delay, rules.crawlDelay), limit, h)
+	slot, ferr, abandoned := r.fetchAs(ctx, st, u.String(), u.Host, max(st.delay, rules.crawlDelay),
+		fetchOpts{maxBody: limit, headers: h, inScope: st.imageInScope})
 	if abandoned {
 		return nil, fmt.Errorf("lead image %s: %w", rawURL, context.Cause(ctx))
 	}

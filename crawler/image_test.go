@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -45,7 +46,8 @@ func TestFetchImage(t *testing.T) {
 	jpeg := append([]byte{0xff, 0xd8, 0xff}, make([]byte, 1000)...)
 	ts := newTestServer(t, map[string]http.HandlerFunc{
 		"/robots.txt": text(200, "User-agent: *\nDisallow: /private/\n"),
-		"/":           listPage("/art/a", "/art/b", "/art/c", "/art/d", "/art/e", "/art/f"),
+		"/":           listPage("/art/a", "/art/b", "/art/c", "/art/d", "/art/e", "/art/f", "/art/g"),
+		"/art/g":      article("g"),
 		"/art/a":      article("a"), "/art/b": article("b"), "/art/c": article("c"),
 		"/art/d": article("d"), "/art/e": article("e"), "/art/f": article("f"),
 		"/img/ok.jpg": func(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +62,12 @@ func TestFetchImage(t *testing.T) {
 		"/img/page.jpg":      article("not a picture"),
 		"/private/photo.jpg": func(w http.ResponseWriter, r *http.Request) { w.Write(jpeg) },
 	})
-	cfg := testConfig(t, ts.URL, func(c *config.Config) { c.Fetch.MaxImage = 64 << 10 })
+	// The image server of the site: the same server under another name.
+	imageHost := strings.Replace(ts.URL, "127.0.0.1", "localhost", 1)
+	cfg := testConfig(t, ts.URL, func(c *config.Config) {
+		c.Fetch.MaxImage = 64 << 10
+		c.Sites[0].ImageDomains = []string{"localhost"}
+	})
 	u := func(p string) string { return ts.URL + p }
 	st := memory.New()
 	proc := &imageProc{recProc: recProc{store: st}, res: map[string]fetchResult{}, images: map[string]string{
@@ -70,6 +77,7 @@ func TestFetchImage(t *testing.T) {
 		u("/art/d"): "http://elsewhere.example/img.jpg",
 		u("/art/e"): u("/img/page.jpg"),
 		u("/art/f"): "data:image/png;base64,AAAA",
+		u("/art/g"): imageHost + "/img/ok.jpg",
 	}}
 	sum, err := runCrawl(t, context.Background(), cfg, st, proc, Options{})
 	if err != nil {
@@ -92,6 +100,7 @@ func TestFetchImage(t *testing.T) {
 		{"/art/d", KindOutOfScope, false},
 		{"/art/e", KindNotImage, false},
 		{"/art/f", KindBadURL, false},
+		{"/art/g", "", false},
 	} {
 		t.Run(tt.page, func(t *testing.T) {
 			r := proc.res[u(tt.page)]
@@ -113,9 +122,9 @@ func TestFetchImage(t *testing.T) {
 		t.Errorf("disallowed image requested %d times, bomb %d times (want 0, 1: too_large is not retried)",
 			ts.hit("/private/photo.jpg"), ts.hit("/img/bomb.jpg"))
 	}
-	if tot := sum.Total; tot.Images != 1 || tot.ImagesTooLarge != 1 || tot.ImagesSkipped != 4 || tot.ImageBytes != int64(len(jpeg)) {
-		t.Errorf("images %d (%d bytes), too large %d, skipped %d; want 1 (%d), 1, 4", tot.Images, tot.ImageBytes,
-			tot.ImagesTooLarge, tot.ImagesSkipped, len(jpeg))
+	if tot := sum.Total; tot.Images != 2 || tot.ImagesTooLarge != 1 || tot.ImagesSkipped != 4 || tot.ImageBytes != 2*int64(len(jpeg)) {
+		t.Errorf("images %d (%d bytes), too large %d, skipped %d; want 2 (%d), 1, 4", tot.Images, tot.ImageBytes,
+			tot.ImagesTooLarge, tot.ImagesSkipped, 2*len(jpeg))
 	}
 	if _, err := (&Response{}).FetchImage(context.Background(), u("/img/ok.jpg")); !errors.Is(err, ErrNoImageFetcher) {
 		t.Errorf("a Response not made by a crawl: %v, want ErrNoImageFetcher", err)
