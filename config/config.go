@@ -178,15 +178,15 @@ type Site struct {
 	// fetched from them (fetch.lead_images), under the same robots.txt and
 	// politeness rules; no page of theirs is crawled.
 	ImageDomains []string `yaml:"image_domains"`
-	ArticleURL     string   `yaml:"article_url"`
-	FollowURL      string   `yaml:"follow_url"`
-	Delay          Duration `yaml:"delay"`
-	Parallelism    int      `yaml:"parallelism"`
-	MaxDepth       int      `yaml:"max_depth"`
-	MaxPages       int      `yaml:"max_pages"` // 0: unlimited
-	Charset        string   `yaml:"charset"`
-	Remove         []string `yaml:"remove"`
-	Extract        Extract  `yaml:"extract"`
+	ArticleURL   string   `yaml:"article_url"`
+	FollowURL    string   `yaml:"follow_url"`
+	Delay        Duration `yaml:"delay"`
+	Parallelism  int      `yaml:"parallelism"`
+	MaxDepth     int      `yaml:"max_depth"`
+	MaxPages     int      `yaml:"max_pages"` // 0: unlimited
+	Charset      string   `yaml:"charset"`
+	Remove       []string `yaml:"remove"`
+	Extract      Extract  `yaml:"extract"`
 
 	// Compiled patterns, set by Validate.
 	ArticleRe *regexp.Regexp `yaml:"-"`
