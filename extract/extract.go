@@ -70,6 +70,12 @@ type Article struct {
 	// SecondOpinion is "" when go-readability was not asked, else one of
 	// the SecondOpinion* values.
 	SecondOpinion string
+	// LeadImage is the absolute http(s) URL of the article's lead image:
+	// the og:image / twitter:image <meta>, else the first <img> of the
+	// article block that is not an icon, a logo or a tracking pixel
+	// (declared sides of at least 100 pixels, no such word in its name).
+	// Empty when there is none; data: URLs and SVG are never reported.
+	LeadImage string
 }
 
 // Method values.
@@ -191,6 +197,9 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 
 	res := e.body(doc, pageURL)
 	art.Method = res.method
+	if art.LeadImage = resolveImage(pageURL, meta.image); art.LeadImage == "" {
+		art.LeadImage = resolveImage(pageURL, res.leadImage)
+	}
 	lines := e.cleanLines(res.lines, art)
 	if res.method == MethodDensity {
 		var err error
@@ -326,6 +335,8 @@ type bodyResult struct {
 	// runnerUp is the score of the best candidate outside the chosen
 	// content relative to the best candidate's (0 when none).
 	runnerUp float64
+	// leadImage is the first photo <img> of the chosen content, as written.
+	leadImage string
 }
 
 // body finds the article body and renders it as lines.
@@ -333,7 +344,7 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 	if e.bodySel != nil {
 		if n := cascadia.Query(doc, e.bodySel); n != nil {
 			prune(n, 0)
-			return bodyResult{lines: renderLines(n), method: MethodSelector}
+			return bodyResult{lines: renderLines(n), method: MethodSelector, leadImage: firstLeadImage([]*html.Node{n})}
 		}
 	}
 	prune(doc, 0)
@@ -370,6 +381,7 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 			res.contentLinkUnits -= l
 		}
 	}
+	res.leadImage = firstLeadImage(nodes)
 	for _, n := range nodes {
 		cleanContainer(sc, n, res.contentUnits)
 		res.lines = append(res.lines, renderLines(n)...)
