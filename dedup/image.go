@@ -20,6 +20,18 @@ import (
 // the edges and are partly missed. Figures: docs/THRESHOLDS.md.
 const MinImageSimilarity = 0.95
 
+// MinImageTitleOverlap is the share of the shorter headline's bigrams two
+// photo pages must share (titleOverlap) for their matching lead images to
+// count. The colour-block fingerprint alone confuses different photos of
+// one template (`eval images`: 58 of 570 generated same-template pairs
+// reach MinImageSimilarity), which would drop a gallery's every new photo
+// page once it has a few dozen; a reprinted photo page keeps or only
+// rewrites its headline (东湖初雪 → 雪后东湖美如画 shares 1 of 3 bigrams),
+// while two photo pages of one gallery rarely share a quarter of theirs.
+// Lower than MinTitleOverlap because portals rewrite photo headlines
+// freely; not measured on real photo pages (none in the shared data).
+const MinImageTitleOverlap = 0.25
+
 // imageIndex finds the indexed lead images within MinImageSimilarity of a
 // fingerprint, exactly: two fingerprints of n blocks that agree on at
 // least a share s of them differ in at most d = ⌊n(1−s)⌋ blocks, so cut
@@ -46,6 +58,7 @@ type imageEntry struct {
 	fp          imgfp.Fingerprint
 	simhash     uint64
 	signature   spotsigs.Signature
+	title       []uint64
 }
 
 func newImageIndex(minSim float64) *imageIndex {
@@ -70,15 +83,17 @@ func (x *imageIndex) add(en Entry) {
 		return
 	}
 	i := len(x.entries)
-	x.entries = append(x.entries, imageEntry{id: en.ID, cluster: en.Cluster, fp: fp, simhash: en.Simhash, signature: en.Signature})
+	x.entries = append(x.entries, imageEntry{id: en.ID, cluster: en.Cluster, fp: fp, simhash: en.Simhash, signature: en.Signature,
+		title: en.Title})
 	for _, k := range x.bandsOf(fp) {
 		x.bands[k] = append(x.bands[k], i)
 	}
 }
 
 // best returns the indexed image most similar to fp (ties: lowest id) with
-// its similarity, when it reaches minSim.
-func (x *imageIndex) best(fp imgfp.Fingerprint) (e imageEntry, sim float64, ok bool) {
+// its similarity, among the entries that reach minSim and that keep
+// (accept) returns true for.
+func (x *imageIndex) best(fp imgfp.Fingerprint, keep func(imageEntry) bool) (e imageEntry, sim float64, ok bool) {
 	if fp.IsZero() || len(x.entries) == 0 {
 		return imageEntry{}, 0, false
 	}
@@ -91,7 +106,7 @@ func (x *imageIndex) best(fp imgfp.Fingerprint) (e imageEntry, sim float64, ok b
 			seen[i] = true
 			c := x.entries[i]
 			s, err := imgfp.Similarity(fp, c.fp)
-			if err != nil || s < x.minSim {
+			if err != nil || s < x.minSim || !keep(c) {
 				continue
 			}
 			if !ok || s > sim || (s == sim && c.id < e.id) {
@@ -115,12 +130,15 @@ func (e *Engine) addImage(en Entry) {
 // decideImage is the decision for a page whose text is too short to
 // compare and that no text rule matched: a duplicate of the short-text
 // page whose lead image agrees on at least MinImageSimilarity of its
-// blocks (Combined mode only; the single methods stay text-only).
+// blocks and whose headline shares at least MinImageTitleOverlap of its
+// bigrams (Combined mode only; the single methods stay text-only).
 func (e *Engine) decideImage(fp *Fingerprint, candidates int) (Verdict, bool) {
 	if e.opts.Mode != Combined || !fp.Short() || fp.Image.IsZero() {
 		return Verdict{}, false
 	}
-	m, sim, ok := e.images.best(fp.Image)
+	m, sim, ok := e.images.best(fp.Image, func(c imageEntry) bool {
+		return titleOverlap(fp.Title, c.title) >= MinImageTitleOverlap
+	})
 	if !ok {
 		return Verdict{}, false
 	}

@@ -37,16 +37,19 @@ func TestImageEvidence(t *testing.T) {
 		dup           bool
 		reason        string
 		minSimilarity float64
+		title         string // the new page's headline; "" means 东湖 (shares the stored 东湖冰景's bigram)
 	}{
-		{"same photo, other caption", captionA, photoFP, captionB, photoFP, true, "image", 1},
-		{"photo with 3 of 64 blocks changed", captionA, photoFP, captionB, changed(photoFP, 0, 27, 54), true, "image", MinImageSimilarity},
-		{"photo with 4 of 64 blocks changed", captionA, photoFP, captionB, changed(photoFP, 0, 18, 36, 54), false, "new", 0},
-		{"other photo", captionA, photoFP, captionB, changed(photoFP, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36), false, "new", 0},
-		{"no image on the new page", captionA, photoFP, captionB, imgfp.Fingerprint{}, false, "new", 0},
-		{"no image on the stored page", captionA, imgfp.Fingerprint{}, captionB, photoFP, false, "new", 0},
-		{"same caption: the text rule decides", captionA, photoFP, captionA, changed(photoFP, 24, 25, 26, 27, 28, 29, 30, 31), true, "exact", 0},
-		{"long stored text: not compared by image", long, photoFP, captionB, photoFP, false, "new", 0},
-		{"long new text: not compared by image", captionA, photoFP, long, photoFP, false, "new", 0},
+		{"same photo, other caption", captionA, photoFP, captionB, photoFP, true, "image", 1, ""},
+		{"photo with 3 of 64 blocks changed", captionA, photoFP, captionB, changed(photoFP, 0, 27, 54), true, "image", MinImageSimilarity, ""},
+		{"photo with 4 of 64 blocks changed", captionA, photoFP, captionB, changed(photoFP, 0, 18, 36, 54), false, "new", 0, ""},
+		{"other photo", captionA, photoFP, captionB, changed(photoFP, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36), false, "new", 0, ""},
+		{"no image on the new page", captionA, photoFP, captionB, imgfp.Fingerprint{}, false, "new", 0, ""},
+		{"no image on the stored page", captionA, imgfp.Fingerprint{}, captionB, photoFP, false, "new", 0, ""},
+		{"same caption: the text rule decides", captionA, photoFP, captionA, changed(photoFP, 24, 25, 26, 27, 28, 29, 30, 31), true, "exact", 0, ""},
+		{"long stored text: not compared by image", long, photoFP, captionB, photoFP, false, "new", 0, ""},
+		{"long new text: not compared by image", captionA, photoFP, long, photoFP, false, "new", 0, ""},
+		{"same photo, rewritten headline", captionA, photoFP, captionB, photoFP, true, "image", 1, "冰封东湖美如画"},
+		{"same photo, unrelated headline", captionA, photoFP, captionB, photoFP, false, "new", 0, "古城墙夜景"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,7 +57,11 @@ func TestImageEvidence(t *testing.T) {
 			stored := e.Fingerprint("东湖冰景", tc.storedText)
 			stored.Image = tc.storedImage
 			e.Add(1, 0, stored)
-			fp := e.Fingerprint("东湖", tc.text)
+			title := tc.title
+			if title == "" {
+				title = "东湖"
+			}
+			fp := e.Fingerprint(title, tc.text)
 			fp.Image = tc.image
 			v := e.Decide(fp)
 			if v.Duplicate != tc.dup || v.Reason != tc.reason {
@@ -74,9 +81,9 @@ func TestImageEvidence(t *testing.T) {
 // image too, and the verdict names the member's current cluster.
 func TestImageEvidenceRestoredAndMembers(t *testing.T) {
 	e := testEngine(t, Options{})
-	fp := e.Fingerprint("", "图为昨日清晨的江城东湖。")
-	e.Restore(Entry{ID: 7, Cluster: 5, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Image: photoFP})
-	q := e.Fingerprint("", "东湖边的冰。")
+	fp := e.Fingerprint("东湖冰景", "图为昨日清晨的江城东湖。")
+	e.Restore(Entry{ID: 7, Cluster: 5, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title, Image: photoFP})
+	q := e.Fingerprint("东湖的冰", "东湖边的冰。")
 	q.Image = changed(photoFP, 3)
 	if v := e.Decide(q); !v.Duplicate || v.Reason != "image" || v.Matched != 7 || v.DupOf != 5 {
 		t.Fatalf("restored entry: %+v", v)
@@ -85,7 +92,7 @@ func TestImageEvidenceRestoredAndMembers(t *testing.T) {
 		t.Errorf("Images() = %d, want 1", e.Images())
 	}
 	other := changed(photoFP, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49)
-	m := e.Fingerprint("", "另一张照片。")
+	m := e.Fingerprint("东湖冰景又一张", "另一张照片。")
 	m.Image = other
 	e.AddMember(99, 5, m)
 	q.Image = changed(other, 1)
@@ -122,7 +129,7 @@ func TestImageIndexIsExact(t *testing.T) {
 				found, want = true, max(want, s)
 			}
 		}
-		_, got, ok := x.best(query)
+		_, got, ok := x.best(query, func(imageEntry) bool { return true })
 		if ok != found || got != want {
 			t.Fatalf("query %d: index %v %.4f, scan %v %.4f", q, ok, got, found, want)
 		}
