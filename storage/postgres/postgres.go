@@ -110,12 +110,27 @@ type Store struct {
 
 var _ storage.Store = (*Store)(nil)
 
-// options are open-time settings; only tests change them (export_test.go).
+// options are open-time settings; only tests change the timings
+// (export_test.go).
 type options struct {
 	leaseTimeout    time.Duration
 	heartbeatEvery  time.Duration
 	migrateLockWait time.Duration
+	readOnly        bool
 }
+
+// Option changes how Open opens a store.
+type Option func(*options)
+
+// ReadOnly opens an existing store for reading only (export, report,
+// serve, explain, the evals' reads): nothing is created, migrated or
+// written, not even the frontier owner row, and every transaction of the
+// pool is read-only (default_transaction_read_only), so the server refuses
+// a write. A schema without a store fails with an error wrapping
+// storage.ErrNoStore, one written by a newer program with
+// storage.ErrSchemaTooNew, an older one with an error saying to open it
+// once with a writing command.
+func ReadOnly() Option { return func(o *options) { o.readOnly = true } }
 
 // Open connects to the PostgreSQL database at url (a postgres:// URL or a
 // libpq key=value string; search_path=NAME selects the schema, which must
@@ -123,8 +138,12 @@ type options struct {
 // frontier owner. It fails with an error wrapping storage.ErrSchemaTooNew
 // when the schema was written by a newer program, and with one wrapping
 // storage.ErrLocked when a migration is needed while crawls are running.
-func Open(ctx context.Context, url string) (*Store, error) {
-	return open(ctx, url, options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery, migrateLockWait: migrateLockWait})
+func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
+	o := options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery, migrateLockWait: migrateLockWait}
+	for _, f := range opts {
+		f(&o)
+	}
+	return open(ctx, url, o)
 }
 
 func open(ctx context.Context, url string, opt options) (*Store, error) {
@@ -134,6 +153,9 @@ func open(ctx context.Context, url string, opt options) (*Store, error) {
 		return nil, fmt.Errorf("open postgres store: %w: cannot parse the connection url", storage.ErrInvalid)
 	}
 	cfg.MaxConns = max(cfg.MaxConns, minPoolConns)
+	if opt.readOnly {
+		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store %s: %w", redact(cfg), err)
@@ -145,6 +167,10 @@ func open(ctx context.Context, url string, opt options) (*Store, error) {
 	}
 	beatCtx, stop := context.WithCancel(context.Background())
 	s.stopBeat, s.beatDone = stop, make(chan struct{})
+	if opt.readOnly {
+		close(s.beatDone) // no owner row to keep alive
+		return s, nil
+	}
 	go s.heartbeat(beatCtx)
 	return s, nil
 }
@@ -166,6 +192,9 @@ func (s *Store) init(ctx context.Context) error {
 	s.schema = *schema
 	if err := s.pool.QueryRow(ctx, `SELECT hashtext($1)`, s.schema).Scan(&s.schemaKey); err != nil {
 		return err
+	}
+	if s.opt.readOnly {
+		return s.checkVersion(ctx)
 	}
 	if err := s.migrate(ctx); err != nil {
 		return err
@@ -226,6 +255,10 @@ func (s *Store) Close() error {
 	}
 	s.stopBeat()
 	<-s.beatDone
+	if s.opt.readOnly {
+		s.pool.Close()
+		return errors.Join(errs...)
+	}
 	ctx := context.Background()
 	_, err := s.pool.Exec(ctx, `UPDATE frontier SET state = 'pending', owner = NULL, leased_at = NULL
 		WHERE state = 'inflight' AND owner = $1`, s.owner)
