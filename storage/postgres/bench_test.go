@@ -92,7 +92,7 @@ func BenchmarkCommit(b *testing.B) {
 // The engine's own Decide (in memory, microseconds) is left out. Reports
 // decisions/s, the p50/p99 latency of one decision (lock wait included)
 // and, for the optimistic protocol, the share of decisions whose commit
-// found a non-empty tail (a re-check).
+// found a non-empty tail (a re-check) and the mean tail length.
 func BenchmarkDecisions(b *testing.B) {
 	for _, protocol := range []string{"lock", "optimistic"} {
 		for _, deciders := range []int{1, 4, 16} {
@@ -111,7 +111,7 @@ func benchDecisions(b *testing.B, deciders int, optimistic bool) {
 		stores[i] = openStore(b, u)
 	}
 	text := strings.Repeat("新闻", benchTextRunes/2)
-	var next, rechecks atomic.Int64
+	var next, rechecks, tailEntries atomic.Int64
 	lat := make([][]time.Duration, deciders)
 	var wg sync.WaitGroup
 	b.ResetTimer()
@@ -131,8 +131,9 @@ func benchDecisions(b *testing.B, deciders int, optimistic bool) {
 				if optimistic {
 					cur, err = s.Changes(ctx, cur, func(postgres.Change) error { return nil })
 					if err == nil {
-						_, err = s.CommitDecision(ctx, &cur, c, func([]postgres.Change) (*storage.Commit, error) {
+						_, err = s.CommitDecision(ctx, &cur, c, func(tail []postgres.Change) (*storage.Commit, error) {
 							rechecks.Add(1)
+							tailEntries.Add(int64(len(tail)))
 							return c, nil
 						})
 					}
@@ -160,6 +161,7 @@ func benchDecisions(b *testing.B, deciders int, optimistic bool) {
 		b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
 		if optimistic {
 			b.ReportMetric(float64(rechecks.Load())/float64(len(all)), "recheck-share")
+			b.ReportMetric(float64(tailEntries.Load())/float64(len(all)), "tail-entries")
 		}
 	}
 }

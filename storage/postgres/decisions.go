@@ -79,12 +79,7 @@ type Merge struct{ Into, From int64 }
 // decision lock (CommitDecision, LockDecisions); a snapshot taken without
 // the lock sees a prefix of that order.
 func (s *Store) Changes(ctx context.Context, after Cursor, fn func(Change) error) (Cursor, error) {
-	var feed changeFeed
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var err error
-		feed, err = s.readChanges(ctx, tx, after, false)
-		return err
-	})
+	feed, err := s.readChanges(ctx, s.pool, after, feedSnapshot)
 	if err != nil {
 		return after, fmt.Errorf("changes: %w", err)
 	}
@@ -137,25 +132,49 @@ func (f *changeFeed) each(next *Cursor, fn func(Change) error) error {
 	return nil
 }
 
+// batcher runs a batch: a pool (each batch on one connection) or a
+// transaction.
+type batcher interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// How readChanges reads the feed in one round trip.
+const (
+	// feedSnapshot: on a pool, the three reads in a read-only REPEATABLE
+	// READ transaction begun and committed in the batch: one snapshot.
+	feedSnapshot = iota
+	// feedLocked: in a transaction, after taking the decision lock
+	// (transaction-scoped) in the batch: the reads run once it is granted,
+	// each with a snapshot taken after that, and nothing else commits a
+	// decision meanwhile.
+	feedLocked
+)
+
 // readChanges reads the articles, duplicates and merges after `after` in
-// one round trip (a batch of three queries in tx). With lock, the batch
-// first takes the decision lock (transaction-scoped): the reads run once
-// it is granted, each statement with a snapshot taken after that.
-func (s *Store) readChanges(ctx context.Context, tx pgx.Tx, after Cursor, lock bool) (changeFeed, error) {
+// one round trip (one batch), as mode says.
+func (s *Store) readChanges(ctx context.Context, q batcher, after Cursor, mode int) (changeFeed, error) {
 	var f changeFeed
 	b := &pgx.Batch{}
-	if lock {
+	if mode == feedLocked {
 		b.Queue(`SELECT pg_advisory_xact_lock($1, $2)`, lockDecide, s.schemaKey)
+	} else {
+		b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`)
 	}
 	b.Queue(`SELECT `+fingerprintCols+` FROM articles WHERE id > $1 ORDER BY id`, after.Article)
 	b.Queue(`SELECT seq, `+dupFingerprintCols+` FROM duplicates WHERE seq > $1 ORDER BY seq`, after.Duplicate)
 	b.Queue(`SELECT seq, into_cluster, from_cluster FROM cluster_merges WHERE seq > $1 ORDER BY seq`, after.Merge)
-	br := tx.SendBatch(ctx, b)
+	if mode == feedSnapshot {
+		// A failed batch leaves the connection in a transaction: the pool
+		// closes it rather than reuse it.
+		b.Queue(`COMMIT`)
+	}
+	br := q.SendBatch(ctx, b)
 	defer br.Close()
-	if lock {
-		if _, err := br.Exec(); err != nil {
+	if _, err := br.Exec(); err != nil {
+		if mode == feedLocked {
 			return f, fmt.Errorf("decision lock: %w", err)
 		}
+		return f, err
 	}
 	rows, err := br.Query()
 	if err != nil {
@@ -219,7 +238,7 @@ func (s *Store) CommitDecision(ctx context.Context, cur *Cursor, c *storage.Comm
 		if err != nil {
 			return err
 		}
-		feed, err := s.readChanges(ctx, tx, *cur, true)
+		feed, err := s.readChanges(ctx, tx, *cur, feedLocked)
 		if err != nil {
 			return fmt.Errorf("changes: %w", err)
 		}
