@@ -30,6 +30,9 @@ var (
 	ErrAlreadyDecided = errors.New("url already decided")
 	// ErrNotFound: no record with that key.
 	ErrNotFound = errors.New("not found")
+	// ErrNoStore: a reading open found no store (an empty database or
+	// schema, a missing file); nothing was created.
+	ErrNoStore = errors.New("no newscrawl store")
 	// ErrSchemaTooNew: the store was written by a newer version of the program.
 	ErrSchemaTooNew = errors.New("store schema is newer than this program supports")
 	// ErrLocked: another process holds the store's run lock.

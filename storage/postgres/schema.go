@@ -259,6 +259,24 @@ func (s *Store) migrate(ctx context.Context) error {
 	})
 }
 
+// checkVersion is a read-only open's schema check: the schema must hold a
+// store of this program's version.
+func (s *Store) checkVersion(ctx context.Context) error {
+	v, err := s.schemaVersion(ctx, s.pool)
+	switch {
+	case err != nil:
+		return err
+	case v == 0:
+		return fmt.Errorf("%w in schema %s", storage.ErrNoStore, s.schema)
+	case v > SchemaVersion || v < 0:
+		return fmt.Errorf("%w: schema %s has version %d, this program supports up to %d",
+			storage.ErrSchemaTooNew, s.schema, v, SchemaVersion)
+	case v < SchemaVersion:
+		return fmt.Errorf("schema %s has version %d, this program reads version %d: a writing command (crawl, import) migrates it", s.schema, v, SchemaVersion)
+	}
+	return nil
+}
+
 // querier is what schemaVersion needs of a pool or a transaction.
 type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
