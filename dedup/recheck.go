@@ -5,7 +5,8 @@ import "github.com/newsdedup/newscrawl/simhash"
 // Stale reports whether fp's verdict v, decided by Decide, may change
 // because added entries were indexed (and merges cluster merges applied)
 // after it: one of the added entries passes verification with fp (the
-// Hamming radius in SimhashOnly mode), or v joins a cluster and clusters
+// Hamming radius in SimhashOnly mode) or is the lead-image evidence of a
+// short text (decideImage), or v joins a cluster and clusters
 // were merged meanwhile. When Stale is false, Decide over the updated
 // index returns v again: the entries that pass verification, and their
 // clusters, are the same. Processes deciding against their own copies of
@@ -27,6 +28,9 @@ func (e *Engine) Stale(fp *Fingerprint, v Verdict, added []Entry, merges int) bo
 			continue
 		}
 		if _, _, reason := e.verify(fp, &added[i]); reason != "" {
+			return true
+		}
+		if e.imageEvidence(fp, &added[i]) {
 			return true
 		}
 	}
