@@ -3,8 +3,8 @@ package dedup
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/crc32"
 	"errors"
+	"hash/crc32"
 	"math/rand/v2"
 	"slices"
 	"testing"
