@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -348,4 +351,66 @@ func (f *snapFixture) merges(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// halfWriter is a PrefixIndex whose snapshot fails after some bytes, as
+// a crash or a full disk would stop it.
+type halfWriter struct{ *dedup.PrefixIndex }
+
+func (h halfWriter) WriteSnapshot(w io.Writer) error {
+	var b bytes.Buffer
+	if err := h.PrefixIndex.WriteSnapshot(&b); err != nil {
+		return err
+	}
+	w.Write(b.Bytes()[:b.Len()/2])
+	return errors.New("disk full")
+}
+
+// TestSaveIndexFailureKeepsOld: a snapshot write that fails half way
+// leaves the previous snapshot whole (and used) and no temporary file.
+func TestSaveIndexFailureKeepsOld(t *testing.T) {
+	ctx := context.Background()
+	f := newSnapFixture(t)
+	before, err := os.ReadFile(f.snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := EngineOptions(f.cfg.Dedup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := dedup.NewPrefixIndex(dedup.DefaultJaccard, dedup.DefaultContainment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Index = halfWriter{x}
+	eng, err := dedup.New(f.seg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := sqlite.Open(ctx, f.cfg.Storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := store.Head(ctx)
+	if err == nil {
+		_, err = SaveIndex(ctx, &f.cfg, eng, store, f.snap, head)
+	}
+	store.Close()
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("SaveIndex = %v, want the write's error", err)
+	}
+	after, err := os.ReadFile(f.snap)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Fatalf("the old snapshot changed (%d -> %d bytes, %v)", len(before), len(after), err)
+	}
+	if _, load := f.engine(t, f.snap); load.Rebuilt {
+		t.Fatalf("the old snapshot is not used: %+v", load)
+	}
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(f.snap), "*"))
+	for _, p := range files {
+		if b := filepath.Base(p); b != "news.db" && !strings.HasPrefix(b, "news.db-") && b != "news.db.lock" && b != "news.db.index" {
+			t.Errorf("file left behind: %s", b)
+		}
+	}
 }
