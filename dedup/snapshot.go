@@ -22,7 +22,9 @@ type Snapshotter interface {
 	WriteSnapshot(w io.Writer) error
 	// ReadSnapshot loads a snapshot into a freshly constructed empty index;
 	// it returns an error (leaving the index empty) on a corrupt,
-	// truncated or other-options snapshot.
+	// truncated or other-options snapshot. A reader that tells its length
+	// (*io.LimitedReader, bytes.Reader) lets arrays be allocated at their
+	// exact size, and bytes after the snapshot are then an error.
 	ReadSnapshot(r io.Reader) error
 }
 
@@ -104,6 +106,10 @@ type snapReader struct {
 	crc uint32
 	err error
 	buf [8]byte
+	// size is the snapshot's length when the reader tells it
+	// (*io.LimitedReader, or a Len method as bytes.Reader has), else -1;
+	// read counts the bytes read so far.
+	size, done int64
 }
 
 func (r *snapReader) read(b []byte) {
@@ -118,6 +124,7 @@ func (r *snapReader) read(b []byte) {
 		return
 	}
 	r.crc = crc32.Update(r.crc, castagnoli, b)
+	r.done += int64(len(b))
 }
 
 func (r *snapReader) u64() uint64 {
@@ -147,6 +154,23 @@ func readArray[T word](r *snapReader, what string, limit uint64) []T {
 	}
 	var z T
 	size := int(unsafe.Sizeof(z))
+	if r.size >= 0 {
+		// The length is known: an array that does not fit is a
+		// truncated snapshot, and one that does is read at once into an
+		// array of its exact size.
+		if n > uint64(r.size-r.done)/uint64(size) {
+			r.fail("truncated: %s of %d elements past the end", what, n)
+			return nil
+		}
+		if littleEndian {
+			out := make([]T, n)
+			r.read(bytesOf(out))
+			if r.err != nil {
+				return nil
+			}
+			return out
+		}
+	}
 	out := make([]T, 0, min(n, snapshotChunk))
 	for uint64(len(out)) < n && r.err == nil {
 		k := int(min(n-uint64(len(out)), snapshotChunk))
@@ -307,7 +331,13 @@ func (m *PrefixIndex) ReadSnapshot(in io.Reader) error {
 	if !empty {
 		return errors.New("dedup: read snapshot into a non-empty index")
 	}
-	r := &snapReader{r: bufio.NewReaderSize(in, 1<<20)}
+	r := &snapReader{r: bufio.NewReaderSize(in, 1<<20), size: -1}
+	switch v := in.(type) {
+	case *io.LimitedReader:
+		r.size = v.N
+	case interface{ Len() int }:
+		r.size = int64(v.Len())
+	}
 	p := m.readParts(r)
 	if r.err != nil {
 		return fmt.Errorf("dedup: read snapshot: %w", r.err)
@@ -388,6 +418,9 @@ func (m *PrefixIndex) readParts(r *snapReader) *snapParts {
 	r.read(sum[:])
 	if r.err == nil && binary.LittleEndian.Uint32(sum[:]) != want {
 		r.fail("checksum mismatch")
+	}
+	if r.err == nil && r.size >= 0 && r.done != r.size {
+		r.fail("%d bytes after the snapshot", r.size-r.done)
 	}
 	return p
 }

@@ -280,11 +280,15 @@ func readSnapshotFile(ctx context.Context, cfg *config.Config, seg dedup.Segment
 	if err := checkHeader(ctx, hdr, cfg, want, store, feed); err != nil {
 		return nil, hdr, err
 	}
-	if err := eng.ReadSnapshot(r); err != nil {
-		return nil, hdr, unusable("%s: %v", path, err)
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, hdr, unusable("%v", err)
 	}
-	if _, err := r.ReadByte(); err != io.EOF {
-		return nil, hdr, unusable("%s: data after the index", path)
+	// The index's length lets its arrays be read at their exact sizes,
+	// and bytes after it are an error.
+	rest := &io.LimitedReader{R: r, N: fi.Size() - int64(len(snapshotMagic)+len(line))}
+	if err := eng.ReadSnapshot(rest); err != nil {
+		return nil, hdr, unusable("%s: %v", path, err)
 	}
 	return eng, hdr, nil
 }

@@ -208,7 +208,7 @@ func TestIndexSnapshotFallback(t *testing.T) {
 			return b
 		}, nil, "checksum"},
 		{"not a snapshot", func() []byte { return []byte("hello\n") }, nil, "not an index snapshot"},
-		{"data after the index", func() []byte { return append([]byte(string(good)), 0) }, nil, "data after the index"},
+		{"data after the index", func() []byte { return append([]byte(string(good)), 0) }, nil, "bytes after the snapshot"},
 		{"other options", func() []byte { return good }, func(c *config.Config) { c.Dedup.Jaccard = 0.4 }, "other dedup options"},
 		{"window", func() []byte { return good }, func(c *config.Config) { c.Dedup.Window = config.Duration(24 * time.Hour) }, "dedup.window"},
 		{"other store name", func() []byte {
