@@ -201,8 +201,7 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 			o.Progress(st)
 		}
 	}
-	runErr = endImport(ctx, cfg, store, bs, idx, &st, runErr)
-	st.Elapsed = time.Since(t0)
+	runErr = endImport(ctx, cfg, store, bs, idx, &st, runErr, t0)
 	run.FinishedAt = time.Now()
 	run.Stats = storage.RunStats{Fetched: st.Read, Stored: st.Stored, Duplicates: st.Duplicates, NotArticle: st.NotArticle}
 	run.Status = importStatus(runErr)
@@ -215,12 +214,14 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 // endImport commits the open batch, which holds every record decided
 // before the loop stopped (a failed commit undid only itself), and saves
 // the index for the next run unless the batch failed: the index then
-// holds records the store does not. It returns the import's error.
-func endImport(ctx context.Context, cfg *config.Config, store storage.Store, bs *batchStore, idx *indexRun, st *ImportStats, runErr error) error {
+// holds records the store does not. It returns the import's error and
+// sets st.Elapsed (from t0 to the batch's end: the save is timed apart).
+func endImport(ctx context.Context, cfg *config.Config, store storage.Store, bs *batchStore, idx *indexRun, st *ImportStats, runErr error, t0 time.Time) error {
 	batchErr := bs.end() // nil-safe
 	if batchErr != nil && runErr == nil {
 		runErr = batchErr
 	}
+	st.Elapsed = time.Since(t0)
 	if batchErr == nil && (runErr == nil || errors.Is(runErr, context.Canceled)) {
 		idx.save(context.WithoutCancel(ctx), cfg, store, io.Discard, nil)
 		st.Saved = idx.saved
