@@ -3,6 +3,7 @@ package dedup
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/spotsigs"
 )
 
@@ -599,23 +601,108 @@ func checkArena(off, codes []uint32, n, limit int, what string) error {
 // Snapshotter, e.g. MemoryIndex).
 var ErrNoSnapshot = errors.New("the dedup index has no snapshot")
 
-// WriteSnapshot writes the engine's index (Snapshotter); document
-// frequencies are not part of it. It returns ErrNoSnapshot when the index
-// is not a Snapshotter.
+// WriteSnapshot writes the engine's state for a later ReadSnapshot: its
+// lead-image index (the engine's own, see addImage), then its index
+// (Snapshotter); document frequencies are not part of it. It returns
+// ErrNoSnapshot when the index is not a Snapshotter.
 func (e *Engine) WriteSnapshot(w io.Writer) error {
 	s, ok := e.index.(Snapshotter)
 	if !ok {
 		return fmt.Errorf("dedup: %T: %w", e.index, ErrNoSnapshot)
 	}
+	if err := e.writeImages(w); err != nil {
+		return err
+	}
 	return s.WriteSnapshot(w)
 }
 
-// ReadSnapshot loads a snapshot into the engine's index, which must still
-// be empty; it returns ErrNoSnapshot when the index is not a Snapshotter.
+// ReadSnapshot loads what WriteSnapshot wrote into an engine whose index
+// is still empty; it returns ErrNoSnapshot when the index is not a
+// Snapshotter. An *io.LimitedReader tells the index its exact length.
 func (e *Engine) ReadSnapshot(r io.Reader) error {
 	s, ok := e.index.(Snapshotter)
 	if !ok {
 		return fmt.Errorf("dedup: %T: %w", e.index, ErrNoSnapshot)
 	}
-	return s.ReadSnapshot(r)
+	imgs, err := readImages(r)
+	if err != nil {
+		return err
+	}
+	if err := s.ReadSnapshot(r); err != nil {
+		return err
+	}
+	for _, en := range imgs {
+		e.images.add(en)
+	}
+	return nil
+}
+
+// snapImage is an entry of the lead-image index in a snapshot.
+type snapImage struct {
+	ID, Cluster, Simhash uint64
+	Signature, Title     []uint64
+	Image                string // imgfp form
+}
+
+// maxImageSection bounds the image section of a snapshot (its entries
+// are short-text pages with a lead image: a few hundred bytes each).
+const maxImageSection = 1 << 30
+
+// writeImages writes the lead-image index: its length, its JSON and a
+// CRC-32C of the JSON.
+func (e *Engine) writeImages(w io.Writer) error {
+	imgs := make([]snapImage, 0, e.images.len())
+	for _, x := range e.images.entries {
+		imgs = append(imgs, snapImage{ID: x.id, Cluster: x.cluster, Simhash: x.simhash, Signature: x.signature, Title: x.title, Image: x.fp.String()})
+	}
+	b, err := json.Marshal(imgs)
+	if err != nil {
+		return fmt.Errorf("dedup: write snapshot: %w", err)
+	}
+	if len(b) > maxImageSection {
+		return fmt.Errorf("dedup: write snapshot: %d bytes of lead images", len(b))
+	}
+	buf := binary.LittleEndian.AppendUint32(nil, uint32(len(b)))
+	buf = append(buf, b...)
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(b, castagnoli))
+	if _, err := w.Write(buf); err != nil {
+		return fmt.Errorf("dedup: write snapshot: %w", err)
+	}
+	return nil
+}
+
+// readImages reads the section writeImages wrote; it reads exactly its
+// bytes (no buffering), so r goes on with the index.
+func readImages(r io.Reader) ([]Entry, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, fmt.Errorf("dedup: read snapshot: %w: lead images: truncated", ErrSnapshot)
+	}
+	size := binary.LittleEndian.Uint32(n[:])
+	if size > maxImageSection {
+		return nil, fmt.Errorf("dedup: read snapshot: %w: %d bytes of lead images", ErrSnapshot, size)
+	}
+	b, err := io.ReadAll(io.LimitReader(r, int64(size)))
+	if err != nil {
+		return nil, fmt.Errorf("dedup: read snapshot: %w", err)
+	}
+	if _, err := io.ReadFull(r, n[:]); uint32(len(b)) != size || err != nil {
+		return nil, fmt.Errorf("dedup: read snapshot: %w: lead images: truncated", ErrSnapshot)
+	}
+	if binary.LittleEndian.Uint32(n[:]) != crc32.Checksum(b, castagnoli) {
+		return nil, fmt.Errorf("dedup: read snapshot: %w: lead images: checksum mismatch", ErrSnapshot)
+	}
+	var imgs []snapImage
+	if err := json.Unmarshal(b, &imgs); err != nil {
+		return nil, fmt.Errorf("dedup: read snapshot: %w: lead images: %w", ErrSnapshot, err)
+	}
+	out := make([]Entry, 0, len(imgs))
+	for _, x := range imgs {
+		fp, err := imgfp.Parse(x.Image)
+		if err != nil {
+			return nil, fmt.Errorf("dedup: read snapshot: %w: lead image of %d: %w", ErrSnapshot, x.ID, err)
+		}
+		out = append(out, Entry{ID: x.ID, Cluster: x.Cluster, Simhash: x.Simhash, Signature: x.Signature, Title: x.Title, Image: fp})
+	}
+	return out, nil
 }

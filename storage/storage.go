@@ -96,6 +96,10 @@ type Fingerprint struct {
 	Simhash   uint64
 	Signature []uint64 // SpotSigs signature: sorted spot hashes, repeats kept (a multiset)
 	Length    int      // number of tokens the signature was built from
+	// Image is the lead image's colour-block fingerprint in imgfp's
+	// "COLSxROWS:BLOCKS" form, kept for articles whose text is too short
+	// to compare (photo pages); "" when none.
+	Image string
 }
 
 // Duplicate is the verdict for a page dropped as a near-duplicate of a stored article.
@@ -125,6 +129,11 @@ type Duplicate struct {
 	// duplicate as a member of its cluster and rebuilds that index from
 	// DuplicateFingerprints at start-up.
 	Signature []uint64
+	// Image is the page's lead-image fingerprint (as Fingerprint.Image)
+	// and ImageSimilarity the share of its blocks equal to the matched
+	// page's (Reason "image"); "" and 0 otherwise.
+	Image           string
+	ImageSimilarity float64
 	// Merges are clusters this duplicate bridges (dedup.Verdict.Merged):
 	// in the same transaction every article and duplicate of these
 	// clusters moves to Cluster, which must then be set. Stores do not

@@ -38,6 +38,7 @@ type Processor struct {
 	extractors map[string]*extract.Extractor // by site name
 	keepDupTxt bool
 	keepRaw    bool // fetch.keep_raw: the store is a storage.RawStore
+	leadImages bool // fetch.lead_images: fingerprint the lead image of short-text pages
 	log        *slog.Logger
 	now        func() time.Time
 
@@ -92,7 +93,7 @@ func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, lo
 		maxBody = config.DefaultMaxBody
 	}
 	p := &Processor{store: store, engine: eng, extractors: map[string]*extract.Extractor{},
-		keepDupTxt: cfg.Dedup.KeepDuplicateText, keepRaw: cfg.Fetch.KeepRaw, log: log, now: time.Now,
+		keepDupTxt: cfg.Dedup.KeepDuplicateText, keepRaw: cfg.Fetch.KeepRaw, leadImages: cfg.Fetch.LeadImages, log: log, now: time.Now,
 		workSize: extractPages * int64(maxBody)}
 	p.work = semaphore.NewWeighted(p.workSize)
 	if _, ok := store.(storage.RawStore); p.keepRaw && !ok {
@@ -142,6 +143,9 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		return p.commit(ctx, &storage.Commit{Page: page})
 	}
 	release() // deciding waits for the lock: the next page may be extracted meanwhile
+	if err := p.leadImage(ctx, r, art, fp); err != nil {
+		return "", err
+	}
 	return p.decideAndCommit(ctx, page, art, fp, p.rawOf(r))
 }
 
@@ -189,6 +193,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment, Reason: v.Reason,
 			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
 			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
+			Image: imageString(fp.Image), ImageSimilarity: v.ImageSimilarity,
 		}
 		if p.keepDupTxt {
 			d.Text = art.Text
@@ -205,7 +210,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 		URL: page.URL, Site: page.Site, RunID: page.RunID, Title: art.Title, Text: art.Text,
 		PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author, Editor: art.Editor,
 		FetchedAt: page.FetchedAt, ContentHash: hex.EncodeToString(fp.Hash[:]),
-		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words},
+		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words, Image: imageString(fp.Image)},
 	}
 	out, err := p.commit(ctx, &storage.Commit{Page: page, Article: a, Terms: fp.Terms, Raw: raw})
 	if err == nil && out == storage.OutcomeStored {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/postgres"
 )
@@ -28,13 +29,20 @@ func articleEntry(a storage.Article) dedup.Entry {
 		copy(h[:], b)
 	}
 	return dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash,
-		Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title)}
+		Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title), Image: storedImage(a.Fingerprint.Image)}
+}
+
+// storedImage is a lead-image fingerprint read from the store (which
+// checks it on every read, so a malformed one never gets here).
+func storedImage(s string) imgfp.Fingerprint {
+	fp, _ := imgfp.Parse(s)
+	return fp
 }
 
 // memberEntry is the index entry of a duplicate (a cluster member).
 func memberEntry(d storage.Duplicate) dedup.Entry {
 	return dedup.Entry{ID: MemberID(d.URL), Cluster: uint64(d.Cluster), Simhash: d.Simhash, Signature: d.Signature,
-		Title: dedup.TitleSet(d.Title)}
+		Title: dedup.TitleSet(d.Title), Image: storedImage(d.Image)}
 }
 
 // newEngineShared builds the engine like NewEngine; for a shared store it

@@ -439,6 +439,10 @@ func (ir *indexRun) save(ctx context.Context, cfg *config.Config, store storage.
 	}
 	t := time.Now()
 	n, err := SaveIndex(ctx, cfg, ir.eng, store, ir.load.Path, cursor)
+	if errors.Is(err, dedup.ErrNoSnapshot) {
+		ir.saved.Skipped = "the index has no snapshot"
+		return
+	}
 	if err != nil {
 		ir.saved.Skipped = err.Error()
 		fmt.Fprintf(status, "warning: %v (the next run rebuilds the index)\n", err)

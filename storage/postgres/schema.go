@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the
 // one-row table schema_version. It equals len(migrations).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations[i] takes the schema from version i to i+1; each runs in one
 // transaction together with the schema_version update, under the exclusive
@@ -149,6 +149,13 @@ CREATE INDEX frontier_pending ON frontier(seq) WHERE state = 'pending';
 CREATE INDEX frontier_site_pending ON frontier(site, seq) WHERE state = 'pending';
 CREATE INDEX frontier_site ON frontier(site);
 CREATE INDEX frontier_owner ON frontier(owner) WHERE state = 'inflight';
+`,
+	// 1 -> 2: lead-image fingerprints of photo pages (imgfp form, '' for
+	// none) and the image evidence of "image" verdicts.
+	`
+ALTER TABLE articles ADD COLUMN image TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN image TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN image_similarity DOUBLE PRECISION NOT NULL DEFAULT 0;
 `,
 }
 

@@ -77,6 +77,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
 		{"Concurrent", testConcurrent},
 		{"RawResponses", testRawResponses},
 		{"ChangeFeed", testChangeFeed},
+		{"LeadImages", testLeadImages},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -319,6 +320,9 @@ func testCommitInvalid(t *testing.T, s storage.Store) {
 		{"merges cluster 0", withPage(duplicate("http://a/x", base), func(c *storage.Commit) {
 			c.Duplicate.Cluster, c.Duplicate.Merges = base, []int64{0}
 		})},
+		{"malformed lead image", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.Fingerprint.Image = "8x8:KW" })},
+		{"lead image similarity above 1", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.ImageSimilarity = 1.5 })},
+		{"nan lead image similarity", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.ImageSimilarity = math.NaN() })},
 		{"time too early", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.PublishedAt = time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC) })},
 		{"time too late", withPage(notArticle("http://a/x"), func(c *storage.Commit) { c.Page.FetchedAt = time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC) })},
 	}
@@ -1504,5 +1508,62 @@ func testChangeFeed(t *testing.T, s storage.Store) {
 	next, err = f.Changes(ctx, h0, func(storage.Change) error { n++; return stop })
 	if !errors.Is(err, stop) || n != 1 || next != h0 {
 		t.Fatalf("Changes with a failing callback: %v after %d calls, cursor %+v; want the callback's error after 1, cursor unchanged", err, n, next)
+	}
+}
+
+// testLeadImages: an article's and a duplicate's lead-image fingerprints
+// and the image evidence round-trip through every read.
+func testLeadImages(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	const img = "2x2:CYGR"
+	c := stored("http://img/a")
+	c.Article.Fingerprint.Image = img
+	mustCommit(t, s, c)
+	id := c.Article.ID
+	d := duplicate("http://img/b", id)
+	d.Duplicate.Reason, d.Duplicate.Image, d.Duplicate.ImageSimilarity = "image", img, 0.953125
+	mustCommit(t, s, d)
+	plain := mustStore(t, s, "http://img/none")
+	for _, get := range []func() (storage.Article, error){
+		func() (storage.Article, error) { return s.Article(ctx, id) },
+		func() (storage.Article, error) { return s.ArticleByURL(ctx, "http://img/a") },
+	} {
+		a, err := get()
+		if err != nil || a.Fingerprint.Image != img {
+			t.Fatalf("article image %q, %v; want %q", a.Fingerprint.Image, err, img)
+		}
+	}
+	if a, err := s.Article(ctx, plain); err != nil || a.Fingerprint.Image != "" {
+		t.Fatalf("article without image: %q, %v", a.Fingerprint.Image, err)
+	}
+	seen := 0
+	err := s.Fingerprints(ctx, time.Time{}, func(a storage.Article) error {
+		if a.URL == "http://img/a" && a.Fingerprint.Image == img {
+			seen++
+		}
+		return nil
+	})
+	if err != nil || seen != 1 {
+		t.Fatalf("Fingerprints: image seen %d times, %v", seen, err)
+	}
+	for name, each := range map[string]func(context.Context, func(storage.Duplicate) error) error{
+		"Duplicates": s.Duplicates,
+		"DuplicateFingerprints": func(ctx context.Context, fn func(storage.Duplicate) error) error {
+			return s.DuplicateFingerprints(ctx, time.Time{}, fn)
+		},
+	} {
+		got := 0
+		err := each(ctx, func(d storage.Duplicate) error {
+			if d.URL == "http://img/b" {
+				if d.Image != img || d.ImageSimilarity != 0.953125 || d.Reason != "image" {
+					return fmt.Errorf("duplicate %+v", d)
+				}
+				got++
+			}
+			return nil
+		})
+		if err != nil || got != 1 {
+			t.Fatalf("%s: %d, %v", name, got, err)
+		}
 	}
 }
