@@ -85,51 +85,6 @@ func NewSegmenter(cfg config.Segment) (*segment.Segmenter, error) {
 	return seg, nil
 }
 
-// NewEngine builds the near-duplicate engine from the config and rebuilds
-// its index from the store: every stored article within the dedup window
-// becomes a cluster centre again.
-func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, now time.Time) (*dedup.Engine, int, error) {
-	opts, err := EngineOptions(cfg.Dedup)
-	if err != nil {
-		return nil, 0, err
-	}
-	eng, err := dedup.New(seg, opts)
-	if err != nil {
-		return nil, 0, err
-	}
-	var since time.Time
-	if w := cfg.Dedup.Window.D(); w > 0 {
-		since = now.Add(-w)
-	}
-	n := 0
-	err = store.Fingerprints(ctx, since, func(a storage.Article) error {
-		eng.Restore(articleEntry(a))
-		n++
-		return nil
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("rebuild index: %w", err)
-	}
-	// Duplicates are cluster members (single-link): index them too.
-	if !eng.Options().CentresOnly {
-		err = store.DuplicateFingerprints(ctx, since, func(d storage.Duplicate) error {
-			eng.Restore(memberEntry(d))
-			n++
-			return nil
-		})
-		if err != nil {
-			return nil, 0, fmt.Errorf("rebuild index: %w", err)
-		}
-	}
-	df := map[string]int{}
-	docs, err := store.DocFreqs(ctx, func(term string, n int) error { df[term] = n; return nil })
-	if err != nil {
-		return nil, 0, fmt.Errorf("load document frequencies: %w", err)
-	}
-	eng.SetDocFreqs(docs, df)
-	return eng, n, nil
-}
-
 // NewProcessor returns the article stage of a crawl of cfg's sites into
 // store, deciding with eng (see NewEngine); skipped pages are logged to log.
 func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, log *slog.Logger) (*Processor, error) {
