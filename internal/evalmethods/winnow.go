@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/winnow"
 )
 
@@ -38,8 +39,10 @@ type PairOverlap struct {
 	Shared, Own float64
 	OwnWords    int
 	// EstOwn is Own estimated from the fingerprints alone (winnow.Runs),
-	// as an index that keeps no words computes it.
+	// as an index that keeps no words computes it; Est is what the
+	// engine's partial-reprint rule sees (both sides, estimated).
 	EstOwn float64
+	Est    dedup.Own
 	// OldOwn is the share of the earlier text's words outside the shared
 	// passages: what the earlier text has that the new one lacks.
 	OldOwn float64
@@ -67,6 +70,7 @@ func Overlap(newWords, oldWords []string, c winnow.Config) (PairOverlap, error) 
 		return PairOverlap{}, err
 	}
 	o.EstOwn = 1 - float64(winnow.Covered(len(newWords), rs))/float64(len(newWords))
+	o.Est = dedup.OwnOf(len(newWords), len(oldWords), rs)
 	if len(oldWords) > 0 {
 		rev := make([]winnow.Passage, len(ps))
 		for i, p := range ps {
@@ -148,6 +152,20 @@ func writeWinnowRow(w io.Writer, g *group, rules []ownRule, bothRules []float64)
 		minEst, maxEst = min(minEst, o.EstOwn), max(maxEst, o.EstOwn)
 	}
 	fmt.Fprintf(w, " %.3f | %.3f |", minEst, maxEst)
+	minSt, maxSt, minB, maxB, kept := 1.0, 0.0, 1.0, 0.0, 0
+	for _, o := range g.ov {
+		minSt, maxSt = min(minSt, o.Est.Stored), max(maxSt, o.Est.Stored)
+		b := min(o.Est.New, o.Est.Stored)
+		minB, maxB = min(minB, b), max(maxB, b)
+		if o.Est.Keeps() {
+			kept++
+		}
+	}
+	mark := ""
+	if g.wantKept {
+		mark = " (different stories)"
+	}
+	fmt.Fprintf(w, " %.3f | %.3f | %.3f | %.3f | %d%s |", minSt, maxSt, minB, maxB, kept, mark)
 }
 
 // Winnow prints the winnowing evidence on the dev sets: for every true
@@ -242,8 +260,8 @@ func Winnow(ctx context.Context, seg WordSegmenter, web, robust Set, c winnow.Co
 	for _, b := range bothRules {
 		fmt.Fprintf(w, " kept when both own ≥ %.2f |", b)
 	}
-	fmt.Fprintf(w, " both own: min | max | estimated own (fingerprints only): min | max |")
-	fmt.Fprintf(w, "\n|---|---|---|---|---|---|---|%s\n", strings.Repeat("---|", len(rules)+len(bothRules)+4))
+	fmt.Fprintf(w, " both own: min | max | estimated own (fingerprints only): min | max | estimated stored own: min | max | both own, estimated: min | max | kept by the engine's rule (dedup.Own.Keeps, estimated) |")
+	fmt.Fprintf(w, "\n|---|---|---|---|---|---|---|%s\n", strings.Repeat("---|", len(rules)+len(bothRules)+9))
 	sort.SliceStable(groups, func(a, b int) bool { return groups[a].name < groups[b].name })
 	for _, g := range groups {
 		writeWinnowRow(w, g, rules, bothRules)
