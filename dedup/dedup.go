@@ -92,14 +92,17 @@ const (
 	// k = 4, g = 8 content words, estimated from the fingerprints,
 	// winnow.RunsOfPairs): a text's "own" share is the share of its
 	// content words outside every passage it shares with the other. A
-	// new article that passes verification by Jaccard (not by
-	// containment ≥ DefaultContainment: a brief or a shortened copy) is
-	// still stored (verdict "partial") when both sides add at least
+	// pair verified by Jaccard (not by containment ≥ DefaultContainment:
+	// a brief or a shortened copy) is two different articles that share a
+	// part, not a copy and its original, when both sides add at least
 	// MinMutualOwnShare of their own, one of them at least MinOwnShare,
-	// and the new one at least MinOwnWords content words: two articles
-	// that share a part, such as a follow-up that re-used most of a story
-	// and the story itself, whichever of them is stored first. A reprint
-	// that adds an editor's note or a few sentences adds little, and its
+	// and the new one at least MinOwnWords content words (Own.Keeps):
+	// a follow-up that re-used most of a story and the story itself,
+	// whichever of them is stored first. Such a pair neither makes the
+	// new article a duplicate nor bridges clusters; an article whose
+	// every verified match is such a pair is stored (verdict "partial",
+	// with the passages it shares with the best of them). A reprint that
+	// adds an editor's note or a few sentences adds little, and its
 	// original, a copy with sentences deleted, or a brief add nothing
 	// against it: they stay duplicates. On the dev sets (eval winnow,
 	// estimated as the engine sees them) true copies have min(own) ≤ 0.29
@@ -176,16 +179,16 @@ type Options struct {
 	// eval robust/goldset/web measure it. It needs a segmenter with
 	// part-of-speech tags (keyfp.Lexicon, e.g. *segment.Segmenter).
 	KeywordExact bool
-	// PartialReprint turns on the partial-reprint rule (MinOwnShare): an
-	// article that passes verification but adds enough text of its own is
-	// kept (verdict "partial"), and verdicts carry the passages shared with
-	// the matched article. Off by default: the SQLite store does not keep
-	// the winnowing fingerprints yet, so articles restored from it (the
-	// next run, a resumed run) would be compared without the rule, and a
-	// resumed crawl could decide differently from an uninterrupted one. On
-	// the dev sets it changes nothing on the reprint web and robust.jsonl
-	// and lowers the SpotSigs gold set's F1 from 0.946 to 0.943 (the
-	// "combined + partial reprints" rows of eval robust/goldset/web).
+	// PartialReprint turns on the partial-reprint rule (MinOwnShare,
+	// MinMutualOwnShare): an article that passes verification is kept
+	// (verdict "partial") when it and the stored article it matched both
+	// add text of their own, and verdicts carry the passages shared with
+	// the matched article. Stores keep the winnowing fingerprints
+	// (Fingerprint.PackedPrints, ContentWords) so that an index restored
+	// from them decides like the one that wrote them. Off by default: it
+	// lowers the SpotSigs gold set's pairwise F1 from 0.946 to 0.945 (gold
+	// stories told by two agencies whose write-ups share a quote block
+	// but each add 0.4-0.7 of their own); figures: docs/THRESHOLDS.md.
 	PartialReprint bool
 	// Index is where the engine keeps and looks up the fingerprints of
 	// earlier articles (nil: a new PrefixIndex, or a MemoryIndex when
@@ -273,6 +276,11 @@ type Fingerprint struct {
 	packed       []uint64 // PackPrints(Prints)
 }
 
+// PackedPrints are Prints packed as the index keeps them (PackPrints), nil
+// when there are none: what a store keeps so that a restored entry
+// (Entry.Prints) compares like the one indexed by Add.
+func (f *Fingerprint) PackedPrints() []uint64 { return f.packed }
+
 // Empty reports whether the text had no words at all.
 func (f *Fingerprint) Empty() bool { return f.Words == 0 }
 
@@ -306,6 +314,9 @@ type Verdict struct {
 	// the share of its content words outside every shared passage.
 	PartialOf uint64
 	OwnShare  float64
+	// PartialOfCluster is PartialOf's cluster (an article id, when
+	// PartialOf is a cluster member rather than a stored article).
+	PartialOfCluster uint64
 	// StoredOwnShare is the smallest share of a verified stored article's
 	// content words outside the passages it shares with this one (what
 	// the stored side adds; Own.Stored).
@@ -649,50 +660,91 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 	}
 	cands := e.index.Candidates(fp, q)
 	v.Candidates = len(cands)
-	var best *Entry
-	var bestScore float64
-	var bestJ, bestC float64
-	var bestReason string
-	var clusters []uint64 // distinct clusters of the verified candidates
-	var verified []*Entry
+	var best, partial match
+	var clusters []uint64 // distinct clusters of the matched candidates
 	for _, c := range cands {
-		j, cont, reason := e.verify(fp, c)
-		if reason == "" {
+		m := match{entry: c}
+		m.j, m.cont, m.reason = e.verify(fp, c)
+		if m.reason == "" {
 			continue
 		}
-		if reason == "jaccard" || reason == "containment" {
-			verified = append(verified, c)
+		if e.partialPair(fp, &m) {
+			// A different article that shares a part with fp: not a
+			// match, and no bridge between clusters either.
+			if m.better(partial) {
+				partial = m
+			}
+			continue
 		}
 		if !slices.Contains(clusters, c.Cluster) {
 			clusters = append(clusters, c.Cluster)
 		}
-		score := max(j, cont)
-		if best == nil || score > bestScore || (score == bestScore && c.ID < best.ID) {
-			best, bestScore, bestJ, bestC, bestReason = c, score, j, cont, reason
+		if m.better(best) {
+			best = m
 		}
 	}
-	if best == nil {
+	if best.entry == nil {
+		if partial.entry != nil {
+			c := partial.entry
+			return Verdict{Distance: -1, Reason: "partial", Candidates: len(cands), Jaccard: partial.j, Containment: partial.cont,
+				Matched: c.ID, PartialOf: c.ID, PartialOfCluster: c.Cluster, Passages: partial.passages,
+				OwnShare: partial.own.New, StoredOwnShare: partial.own.Stored}
+		}
 		return v
 	}
-	passages := sharedRuns(fp, best)
-	if bestReason == "jaccard" && bestC < DefaultContainment && e.opts.PartialReprint && passages != nil {
-		if o, ok := ownText(fp, best, passages, verified); ok && o.Keeps() {
-			return Verdict{Distance: -1, Reason: "partial", Candidates: len(cands), Jaccard: bestJ, Containment: bestC,
-				Matched: best.ID, PartialOf: best.ID, Passages: passages, OwnShare: o.New, StoredOwnShare: o.Stored}
-		}
+	passages := best.passages
+	if passages == nil {
+		passages = sharedRuns(fp, best.entry)
 	}
-	into := best.Cluster
+	into := best.entry.Cluster
 	var merged []uint64
 	if len(clusters) > 1 && !e.opts.NoMerge && !e.opts.CentresOnly {
 		slices.Sort(clusters)
 		into, merged = clusters[0], clusters[1:]
 	}
 	return Verdict{
-		Duplicate: true, DupOf: into, Cluster: into, Matched: best.ID,
-		Distance: simhash.Distance(fp.Simhash, best.Simhash),
-		Jaccard:  bestJ, Containment: bestC, Reason: bestReason, Candidates: len(cands),
+		Duplicate: true, DupOf: into, Cluster: into, Matched: best.entry.ID,
+		Distance: simhash.Distance(fp.Simhash, best.entry.Simhash),
+		Jaccard:  best.j, Containment: best.cont, Reason: best.reason, Candidates: len(cands),
 		Merged: merged, Passages: passages,
 	}
+}
+
+// match is a candidate that passed verification, with the winnowing
+// evidence when the partial-reprint rule looked at it.
+type match struct {
+	entry    *Entry
+	j, cont  float64
+	reason   string
+	passages []winnow.Passage
+	own      Own
+}
+
+// better reports whether m beats o (the higher of Jaccard and
+// containment, then the lower id).
+func (m match) better(o match) bool {
+	if o.entry == nil {
+		return true
+	}
+	ms, obest := max(m.j, m.cont), max(o.j, o.cont)
+	return ms > obest || (ms == obest && m.entry.ID < o.entry.ID)
+}
+
+// partialPair reports whether the partial-reprint rule (Own.Keeps) makes
+// the verified pair of fp and m's entry two different articles: only
+// pairs verified by Jaccard, and not a brief by containment
+// (DefaultContainment), both with winnowing fingerprints. It records the
+// passages and own shares it computed in m.
+func (e *Engine) partialPair(fp *Fingerprint, m *match) bool {
+	if !e.opts.PartialReprint || m.reason != "jaccard" || m.cont >= DefaultContainment {
+		return false
+	}
+	m.passages = sharedRuns(fp, m.entry)
+	if m.passages == nil || fp.ContentWords == 0 || m.entry.ContentWords == 0 {
+		return false
+	}
+	m.own = OwnOf(fp.ContentWords, m.entry.ContentWords, m.passages)
+	return m.own.Keeps()
 }
 
 // verify is the judge: the SpotSigs Jaccard and containment of fp with an
@@ -766,31 +818,6 @@ func coveredB(n int, ps []winnow.Passage) int {
 		rev[i] = winnow.Passage{StartA: p.StartB, StartB: p.StartA, Len: p.Len}
 	}
 	return winnow.Covered(n, rev)
-}
-
-// ownText returns what fp and the verified entries add against each
-// other (Own); ok is false when one of them has no fingerprints (the rule
-// then does not apply).
-func ownText(fp *Fingerprint, best *Entry, bestRuns []winnow.Passage, verified []*Entry) (o Own, ok bool) {
-	if fp.ContentWords == 0 || best.ContentWords == 0 {
-		return Own{}, false
-	}
-	all := slices.Clone(bestRuns)
-	stored := float64(best.ContentWords-coveredB(best.ContentWords, bestRuns)) / float64(best.ContentWords)
-	for _, v := range verified {
-		if v == best {
-			continue
-		}
-		rs := sharedRuns(fp, v)
-		if rs == nil || v.ContentWords == 0 {
-			return Own{}, false
-		}
-		all = append(all, rs...)
-		stored = min(stored, float64(v.ContentWords-coveredB(v.ContentWords, rs))/float64(v.ContentWords))
-	}
-	covered := winnow.Covered(fp.ContentWords, all)
-	own := fp.ContentWords - covered
-	return Own{New: float64(own) / float64(fp.ContentWords), NewWords: own, Stored: stored}, true
 }
 
 // decideSimhash is classic Simhash: the nearest centre within k.

@@ -33,6 +33,10 @@ func store(t *testing.T, keepText bool) storage.Store {
 		{Page: pg("http://d/1", storage.OutcomeDuplicate), Duplicate: &storage.Duplicate{URL: "http://d/1", Site: "sina", RunID: 1,
 			DupOf: 1, Distance: 2, Jaccard: 0.41, Containment: 0.93, Reason: "jaccard", Title: "国务院召开常务会议部署稳就业",
 			FetchedAt: at, Simhash: 3, Signature: []uint64{1}}},
+		{Page: pg("http://p/1", storage.OutcomeStored), Article: &storage.Article{URL: "http://p/1", Site: "sina", RunID: 1,
+			Title: "稳就业措施解读", Text: dupText + "\n专家表示，这些措施将在明年初见成效，各地正在制定细则。", FetchedAt: at, ContentHash: "01",
+			Fingerprint: storage.Fingerprint{Simhash: 5, Signature: []uint64{1}, Length: 1},
+			PartialOf:   1, OwnShare: 0.4375, Passages: []storage.Passage{{Start: 2, OtherStart: 0, Len: 9}}}},
 		{Page: storage.Page{URL: "http://e/1", Site: "sina", RunID: 1, Outcome: storage.OutcomeError, Status: 404,
 			ErrKind: "http_404", Err: "not found", Permanent: true, FetchedAt: at}},
 	}
@@ -59,6 +63,8 @@ func TestExplain(t *testing.T) {
 			"jaccard          0.410", "containment      0.930", "« 新华社北京11月20日电国务院今天召开常务会议，部署进一步稳定就业的措施。 »", "cluster:  1, 2 member(s)"}},
 		{"duplicate without text", false, "http://d/1", nil, []string{"was not kept", "title overlap"}},
 		{"stored", false, "http://a/1", nil, []string{"stored as article 1", "2 member(s)"}},
+		{"partial reprint", false, "http://p/1", nil, []string{"stored as article 2", "a partial reprint of article 1", "http://a/1",
+			"44% of its content words are outside the 1 passage(s)", "« 新华社北京11月20日电国务院今天召开常务会议，部署进一步稳定就业的措施。 »"}},
 		{"error page", false, "http://e/1", nil, []string{"http_404: not found"}},
 		{"unknown url", false, "http://x/1", storage.ErrNotFound, nil},
 	} {

@@ -234,6 +234,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment, Reason: v.Reason,
 			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
 			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
+			Prints: fp.PackedPrints(), ContentWords: fp.ContentWords,
 		}
 		if p.keepDupTxt {
 			d.Text = art.Text
@@ -250,13 +251,31 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 		URL: page.URL, Site: page.Site, RunID: page.RunID, Title: art.Title, Text: art.Text,
 		PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author, Editor: art.Editor,
 		FetchedAt: page.FetchedAt, ContentHash: hex.EncodeToString(fp.Hash[:]),
-		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words},
+		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words,
+			Prints: fp.PackedPrints(), ContentWords: fp.ContentWords},
+	}
+	if v.Reason == "partial" {
+		recordPartial(a, v)
 	}
 	out, err := p.commit(ctx, &storage.Commit{Page: page, Article: a, Terms: fp.Terms, Raw: raw})
 	if err == nil && out == storage.OutcomeStored {
 		p.engine.Add(uint64(a.ID), uint64(a.Cluster), fp)
 	}
 	return out, err
+}
+
+// recordPartial records a partial reprint's verdict on its article: the
+// stored article it shares passages with (the matched page's cluster
+// article when the page matched was one of its duplicates, whose text the
+// passages' other starts then refer to), its own share and the passages.
+func recordPartial(a *storage.Article, v dedup.Verdict) {
+	a.PartialOf, a.OwnShare = int64(v.PartialOf), v.OwnShare
+	if v.PartialOf >= 1<<63 { // a member (MemberID): name its cluster's article
+		a.PartialOf = int64(v.PartialOfCluster)
+	}
+	for _, ps := range v.Passages {
+		a.Passages = append(a.Passages, storage.Passage{Start: ps.StartA, OtherStart: ps.StartB, Len: ps.Len})
+	}
 }
 
 // commit writes one outcome; a URL decided by an earlier (possibly
@@ -293,7 +312,8 @@ func MemberID(url string) uint64 {
 
 // EngineOptions maps the config's dedup section to engine options.
 func EngineOptions(d config.Dedup) (dedup.Options, error) {
-	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, TopM: d.TopM, JTidf: d.JTidf, Positional: d.Positional}
+	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, TopM: d.TopM, JTidf: d.JTidf, Positional: d.Positional,
+		PartialReprint: d.PartialReprints}
 	if d.Hash != "" {
 		h, err := simhash.HashByName(d.Hash)
 		if err != nil {

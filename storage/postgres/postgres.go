@@ -473,13 +473,25 @@ func writePage(ctx context.Context, tx pgx.Tx, p *storage.Page) error {
 // insertArticle stores a and returns its id and cluster (its own id when
 // a.Cluster is 0).
 func insertArticle(ctx context.Context, tx pgx.Tx, url string, a *storage.Article) (id, cluster int64, err error) {
+	if a.PartialOf != 0 {
+		var one int
+		err := tx.QueryRow(ctx, `SELECT 1 FROM articles WHERE id = $1`, a.PartialOf).Scan(&one)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, 0, fmt.Errorf("partial_of %d: %w", a.PartialOf, storage.ErrNotFound)
+		} else if err != nil {
+			return 0, 0, err
+		}
+	}
 	err = tx.QueryRow(ctx, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
-		author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len)
-		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15
+		author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len,
+		prints, content_words, partial_of, own_share, passages)
+		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15,
+		$16, $17, $18, $19, $20
 		FROM (SELECT nextval(pg_get_serial_sequence('articles', 'id')) AS n) AS next
 		RETURNING id, cluster`, url, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author,
 		a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
-		packSignature(a.Fingerprint.Signature), a.Fingerprint.Length).Scan(&id, &cluster)
+		packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, packSignature(a.Fingerprint.Prints),
+		a.Fingerprint.ContentWords, a.PartialOf, a.OwnShare, packPassages(a.Passages)).Scan(&id, &cluster)
 	return id, cluster, err
 }
 
@@ -502,11 +514,12 @@ func insertDuplicate(ctx context.Context, tx pgx.Tx, url string, d *storage.Dupl
 		cluster = d.Cluster
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance,
-		jaccard, containment, reason, title, text, published_at, source, author, fetched_at, simhash, signature)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+		jaccard, containment, reason, title, text, published_at, source, author, fetched_at, simhash, signature,
+		prints, content_words)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
 		url, d.Site, d.RunID, d.DupOf, dupOfURL, cluster, d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title,
 		d.Text, nullTime(d.PublishedAt), d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash),
-		packSignature(d.Signature)); err != nil {
+		packSignature(d.Signature), packSignature(d.Prints), d.ContentWords); err != nil {
 		return "", 0, err
 	}
 	if len(d.Merges) == 0 {

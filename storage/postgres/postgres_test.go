@@ -680,3 +680,47 @@ func TestRunAlive(t *testing.T) {
 		t.Fatalf("RunAlive(unknown) = %v, want ErrNotFound", err)
 	}
 }
+
+// TestMigratesVersion1: a schema written at version 1 (no winnowing
+// prints, no partial-reprint records) is migrated on open; its rows read
+// back with empty prints and no partial_of, and new rows keep both.
+func TestMigratesVersion1(t *testing.T) {
+	u, _ := freshSchema(t)
+	ctx := context.Background()
+	admin := adminConn(t, u)
+	for _, q := range []string{postgres.Migrations[0],
+		`CREATE TABLE schema_version (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), version INTEGER NOT NULL)`,
+		`INSERT INTO schema_version(version) VALUES (1)`,
+		`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/1', 'qq', 1, 'stored', 200, '', '', false)`,
+		`INSERT INTO articles(id, url, site, run_id, title, text, source, author, editor, content_hash, cluster, simhash, signature, sig_len)
+			VALUES (1, 'http://a/1', 'qq', 1, 't', 'x', '', '', '', 'h', 1, 0, '\x0100000000000000', 1)`,
+		`SELECT setval(pg_get_serial_sequence('articles', 'id'), 1)`,
+	} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openStore(t, u)
+	var v int
+	if err := admin.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != postgres.SchemaVersion {
+		t.Fatalf("schema_version = %d, %v; want %d", v, err, postgres.SchemaVersion)
+	}
+	a, err := s.Article(ctx, 1)
+	if err != nil || a.Fingerprint.Prints != nil || a.Fingerprint.ContentWords != 0 || a.PartialOf != 0 || a.Passages != nil {
+		t.Fatalf("article 1 after migration: %+v, %v", a, err)
+	}
+	c := &storage.Commit{
+		Page: storage.Page{URL: "http://a/2", Site: "qq", RunID: 1, Outcome: storage.OutcomeStored},
+		Article: &storage.Article{Site: "qq", RunID: 1, Title: "t", Text: "y", ContentHash: "h2",
+			Fingerprint: storage.Fingerprint{Prints: []uint64{7<<32 | 2}, ContentWords: 9},
+			PartialOf:   1, OwnShare: 0.25, Passages: []storage.Passage{{Start: 0, OtherStart: 3, Len: 6}}},
+	}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ArticleByURL(ctx, "http://a/2")
+	if err != nil || got.PartialOf != 1 || got.OwnShare != 0.25 || len(got.Passages) != 1 || got.Passages[0] != c.Article.Passages[0] ||
+		len(got.Fingerprint.Prints) != 1 || got.Fingerprint.Prints[0] != 7<<32|2 || got.Fingerprint.ContentWords != 9 {
+		t.Fatalf("article written after migration: %+v, %v", got, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,13 +17,13 @@ import (
 // leave the text out.
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, prints, content_words, partial_of, own_share, passages`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, prints, content_words, partial_of, own_share, passages`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, text,
-		published_at, source, author, fetched_at, simhash, signature`
+		published_at, source, author, fetched_at, simhash, signature, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, '',
-		published_at, source, author, fetched_at, simhash, signature`
+		published_at, source, author, fetched_at, simhash, signature, prints, content_words`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 )
 
@@ -52,6 +53,36 @@ func unpackSignature(b []byte) ([]uint64, error) {
 	return sig, nil
 }
 
+// packPassages encodes shared passages as packSignature does, three
+// uint64s (start, other start, length) per passage (the SQLite store's
+// format).
+func packPassages(ps []storage.Passage) []byte {
+	vs := make([]uint64, 0, 3*len(ps))
+	for _, p := range ps {
+		vs = append(vs, uint64(p.Start), uint64(p.OtherStart), uint64(p.Len))
+	}
+	return packSignature(vs)
+}
+
+// unpackPassages decodes packPassages.
+func unpackPassages(b []byte) ([]storage.Passage, error) {
+	vs, err := unpackSignature(b)
+	if err != nil {
+		return nil, fmt.Errorf("passages: %w", err)
+	}
+	if len(vs)%3 != 0 {
+		return nil, fmt.Errorf("passages of %d values, not triples", len(vs))
+	}
+	var out []storage.Passage
+	for i := 0; i < len(vs); i += 3 {
+		if vs[i] > math.MaxInt32 || vs[i+1] > math.MaxInt32 || vs[i+2] > math.MaxInt32 {
+			return nil, fmt.Errorf("passage %v out of range", vs[i:i+3])
+		}
+		out = append(out, storage.Passage{Start: int(vs[i]), OtherStart: int(vs[i+1]), Len: int(vs[i+2])})
+	}
+	return out, nil
+}
+
 func scanPage(row pgx.Row) (storage.Page, error) {
 	var p storage.Page
 	var outcome string
@@ -67,13 +98,20 @@ func scanArticle(row pgx.Row) (storage.Article, error) {
 	var a storage.Article
 	var pub, fetched *int64
 	var simhash int64
-	var sig []byte
+	var sig, prints, passages []byte
 	if err := row.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
-		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length); err != nil {
+		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length,
+		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &passages); err != nil {
 		return storage.Article{}, err
 	}
 	var err error
 	if a.Fingerprint.Signature, err = unpackSignature(sig); err != nil {
+		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
+	}
+	if a.Fingerprint.Prints, err = unpackSignature(prints); err != nil {
+		return storage.Article{}, fmt.Errorf("article %d prints: %w", a.ID, err)
+	}
+	if a.Passages, err = unpackPassages(passages); err != nil {
 		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
 	}
 	a.PublishedAt, a.FetchedAt = fromNull(pub), fromNull(fetched)
@@ -91,9 +129,10 @@ func scanDuplicateSeq(row pgx.Row, seq *int64) (storage.Duplicate, error) {
 	var d storage.Duplicate
 	var pub, fetched *int64
 	var simhash int64
-	var sig []byte
+	var sig, prints []byte
 	dest := []any{&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Reason, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig}
+		&d.Containment, &d.Reason, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig,
+		&prints, &d.ContentWords}
 	if seq != nil {
 		dest = append([]any{seq}, dest...)
 	}
@@ -103,6 +142,9 @@ func scanDuplicateSeq(row pgx.Row, seq *int64) (storage.Duplicate, error) {
 	var err error
 	if d.Signature, err = unpackSignature(sig); err != nil {
 		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, err)
+	}
+	if d.Prints, err = unpackSignature(prints); err != nil {
+		return storage.Duplicate{}, fmt.Errorf("duplicate %s prints: %w", d.URL, err)
 	}
 	d.PublishedAt, d.FetchedAt, d.Simhash = fromNull(pub), fromNull(fetched), uint64(simhash)
 	return d, nil

@@ -701,3 +701,63 @@ func TestSQLiteMigratesVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSQLiteMigratesVersion4 opens a file written with schema 4 (no
+// winnowing fingerprints, no partial-reprint records): the store migrates
+// it, reads its rows with empty prints and no partial_of, and then keeps
+// both for new rows.
+func TestSQLiteMigratesVersion4(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	db := rawDB(t, path)
+	for v := range 4 {
+		exec(t, db, sqlite.Migrations[v])
+	}
+	exec(t, db, "PRAGMA user_version = 4")
+	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/1', 'qq', 1, 'stored', 200, '', '', 0)`)
+	exec(t, db, `INSERT INTO articles(id, url, site, run_id, title, text, source, author, editor, content_hash, cluster, simhash, signature, sig_len)
+		VALUES (1, 'http://a/1', 'qq', 1, 't', 'x', '', '', '', 'h', 1, 0, x'0100000000000000', 1)`)
+	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/2', 'qq', 1, 'duplicate', 200, '', '', 0)`)
+	exec(t, db, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, title, text, source, author, simhash, reason)
+		VALUES ('http://a/2', 'qq', 1, 1, 'http://a/1', 1, 0, 1, 't', '', '', '', 0, 'exact')`)
+	exec(t, db, `UPDATE meta SET value = 1 WHERE key = 'docs'`)
+	db.Close()
+
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != sqlite.SchemaVersion {
+		t.Fatalf("user_version = %d, %v; want %d", v, err, sqlite.SchemaVersion)
+	}
+	a, err := s.Article(ctx, 1)
+	if err != nil || a.URL != "http://a/1" || a.Fingerprint.Prints != nil || a.Fingerprint.ContentWords != 0 || a.PartialOf != 0 || a.Passages != nil {
+		t.Fatalf("article 1 after migration: %+v, %v", a, err)
+	}
+	var dups []storage.Duplicate
+	if err := s.DuplicateFingerprints(ctx, time.Time{}, func(d storage.Duplicate) error { dups = append(dups, d); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(dups) != 1 || dups[0].Prints != nil || dups[0].ContentWords != 0 {
+		t.Fatalf("duplicates after migration: %+v", dups)
+	}
+	c := &storage.Commit{
+		Page: storage.Page{URL: "http://a/3", Site: "qq", RunID: 1, Outcome: storage.OutcomeStored},
+		Article: &storage.Article{Site: "qq", RunID: 1, Title: "t", Text: "y", ContentHash: "h3",
+			Fingerprint: storage.Fingerprint{Prints: []uint64{7<<32 | 2}, ContentWords: 9},
+			PartialOf:   1, OwnShare: 0.25, Passages: []storage.Passage{{Start: 0, OtherStart: 3, Len: 6}}},
+	}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ArticleByURL(ctx, "http://a/3")
+	if err != nil || got.PartialOf != 1 || got.OwnShare != 0.25 || !reflect.DeepEqual(got.Passages, c.Article.Passages) ||
+		!reflect.DeepEqual(got.Fingerprint.Prints, c.Article.Fingerprint.Prints) || got.Fingerprint.ContentWords != 9 {
+		t.Fatalf("article written after migration: %+v, %v", got, err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

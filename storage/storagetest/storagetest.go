@@ -76,6 +76,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
 		{"CanceledContext", testCanceled},
 		{"Concurrent", testConcurrent},
 		{"RawResponses", testRawResponses},
+		{"PartialReprints", testPartialReprints},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1399,5 +1400,109 @@ func testRawResponses(t *testing.T, s storage.Store) {
 		if _, err := rs.Raw(ctx, u); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("Raw(%s) = %v, want ErrNotFound", u, err)
 		}
+	}
+}
+
+// testPartialReprints: the partial-reprint rule's data round-trips through
+// every read (winnowing prints and content-word counts of articles and
+// duplicates, partial_of, own share and passages of a partial reprint);
+// partial_of must name a stored article; a malformed record is invalid.
+func testPartialReprints(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	a := stored("http://s.cn/a")
+	a.Article.Fingerprint.Prints = []uint64{3<<32 | 5, 9<<32 | 0, math.MaxUint32<<32 | 99}
+	a.Article.Fingerprint.ContentWords = 100
+	mustCommit(t, s, a)
+	b := stored("http://s.cn/b")
+	b.Article.Fingerprint.Prints = []uint64{3<<32 | 1}
+	b.Article.Fingerprint.ContentWords = 60
+	b.Article.PartialOf, b.Article.OwnShare = a.Article.ID, 0.3125
+	b.Article.Passages = []storage.Passage{{Start: 0, OtherStart: 5, Len: 20}, {Start: 30, OtherStart: 70, Len: 12}}
+	mustCommit(t, s, b)
+	d := duplicate("http://s.cn/d", a.Article.ID)
+	d.Duplicate.Prints, d.Duplicate.ContentWords = []uint64{3<<32 | 5}, 8
+	mustCommit(t, s, d)
+	plain := stored("http://s.cn/plain")
+	mustCommit(t, s, plain)
+
+	check := func(how string, got storage.Article) {
+		t.Helper()
+		var want *storage.Article
+		for _, c := range []*storage.Commit{a, b, plain} {
+			if c.Article.ID == got.ID {
+				want = c.Article
+			}
+		}
+		if want == nil {
+			t.Fatalf("%s: unknown article %d", how, got.ID)
+		}
+		if !reflect.DeepEqual(got.Fingerprint.Prints, want.Fingerprint.Prints) || got.Fingerprint.ContentWords != want.Fingerprint.ContentWords ||
+			got.PartialOf != want.PartialOf || got.OwnShare != want.OwnShare || !reflect.DeepEqual(got.Passages, want.Passages) {
+			t.Errorf("%s: article %d prints %v/%d partial_of %d own %g passages %v; want %v/%d %d %g %v", how, got.ID,
+				got.Fingerprint.Prints, got.Fingerprint.ContentWords, got.PartialOf, got.OwnShare, got.Passages,
+				want.Fingerprint.Prints, want.Fingerprint.ContentWords, want.PartialOf, want.OwnShare, want.Passages)
+		}
+	}
+	for _, c := range []*storage.Commit{a, b, plain} {
+		got, err := s.Article(ctx, c.Article.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("Article", got)
+		if got, err = s.ArticleByURL(ctx, c.Page.URL); err != nil {
+			t.Fatal(err)
+		}
+		check("ArticleByURL", got)
+	}
+	n := 0
+	if err := s.Articles(ctx, func(x storage.Article) error { n++; check("Articles", x); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Fingerprints(ctx, time.Time{}, func(x storage.Article) error { n++; check("Fingerprints", x); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 {
+		t.Errorf("Articles and Fingerprints read %d articles, want 3 each", n)
+	}
+	for _, read := range []struct {
+		name string
+		fn   func(context.Context, func(storage.Duplicate) error) error
+	}{
+		{"Duplicates", s.Duplicates},
+		{"DuplicateFingerprints", func(ctx context.Context, fn func(storage.Duplicate) error) error {
+			return s.DuplicateFingerprints(ctx, time.Time{}, fn)
+		}},
+	} {
+		var got []storage.Duplicate
+		if err := read.fn(ctx, func(x storage.Duplicate) error { got = append(got, x); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || !reflect.DeepEqual(got[0].Prints, d.Duplicate.Prints) || got[0].ContentWords != 8 {
+			t.Errorf("%s: %+v, want prints %v over 8 words", read.name, got, d.Duplicate.Prints)
+		}
+	}
+
+	missing := stored("http://s.cn/missing")
+	missing.Article.PartialOf, missing.Article.OwnShare = 999, 0.5
+	if err := s.Commit(ctx, missing); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("partial_of a missing article: %v, want ErrNotFound", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(a *storage.Article)
+	}{
+		{"print past the text", func(a *storage.Article) { a.Fingerprint.Prints, a.Fingerprint.ContentWords = []uint64{7}, 7 }},
+		{"negative content words", func(a *storage.Article) { a.Fingerprint.ContentWords = -1 }},
+		{"own share above 1", func(a *storage.Article) { a.PartialOf, a.OwnShare = 1, 1.5 }},
+		{"passages without partial_of", func(a *storage.Article) { a.Passages = []storage.Passage{{Len: 3}} }},
+		{"empty passage", func(a *storage.Article) { a.PartialOf, a.Passages = 1, []storage.Passage{{Start: 2, Len: 0}} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := stored("http://s.cn/bad/" + tc.name)
+			tc.edit(c.Article)
+			if err := s.Commit(ctx, c); !errors.Is(err, storage.ErrInvalid) {
+				t.Errorf("commit: %v, want ErrInvalid", err)
+			}
+		})
 	}
 }
