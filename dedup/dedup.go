@@ -448,7 +448,7 @@ type wordStreamer interface {
 // streams reports whether Fingerprint can work from a word stream.
 func (e *Engine) streams() bool {
 	o := e.opts
-	return !o.KeywordExact && o.TopM == 0 && !o.JTidf && !o.Positional && !(o.PartialReprint && o.Mode == Combined)
+	return !o.KeywordExact && o.TopM == 0 && !o.JTidf && !o.Positional
 }
 
 // fingerprintStream is Fingerprint from a word stream: the content hash,
@@ -466,6 +466,10 @@ func (e *Engine) fingerprintStream(title, text string) *Fingerprint {
 	terms := segment.NewTermCounter(e.seg.IsStop)
 	// The config was validated by New, so NewSpotter cannot fail here.
 	spots, _ := spotsigs.NewSpotter(e.spots)
+	var prints *winnow.Stream
+	if e.winnows() {
+		prints, _ = winnow.NewStream(winnowConfig) // the default config is valid
+	}
 	for w := range words {
 		fp.Words++
 		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(len(w)))
@@ -473,6 +477,9 @@ func (e *Engine) fingerprintStream(title, text string) *Fingerprint {
 		h.Write(buf)
 		terms.Add(w)
 		spots.Add(w)
+		if prints != nil && !e.seg.IsStop(w) {
+			prints.Add(w)
+		}
 	}
 	copy(fp.Hash[:], h.Sum(nil))
 	if fp.Words == 0 {
@@ -488,7 +495,22 @@ func (e *Engine) fingerprintStream(title, text string) *Fingerprint {
 	}
 	fp.Simhash = simhash.Sum(sf, e.opts.Hash)
 	fp.Signature = spots.Signature()
+	if prints != nil {
+		fp.setPrints(prints.Prints(), prints.Words())
+	}
 	return fp
+}
+
+// winnows reports whether fingerprints carry the winnowing prints (the
+// partial-reprint rule).
+func (e *Engine) winnows() bool { return e.opts.PartialReprint && e.opts.Mode == Combined }
+
+// setPrints records the winnowing prints of n content words.
+func (f *Fingerprint) setPrints(ps []winnow.Print, n int) {
+	f.ContentWords = n
+	if len(ps) > 0 {
+		f.Prints, f.packed = ps, PackPrints(ps)
+	}
 }
 
 // fingerprintWords is Fingerprint from the whole word list.
@@ -540,19 +562,16 @@ func (e *Engine) fingerprintWords(title, text string) *Fingerprint {
 	}
 	// The config was validated by New, so Extract cannot fail here.
 	fp.Signature, _ = spotsigs.Extract(words, e.spots)
-	if e.opts.PartialReprint && e.opts.Mode == Combined {
+	if e.winnows() {
 		content := make([]string, 0, len(words))
 		for _, w := range words {
 			if !e.seg.IsStop(w) {
 				content = append(content, w)
 			}
 		}
-		fp.ContentWords = len(content)
 		// The default config is valid, so Fingerprints cannot fail.
-		fp.Prints, _ = winnow.Fingerprints(content, winnowConfig)
-		if fp.Prints != nil {
-			fp.packed = PackPrints(fp.Prints)
-		}
+		ps, _ := winnow.Fingerprints(content, winnowConfig)
+		fp.setPrints(ps, len(content))
 	}
 	return fp
 }
@@ -611,7 +630,7 @@ func sharedRuns(fp *Fingerprint, e *Entry) []winnow.Passage {
 	if len(a) == 0 || len(b) == 0 {
 		return nil
 	}
-	var pairs []winnow.Pair
+	pairs := make([]winnow.Pair, 0, min(len(a), len(b)))
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		ha, hb := a[i]&^posMask, b[j]&^posMask
 		switch {
