@@ -286,6 +286,12 @@ func (s *Store) Check(ctx context.Context) error {
 			FROM articles WHERE length(signature) % 8 <> 0`,
 		`SELECT 'duplicate ' || url || ' signature of ' || length(signature) || ' bytes is not a multiple of 8'
 			FROM duplicates WHERE length(signature) % 8 <> 0`,
+		`SELECT 'article ' || a.id || ': partial_of ' || a.partial_of || ' missing'
+			FROM articles a LEFT JOIN articles o ON o.id = a.partial_of WHERE a.partial_of <> 0 AND o.id IS NULL`,
+		`SELECT 'article ' || id || ' prints of ' || length(prints) || ' bytes or passages of ' || length(passages) || ' bytes malformed'
+			FROM articles WHERE length(prints) % 8 <> 0 OR length(passages) % 24 <> 0`,
+		`SELECT 'duplicate ' || url || ' prints of ' || length(prints) || ' bytes is not a multiple of 8'
+			FROM duplicates WHERE length(prints) % 8 <> 0`,
 		`SELECT 'term ' || quote_literal(term) || ' has document frequency ' || df FROM docfreq WHERE df < 1`,
 		`SELECT 'docs counter missing' WHERE NOT EXISTS (SELECT 1 FROM counters WHERE key = 'docs')`,
 		`SELECT 'docs counter ' || value || ' plus ' || (SELECT count(*) FROM docfreq_log) || ' logged documents but '

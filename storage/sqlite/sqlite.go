@@ -1201,6 +1201,12 @@ func (s *Store) Check(ctx context.Context) error {
 			FROM pages p LEFT JOIN duplicates d ON d.url = p.url WHERE p.outcome = 'duplicate' AND d.url IS NULL`,
 		`SELECT 'article ' || id || ` + badSignature + ` FROM articles WHERE ` + badSignatureCond,
 		`SELECT 'duplicate ' || url || ` + badSignature + ` FROM duplicates WHERE ` + badSignatureCond,
+		`SELECT 'article ' || a.id || ': partial_of ' || a.partial_of || ' missing'
+			FROM articles a LEFT JOIN articles o ON o.id = a.partial_of WHERE a.partial_of <> 0 AND o.id IS NULL`,
+		`SELECT 'article ' || id || ' prints or passages are not blobs of 8-byte values (passages: 24-byte triples)'
+			FROM articles WHERE typeof(prints) <> 'blob' OR length(prints) % 8 <> 0 OR typeof(passages) <> 'blob' OR length(passages) % 24 <> 0`,
+		`SELECT 'duplicate ' || url || ' prints are not a blob of 8-byte values'
+			FROM duplicates WHERE typeof(prints) <> 'blob' OR length(prints) % 8 <> 0`,
 		`SELECT 'term ' || quote(term) || ' has document frequency ' || df FROM docfreq WHERE df < 1`,
 		`SELECT 'docs counter missing' WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = 'docs')`,
 		`SELECT 'docs counter ' || value || ' but ' || (SELECT count(*) FROM articles) || ' articles'

@@ -761,3 +761,45 @@ func TestSQLiteMigratesVersion4(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSQLiteCheckPartialReprints: Check reports a partial_of that names no
+// article and prints or passages that are not whole values.
+func TestSQLiteCheckPartialReprints(t *testing.T) {
+	for _, tc := range []struct {
+		name, update, want string
+	}{
+		{"missing partial_of", `UPDATE articles SET partial_of = 99 WHERE id = 2`, "partial_of 99 missing"},
+		{"torn prints", `UPDATE articles SET prints = x'0102' WHERE id = 1`, "prints or passages"},
+		{"torn passages", `UPDATE articles SET passages = x'0000000000000000' WHERE id = 2`, "prints or passages"},
+		{"duplicate prints not a blob", `UPDATE duplicates SET prints = 'x'`, "prints are not a blob"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "store.db")
+			s, err := sqlite.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			a := &storage.Commit{Page: storage.Page{URL: "http://a/1", Outcome: storage.OutcomeStored},
+				Article: &storage.Article{Title: "t", Text: "x", ContentHash: "h1"}}
+			b := &storage.Commit{Page: storage.Page{URL: "http://a/2", Outcome: storage.OutcomeStored},
+				Article: &storage.Article{Title: "t", Text: "y", ContentHash: "h2", PartialOf: 1, OwnShare: 0.5,
+					Passages: []storage.Passage{{Start: 0, OtherStart: 0, Len: 8}}}}
+			d := &storage.Commit{Page: storage.Page{URL: "http://a/3", Outcome: storage.OutcomeDuplicate},
+				Duplicate: &storage.Duplicate{DupOf: 1, Reason: "exact"}}
+			for _, c := range []*storage.Commit{a, b, d} {
+				if err := s.Commit(ctx, c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Check(ctx); err != nil {
+				t.Fatalf("good store: %v", err)
+			}
+			exec(t, rawDB(t, path), tc.update)
+			if err := s.Check(ctx); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Check = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

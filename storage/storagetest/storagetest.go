@@ -1482,6 +1482,9 @@ func testPartialReprints(t *testing.T, s storage.Store) {
 		}
 	}
 
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
 	missing := stored("http://s.cn/missing")
 	missing.Article.PartialOf, missing.Article.OwnShare = 999, 0.5
 	if err := s.Commit(ctx, missing); !errors.Is(err, storage.ErrNotFound) {
