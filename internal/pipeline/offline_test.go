@@ -61,7 +61,7 @@ func TestDedupStreamMatchesDedup(t *testing.T) {
 	}{
 		{"merging clusters", dedup.Options{}, merging, []string{`"reason":"jaccard"`}},
 		{"merging clusters, partial-reprint rule on", dedup.Options{PartialReprint: true}, merging, []string{`"passages":[[`}},
-		{"partial reprints", dedup.Options{PartialReprint: true}, partial, []string{`"reason":"partial"`, `"partial_of":"d0"`, `"own_share":`, `"passages":[[`}},
+		{"partial reprints", dedup.Options{PartialReprint: true}, partial, []string{`"reason":"partial"`, `"partial_of":"d0"`, `"own_share":`, `"stored_own_share":`, `"passages":[[`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			docs := tc.docs
@@ -221,8 +221,9 @@ func TestOfflinePartialReprint(t *testing.T) {
 			if len(tt.r.Passages) == 0 {
 				t.Error("no shared passages recorded")
 			}
-			if tt.reason == "partial" && (tt.r.OwnShare == nil || *tt.r.OwnShare < dedup.MinMutualOwnShare) {
-				t.Errorf("own share %v", tt.r.OwnShare)
+			if tt.reason == "partial" && (tt.r.OwnShare == nil || tt.r.StoredOwnShare == nil ||
+				min(*tt.r.OwnShare, *tt.r.StoredOwnShare) < dedup.MinMutualOwnShare || max(*tt.r.OwnShare, *tt.r.StoredOwnShare) < dedup.MinOwnShare) {
+				t.Errorf("own share %v, stored own share %v", tt.r.OwnShare, tt.r.StoredOwnShare)
 			}
 		})
 	}
