@@ -104,11 +104,9 @@ const (
 	// with the passages it shares with the best of them). A reprint that
 	// adds an editor's note or a few sentences adds little, and its
 	// original, a copy with sentences deleted, or a brief add nothing
-	// against it: they stay duplicates. On the dev sets (eval winnow,
-	// estimated as the engine sees them) true copies have min(own) ≤ 0.29
-	// and max(own) ≤ 0.36, follow-up pairs min(own) ≥ 0.26 and
-	// max(own) ≥ 0.42 in both orders; figures and the eval runs:
-	// docs/THRESHOLDS.md, "Partial reprints".
+	// against it: they stay duplicates. The values sit in the gaps that
+	// eval winnow shows on the dev sets between true copies and follow-up
+	// pairs (both orders); figures: docs/THRESHOLDS.md, "Partial reprints".
 	MinOwnShare       = 0.4
 	MinMutualOwnShare = 0.2
 	MinOwnWords       = 40
