@@ -263,32 +263,11 @@ func Winnow(ctx context.Context, seg WordSegmenter, web, robust Set, c winnow.Co
 			}
 		}
 	}
-	orig := map[string][]string{}
-	origSig := map[string]spotsigs.Signature{}
-	for _, d := range robust.Docs {
-		if d.Kind == "orig" {
-			orig[d.Label] = contentWords(seg, d.Text)
-			origSig[d.Label] = sig(d.Text)
-		}
+	n, err := robustOverlaps(ctx, seg, robust, sig, c, get)
+	if err != nil {
+		return err
 	}
-	for _, d := range robust.Docs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		o, ok := orig[d.Label]
-		if !ok || d.Kind == "orig" || d.Kind == "distinct" {
-			continue
-		}
-		nw := contentWords(seg, d.Text)
-		nwords += len(nw)
-		ov, err := Overlap(nw, o, c)
-		if err != nil {
-			return err
-		}
-		ov.Spots = spotOwn(sig(d.Text), origSig[d.Label], len(nw))
-		name := fmt.Sprintf("robust: %s %2d%% vs original", d.Kind, d.Pct)
-		get(name, false).ov = append(get(name, false).ov, ov)
-	}
+	nwords += n
 	elapsed := time.Since(t)
 	fmt.Fprintf(w, "\n## Winnowing (Schleimer et al. 2003, k = %d, g = %d words, stopwords dropped): shared passages and own text\n\n", c.K, c.G)
 	fmt.Fprintf(w, "own = share of the new text's words outside every passage it shares with the other text.\n\n")
@@ -311,4 +290,38 @@ func Winnow(ctx context.Context, seg WordSegmenter, web, robust Set, c winnow.Co
 	}
 	fmt.Fprintf(w, "\n%d texts' content words (%d words) winnowed and compared in %.0f ms (machine shared with other builds)\n", len(web.Docs)+len(robust.Docs), nwords, float64(elapsed.Microseconds())/1000)
 	return nil
+}
+
+// robustOverlaps adds every edited variant of the robustness set, against
+// its original, to its group; it returns the content words it read.
+func robustOverlaps(ctx context.Context, seg WordSegmenter, robust Set, sig func(string) spotsigs.Signature, c winnow.Config,
+	get func(name string, wantKept bool) *group) (int, error) {
+	orig := map[string][]string{}
+	origSig := map[string]spotsigs.Signature{}
+	for _, d := range robust.Docs {
+		if d.Kind == "orig" {
+			orig[d.Label] = contentWords(seg, d.Text)
+			origSig[d.Label] = sig(d.Text)
+		}
+	}
+	nwords := 0
+	for _, d := range robust.Docs {
+		if err := ctx.Err(); err != nil {
+			return nwords, err
+		}
+		o, ok := orig[d.Label]
+		if !ok || d.Kind == "orig" || d.Kind == "distinct" {
+			continue
+		}
+		nw := contentWords(seg, d.Text)
+		nwords += len(nw)
+		ov, err := Overlap(nw, o, c)
+		if err != nil {
+			return nwords, err
+		}
+		ov.Spots = spotOwn(sig(d.Text), origSig[d.Label], len(nw))
+		g := get(fmt.Sprintf("robust: %s %2d%% vs original", d.Kind, d.Pct), false)
+		g.ov = append(g.ov, ov)
+	}
+	return nwords, nil
 }
