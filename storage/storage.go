@@ -92,7 +92,9 @@ type Article struct {
 	// PartialOf is, for a partial reprint (an article that passed the
 	// near-duplicate test against a stored one but that both add text of
 	// their own, dedup.Verdict.PartialOf), the stored article it shares
-	// Passages with, and OwnShare the share of its content words outside
+	// Passages with (the article of its cluster when the page it matched
+	// was one of its duplicates, whose text the passages' OtherStart then
+	// refers to), and OwnShare the share of its content words outside
 	// them; 0, nil and 0 otherwise. PartialOf must name a stored article.
 	PartialOf int64
 	OwnShare  float64

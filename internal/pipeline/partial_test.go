@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
+	"github.com/newsdedup/newscrawl/winnow"
 )
 
 // TestPartialReprintsResume: with dedup.partial_reprints on, a crawl that
@@ -125,5 +127,29 @@ func TestPartialReprintsResume(t *testing.T) {
 	}
 	if strings.Contains(want["http://x/story"], "passages []") {
 		t.Errorf("partial reprint without its passages: %s", want["http://x/story"])
+	}
+}
+
+// TestRecordPartial: a partial reprint records the stored article it
+// shares passages with; when the page it matched was a duplicate (a
+// cluster member, MemberID), partial_of names that cluster's article.
+func TestRecordPartial(t *testing.T) {
+	ps := []winnow.Passage{{StartA: 1, StartB: 2, Len: 9}}
+	tests := []struct {
+		name string
+		v    dedup.Verdict
+		want int64
+	}{
+		{"an article", dedup.Verdict{Reason: "partial", PartialOf: 7, PartialOfCluster: 3, OwnShare: 0.3, Passages: ps}, 7},
+		{"a cluster member", dedup.Verdict{Reason: "partial", PartialOf: MemberID("http://x/dup"), PartialOfCluster: 3, OwnShare: 0.3, Passages: ps}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var a storage.Article
+			recordPartial(&a, tt.v)
+			if a.PartialOf != tt.want || a.OwnShare != 0.3 || !reflect.DeepEqual(a.Passages, []storage.Passage{{Start: 1, OtherStart: 2, Len: 9}}) {
+				t.Errorf("got partial_of %d own %g passages %v, want %d", a.PartialOf, a.OwnShare, a.Passages, tt.want)
+			}
+		})
 	}
 }
