@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -251,21 +252,31 @@ func FuzzFingerprintDecide(f *testing.F) {
 	f.Add("", "")
 	f.Add("\xff\xfe", "\x00\u3000，")
 	f.Fuzz(func(t *testing.T, title, text string) {
-		e := testEngine(t, Options{})
-		fp := e.Fingerprint(title, text)
-		if fp.Empty() {
-			if v := e.Decide(fp); v.Duplicate || v.Reason != "empty" {
-				t.Fatalf("empty text verdict %+v", v)
+		for _, opts := range []Options{{}, {PartialReprint: true}} {
+			e := testEngine(t, opts)
+			fp := e.Fingerprint(title, text)
+			if fp.Empty() {
+				if v := e.Decide(fp); v.Duplicate || v.Reason != "empty" {
+					t.Fatalf("empty text verdict %+v", v)
+				}
+				return
 			}
-			return
-		}
-		e.Add(1, 0, fp)
-		v := e.Decide(e.Fingerprint(title, text))
-		if !v.Duplicate || v.DupOf != 1 {
-			t.Fatalf("a text is not a duplicate of itself: %+v", v)
-		}
-		if v.Jaccard < 0 || v.Jaccard > 1 || v.Containment < 0 || v.Containment > 1 {
-			t.Fatalf("similarity outside [0,1]: %+v", v)
+			if opts.PartialReprint && !reflect.DeepEqual(fp, e.fingerprintWords(title, text)) {
+				t.Fatalf("stream and word-list fingerprints differ with winnowing prints")
+			}
+			e.Add(1, 0, fp)
+			v := e.Decide(e.Fingerprint(title, text))
+			if !v.Duplicate || v.DupOf != 1 {
+				t.Fatalf("a text is not a duplicate of itself (%+v): %+v", opts, v)
+			}
+			if v.Jaccard < 0 || v.Jaccard > 1 || v.Containment < 0 || v.Containment > 1 {
+				t.Fatalf("similarity outside [0,1]: %+v", v)
+			}
+			for _, p := range v.Passages {
+				if p.StartA < 0 || p.StartB < 0 || p.Len <= 0 || p.StartA+p.Len > fp.ContentWords || p.StartB+p.Len > fp.ContentWords {
+					t.Fatalf("passage %+v outside a text of %d content words", p, fp.ContentWords)
+				}
+			}
 		}
 	})
 }
