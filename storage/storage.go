@@ -30,6 +30,9 @@ var (
 	ErrAlreadyDecided = errors.New("url already decided")
 	// ErrNotFound: no record with that key.
 	ErrNotFound = errors.New("not found")
+	// ErrNoStore: a reading open found no store (an empty database or
+	// schema, a missing file); nothing was created.
+	ErrNoStore = errors.New("no newscrawl store")
 	// ErrSchemaTooNew: the store was written by a newer version of the program.
 	ErrSchemaTooNew = errors.New("store schema is newer than this program supports")
 	// ErrLocked: another process holds the store's run lock.
@@ -121,6 +124,10 @@ type Fingerprint struct {
 	// was off when the article was stored.
 	Prints       []uint64
 	ContentWords int
+	// Image is the lead image's colour-block fingerprint in imgfp's
+	// "COLSxROWS:BLOCKS" form, kept for articles whose text is too short
+	// to compare (photo pages); "" when none.
+	Image string
 }
 
 // Duplicate is the verdict for a page dropped as a near-duplicate of a stored article.
@@ -154,6 +161,11 @@ type Duplicate struct {
 	// and content-word count (as in Fingerprint), for the same reason.
 	Prints       []uint64
 	ContentWords int
+	// Image is the page's lead-image fingerprint (as Fingerprint.Image)
+	// and ImageSimilarity the share of its blocks equal to the matched
+	// page's (Reason "image"); "" and 0 otherwise.
+	Image           string
+	ImageSimilarity float64
 	// Merges are clusters this duplicate bridges (dedup.Verdict.Merged):
 	// in the same transaction every article and duplicate of these
 	// clusters moves to Cluster, which must then be set. Stores do not

@@ -163,7 +163,7 @@ func (im *importer) pages(src storage.Store, st *ImportStats) error {
 
 func (im *importer) articles(src storage.Store, st *ImportStats) error {
 	cols := []string{"id", "url", "site", "run_id", "title", "text", "published_at", "source", "author", "editor",
-		"fetched_at", "content_hash", "cluster", "simhash", "signature", "sig_len",
+		"fetched_at", "content_hash", "cluster", "simhash", "signature", "sig_len", "image",
 		"prints", "content_words", "partial_of", "own_share", "passages"}
 	err := src.Articles(im.ctx, func(a storage.Article) error {
 		if err := storable(fmt.Sprintf("article %d (%s)", a.ID, a.URL), a.URL, a.Site, a.Title, a.Text, a.Source,
@@ -173,7 +173,7 @@ func (im *importer) articles(src storage.Store, st *ImportStats) error {
 		st.Articles++
 		return im.add("articles", cols, a.ID, a.URL, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source,
 			a.Author, a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
-			packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, packSignature(a.Fingerprint.Prints),
+			packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image, packSignature(a.Fingerprint.Prints),
 			a.Fingerprint.ContentWords, a.PartialOf, a.OwnShare, packPassages(a.Passages))
 	})
 	if err != nil {
@@ -217,7 +217,7 @@ func (im *importer) raws(src storage.Store, st *ImportStats) error {
 func (im *importer) duplicates(src storage.Store, st *ImportStats) error {
 	cols := []string{"seq", "url", "site", "run_id", "dup_of", "dup_of_url", "cluster", "distance", "jaccard",
 		"containment", "reason", "title", "text", "published_at", "source", "author", "fetched_at", "simhash", "signature",
-		"prints", "content_words"}
+		"image", "image_similarity", "prints", "content_words"}
 	err := src.Duplicates(im.ctx, func(d storage.Duplicate) error {
 		if err := storable("duplicate "+d.URL, d.URL, d.Site, d.DupOfURL, d.Reason, d.Title, d.Text, d.Source, d.Author); err != nil {
 			return err
@@ -225,7 +225,8 @@ func (im *importer) duplicates(src storage.Store, st *ImportStats) error {
 		st.Duplicates++
 		return im.add("duplicates", cols, int64(st.Duplicates), d.URL, d.Site, d.RunID, d.DupOf, d.DupOfURL, d.Cluster,
 			d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title, d.Text, nullTime(d.PublishedAt), d.Source, d.Author,
-			nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), packSignature(d.Prints), d.ContentWords)
+			nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Image, d.ImageSimilarity,
+			packSignature(d.Prints), d.ContentWords)
 	})
 	if err != nil {
 		return fmt.Errorf("duplicates: %w", err)

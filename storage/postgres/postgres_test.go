@@ -682,18 +682,21 @@ func TestRunAlive(t *testing.T) {
 	}
 }
 
-// TestMigratesVersion1: a schema written at version 1 (no winnowing
-// prints, no partial-reprint records) is migrated on open; its rows read
-// back with empty prints and no partial_of, and new rows keep both.
-func TestMigratesVersion1(t *testing.T) {
+// TestMigratesVersion2: a schema written at version 2 (lead images, but no
+// winnowing prints, no partial-reprint records) is migrated on open; its
+// rows read back with empty prints and no partial_of, and new rows keep
+// both.
+func TestMigratesVersion2(t *testing.T) {
 	u, _ := freshSchema(t)
 	ctx := context.Background()
 	admin := adminConn(t, u)
 	// The schema just before the migration that adds the prints (found by
-	// its text, so that the test follows a renumbering).
+	// its text, so that the test follows a renumbering); the lead-image
+	// migration comes before it.
 	before := slices.IndexFunc(postgres.Migrations[:], func(m string) bool { return strings.Contains(m, "ADD COLUMN prints") })
-	if before < 0 {
-		t.Fatal("no migration adds the prints column")
+	image := slices.IndexFunc(postgres.Migrations[:], func(m string) bool { return strings.Contains(m, "ADD COLUMN image ") })
+	if before < 0 || image < 0 || image > before {
+		t.Fatalf("migration adding prints is %d, adding images %d; want images first", before, image)
 	}
 	qs := append([]string(nil), postgres.Migrations[:before]...)
 	for _, q := range append(qs,
@@ -730,5 +733,57 @@ func TestMigratesVersion1(t *testing.T) {
 	if err != nil || got.PartialOf != 1 || got.OwnShare != 0.25 || len(got.Passages) != 1 || got.Passages[0] != c.Article.Passages[0] ||
 		len(got.Fingerprint.Prints) != 1 || got.Fingerprint.Prints[0] != 7<<32|2 || got.Fingerprint.ContentWords != 9 {
 		t.Fatalf("article written after migration: %+v, %v", got, err)
+	}
+}
+
+// TestMigratesVersion1 opens a store of schema 1 (before lead images, built
+// here by removing what migrations 2 and 3 add): Open adds the image and
+// partial-reprint columns, old rows read with no image, and new ones keep
+// theirs.
+func TestMigratesVersion1(t *testing.T) {
+	u, _ := freshSchema(t)
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	old := &storage.Commit{Page: storage.Page{URL: "http://m/1", Site: "qq", RunID: 1, Outcome: storage.OutcomeStored, Status: 200, FetchedAt: at},
+		Article: &storage.Article{URL: "http://m/1", Site: "qq", RunID: 1, Title: "t", Text: "x", FetchedAt: at, ContentHash: "h",
+			Fingerprint: storage.Fingerprint{Simhash: 1, Signature: []uint64{1}, Length: 1}}}
+	if err := s.Commit(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	admin := adminConn(t, u)
+	for _, q := range []string{`ALTER TABLE articles DROP COLUMN image`, `ALTER TABLE duplicates DROP COLUMN image`,
+		`ALTER TABLE duplicates DROP COLUMN image_similarity`,
+		`ALTER TABLE articles DROP COLUMN prints, DROP COLUMN content_words, DROP COLUMN partial_of, DROP COLUMN own_share, DROP COLUMN passages`,
+		`ALTER TABLE duplicates DROP COLUMN prints, DROP COLUMN content_words`,
+		`UPDATE schema_version SET version = 1`} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err = postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := admin.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != 3 || postgres.SchemaVersion != 3 {
+		t.Fatalf("schema_version = %d, %v; want 3 (SchemaVersion %d)", v, err, postgres.SchemaVersion)
+	}
+	if a, err := s.ArticleByURL(ctx, "http://m/1"); err != nil || a.Fingerprint.Image != "" || a.Title != "t" {
+		t.Fatalf("old article after migration: %+v, %v", a, err)
+	}
+	c := *old
+	c.Page.URL, c.Article = "http://m/2", &storage.Article{URL: "http://m/2", Site: "qq", RunID: 1, Title: "p", Text: "y",
+		FetchedAt: at, ContentHash: "h2", Fingerprint: storage.Fingerprint{Simhash: 2, Signature: []uint64{2}, Length: 1, Image: "1x2:CG"}}
+	if err := s.Commit(ctx, &c); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := s.ArticleByURL(ctx, "http://m/2"); err != nil || a.Fingerprint.Image != "1x2:CG" {
+		t.Fatalf("image after migration: %q, %v", a.Fingerprint.Image, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -17,13 +18,15 @@ import (
 // leave the text out.
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len, prints, content_words, partial_of, own_share, passages`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
+		prints, content_words, partial_of, own_share, passages`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len, prints, content_words, partial_of, own_share, passages`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
+		prints, content_words, partial_of, own_share, passages`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, text,
-		published_at, source, author, fetched_at, simhash, signature, prints, content_words`
+		published_at, source, author, fetched_at, simhash, signature, image, image_similarity, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, '',
-		published_at, source, author, fetched_at, simhash, signature, prints, content_words`
+		published_at, source, author, fetched_at, simhash, signature, image, image_similarity, prints, content_words`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 )
 
@@ -100,7 +103,7 @@ func scanArticle(row pgx.Row) (storage.Article, error) {
 	var simhash int64
 	var sig, prints, passages []byte
 	if err := row.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
-		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length,
+		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image,
 		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &passages); err != nil {
 		return storage.Article{}, err
 	}
@@ -112,6 +115,9 @@ func scanArticle(row pgx.Row) (storage.Article, error) {
 		return storage.Article{}, fmt.Errorf("article %d prints: %w", a.ID, err)
 	}
 	if a.Passages, err = unpackPassages(passages); err != nil {
+		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
+	}
+	if _, err := imgfp.Parse(a.Fingerprint.Image); err != nil {
 		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
 	}
 	a.PublishedAt, a.FetchedAt = fromNull(pub), fromNull(fetched)
@@ -132,7 +138,7 @@ func scanDuplicateSeq(row pgx.Row, seq *int64) (storage.Duplicate, error) {
 	var sig, prints []byte
 	dest := []any{&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
 		&d.Containment, &d.Reason, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig,
-		&prints, &d.ContentWords}
+		&d.Image, &d.ImageSimilarity, &prints, &d.ContentWords}
 	if seq != nil {
 		dest = append([]any{seq}, dest...)
 	}
@@ -145,6 +151,9 @@ func scanDuplicateSeq(row pgx.Row, seq *int64) (storage.Duplicate, error) {
 	}
 	if d.Prints, err = unpackSignature(prints); err != nil {
 		return storage.Duplicate{}, fmt.Errorf("duplicate %s prints: %w", d.URL, err)
+	}
+	if _, err := imgfp.Parse(d.Image); err != nil {
+		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, err)
 	}
 	d.PublishedAt, d.FetchedAt, d.Simhash = fromNull(pub), fromNull(fetched), uint64(simhash)
 	return d, nil

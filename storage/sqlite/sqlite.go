@@ -25,12 +25,13 @@ import (
 	msqlite "modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // SQLite tuning.
 const (
@@ -185,7 +186,14 @@ CREATE TABLE raw (
 	body   BLOB NOT NULL
 ) WITHOUT ROWID;
 `,
-	// 4 -> 5: the partial-reprint rule's data. prints are the winnowing
+	// 4 -> 5: lead-image fingerprints of photo pages (imgfp form, '' for
+	// none) and the image evidence of "image" verdicts.
+	`
+ALTER TABLE articles ADD COLUMN image TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN image TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN image_similarity REAL NOT NULL DEFAULT 0;
+`,
+	// 5 -> 6: the partial-reprint rule's data. prints are the winnowing
 	// fingerprints (packed uint64s, like signature) and content_words
 	// their text's content-word count, for articles and duplicates, so
 	// that an index restored from the store compares like the one that
@@ -457,13 +465,15 @@ func (s *Store) migrateFrom(ctx context.Context, v int) error {
 // text out.
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len, prints, content_words, partial_of, own_share, passages`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
+		prints, content_words, partial_of, own_share, passages`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len, prints, content_words, partial_of, own_share, passages`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
+		prints, content_words, partial_of, own_share, passages`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
-		published_at, source, author, fetched_at, simhash, signature, reason, prints, content_words`
+		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
-		published_at, source, author, fetched_at, simhash, signature, reason, prints, content_words`
+		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
 	// that are not blobs at all); badSignature describes them.
@@ -483,15 +493,15 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.stmts.deletePage, `DELETE FROM pages WHERE url = ?`},
 		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.insertArticle, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
-			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len,
+			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
 			prints, content_words, partial_of, own_share, passages)
 			VALUES ((SELECT coalesce(max(id), 0) + 1 FROM articles), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
-			CASE WHEN ?12 = 0 THEN (SELECT coalesce(max(id), 0) + 1 FROM articles) ELSE ?12 END, ?13, ?14, ?15,
-			?16, ?17, ?18, ?19, ?20)
+			CASE WHEN ?12 = 0 THEN (SELECT coalesce(max(id), 0) + 1 FROM articles) ELSE ?12 END, ?13, ?14, ?15, ?16,
+			?17, ?18, ?19, ?20, ?21)
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},
 		{&s.stmts.clearTerms, `DELETE FROM docfreq_pending`},
@@ -804,7 +814,7 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 		err := tx.StmtContext(ctx, s.stmts.insertArticle).QueryRowContext(ctx, p.URL, a.Site, a.RunID,
 			a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author, a.Editor, nullTime(a.FetchedAt),
 			a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash), packSignature(a.Fingerprint.Signature),
-			a.Fingerprint.Length, packSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords,
+			a.Fingerprint.Length, a.Fingerprint.Image, packSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords,
 			a.PartialOf, a.OwnShare, packPassages(a.Passages)).Scan(&r.artID, &r.artCluster)
 		if err != nil {
 			return r, err
@@ -834,7 +844,7 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 		if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
 			r.dupOfURL, r.dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
 			d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason,
-			packSignature(d.Prints), d.ContentWords); err != nil {
+			d.Image, d.ImageSimilarity, packSignature(d.Prints), d.ContentWords); err != nil {
 			return r, err
 		}
 		for _, m := range d.Merges {
@@ -887,7 +897,7 @@ func scanArticle(sc scanner) (storage.Article, error) {
 	var passages []uint64
 	pass := sigDest{dst: &passages}
 	if err := sc.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
-		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length,
+		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image,
 		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &pass); err != nil {
 		return storage.Article{}, err
 	}
@@ -900,6 +910,9 @@ func scanArticle(sc scanner) (storage.Article, error) {
 	}
 	if !validUTF8(a.URL, a.Title, a.Text, a.Source, a.Author, a.Editor) {
 		return storage.Article{}, fmt.Errorf("%w: article %d (%s) holds text that is not valid UTF-8", ErrDamaged, a.ID, a.URL)
+	}
+	if _, err := imgfp.Parse(a.Fingerprint.Image); err != nil {
+		return storage.Article{}, fmt.Errorf("%w: article %d (%s): %w", ErrDamaged, a.ID, a.URL, err)
 	}
 	a.PublishedAt, a.FetchedAt = fromNull(pub), fromNull(fetched)
 	a.Fingerprint.Simhash = uint64(simhash)
@@ -914,7 +927,7 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	prints := sigDest{dst: &d.Prints}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
 		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason,
-		&prints, &d.ContentWords); err != nil {
+		&d.Image, &d.ImageSimilarity, &prints, &d.ContentWords); err != nil {
 		return storage.Duplicate{}, err
 	}
 	if err := errors.Join(sig.err, prints.err); err != nil {
@@ -922,6 +935,9 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	}
 	if !validUTF8(d.URL, d.Title, d.Text, d.Source, d.Author) {
 		return storage.Duplicate{}, fmt.Errorf("%w: duplicate %s holds text that is not valid UTF-8", ErrDamaged, d.URL)
+	}
+	if _, err := imgfp.Parse(d.Image); err != nil {
+		return storage.Duplicate{}, fmt.Errorf("%w: duplicate %s: %w", ErrDamaged, d.URL, err)
 	}
 	d.PublishedAt, d.FetchedAt, d.Simhash = fromNull(pub), fromNull(fetched), uint64(simhash)
 	return d, nil

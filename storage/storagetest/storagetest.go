@@ -77,6 +77,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
 		{"Concurrent", testConcurrent},
 		{"RawResponses", testRawResponses},
 		{"PartialReprints", testPartialReprints},
+		{"LeadImages", testLeadImages},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -319,6 +320,9 @@ func testCommitInvalid(t *testing.T, s storage.Store) {
 		{"merges cluster 0", withPage(duplicate("http://a/x", base), func(c *storage.Commit) {
 			c.Duplicate.Cluster, c.Duplicate.Merges = base, []int64{0}
 		})},
+		{"malformed lead image", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.Fingerprint.Image = "8x8:KW" })},
+		{"lead image similarity above 1", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.ImageSimilarity = 1.5 })},
+		{"nan lead image similarity", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.ImageSimilarity = math.NaN() })},
 		{"time too early", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.PublishedAt = time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC) })},
 		{"time too late", withPage(notArticle("http://a/x"), func(c *storage.Commit) { c.Page.FetchedAt = time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC) })},
 	}
@@ -1405,13 +1409,16 @@ func testRawResponses(t *testing.T, s storage.Store) {
 
 // testPartialReprints: the partial-reprint rule's data round-trips through
 // every read (winnowing prints and content-word counts of articles and
-// duplicates, partial_of, own share and passages of a partial reprint);
-// partial_of must name a stored article; a malformed record is invalid.
+// duplicates, partial_of, own share and passages of a partial reprint),
+// next to lead images in the same rows; partial_of must name a stored
+// article; a malformed record is invalid.
 func testPartialReprints(t *testing.T, s storage.Store) {
 	ctx := context.Background()
+	const img = "2x2:CYGR"
 	a := stored("http://s.cn/a")
 	a.Article.Fingerprint.Prints = []uint64{3<<32 | 5, 9<<32 | 0, math.MaxUint32<<32 | 99}
 	a.Article.Fingerprint.ContentWords = 100
+	a.Article.Fingerprint.Image = img
 	mustCommit(t, s, a)
 	b := stored("http://s.cn/b")
 	b.Article.Fingerprint.Prints = []uint64{3<<32 | 1}
@@ -1421,6 +1428,7 @@ func testPartialReprints(t *testing.T, s storage.Store) {
 	mustCommit(t, s, b)
 	d := duplicate("http://s.cn/d", a.Article.ID)
 	d.Duplicate.Prints, d.Duplicate.ContentWords = []uint64{3<<32 | 5}, 8
+	d.Duplicate.Image, d.Duplicate.ImageSimilarity = img, 0.75
 	mustCommit(t, s, d)
 	plain := stored("http://s.cn/plain")
 	mustCommit(t, s, plain)
@@ -1437,10 +1445,11 @@ func testPartialReprints(t *testing.T, s storage.Store) {
 			t.Fatalf("%s: unknown article %d", how, got.ID)
 		}
 		if !reflect.DeepEqual(got.Fingerprint.Prints, want.Fingerprint.Prints) || got.Fingerprint.ContentWords != want.Fingerprint.ContentWords ||
-			got.PartialOf != want.PartialOf || got.OwnShare != want.OwnShare || !reflect.DeepEqual(got.Passages, want.Passages) {
-			t.Errorf("%s: article %d prints %v/%d partial_of %d own %g passages %v; want %v/%d %d %g %v", how, got.ID,
-				got.Fingerprint.Prints, got.Fingerprint.ContentWords, got.PartialOf, got.OwnShare, got.Passages,
-				want.Fingerprint.Prints, want.Fingerprint.ContentWords, want.PartialOf, want.OwnShare, want.Passages)
+			got.PartialOf != want.PartialOf || got.OwnShare != want.OwnShare || !reflect.DeepEqual(got.Passages, want.Passages) ||
+			got.Fingerprint.Image != want.Fingerprint.Image {
+			t.Errorf("%s: article %d prints %v/%d partial_of %d own %g passages %v image %q; want %v/%d %d %g %v %q", how, got.ID,
+				got.Fingerprint.Prints, got.Fingerprint.ContentWords, got.PartialOf, got.OwnShare, got.Passages, got.Fingerprint.Image,
+				want.Fingerprint.Prints, want.Fingerprint.ContentWords, want.PartialOf, want.OwnShare, want.Passages, want.Fingerprint.Image)
 		}
 	}
 	for _, c := range []*storage.Commit{a, b, plain} {
@@ -1477,8 +1486,9 @@ func testPartialReprints(t *testing.T, s storage.Store) {
 		if err := read.fn(ctx, func(x storage.Duplicate) error { got = append(got, x); return nil }); err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != 1 || !reflect.DeepEqual(got[0].Prints, d.Duplicate.Prints) || got[0].ContentWords != 8 {
-			t.Errorf("%s: %+v, want prints %v over 8 words", read.name, got, d.Duplicate.Prints)
+		if len(got) != 1 || !reflect.DeepEqual(got[0].Prints, d.Duplicate.Prints) || got[0].ContentWords != 8 ||
+			got[0].Image != img || got[0].ImageSimilarity != 0.75 {
+			t.Errorf("%s: %+v, want prints %v over 8 words, image %q at 0.75", read.name, got, d.Duplicate.Prints, img)
 		}
 	}
 
@@ -1507,5 +1517,62 @@ func testPartialReprints(t *testing.T, s storage.Store) {
 				t.Errorf("commit: %v, want ErrInvalid", err)
 			}
 		})
+	}
+}
+
+// testLeadImages: an article's and a duplicate's lead-image fingerprints
+// and the image evidence round-trip through every read.
+func testLeadImages(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	const img = "2x2:CYGR"
+	c := stored("http://img/a")
+	c.Article.Fingerprint.Image = img
+	mustCommit(t, s, c)
+	id := c.Article.ID
+	d := duplicate("http://img/b", id)
+	d.Duplicate.Reason, d.Duplicate.Image, d.Duplicate.ImageSimilarity = "image", img, 0.953125
+	mustCommit(t, s, d)
+	plain := mustStore(t, s, "http://img/none")
+	for _, get := range []func() (storage.Article, error){
+		func() (storage.Article, error) { return s.Article(ctx, id) },
+		func() (storage.Article, error) { return s.ArticleByURL(ctx, "http://img/a") },
+	} {
+		a, err := get()
+		if err != nil || a.Fingerprint.Image != img {
+			t.Fatalf("article image %q, %v; want %q", a.Fingerprint.Image, err, img)
+		}
+	}
+	if a, err := s.Article(ctx, plain); err != nil || a.Fingerprint.Image != "" {
+		t.Fatalf("article without image: %q, %v", a.Fingerprint.Image, err)
+	}
+	seen := 0
+	err := s.Fingerprints(ctx, time.Time{}, func(a storage.Article) error {
+		if a.URL == "http://img/a" && a.Fingerprint.Image == img {
+			seen++
+		}
+		return nil
+	})
+	if err != nil || seen != 1 {
+		t.Fatalf("Fingerprints: image seen %d times, %v", seen, err)
+	}
+	for name, each := range map[string]func(context.Context, func(storage.Duplicate) error) error{
+		"Duplicates": s.Duplicates,
+		"DuplicateFingerprints": func(ctx context.Context, fn func(storage.Duplicate) error) error {
+			return s.DuplicateFingerprints(ctx, time.Time{}, fn)
+		},
+	} {
+		got := 0
+		err := each(ctx, func(d storage.Duplicate) error {
+			if d.URL == "http://img/b" {
+				if d.Image != img || d.ImageSimilarity != 0.953125 || d.Reason != "image" {
+					return fmt.Errorf("duplicate %+v", d)
+				}
+				got++
+			}
+			return nil
+		})
+		if err != nil || got != 1 {
+			t.Fatalf("%s: %d, %v", name, got, err)
+		}
 	}
 }
