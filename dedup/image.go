@@ -151,3 +151,15 @@ func (e *Engine) decideImage(fp *Fingerprint, candidates int) (Verdict, bool) {
 // Images is the number of lead images indexed (short-text entries with an
 // image).
 func (e *Engine) Images() int { return e.images.len() }
+
+// imageEvidence reports whether entry c, added to the index after fp's
+// verdict was decided, would be decideImage's evidence for fp: both texts
+// too short to compare, images within MinImageSimilarity, headlines
+// within MinImageTitleOverlap (Engine.Stale).
+func (e *Engine) imageEvidence(fp *Fingerprint, c *Entry) bool {
+	if e.opts.Mode != Combined || !fp.Short() || fp.Image.IsZero() || len(c.Signature) >= MinSpots || c.Image.IsZero() {
+		return false
+	}
+	s, err := imgfp.Similarity(fp.Image, c.Image)
+	return err == nil && s >= MinImageSimilarity && titleOverlap(fp.Title, c.Title) >= MinImageTitleOverlap
+}

@@ -3,6 +3,7 @@ package dedup
 import (
 	"testing"
 
+	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/internal/fixture"
 )
 
@@ -113,6 +114,37 @@ func TestStalePartialReprints(t *testing.T) {
 			}
 			if tc.want && tc.merges == 0 && again.Reason == v.Reason && again.Matched == v.Matched {
 				t.Fatalf("stale, but deciding again gives the same verdict %+v", again)
+			}
+		})
+	}
+}
+
+// A short photo page decided "new" is stale when a page with the same lead
+// image and a related headline was committed meanwhile (decideImage).
+func TestStaleImageEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		name, title string
+		image       imgfp.Fingerprint
+		want        bool
+	}{
+		{"same photo committed", "东湖冰景", photoFP, true},
+		{"same photo, unrelated headline", "古城墙夜景", photoFP, false},
+		{"other photo", "东湖冰景", changed(photoFP, 24, 25, 26, 27, 28, 29, 30, 31), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngine(t, Options{})
+			fp := e.Fingerprint("东湖冰景", "图为昨日清晨的江城东湖。")
+			fp.Image = photoFP
+			v := e.Decide(fp)
+			c := e.Fingerprint(tc.title, "市民在东湖边拍照留念。")
+			c.Image = tc.image
+			en := e.entry(101, 101, c)
+			if got := e.Stale(fp, v, []Entry{en}, 0); got != tc.want {
+				t.Fatalf("Stale = %v, want %v (verdict %+v)", got, tc.want, v)
+			}
+			e.Restore(en)
+			if again := e.Decide(fp); again.Duplicate != tc.want {
+				t.Fatalf("deciding again: %+v, want duplicate=%v", again, tc.want)
 			}
 		})
 	}

@@ -259,7 +259,11 @@ type FrontierItem struct {
 // Frontier is the persisted queue of URLs to fetch. Push ignores URLs already
 // queued in the current crawl and URLs already decided in any run: article
 // URLs with a final outcome (Stored, Duplicate) and URLs whose recorded error
-// is permanent (Page.Permanent). Push returns how many items it added.
+// is permanent (Page.Permanent). Push returns how many items it added. A
+// pending URL pushed again at a smaller depth takes that depth and referer
+// (keeping its place in the queue): processes sharing a frontier do not pop
+// in breadth-first order, and a URL first queued through a long path must
+// not lose its links to max_depth.
 // Done removes an item after its page was committed (or its failure recorded);
 // Done on a URL that is not queued is a no-op, so that it can be retried.
 // A crawl that ends with an empty frontier calls Reset so that the next run

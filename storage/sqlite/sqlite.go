@@ -247,6 +247,7 @@ type sqliteStmts struct {
 	// microseconds through the driver).
 	foldDocFreq [foldChunkBits + 1]*sql.Stmt
 	push        *sql.Stmt
+	lowerDepth  *sql.Stmt
 	popSite     *sql.Stmt
 	popAll      *sql.Stmt
 	done        *sql.Stmt
@@ -509,6 +510,8 @@ func (s *Store) prepare(ctx context.Context) error {
 			SELECT ?1, ?2, ?3, ?4, 'pending'
 			WHERE NOT EXISTS (SELECT 1 FROM pages WHERE url = ?1 AND (` + finalPage + `))
 			ON CONFLICT(url) DO NOTHING`},
+		{&s.stmts.lowerDepth, `UPDATE frontier SET depth = ?2, referer = ?3
+			WHERE url = ?1 AND state = 'pending' AND depth > ?2`},
 		{&s.stmts.popSite, `UPDATE frontier SET state = 'inflight' WHERE seq IN (
 			SELECT seq FROM frontier WHERE site = ? AND state = 'pending' ORDER BY seq LIMIT ?)
 			RETURNING seq, url, site, depth, referer`},
@@ -544,7 +547,7 @@ func (s *Store) closeAll() error {
 	var errs []error
 	for _, st := range []*sql.Stmt{s.stmts.pageOutcome, s.stmts.deletePage, s.stmts.insertPage,
 		s.stmts.insertArticle, s.stmts.articleRef, s.stmts.insertDup, s.stmts.logTerms, s.stmts.addDoc,
-		s.stmts.clearTerms, s.stmts.push, s.stmts.popSite, s.stmts.popAll, s.stmts.done} {
+		s.stmts.clearTerms, s.stmts.push, s.stmts.lowerDepth, s.stmts.popSite, s.stmts.popAll, s.stmts.done} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
@@ -1272,6 +1275,11 @@ func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 				return err
 			}
 			added += int(n)
+			if n == 0 {
+				if _, err := tx.StmtContext(ctx, s.stmts.lowerDepth).ExecContext(ctx, it.URL, it.Depth, it.Referer); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})

@@ -1056,7 +1056,10 @@ func testFrontier(t *testing.T, s storage.Store) {
 	if want := item("http://z/1", "sina", 0); got[0] != want {
 		t.Fatalf("popped %+v, want %+v (first push wins)", got[0], want)
 	}
-	mustPop("", 2, "http://a/2", "http://b/4") // in-flight items are skipped
+	got = mustPop("", 2, "http://a/2", "http://b/4") // in-flight items are skipped
+	if want := item("http://a/2", "sohu", 0); got[0] != want {
+		t.Fatalf("popped %+v, want %+v (a pending URL pushed again at a smaller depth takes it)", got[0], want)
+	}
 	mustPop("", 10, "http://c/5")
 	mustPop("", 10)
 	mustPending("", 5) // in flight still counts
