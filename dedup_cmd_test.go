@@ -118,18 +118,16 @@ func TestDedupCommandHTMLDir(t *testing.T) {
 	}
 }
 
-// TestDedupCommandPartial: with --partial a follow-up that re-uses a story
-// and adds as much text is kept as a partial reprint; without it, it is a
-// duplicate.
+// TestDedupCommandPartial: with --partial a story that arrives after the
+// longer follow-up that re-used most of it is kept as a partial reprint;
+// without it, it is a duplicate.
 func TestDedupCommandPartial(t *testing.T) {
-	st := fixture.Stories()
-	s1, s2 := st[0], st[1]
+	title, story, followup := fixture.FollowUp()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
 	var b bytes.Buffer
-	json.NewEncoder(&b).Encode(map[string]string{"id": "a", "title": s1.Title, "text": strings.Join(s1.Paragraphs, "\n")})
-	json.NewEncoder(&b).Encode(map[string]string{"id": "followup", "title": s1.Title,
-		"text": strings.Join(s1.Paragraphs, "\n") + "\n" + strings.Join(s2.Paragraphs, "\n")})
+	json.NewEncoder(&b).Encode(map[string]string{"id": "followup", "title": title, "text": followup})
+	json.NewEncoder(&b).Encode(map[string]string{"id": "story", "title": title, "text": story})
 	os.WriteFile(in, b.Bytes(), 0o644)
 	tests := []struct {
 		name    string
@@ -139,7 +137,7 @@ func TestDedupCommandPartial(t *testing.T) {
 		partial string
 	}{
 		{"default", nil, false, "jaccard", ""},
-		{"--partial", []string{"--partial"}, true, "partial", `"a"`},
+		{"--partial", []string{"--partial"}, true, "partial", `"followup"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +146,7 @@ func TestDedupCommandPartial(t *testing.T) {
 			if code := run(append([]string{"dedup", "--in", in, "--out", out}, tt.args...), &so, &se); code != exitOK {
 				t.Fatalf("exit %d: %s", code, se.String())
 			}
-			r := readResults(t, out)["followup"]
+			r := readResults(t, out)["story"]
 			if r.Kept != tt.kept || r.Reason != tt.reason || string(r.PartialOf) != tt.partial {
 				t.Errorf("got %+v", r)
 			}

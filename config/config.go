@@ -134,6 +134,11 @@ type Dedup struct {
 	// 2017: learned (default: t1/t2 > 0.8, top 100), basic (的 是 在 了) or
 	// optimised (t1/t2 > 0.9).
 	Antecedents string `yaml:"antecedents"`
+	// PartialReprints turns on the partial-reprint rule
+	// (dedup.Options.PartialReprint): a verified page is stored when it
+	// and its stored match both add text of their own is stored, recording
+	// partial_of and the shared passages.
+	PartialReprints bool `yaml:"partial_reprints"`
 }
 
 // Fetch holds fetch limits shared by all sites.

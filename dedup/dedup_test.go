@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -251,21 +252,31 @@ func FuzzFingerprintDecide(f *testing.F) {
 	f.Add("", "")
 	f.Add("\xff\xfe", "\x00\u3000，")
 	f.Fuzz(func(t *testing.T, title, text string) {
-		e := testEngine(t, Options{})
-		fp := e.Fingerprint(title, text)
-		if fp.Empty() {
-			if v := e.Decide(fp); v.Duplicate || v.Reason != "empty" {
-				t.Fatalf("empty text verdict %+v", v)
+		for _, opts := range []Options{{}, {PartialReprint: true}} {
+			e := testEngine(t, opts)
+			fp := e.Fingerprint(title, text)
+			if fp.Empty() {
+				if v := e.Decide(fp); v.Duplicate || v.Reason != "empty" {
+					t.Fatalf("empty text verdict %+v", v)
+				}
+				return
 			}
-			return
-		}
-		e.Add(1, 0, fp)
-		v := e.Decide(e.Fingerprint(title, text))
-		if !v.Duplicate || v.DupOf != 1 {
-			t.Fatalf("a text is not a duplicate of itself: %+v", v)
-		}
-		if v.Jaccard < 0 || v.Jaccard > 1 || v.Containment < 0 || v.Containment > 1 {
-			t.Fatalf("similarity outside [0,1]: %+v", v)
+			if opts.PartialReprint && !reflect.DeepEqual(fp, e.fingerprintWords(title, text)) {
+				t.Fatalf("stream and word-list fingerprints differ with winnowing prints")
+			}
+			e.Add(1, 0, fp)
+			v := e.Decide(e.Fingerprint(title, text))
+			if !v.Duplicate || v.DupOf != 1 {
+				t.Fatalf("a text is not a duplicate of itself (%+v): %+v", opts, v)
+			}
+			if v.Jaccard < 0 || v.Jaccard > 1 || v.Containment < 0 || v.Containment > 1 {
+				t.Fatalf("similarity outside [0,1]: %+v", v)
+			}
+			for _, p := range v.Passages {
+				if p.StartA < 0 || p.StartB < 0 || p.Len <= 0 || p.StartA+p.Len > fp.ContentWords || p.StartB+p.Len > fp.ContentWords {
+					t.Fatalf("passage %+v outside a text of %d content words", p, fp.ContentWords)
+				}
+			}
 		}
 	})
 }
@@ -394,42 +405,95 @@ func TestKeywordExact(t *testing.T) {
 	})
 }
 
-// TestPartialReprint: an article that re-uses a stored story but adds as
-// much text of its own is stored ("partial", with the shared passages);
-// a copy with an editor's note added is still a duplicate.
+// TestPartialReprint: the partial-reprint rule weighs what each side of a
+// verified pair adds. A story S and a follow-up F that re-used most of S
+// and added as much again are two articles whichever is stored first (the
+// held-back case: S arriving after F was dropped); a reprint of S with an
+// editor's note, a copy with a paragraph dropped, or F arriving after a
+// copy that contains it, are duplicates.
 func TestPartialReprint(t *testing.T) {
-	s1, s2 := story(t, "s1"), story(t, "s2")
-	base := join(s1.Paragraphs)
-	tests := []struct {
-		name      string
-		opts      Options
+	s2 := story(t, "s2")
+	// S: an 11-paragraph story (229 content words); F: its first seven
+	// paragraphs, then five of new text (SpotSigs Jaccard 0.44 with S,
+	// containment 0.61: the held-back pair had 0.43 and 0.71).
+	title, story, followup := fixture.FollowUp()
+	sp := strings.Split(story, "\n")
+	note := "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。"
+	type step struct {
 		text      string
 		dup       bool
 		reason    string
-		wantOwnGE float64
+		partialOf uint64 // 0: not a partial reprint
+	}
+	on := Options{PartialReprint: true}
+	tests := []struct {
+		name  string
+		opts  Options
+		steps []step // stored in order as ids 1, 2, …
 	}{
-		{"follow-up adds a story's worth of text", Options{PartialReprint: true}, base + "\n" + join(s2.Paragraphs), false, "partial", MinOwnShare},
-		{"rule off (the default): the same follow-up is a duplicate", Options{}, base + "\n" + join(s2.Paragraphs), true, "jaccard", 0},
-		{"editor's note added", Options{PartialReprint: true}, base + "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。", true, "jaccard", 0},
-		{"paragraph dropped", Options{PartialReprint: true}, join(s1.Paragraphs[1:]), true, "jaccard", 0},
-		{"follow-up, exhaustive candidates (MemoryIndex)", Options{PartialReprint: true, Exhaustive: true}, base + "\n" + join(s2.Paragraphs), false, "partial", MinOwnShare},
-		{"editor's note, exhaustive candidates (MemoryIndex)", Options{PartialReprint: true, Exhaustive: true}, base + "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。", true, "jaccard", 0},
+		{"story stored after the follow-up that re-used most of it", on, []step{
+			{followup, false, "new", 0}, {story, false, "partial", 1}}},
+		{"then a reprint of the story with an editor's note", on, []step{
+			{followup, false, "new", 0}, {story, false, "partial", 1}, {story + note, true, "jaccard", 0}}},
+		{"follow-up stored after the story", on, []step{
+			{story, false, "new", 0}, {followup, false, "partial", 1}}},
+		{"editor's note added", on, []step{{story, false, "new", 0}, {story + note, true, "jaccard", 0}}},
+		{"paragraph dropped", on, []step{{story, false, "new", 0}, {join(sp[1:]), true, "jaccard", 0}}},
+		{"follow-up arriving after itself with a note", on, []step{{followup, false, "new", 0}, {followup + note, true, "jaccard", 0}}},
+		{"the whole story quoted in a longer text: the stored side adds nothing", on, []step{
+			{story, false, "new", 0}, {story + "\n" + join(s2.Paragraphs), true, "jaccard", 0}}},
+		{"rule off: the story after its follow-up is dropped", Options{}, []step{
+			{followup, false, "new", 0}, {story, true, "jaccard", 0}}},
+		{"exhaustive candidates (MemoryIndex)", Options{PartialReprint: true, Exhaustive: true}, []step{
+			{followup, false, "new", 0}, {story, false, "partial", 1}, {story + note, true, "jaccard", 0}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := testEngine(t, tt.opts)
-			e.Add(1, 0, e.Fingerprint(s1.Title, base))
-			v := e.Decide(e.Fingerprint(s1.Title, tt.text))
-			if v.Duplicate != tt.dup || v.Reason != tt.reason {
-				t.Fatalf("got duplicate %v reason %q (own %.2f, J %.2f), want %v %q", v.Duplicate, v.Reason, v.OwnShare, v.Jaccard, tt.dup, tt.reason)
-			}
-			if tt.reason == "partial" {
-				if v.PartialOf != 1 || v.OwnShare < tt.wantOwnGE || len(v.Passages) == 0 {
-					t.Errorf("partial verdict without its evidence: %+v", v)
+			for i, st := range tt.steps {
+				fp := e.Fingerprint(title, st.text)
+				v := e.Decide(fp)
+				if v.Duplicate != st.dup || v.Reason != st.reason {
+					t.Fatalf("step %d: got duplicate %v reason %q (own %.2f, stored own %.2f, J %.2f, C %.2f), want %v %q",
+						i+1, v.Duplicate, v.Reason, v.OwnShare, v.StoredOwnShare, v.Jaccard, v.Containment, st.dup, st.reason)
+				}
+				if st.partialOf != 0 && (v.PartialOf != st.partialOf || len(v.Passages) == 0 ||
+					min(v.OwnShare, v.StoredOwnShare) < MinMutualOwnShare || max(v.OwnShare, v.StoredOwnShare) < MinOwnShare) {
+					t.Errorf("step %d: partial verdict without its evidence: %+v", i+1, v)
+				}
+				if st.dup && tt.opts.PartialReprint && len(v.Passages) == 0 {
+					t.Errorf("step %d: duplicate verdict without shared passages: %+v", i+1, v)
+				}
+				id := uint64(i + 1)
+				if v.Duplicate {
+					e.AddMember(id, v.Cluster, fp)
+				} else {
+					e.Add(id, 0, fp)
 				}
 			}
-			if tt.dup && tt.opts.PartialReprint && len(v.Passages) == 0 {
-				t.Errorf("duplicate verdict without shared passages: %+v", v)
+		})
+	}
+}
+
+// TestOwnKeeps is the rule's table: both sides must add, one of them a lot.
+func TestOwnKeeps(t *testing.T) {
+	tests := []struct {
+		name string
+		o    Own
+		want bool
+	}{
+		{"story after its follow-up", Own{New: 0.29, NewWords: 100, Stored: 0.48}, true},
+		{"follow-up after its story", Own{New: 0.48, NewWords: 100, Stored: 0.29}, true},
+		{"copy with a few sentences added", Own{New: 0.19, NewWords: 60, Stored: 0.02}, false},
+		{"copy with foreign sentences against one with deletions", Own{New: 0.32, NewWords: 100, Stored: 0.35}, false},
+		{"whole story quoted", Own{New: 0.6, NewWords: 300, Stored: 0}, false},
+		{"too few own words", Own{New: 0.5, NewWords: MinOwnWords - 1, Stored: 0.5}, false},
+		{"at the thresholds", Own{New: MinMutualOwnShare, NewWords: MinOwnWords, Stored: MinOwnShare}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.o.Keeps(); got != tt.want {
+				t.Errorf("%+v.Keeps() = %v, want %v", tt.o, got, tt.want)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/newsdedup/newscrawl/imgfp"
+	"github.com/newsdedup/newscrawl/internal/fixture"
 )
 
 // TestStale: a verdict is stale when an entry indexed after it verifies
@@ -54,8 +55,65 @@ func TestStale(t *testing.T) {
 				e.Restore(en)
 			}
 			again := e.Decide(fp)
-			if again.Duplicate != v.Duplicate || again.DupOf != v.DupOf || again.Reason != v.Reason || again.Matched != v.Matched {
+			if again.Duplicate != v.Duplicate || again.DupOf != v.DupOf || again.Reason != v.Reason || again.Matched != v.Matched ||
+				again.PartialOf != v.PartialOf {
 				t.Fatalf("not stale, but deciding again gives %+v, was %+v", again, v)
+			}
+		})
+	}
+}
+
+// TestStalePartialReprints: the re-check follows the partial-reprint rule
+// as Decide does (a partial reprint is formed from a verified pair and
+// names its cluster). A stale verdict changes when decided again (but for
+// a cluster merge, which only may change it); one that is not stale is
+// decided again the same.
+func TestStalePartialReprints(t *testing.T) {
+	s4 := story(t, "s4") // FollowUp is made of s1, s2 and s3
+	title, story, followup := fixture.FollowUp()
+	note := "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。"
+	type page struct{ title, text string }
+	tests := []struct {
+		name    string
+		indexed []page // indexed before the verdict (ids 1, 2, …)
+		added   []page // indexed after it (ids 101, 102, …)
+		merges  int
+		want    bool
+		again   string // the reason of deciding again
+	}{
+		{"story new, its follow-up committed meanwhile", nil, []page{{title, followup}}, 0, true, "partial"},
+		{"partial reprint, another story committed", []page{{title, followup}}, []page{{s4.Title, join(s4.Paragraphs)}}, 0, false, "partial"},
+		{"partial reprint, clusters merged", []page{{title, followup}}, nil, 1, true, "partial"},
+		{"partial reprint, a copy of the story committed", []page{{title, followup}}, []page{{title, story + note}}, 0, true, "jaccard"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngine(t, Options{PartialReprint: true})
+			for i, p := range tc.indexed {
+				e.Add(uint64(i+1), 0, e.Fingerprint(p.title, p.text))
+			}
+			fp := e.Fingerprint(title, story)
+			v := e.Decide(fp)
+			var added []Entry
+			for i, p := range tc.added {
+				added = append(added, e.entry(uint64(101+i), uint64(101+i), e.Fingerprint(p.title, p.text)))
+			}
+			if got := e.Stale(fp, v, added, tc.merges); got != tc.want {
+				t.Fatalf("Stale = %v, want %v (verdict %+v)", got, tc.want, v)
+			}
+			for _, en := range added {
+				e.Restore(en)
+			}
+			again := e.Decide(fp)
+			if again.Reason != tc.again {
+				t.Fatalf("deciding again: reason %q, want %q (%+v; was %+v)", again.Reason, tc.again, again, v)
+			}
+			if !tc.want && (again.Duplicate != v.Duplicate || again.DupOf != v.DupOf || again.Reason != v.Reason ||
+				again.Matched != v.Matched || again.PartialOf != v.PartialOf || again.PartialOfCluster != v.PartialOfCluster) {
+				t.Fatalf("not stale, but deciding again gives %+v, was %+v", again, v)
+			}
+			if tc.want && tc.merges == 0 && again.Reason == v.Reason && again.Matched == v.Matched {
+				t.Fatalf("stale, but deciding again gives the same verdict %+v", again)
 			}
 		})
 	}

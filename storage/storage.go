@@ -92,6 +92,23 @@ type Article struct {
 	ContentHash string // hex SHA-256 of the normalised text
 	Cluster     int64  // cluster id (the id of the cluster's first article); 0 means "own id"
 	Fingerprint Fingerprint
+	// PartialOf is, for a partial reprint (an article that passed the
+	// near-duplicate test against a stored one but that both add text of
+	// their own, dedup.Verdict.PartialOf), the stored article it shares
+	// Passages with (the article of its cluster when the page it matched
+	// was one of its duplicates, whose text the passages' OtherStart then
+	// refers to), and OwnShare the share of its content words outside
+	// them; 0, nil and 0 otherwise. PartialOf must name a stored article.
+	PartialOf int64
+	OwnShare  float64
+	Passages  []Passage
+}
+
+// Passage is a run of content words a partial reprint shares with the
+// article it re-uses: Len words from Start in this article and from
+// OtherStart in the other (dedup.Verdict.Passages).
+type Passage struct {
+	Start, OtherStart, Len int
 }
 
 // Fingerprint is what the near-duplicate engine needs to rebuild its indexes.
@@ -99,6 +116,14 @@ type Fingerprint struct {
 	Simhash   uint64
 	Signature []uint64 // SpotSigs signature: sorted spot hashes, repeats kept (a multiset)
 	Length    int      // number of tokens the signature was built from
+	// Prints are the winnowing fingerprints of the text's content words as
+	// the engine indexes them (dedup.PackPrints: sorted, a hash's high 32
+	// bits over the word position), ContentWords the number of content
+	// words: the partial-reprint rule needs both to compare a new page
+	// with an article restored from the store. nil and 0 when the rule
+	// was off when the article was stored.
+	Prints       []uint64
+	ContentWords int
 	// Image is the lead image's colour-block fingerprint in imgfp's
 	// "COLSxROWS:BLOCKS" form, kept for articles whose text is too short
 	// to compare (photo pages); "" when none.
@@ -132,6 +157,10 @@ type Duplicate struct {
 	// duplicate as a member of its cluster and rebuilds that index from
 	// DuplicateFingerprints at start-up.
 	Signature []uint64
+	// Prints and ContentWords are the duplicate's winnowing fingerprints
+	// and content-word count (as in Fingerprint), for the same reason.
+	Prints       []uint64
+	ContentWords int
 	// Image is the page's lead-image fingerprint (as Fingerprint.Image)
 	// and ImageSimilarity the share of its blocks equal to the matched
 	// page's (Reason "image"); "" and 0 otherwise.

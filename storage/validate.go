@@ -88,6 +88,12 @@ func (c *Commit) Validate() error {
 		if err := validClusterImage(p.URL, a.Cluster, a.Fingerprint.Image, 0); err != nil {
 			return err
 		}
+		if err := validPrints(p.URL, a.Fingerprint.Prints, a.Fingerprint.ContentWords); err != nil {
+			return err
+		}
+		if err := validPartial(p.URL, a); err != nil {
+			return err
+		}
 		if err := validUTF8("article", p.URL, a.Title, a.Text, a.Source, a.Author, a.Editor); err != nil {
 			return err
 		}
@@ -110,6 +116,9 @@ func (c *Commit) Validate() error {
 		}
 		if d.DupOf <= 0 {
 			return fmt.Errorf("%w: duplicate %s has dup_of %d", ErrInvalid, p.URL, d.DupOf)
+		}
+		if err := validPrints(p.URL, d.Prints, d.ContentWords); err != nil {
+			return err
 		}
 		if err := validClusterImage(p.URL, d.Cluster, d.Image, d.ImageSimilarity); err != nil {
 			return err
@@ -187,3 +196,41 @@ func CheckFailed(bad []string) error {
 // maxCheckReport bounds the violations Check spells out in its error; the
 // count of all of them is always reported.
 const maxCheckReport = 10
+
+// validPrints checks winnowing fingerprints: a non-negative content-word
+// count, and every print's position (its low 32 bits) inside the text.
+func validPrints(url string, prints []uint64, words int) error {
+	if words < 0 {
+		return fmt.Errorf("%w: %s has %d content words", ErrInvalid, url, words)
+	}
+	for _, p := range prints {
+		if pos := p & (1<<32 - 1); pos >= uint64(words) {
+			return fmt.Errorf("%w: %s has a winnowing print at word %d of %d", ErrInvalid, url, pos, words)
+		}
+	}
+	return nil
+}
+
+// validPartial checks a partial reprint's record: PartialOf, OwnShare and
+// Passages come together, the share is in [0, 1] and passages have
+// non-negative starts and positive lengths.
+func validPartial(url string, a *Article) error {
+	if a.PartialOf < 0 {
+		return fmt.Errorf("%w: article %s has partial_of %d", ErrInvalid, url, a.PartialOf)
+	}
+	if a.PartialOf == 0 {
+		if a.OwnShare != 0 || len(a.Passages) > 0 {
+			return fmt.Errorf("%w: article %s has shared passages or an own share but no partial_of", ErrInvalid, url)
+		}
+		return nil
+	}
+	if math.IsNaN(a.OwnShare) || a.OwnShare < 0 || a.OwnShare > 1 {
+		return fmt.Errorf("%w: article %s has own share %g outside [0, 1]", ErrInvalid, url, a.OwnShare)
+	}
+	for _, p := range a.Passages {
+		if p.Start < 0 || p.OtherStart < 0 || p.Len <= 0 || p.Start > math.MaxInt32 || p.OtherStart > math.MaxInt32 || p.Len > math.MaxInt32 {
+			return fmt.Errorf("%w: article %s has a shared passage %+v", ErrInvalid, url, p)
+		}
+	}
+	return nil
+}

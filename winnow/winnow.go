@@ -281,11 +281,93 @@ func RunsOfPairs(pairs []Pair, na, nb int, c Config) ([]Passage, error) {
 		emit(pairs[s], pairs[e])
 		s = e + 1
 	}
-	sort.Slice(out, func(x, y int) bool {
-		if out[x].StartA != out[y].StartA {
-			return out[x].StartA < out[y].StartA
+	slices.SortFunc(out, func(x, y Passage) int {
+		if x.StartA != y.StartA {
+			return x.StartA - y.StartA
 		}
-		return out[x].StartB < out[y].StartB
+		return x.StartB - y.StartB
 	})
 	return out, nil
+}
+
+// Stream winnows words one at a time, with the same result as Fingerprints
+// on the whole sequence: the words are not kept, only the last k word
+// hashes and the window's candidates (O(g) memory).
+type Stream struct {
+	c     Config
+	w     int
+	top   uint64   // base^(k-1)
+	ring  []uint64 // the last k word hashes
+	n     int      // words seen
+	h     uint64   // rolling hash of the last k words
+	dq    []Print  // ring of window candidates, hashes increasing strictly
+	head  int      // index of the front in dq
+	size  int      // candidates in dq
+	last  int      // position of the last recorded print (-1: none)
+	out   []Print
+	ended bool
+}
+
+// NewStream returns a Stream for c (zero values take the defaults).
+func NewStream(c Config) (*Stream, error) {
+	c, err := c.fill()
+	if err != nil {
+		return nil, err
+	}
+	var top uint64 = 1
+	for range c.K - 1 {
+		top *= base
+	}
+	w := c.G - c.K + 1
+	// The window holds at most w candidates, w+1 between a push and the
+	// expiry of the front.
+	return &Stream{c: c, w: w, top: top, ring: make([]uint64, c.K), dq: make([]Print, w+1), last: -1,
+		out: make([]Print, 0, 32)}, nil
+}
+
+// Add feeds the next word.
+func (s *Stream) Add(word string) {
+	wh := wordHash(word)
+	k := s.c.K
+	if s.n >= k {
+		s.h -= s.ring[s.n%k] * s.top
+	}
+	s.ring[s.n%k] = wh
+	s.h = s.h*base + wh
+	s.n++
+	if s.n < k {
+		return
+	}
+	i := s.n - k // index of the block ending at this word
+	// Pop candidates at the back that are >= h (rightmost minimum).
+	m := len(s.dq)
+	for s.size > 0 && s.dq[(s.head+s.size-1)%m].Hash >= s.h {
+		s.size--
+	}
+	s.dq[(s.head+s.size)%m] = Print{Hash: s.h, Pos: i}
+	s.size++
+	if s.dq[s.head].Pos <= i-s.w {
+		s.head = (s.head + 1) % m
+		s.size--
+	}
+	if i >= s.w-1 && s.dq[s.head].Pos != s.last {
+		s.last = s.dq[s.head].Pos
+		s.out = append(s.out, s.dq[s.head])
+	}
+}
+
+// Words is the number of words fed so far.
+func (s *Stream) Words() int { return s.n }
+
+// Prints ends the stream and returns its fingerprints (Fingerprints of all
+// the words fed). A text of fewer than g words (but at least k) gets the
+// minimum of its blocks, as in Fingerprints. Add must not be called after.
+func (s *Stream) Prints() []Print {
+	if !s.ended {
+		s.ended = true
+		if blocks := s.n - s.c.K + 1; blocks > 0 && blocks < s.w {
+			s.out = append(s.out, s.dq[s.head])
+		}
+	}
+	return s.out
 }

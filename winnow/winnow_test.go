@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -301,4 +302,75 @@ func BenchmarkFingerprints(b *testing.B) {
 	for b.Loop() {
 		Fingerprints(words, Config{})
 	}
+}
+
+// TestStreamMatchesFingerprints: Stream gives Fingerprints' result on
+// texts shorter than k, shorter than g, and long, with repeated words
+// (equal block hashes: the rightmost minimum) and several configs.
+func TestStreamMatchesFingerprints(t *testing.T) {
+	long := strings.Fields(strings.Repeat("a b c d e f g a b c h i j k a a a a l m n ", 20))
+	tests := []struct {
+		name  string
+		words []string
+		c     Config
+	}{
+		{"empty", nil, Config{}},
+		{"fewer than k", []string{"a", "b"}, Config{}},
+		{"exactly k", []string{"a", "b", "c", "d"}, Config{}},
+		{"between k and g", []string{"a", "b", "c", "d", "e", "f"}, Config{}},
+		{"exactly g", strings.Fields("a b c d e f g h"), Config{}},
+		{"long with repeats", long, Config{}},
+		{"k = 1", long, Config{K: 1, G: 3}},
+		{"k = g", long, Config{K: 5, G: 5}},
+		{"all equal", strings.Fields(strings.Repeat("x ", 50)), Config{}},
+		{"a full window of increasing hashes (fuzz)", strings.Fields("1 2 Y 1 7 0 0"), Config{K: 4, G: 6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := Fingerprints(tt.words, tt.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewStream(tt.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.words {
+				s.Add(w)
+			}
+			got := s.Prints()
+			if len(got) != len(want) || (len(got) > 0 && !slices.Equal(got, want)) {
+				t.Errorf("stream %v\nwant   %v", got, want)
+			}
+			if s.Words() != len(tt.words) {
+				t.Errorf("Words() = %d, want %d", s.Words(), len(tt.words))
+			}
+		})
+	}
+}
+
+func FuzzStreamMatchesFingerprints(f *testing.F) {
+	f.Add("a b c d e f g a b c h i j k a a a a l m n", 4, 8)
+	f.Add("x x x x x", 2, 3)
+	f.Fuzz(func(t *testing.T, text string, k, g int) {
+		c := Config{K: (k%8+8)%8 + 1, G: (g%16+16)%16 + 1}
+		if c.G < c.K {
+			c.G = c.K
+		}
+		words := strings.Fields(text)
+		want, err := Fingerprints(words, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewStream(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range words {
+			s.Add(w)
+		}
+		if got := s.Prints(); len(got) != len(want) || (len(got) > 0 && !slices.Equal(got, want)) {
+			t.Fatalf("%q %+v: stream %v, want %v", text, c, got, want)
+		}
+	})
 }

@@ -23,7 +23,7 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jac := fs.Float64("jaccard", dedup.DefaultJaccard, "SpotSigs Jaccard threshold")
 	ham := fs.Int("hamming", dedup.DefaultHamming, "Simhash candidate radius")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
-	partial := fs.Bool("partial", false, "keep articles that re-use a stored one's passages but add >= 40% text of their own (reason \"partial\", with partial_of and the shared passages)")
+	partial := fs.Bool("partial", false, "keep a verified article when it and the stored one each add text of their own (both >= 20% of their content words, one >= 40%; reason \"partial\", with partial_of and the shared passages)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}

@@ -105,7 +105,7 @@ func addEngineFlags(fs *flag.FlagSet) *dedup.Options {
 	fs.Float64Var(&o.Containment, "containment", 0, "containment threshold (0: default, <0: off)")
 	fs.BoolVar(&o.CentresOnly, "centres-only", false, "compare with cluster centres only (classic Single-Pass)")
 	fs.BoolVar(&o.NoMerge, "no-merge", false, "never merge clusters that a new article bridges")
-	fs.BoolVar(&o.PartialReprint, "partial", false, "partial-reprint rule: keep verified articles that add enough text of their own")
+	fs.BoolVar(&o.PartialReprint, "partial", false, "partial-reprint rule: keep a verified article when it and the stored one each add enough text of their own")
 	return o
 }
 

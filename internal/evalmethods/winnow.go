@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/spotsigs"
 	"github.com/newsdedup/newscrawl/winnow"
 )
 
@@ -38,8 +40,15 @@ type PairOverlap struct {
 	Shared, Own float64
 	OwnWords    int
 	// EstOwn is Own estimated from the fingerprints alone (winnow.Runs),
-	// as an index that keeps no words computes it.
+	// as an index that keeps no words computes it; Est is what the
+	// engine's partial-reprint rule sees (both sides, estimated).
 	EstOwn float64
+	Est    dedup.Own
+	// Spots is the same rule's input from the SpotSigs signatures instead
+	// of winnowing (the share of each side's spots the other lacks, own
+	// words scaled from the content words): the cheaper alternative,
+	// since stores keep signatures anyway.
+	Spots dedup.Own
 	// OldOwn is the share of the earlier text's words outside the shared
 	// passages: what the earlier text has that the new one lacks.
 	OldOwn float64
@@ -67,6 +76,7 @@ func Overlap(newWords, oldWords []string, c winnow.Config) (PairOverlap, error) 
 		return PairOverlap{}, err
 	}
 	o.EstOwn = 1 - float64(winnow.Covered(len(newWords), rs))/float64(len(newWords))
+	o.Est = dedup.OwnOf(len(newWords), len(oldWords), rs)
 	if len(oldWords) > 0 {
 		rev := make([]winnow.Passage, len(ps))
 		for i, p := range ps {
@@ -148,6 +158,42 @@ func writeWinnowRow(w io.Writer, g *group, rules []ownRule, bothRules []float64)
 		minEst, maxEst = min(minEst, o.EstOwn), max(maxEst, o.EstOwn)
 	}
 	fmt.Fprintf(w, " %.3f | %.3f |", minEst, maxEst)
+	minSt, maxSt, minB, maxB, kept := 1.0, 0.0, 1.0, 0.0, 0
+	for _, o := range g.ov {
+		minSt, maxSt = min(minSt, o.Est.Stored), max(maxSt, o.Est.Stored)
+		b := min(o.Est.New, o.Est.Stored)
+		minB, maxB = min(minB, b), max(maxB, b)
+		if o.Est.Keeps() {
+			kept++
+		}
+	}
+	mark := ""
+	if g.wantKept {
+		mark = " (different stories)"
+	}
+	fmt.Fprintf(w, " %.3f | %.3f | %.3f | %.3f | %d%s |", minSt, maxSt, minB, maxB, kept, mark)
+	minN, maxN, minS, maxS, spotKept := 1.0, 0.0, 1.0, 0.0, 0
+	for _, o := range g.ov {
+		minN, maxN = min(minN, o.Spots.New), max(maxN, o.Spots.New)
+		minS, maxS = min(minS, o.Spots.Stored), max(maxS, o.Spots.Stored)
+		if o.Spots.Keeps() {
+			spotKept++
+		}
+	}
+	fmt.Fprintf(w, " %.3f | %.3f | %.3f | %.3f | %d%s |", minN, maxN, minS, maxS, spotKept, mark)
+}
+
+// spotOwn is dedup.Own from SpotSigs signatures: the share of each side's
+// spots (a multiset) the other lacks; words scales the new text's content
+// words by its share.
+func spotOwn(a, b spotsigs.Signature, words int) dedup.Own {
+	if len(a) == 0 || len(b) == 0 {
+		return dedup.Own{}
+	}
+	n := float64(spotsigs.Overlap(a, b))
+	o := dedup.Own{New: 1 - n/float64(len(a)), Stored: 1 - n/float64(len(b))}
+	o.NewWords = int(o.New * float64(words))
+	return o
 }
 
 // Winnow prints the winnowing evidence on the dev sets: for every true
@@ -170,10 +216,17 @@ func Winnow(ctx context.Context, seg WordSegmenter, web, robust Set, c winnow.Co
 		groups = append(groups, g)
 		return g
 	}
+	eng, err := dedup.New(seg, dedup.Options{})
+	if err != nil {
+		return err
+	}
+	sig := func(text string) spotsigs.Signature { return eng.Fingerprint("", text).Signature }
 	words := make([][]string, len(web.Docs))
+	sigs := make([]spotsigs.Signature, len(web.Docs))
 	byStory := map[string][]int{}
 	for i, d := range web.Docs {
 		words[i] = contentWords(seg, d.Text)
+		sigs[i] = sig(d.Text)
 		byStory[d.Label] = append(byStory[d.Label], i)
 	}
 	nwords := 0
@@ -190,6 +243,7 @@ func Winnow(ctx context.Context, seg WordSegmenter, web, robust Set, c winnow.Co
 			if err != nil {
 				return err
 			}
+			o.Spots = spotOwn(sigs[i], sigs[j], len(words[i]))
 			get("web: copy vs earlier copy ("+d.Kind+")", false).ov = append(get("web: copy vs earlier copy ("+d.Kind+")", false).ov, o)
 		}
 		if d.Kind == "followup" && d.FollowupOf != "" {
@@ -198,38 +252,22 @@ func Winnow(ctx context.Context, seg WordSegmenter, web, robust Set, c winnow.Co
 				if err != nil {
 					return err
 				}
+				o.Spots = spotOwn(sigs[i], sigs[j], len(words[i]))
 				get("web: follow-up vs the story it re-uses", true).ov = append(get("web: follow-up vs the story it re-uses", true).ov, o)
 				o, err = Overlap(words[j], words[i], c)
 				if err != nil {
 					return err
 				}
+				o.Spots = spotOwn(sigs[j], sigs[i], len(words[j]))
 				get("web: re-used story vs its follow-up", true).ov = append(get("web: re-used story vs its follow-up", true).ov, o)
 			}
 		}
 	}
-	orig := map[string][]string{}
-	for _, d := range robust.Docs {
-		if d.Kind == "orig" {
-			orig[d.Label] = contentWords(seg, d.Text)
-		}
+	n, err := robustOverlaps(ctx, seg, robust, sig, c, get)
+	if err != nil {
+		return err
 	}
-	for _, d := range robust.Docs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		o, ok := orig[d.Label]
-		if !ok || d.Kind == "orig" || d.Kind == "distinct" {
-			continue
-		}
-		nw := contentWords(seg, d.Text)
-		nwords += len(nw)
-		ov, err := Overlap(nw, o, c)
-		if err != nil {
-			return err
-		}
-		name := fmt.Sprintf("robust: %s %2d%% vs original", d.Kind, d.Pct)
-		get(name, false).ov = append(get(name, false).ov, ov)
-	}
+	nwords += n
 	elapsed := time.Since(t)
 	fmt.Fprintf(w, "\n## Winnowing (Schleimer et al. 2003, k = %d, g = %d words, stopwords dropped): shared passages and own text\n\n", c.K, c.G)
 	fmt.Fprintf(w, "own = share of the new text's words outside every passage it shares with the other text.\n\n")
@@ -242,8 +280,9 @@ func Winnow(ctx context.Context, seg WordSegmenter, web, robust Set, c winnow.Co
 	for _, b := range bothRules {
 		fmt.Fprintf(w, " kept when both own ≥ %.2f |", b)
 	}
-	fmt.Fprintf(w, " both own: min | max | estimated own (fingerprints only): min | max |")
-	fmt.Fprintf(w, "\n|---|---|---|---|---|---|---|%s\n", strings.Repeat("---|", len(rules)+len(bothRules)+4))
+	fmt.Fprintf(w, " both own: min | max | estimated own (fingerprints only): min | max | estimated stored own: min | max | both own, estimated: min | max | kept by the engine's rule (dedup.Own.Keeps, estimated) |")
+	fmt.Fprintf(w, " spot own: min | max | spot stored own: min | max | kept by the rule on spot shares |")
+	fmt.Fprintf(w, "\n|---|---|---|---|---|---|---|%s\n", strings.Repeat("---|", len(rules)+len(bothRules)+14))
 	sort.SliceStable(groups, func(a, b int) bool { return groups[a].name < groups[b].name })
 	for _, g := range groups {
 		writeWinnowRow(w, g, rules, bothRules)
@@ -251,4 +290,38 @@ func Winnow(ctx context.Context, seg WordSegmenter, web, robust Set, c winnow.Co
 	}
 	fmt.Fprintf(w, "\n%d texts' content words (%d words) winnowed and compared in %.0f ms (machine shared with other builds)\n", len(web.Docs)+len(robust.Docs), nwords, float64(elapsed.Microseconds())/1000)
 	return nil
+}
+
+// robustOverlaps adds every edited variant of the robustness set, against
+// its original, to its group; it returns the content words it read.
+func robustOverlaps(ctx context.Context, seg WordSegmenter, robust Set, sig func(string) spotsigs.Signature, c winnow.Config,
+	get func(name string, wantKept bool) *group) (int, error) {
+	orig := map[string][]string{}
+	origSig := map[string]spotsigs.Signature{}
+	for _, d := range robust.Docs {
+		if d.Kind == "orig" {
+			orig[d.Label] = contentWords(seg, d.Text)
+			origSig[d.Label] = sig(d.Text)
+		}
+	}
+	nwords := 0
+	for _, d := range robust.Docs {
+		if err := ctx.Err(); err != nil {
+			return nwords, err
+		}
+		o, ok := orig[d.Label]
+		if !ok || d.Kind == "orig" || d.Kind == "distinct" {
+			continue
+		}
+		nw := contentWords(seg, d.Text)
+		nwords += len(nw)
+		ov, err := Overlap(nw, o, c)
+		if err != nil {
+			return nwords, err
+		}
+		ov.Spots = spotOwn(sig(d.Text), origSig[d.Label], len(nw))
+		g := get(fmt.Sprintf("robust: %s %2d%% vs original", d.Kind, d.Pct), false)
+		g.ov = append(g.ov, ov)
+	}
+	return nwords, nil
 }

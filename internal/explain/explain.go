@@ -53,11 +53,15 @@ func Default() Thresholds {
 
 // Explanation is the decision about one URL with its evidence.
 type Explanation struct {
-	Page       storage.Page
-	Article    *storage.Article   // the page's stored article (Outcome stored)
-	Duplicate  *storage.Duplicate // the page's verdict (Outcome duplicate)
-	Original   *storage.Article   // the stored article a duplicate matched
-	Members    int                // articles and duplicates in the cluster (stored or duplicate)
+	Page      storage.Page
+	Article   *storage.Article   // the page's stored article (Outcome stored)
+	Duplicate *storage.Duplicate // the page's verdict (Outcome duplicate)
+	Original  *storage.Article   // the stored article a duplicate matched
+	// PartialOf is the stored article a partial reprint re-uses
+	// (Article.PartialOf), nil otherwise; Shared and Coverage then compare
+	// the article with it.
+	PartialOf  *storage.Article
+	Members    int // articles and duplicates in the cluster (stored or duplicate)
 	Thresholds Thresholds
 	// TitleOverlap is the headlines' character-bigram overlap (shorter
 	// one), the engine's test for briefs.
@@ -94,6 +98,15 @@ func Explain(ctx context.Context, s Store, url string, th Thresholds) (*Explanat
 			return nil, fmt.Errorf("explain: %w", err)
 		}
 		e.Article, cluster = &a, a.Cluster
+		if a.PartialOf != 0 {
+			o, err := s.Article(ctx, a.PartialOf)
+			if err != nil {
+				return nil, fmt.Errorf("explain: partial_of of %s: %w", url, err)
+			}
+			e.PartialOf, e.TextKept = &o, true
+			e.Shared = passages.Shared(a.Text, o.Text)
+			e.Coverage = passages.Coverage(a.Text, o.Text)
+		}
 	case storage.OutcomeDuplicate:
 		d, err := findDuplicate(ctx, s, url)
 		if err != nil {
@@ -216,6 +229,16 @@ func Write(w io.Writer, e *Explanation) error {
 		p.FetchedAt.UTC().Format("2006-01-02 15:04:05Z"), p.Outcome)
 	th := e.Thresholds
 	switch {
+	case e.Article != nil && e.PartialOf != nil:
+		a, o := e.Article, e.PartialOf
+		fmt.Fprintf(&b, "kept:     stored as article %d (%q), a partial reprint of article %d\n          %s\n          %q\n", a.ID, a.Title, o.ID, o.URL, o.Title)
+		fmt.Fprintf(&b, "          it passed the near-duplicate thresholds against it, but both texts add text of their own:\n")
+		fmt.Fprintf(&b, "          %.0f%% of its content words are outside the %d passage(s) they share (winnowing)\n", 100*a.OwnShare, len(a.Passages))
+		fmt.Fprintf(&b, "cluster:  %d, %d member(s) (articles and duplicates)\n", a.Cluster, e.Members)
+		fmt.Fprintf(&b, "shared passages (%.0f%% of its text is in article %d):\n", 100*e.Coverage, o.ID)
+		for _, s := range e.Shared {
+			fmt.Fprintf(&b, "  « %s »\n", s)
+		}
 	case e.Article != nil:
 		a := e.Article
 		fmt.Fprintf(&b, "kept:     stored as article %d (%q); no stored article before it passed the thresholds\n", a.ID, a.Title)

@@ -39,6 +39,10 @@ func store(t *testing.T, keepText bool) storage.Store {
 		{Page: pg("http://p/2", storage.OutcomeDuplicate), Duplicate: &storage.Duplicate{URL: "http://p/2", Site: "sina", RunID: 1,
 			DupOf: 2, Distance: 20, Reason: "image", Title: "东湖", FetchedAt: at, Simhash: 6, Signature: []uint64{8},
 			Image: "2x2:CCGY", ImageSimilarity: 0.75}},
+		{Page: pg("http://q/1", storage.OutcomeStored), Article: &storage.Article{URL: "http://q/1", Site: "sina", RunID: 1,
+			Title: "稳就业措施解读", Text: dupText + "\n专家表示，这些措施将在明年初见成效，各地正在制定细则。", FetchedAt: at, ContentHash: "02",
+			Fingerprint: storage.Fingerprint{Simhash: 5, Signature: []uint64{1}, Length: 1},
+			PartialOf:   1, OwnShare: 0.4375, Passages: []storage.Passage{{Start: 2, OtherStart: 0, Len: 9}}}},
 		{Page: storage.Page{URL: "http://e/1", Site: "sina", RunID: 1, Outcome: storage.OutcomeError, Status: 404,
 			ErrKind: "http_404", Err: "not found", Permanent: true, FetchedAt: at}},
 	}
@@ -67,6 +71,8 @@ func TestExplain(t *testing.T) {
 		{"stored", false, "http://a/1", nil, []string{"stored as article 1", "2 member(s)"}},
 		{"photo page dropped on its lead image", false, "http://p/2", nil, []string{"reason image", "lead image blocks equal   0.750",
 			"2x2:CCGY", "2x2:CCGG (matched page)", "duplicate when both texts are too short to compare and >= 0.95"}},
+		{"partial reprint", false, "http://q/1", nil, []string{"stored as article 3", "a partial reprint of article 1", "http://a/1",
+			"44% of its content words are outside the 1 passage(s)", "« 新华社北京11月20日电国务院今天召开常务会议，部署进一步稳定就业的措施。 »"}},
 		{"error page", false, "http://e/1", nil, []string{"http_404: not found"}},
 		{"unknown url", false, "http://x/1", storage.ErrNotFound, nil},
 	} {

@@ -24,8 +24,10 @@ import (
 )
 
 // Source is what an export reads: the store's articles and duplicate
-// verdicts. storage.Store satisfies it.
+// verdicts, and an article by id (the article a partial reprint re-uses).
+// storage.Store satisfies it.
 type Source interface {
+	Article(ctx context.Context, id int64) (storage.Article, error)
 	Articles(ctx context.Context, fn func(storage.Article) error) error
 	Duplicates(ctx context.Context, fn func(storage.Duplicate) error) error
 }
@@ -46,7 +48,11 @@ func (f Filter) keep(run int64, fetched time.Time) bool {
 
 // Record is one exported line. Pointer fields are null when they do not
 // apply: DupOf, Distance, Jaccard, Containment and Reason on kept articles,
-// PublishedAt when no time was found.
+// PublishedAt when no time was found, PartialOf, OwnShare and Passages
+// unless the article is a partial reprint (reason "partial": it passed
+// the near-duplicate test against PartialOf, but both add text of their
+// own); Passages are the shared runs of content words, [start here, start
+// there, length].
 type Record struct {
 	RunID       int64    `json:"run_id"`
 	URL         string   `json:"url"`
@@ -66,21 +72,34 @@ type Record struct {
 	Jaccard     *float64 `json:"jaccard"`
 	Containment *float64 `json:"containment"`
 	Reason      *string  `json:"reason"`
+	PartialOf   *string  `json:"partial_of"`
+	OwnShare    *float64 `json:"own_share"`
+	Passages    [][3]int `json:"passages"`
 }
 
 // Columns are the CSV header, in the order of Record's JSON keys.
 var Columns = []string{"run_id", "url", "site", "kept", "dup_of", "cluster", "title", "text",
 	"published_at", "source", "author", "editor", "fetched_at", "simhash",
-	"distance", "jaccard", "containment", "reason"}
+	"distance", "jaccard", "containment", "reason", "partial_of", "own_share", "passages"}
 
-// FromArticle is the record of a stored article.
-func FromArticle(a storage.Article) Record {
-	return Record{
+// FromArticle is the record of a stored article; partialOfURL is the URL
+// of the article a partial reprint re-uses (a.PartialOf), "" otherwise.
+func FromArticle(a storage.Article, partialOfURL string) Record {
+	r := Record{
 		RunID: a.RunID, URL: a.URL, Site: a.Site, Kept: true, Cluster: a.Cluster,
 		Title: a.Title, Text: a.Text, PublishedAt: timePtr(a.PublishedAt),
 		Source: a.Source, Author: a.Author, Editor: a.Editor,
 		FetchedAt: formatTime(a.FetchedAt), Simhash: fmt.Sprintf("%016x", a.Fingerprint.Simhash),
 	}
+	if a.PartialOf != 0 {
+		reason, own := "partial", a.OwnShare
+		r.Reason, r.PartialOf, r.OwnShare = &reason, &partialOfURL, &own
+		r.Passages = [][3]int{}
+		for _, p := range a.Passages {
+			r.Passages = append(r.Passages, [3]int{p.Start, p.OtherStart, p.Len})
+		}
+	}
+	return r
 }
 
 // FromDuplicate is the record of a duplicate verdict. Reason is the
@@ -104,7 +123,15 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 		if !f.keep(a.RunID, a.FetchedAt) {
 			return nil
 		}
-		return fn(FromArticle(a))
+		var of string
+		if a.PartialOf != 0 {
+			o, err := src.Article(ctx, a.PartialOf)
+			if err != nil {
+				return fmt.Errorf("partial_of of %s: %w", a.URL, err)
+			}
+			of = o.URL
+		}
+		return fn(FromArticle(a, of))
 	})
 	if err != nil || f.KeptOnly {
 		return err
@@ -164,8 +191,17 @@ func (r Record) row() []string {
 		strconv.FormatInt(r.RunID, 10), r.URL, r.Site, strconv.FormatBool(r.Kept), str(r.DupOf),
 		strconv.FormatInt(r.Cluster, 10), r.Title, r.Text, str(r.PublishedAt), r.Source, r.Author,
 		r.Editor, r.FetchedAt, r.Simhash, intStr(r.Distance), floatStr(r.Jaccard), floatStr(r.Containment),
-		str(r.Reason),
+		str(r.Reason), str(r.PartialOf), floatStr(r.OwnShare), passagesStr(r.Passages),
 	}
+}
+
+// passagesStr is the CSV cell of Passages: their JSON, empty when null.
+func passagesStr(ps [][3]int) string {
+	if ps == nil {
+		return ""
+	}
+	b, _ := json.Marshal(ps) // [][3]int always marshals
+	return string(b)
 }
 
 // ParseSince reads a --since value: an RFC 3339 time, a date (2006-01-02,

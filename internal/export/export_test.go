@@ -178,3 +178,57 @@ func FuzzParseSince(f *testing.F) {
 		}
 	})
 }
+
+// TestExportPartialReprint: a partial reprint's record names the article it
+// re-uses (partial_of, by URL), its own share and the shared passages, in
+// JSONL and CSV; other records carry those keys as null.
+func TestExportPartialReprint(t *testing.T) {
+	ctx := context.Background()
+	s := memory.New()
+	t.Cleanup(func() { s.Close() })
+	for i, c := range []*storage.Commit{
+		{Page: storage.Page{URL: "http://a/1", Site: "sina", RunID: 1, Outcome: storage.OutcomeStored, FetchedAt: t0},
+			Article: &storage.Article{Site: "sina", RunID: 1, Title: "t", Text: "x", FetchedAt: t0, ContentHash: "00"}},
+		{Page: storage.Page{URL: "http://a/2", Site: "sina", RunID: 1, Outcome: storage.OutcomeStored, FetchedAt: t0},
+			Article: &storage.Article{Site: "sina", RunID: 1, Title: "t", Text: "y", FetchedAt: t0, ContentHash: "01",
+				PartialOf: 1, OwnShare: 0.3125, Passages: []storage.Passage{{Start: 0, OtherStart: 4, Len: 9}}}},
+	} {
+		if err := s.Commit(ctx, c); err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+	}
+	var j, c bytes.Buffer
+	if _, err := export.JSONL(ctx, s, export.Filter{}, &j); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(j.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines: %s", len(lines), j.String())
+	}
+	for _, tc := range []struct {
+		name, line string
+		want       []string
+	}{
+		{"plain article", lines[0], []string{`"reason":null`, `"partial_of":null`, `"own_share":null`, `"passages":null`}},
+		{"partial reprint", lines[1], []string{`"reason":"partial"`, `"partial_of":"http://a/1"`, `"own_share":0.3125`, `"passages":[[0,4,9]]`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, w := range tc.want {
+				if !strings.Contains(tc.line, w) {
+					t.Errorf("missing %s in %s", w, tc.line)
+				}
+			}
+		})
+	}
+	if _, err := export.CSV(ctx, s, export.Filter{}, &c); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(row []string, name string) string { return row[slices.Index(export.Columns, name)] }
+	if got := []string{col(rows[2], "partial_of"), col(rows[2], "own_share"), col(rows[2], "passages")}; !slices.Equal(got, []string{"http://a/1", "0.3125", "[[0,4,9]]"}) {
+		t.Errorf("CSV partial reprint cells %q", got)
+	}
+}

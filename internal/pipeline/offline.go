@@ -37,10 +37,13 @@ type OfflineResult struct {
 	Containment *float64        `json:"containment,omitempty"`
 	Reason      string          `json:"reason,omitempty"`
 	// PartialOf is set for a partial reprint (reason "partial"): the kept
-	// article re-uses passages of this one; OwnShare is the share of its
-	// content words outside them.
+	// article re-uses passages of this one (both add text of their own);
+	// OwnShare is the share of its content words outside them.
 	PartialOf json.RawMessage `json:"partial_of,omitempty"`
 	OwnShare  *float64        `json:"own_share,omitempty"`
+	// StoredOwnShare is the share of partial_of's content words outside
+	// the passages it shares with this article: what the other side adds.
+	StoredOwnShare *float64 `json:"stored_own_share,omitempty"`
 	// Passages are the shared runs of content words (winnowing) with
 	// dup_of or partial_of: [start here, start there, length].
 	Passages [][3]int `json:"passages,omitempty"`
@@ -163,8 +166,8 @@ func Dedup(ctx context.Context, eng *dedup.Engine, docs []OfflineDoc) (results [
 		}
 		if v.Reason == "partial" {
 			r.PartialOf = docs[v.PartialOf].ID
-			own := v.OwnShare
-			r.OwnShare = &own
+			own, stored := v.OwnShare, v.StoredOwnShare
+			r.OwnShare, r.StoredOwnShare = &own, &stored
 		}
 		for _, p := range v.Passages {
 			r.Passages = append(r.Passages, [3]int{p.StartA, p.StartB, p.Len})
@@ -245,8 +248,8 @@ func DedupStream(ctx context.Context, eng *dedup.Engine, docs iter.Seq2[OfflineD
 			if r.PartialOf, err = tmp.id(v.partialOf); err != nil {
 				return err
 			}
-			own := v.ownShare
-			r.OwnShare = &own
+			own, stored := v.ownShare, v.storedOwnShare
+			r.OwnShare, r.StoredOwnShare = &own, &stored
 		}
 		r.Passages = v.passages
 		return enc.Encode(r)
@@ -273,14 +276,15 @@ type spooled struct {
 	jaccard, containment float64
 	partialOf            uint64
 	ownShare             float64
+	storedOwnShare       float64
 	reason               string
 	passages             [][3]int
 }
 
 // spoolFixed is the size of a spooled verdict's fixed part: the duplicate
-// flag, dupOf, cluster, Jaccard, containment, partialOf, ownShare and the
-// reason's length.
-const spoolFixed = 1 + 6*8 + 1
+// flag, dupOf, cluster, Jaccard, containment, partialOf, ownShare,
+// storedOwnShare and the reason's length.
+const spoolFixed = 1 + 7*8 + 1
 
 func newVerdictSpool(dir string) (*verdictSpool, error) {
 	s := &verdictSpool{}
@@ -333,6 +337,7 @@ func (s *verdictSpool) addVerdict(i uint64, v dedup.Verdict) error {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Containment))
 	b = binary.LittleEndian.AppendUint64(b, v.PartialOf)
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.OwnShare))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.StoredOwnShare))
 	if len(v.Reason) > 255 {
 		return fmt.Errorf("verdict %d: reason longer than 255 bytes", i)
 	}
@@ -389,8 +394,9 @@ func (s *verdictSpool) replay(fn func(i uint64, v spooled) error) error {
 		le := binary.LittleEndian
 		v := spooled{dup: fixed[0] == 1, dupOf: le.Uint64(fixed[1:]), cluster: le.Uint64(fixed[9:]),
 			jaccard: math.Float64frombits(le.Uint64(fixed[17:])), containment: math.Float64frombits(le.Uint64(fixed[25:])),
-			partialOf: le.Uint64(fixed[33:]), ownShare: math.Float64frombits(le.Uint64(fixed[41:]))}
-		reason := make([]byte, fixed[49])
+			partialOf: le.Uint64(fixed[33:]), ownShare: math.Float64frombits(le.Uint64(fixed[41:])),
+			storedOwnShare: math.Float64frombits(le.Uint64(fixed[49:]))}
+		reason := make([]byte, fixed[57])
 		if _, err := io.ReadFull(r, reason); err != nil {
 			return fmt.Errorf("spooled verdict %d: %w", i, err)
 		}

@@ -41,13 +41,13 @@ func TestDedupStreamMatchesDedup(t *testing.T) {
 	add("bridge", strings.Join(p[1:4], "\n"))
 	add("", "")
 	merging := docs
-	// s1, a follow-up re-using it with a story's worth of its own text (a
-	// partial reprint when the rule is on) and a copy of s1.
-	s1, s2 := stories["s1"], stories["s2"]
+	// A follow-up, the story it re-used (a partial reprint when the rule
+	// is on) and a copy of the story.
+	title, story, followup := fixture.FollowUp()
 	docs = nil
-	add(s1.Title, strings.Join(s1.Paragraphs, "\n"))
-	add(s1.Title, strings.Join(s1.Paragraphs, "\n")+"\n"+strings.Join(s2.Paragraphs, "\n"))
-	add(s1.Title, strings.Join(s1.Paragraphs[1:], "\n"))
+	add(title, followup)
+	add(title, story)
+	add(title, story[strings.Index(story, "\n")+1:])
 	partial := docs
 	seg, err := NewSegmenter(config.Segment{})
 	if err != nil {
@@ -61,7 +61,7 @@ func TestDedupStreamMatchesDedup(t *testing.T) {
 	}{
 		{"merging clusters", dedup.Options{}, merging, []string{`"reason":"jaccard"`}},
 		{"merging clusters, partial-reprint rule on", dedup.Options{PartialReprint: true}, merging, []string{`"passages":[[`}},
-		{"partial reprints", dedup.Options{PartialReprint: true}, partial, []string{`"reason":"partial"`, `"partial_of":"d0"`, `"own_share":`, `"passages":[[`}},
+		{"partial reprints", dedup.Options{PartialReprint: true}, partial, []string{`"reason":"partial"`, `"partial_of":"d0"`, `"own_share":`, `"stored_own_share":`, `"passages":[[`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			docs := tc.docs
@@ -173,20 +173,20 @@ func TestDedupStreamInputError(t *testing.T) {
 	})
 }
 
-// TestOfflinePartialReprint: offline dedup keeps an article that re-uses a
-// story but adds as much of its own (reason "partial", partial_of, the
-// shared passages) and drops a plain copy with its passages as evidence.
+// TestOfflinePartialReprint: offline dedup keeps a story that arrives after
+// the longer follow-up that re-used most of it (reason "partial",
+// partial_of, the shared passages) and drops a plain copy of the story
+// with its passages as evidence.
 func TestOfflinePartialReprint(t *testing.T) {
 	stories := map[string]fixture.Story{}
 	for _, s := range fixture.Stories() {
 		stories[s.ID] = s
 	}
-	s1, s2 := stories["s1"], stories["s2"]
-	base := strings.Join(s1.Paragraphs, "\n")
+	title, story, followup := fixture.FollowUp()
 	docs := []OfflineDoc{
-		{ID: json.RawMessage(`"a"`), Title: s1.Title, Text: base},
-		{ID: json.RawMessage(`"followup"`), Title: s1.Title, Text: base + "\n" + strings.Join(s2.Paragraphs, "\n")},
-		{ID: json.RawMessage(`"copy"`), Title: s1.Title, Text: strings.Join(s1.Paragraphs[1:], "\n")},
+		{ID: json.RawMessage(`"followup"`), Title: title, Text: followup},
+		{ID: json.RawMessage(`"story"`), Title: title, Text: story},
+		{ID: json.RawMessage(`"copy"`), Title: title, Text: story[strings.Index(story, "\n")+1:]},
 	}
 	seg, err := NewSegmenter(config.Default().Segment)
 	if err != nil {
@@ -210,7 +210,7 @@ func TestOfflinePartialReprint(t *testing.T) {
 		reason    string
 		partialOf string
 	}{
-		{"follow-up kept as partial reprint", res[1], true, "partial", `"a"`},
+		{"story after its follow-up kept as partial reprint", res[1], true, "partial", `"followup"`},
 		{"copy dropped", res[2], false, "jaccard", ""},
 	}
 	for _, tt := range tests {
@@ -221,8 +221,9 @@ func TestOfflinePartialReprint(t *testing.T) {
 			if len(tt.r.Passages) == 0 {
 				t.Error("no shared passages recorded")
 			}
-			if tt.reason == "partial" && (tt.r.OwnShare == nil || *tt.r.OwnShare < dedup.MinOwnShare) {
-				t.Errorf("own share %v", tt.r.OwnShare)
+			if tt.reason == "partial" && (tt.r.OwnShare == nil || tt.r.StoredOwnShare == nil ||
+				min(*tt.r.OwnShare, *tt.r.StoredOwnShare) < dedup.MinMutualOwnShare || max(*tt.r.OwnShare, *tt.r.StoredOwnShare) < dedup.MinOwnShare) {
+				t.Errorf("own share %v, stored own share %v", tt.r.OwnShare, tt.r.StoredOwnShare)
 			}
 		})
 	}

@@ -211,6 +211,7 @@ func (p *Processor) commitOf(page storage.Page, art *extract.Article, fp *dedup.
 			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment, Reason: v.Reason,
 			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
 			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
+			Prints: fp.PackedPrints(), ContentWords: fp.ContentWords,
 			Image: imageString(fp.Image), ImageSimilarity: v.ImageSimilarity,
 		}
 		if p.keepDupTxt {
@@ -223,7 +224,11 @@ func (p *Processor) commitOf(page storage.Page, art *extract.Article, fp *dedup.
 		URL: page.URL, Site: page.Site, RunID: page.RunID, Title: art.Title, Text: art.Text,
 		PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author, Editor: art.Editor,
 		FetchedAt: page.FetchedAt, ContentHash: hex.EncodeToString(fp.Hash[:]),
-		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words, Image: imageString(fp.Image)},
+		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words, Image: imageString(fp.Image),
+			Prints: fp.PackedPrints(), ContentWords: fp.ContentWords},
+	}
+	if v.Reason == "partial" {
+		recordPartial(a, v)
 	}
 	return &storage.Commit{Page: page, Article: a, Terms: fp.Terms, Raw: raw}
 }
@@ -249,6 +254,20 @@ func (p *Processor) decidedBefore(ctx context.Context, url string) (storage.Outc
 		return "", err
 	}
 	return o, nil
+}
+
+// recordPartial records a partial reprint's verdict on its article: the
+// stored article it shares passages with (the matched page's cluster
+// article when the page matched was one of its duplicates, whose text the
+// passages' other starts then refer to), its own share and the passages.
+func recordPartial(a *storage.Article, v dedup.Verdict) {
+	a.PartialOf, a.OwnShare = int64(v.PartialOf), v.OwnShare
+	if v.PartialOf >= 1<<63 { // a member (MemberID): name its cluster's article
+		a.PartialOf = int64(v.PartialOfCluster)
+	}
+	for _, ps := range v.Passages {
+		a.Passages = append(a.Passages, storage.Passage{Start: ps.StartA, OtherStart: ps.StartB, Len: ps.Len})
+	}
 }
 
 // commit writes one outcome; a URL decided by an earlier (possibly
@@ -281,7 +300,8 @@ func MemberID(url string) uint64 {
 
 // EngineOptions maps the config's dedup section to engine options.
 func EngineOptions(d config.Dedup) (dedup.Options, error) {
-	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, TopM: d.TopM, JTidf: d.JTidf, Positional: d.Positional}
+	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, TopM: d.TopM, JTidf: d.JTidf, Positional: d.Positional,
+		PartialReprint: d.PartialReprints}
 	if d.Hash != "" {
 		h, err := simhash.HashByName(d.Hash)
 		if err != nil {

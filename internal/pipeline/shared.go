@@ -36,7 +36,8 @@ func articleEntry(a storage.Article) dedup.Entry {
 		copy(h[:], b)
 	}
 	return dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash,
-		Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title), Image: storedImage(a.Fingerprint.Image)}
+		Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title), Image: storedImage(a.Fingerprint.Image),
+		Prints: a.Fingerprint.Prints, ContentWords: a.Fingerprint.ContentWords}
 }
 
 // storedImage is a lead-image fingerprint read from the store (which
@@ -49,7 +50,7 @@ func storedImage(s string) imgfp.Fingerprint {
 // memberEntry is the index entry of a duplicate (a cluster member).
 func memberEntry(d storage.Duplicate) dedup.Entry {
 	return dedup.Entry{ID: MemberID(d.URL), Cluster: uint64(d.Cluster), Simhash: d.Simhash, Signature: d.Signature,
-		Title: dedup.TitleSet(d.Title), Image: storedImage(d.Image)}
+		Title: dedup.TitleSet(d.Title), Image: storedImage(d.Image), Prints: d.Prints, ContentWords: d.ContentWords}
 }
 
 // newEngineShared builds the engine like NewEngine; for a shared store it

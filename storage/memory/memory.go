@@ -169,6 +169,9 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 		}
 		dupOf = &m.articles[c.Duplicate.DupOf-1]
 	}
+	if c.Article != nil && c.Article.PartialOf > int64(len(m.articles)) {
+		return fmt.Errorf("commit %s: partial_of %d: %w", url, c.Article.PartialOf, storage.ErrNotFound)
+	}
 
 	m.pageSeq++
 	p := c.Page
@@ -231,21 +234,29 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 }
 
 func cloneArticle(a storage.Article) storage.Article {
-	if len(a.Fingerprint.Signature) == 0 {
-		a.Fingerprint.Signature = nil
+	a.Fingerprint.Signature = cloneUints(a.Fingerprint.Signature)
+	a.Fingerprint.Prints = cloneUints(a.Fingerprint.Prints)
+	if len(a.Passages) == 0 {
+		a.Passages = nil
 	} else {
-		a.Fingerprint.Signature = append([]uint64(nil), a.Fingerprint.Signature...)
+		a.Passages = append([]storage.Passage(nil), a.Passages...)
 	}
 	return a
 }
 
 func cloneDuplicate(d storage.Duplicate) storage.Duplicate {
-	if len(d.Signature) == 0 {
-		d.Signature = nil
-	} else {
-		d.Signature = append([]uint64(nil), d.Signature...)
-	}
+	d.Signature = cloneUints(d.Signature)
+	d.Prints = cloneUints(d.Prints)
 	return d
+}
+
+// cloneUints copies a signature or prints, nil when empty (as the other
+// stores read them back).
+func cloneUints(xs []uint64) []uint64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	return append([]uint64(nil), xs...)
 }
 
 // Decided reports the final outcome of a URL.

@@ -11,3 +11,7 @@ import (
 func OpenWith(ctx context.Context, url string, lease, beat, migrateWait time.Duration) (*Store, error) {
 	return open(ctx, url, options{leaseTimeout: lease, heartbeatEvery: beat, migrateLockWait: migrateWait})
 }
+
+// Migrations exposes the schema migrations, so that a test can build a
+// schema of an older version.
+var Migrations = migrations

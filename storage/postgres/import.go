@@ -163,7 +163,8 @@ func (im *importer) pages(src storage.Store, st *ImportStats) error {
 
 func (im *importer) articles(src storage.Store, st *ImportStats) error {
 	cols := []string{"id", "url", "site", "run_id", "title", "text", "published_at", "source", "author", "editor",
-		"fetched_at", "content_hash", "cluster", "simhash", "signature", "sig_len", "image"}
+		"fetched_at", "content_hash", "cluster", "simhash", "signature", "sig_len", "image",
+		"prints", "content_words", "partial_of", "own_share", "passages"}
 	err := src.Articles(im.ctx, func(a storage.Article) error {
 		if err := storable(fmt.Sprintf("article %d (%s)", a.ID, a.URL), a.URL, a.Site, a.Title, a.Text, a.Source,
 			a.Author, a.Editor, a.ContentHash); err != nil {
@@ -172,7 +173,8 @@ func (im *importer) articles(src storage.Store, st *ImportStats) error {
 		st.Articles++
 		return im.add("articles", cols, a.ID, a.URL, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source,
 			a.Author, a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
-			packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image)
+			packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image, packSignature(a.Fingerprint.Prints),
+			a.Fingerprint.ContentWords, a.PartialOf, a.OwnShare, packPassages(a.Passages))
 	})
 	if err != nil {
 		return fmt.Errorf("articles: %w", err)
@@ -215,7 +217,7 @@ func (im *importer) raws(src storage.Store, st *ImportStats) error {
 func (im *importer) duplicates(src storage.Store, st *ImportStats) error {
 	cols := []string{"seq", "url", "site", "run_id", "dup_of", "dup_of_url", "cluster", "distance", "jaccard",
 		"containment", "reason", "title", "text", "published_at", "source", "author", "fetched_at", "simhash", "signature",
-		"image", "image_similarity"}
+		"image", "image_similarity", "prints", "content_words"}
 	err := src.Duplicates(im.ctx, func(d storage.Duplicate) error {
 		if err := storable("duplicate "+d.URL, d.URL, d.Site, d.DupOfURL, d.Reason, d.Title, d.Text, d.Source, d.Author); err != nil {
 			return err
@@ -223,7 +225,8 @@ func (im *importer) duplicates(src storage.Store, st *ImportStats) error {
 		st.Duplicates++
 		return im.add("duplicates", cols, int64(st.Duplicates), d.URL, d.Site, d.RunID, d.DupOf, d.DupOfURL, d.Cluster,
 			d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title, d.Text, nullTime(d.PublishedAt), d.Source, d.Author,
-			nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Image, d.ImageSimilarity)
+			nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Image, d.ImageSimilarity,
+			packSignature(d.Prints), d.ContentWords)
 	})
 	if err != nil {
 		return fmt.Errorf("duplicates: %w", err)

@@ -470,7 +470,14 @@ func writeOutcome(ctx context.Context, tx pgx.Tx, c *storage.Commit, replace boo
 	queuePage(b, &c.Page, replace)
 	switch {
 	case c.Article != nil:
-		queueArticle(b, c.Page.URL, c.Article).QueryRow(func(r pgx.Row) error { return r.Scan(&w.artID, &w.artCluster) })
+		a := c.Article
+		queueArticle(b, c.Page.URL, a).QueryRow(func(r pgx.Row) error {
+			err := r.Scan(&w.artID, &w.artCluster)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("partial_of %d: %w", a.PartialOf, storage.ErrNotFound)
+			}
+			return err
+		})
 		if c.Raw != nil {
 			if err := queueRaw(b, c.Page.URL, c.Raw); err != nil {
 				return w, err
@@ -561,15 +568,20 @@ func queuePage(b *pgx.Batch, p *storage.Page, replace bool) {
 }
 
 // queueArticle queues the insert of a, which returns its id and cluster
-// (its own id when a.Cluster is 0).
+// (its own id when a.Cluster is 0), and no row when a is a partial
+// reprint (PartialOf) of an article that does not exist.
 func queueArticle(b *pgx.Batch, url string, a *storage.Article) *pgx.QueuedQuery {
 	return b.Queue(`INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
-		author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image)
-		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15, $16
+		author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
+		prints, content_words, partial_of, own_share, passages)
+		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15, $16,
+		$17, $18, $19, $20, $21
 		FROM (SELECT nextval(pg_get_serial_sequence('articles', 'id')) AS n) AS next
+		WHERE $19::bigint = 0 OR EXISTS (SELECT 1 FROM articles WHERE id = $19)
 		RETURNING id, cluster`, url, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author,
 		a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
-		packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image)
+		packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image,
+		packSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords, a.PartialOf, a.OwnShare, packPassages(a.Passages))
 }
 
 // queueDuplicate queues the insert of d, which returns its seq and its
@@ -581,14 +593,14 @@ func queueDuplicate(b *pgx.Batch, url string, d *storage.Duplicate) *pgx.QueuedQ
 	return b.Queue(`WITH a AS (SELECT url, cluster FROM articles WHERE id = $4 FOR SHARE)
 		INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance,
 		jaccard, containment, reason, title, text, published_at, source, author, fetched_at, simhash, signature,
-		image, image_similarity)
+		image, image_similarity, prints, content_words)
 		SELECT $1, $2, $3, $4, CASE WHEN $5::text = '' THEN a.url ELSE $5 END,
 			CASE WHEN $6::bigint = 0 THEN a.cluster ELSE $6 END, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-			$19, $20
+			$19, $20, $21, $22
 		FROM a RETURNING seq, dup_of_url, cluster`,
 		url, d.Site, d.RunID, d.DupOf, d.DupOfURL, d.Cluster, d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title,
 		d.Text, nullTime(d.PublishedAt), d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash),
-		packSignature(d.Signature), d.Image, d.ImageSimilarity)
+		packSignature(d.Signature), d.Image, d.ImageSimilarity, packSignature(d.Prints), d.ContentWords)
 }
 
 // mergeClusters applies a duplicate's cluster merges into cluster and

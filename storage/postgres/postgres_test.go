@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -681,9 +682,64 @@ func TestRunAlive(t *testing.T) {
 	}
 }
 
+// TestMigratesVersion2: a schema written at version 2 (lead images, but no
+// winnowing prints, no partial-reprint records) is migrated on open; its
+// rows read back with empty prints and no partial_of, and new rows keep
+// both.
+func TestMigratesVersion2(t *testing.T) {
+	u, _ := freshSchema(t)
+	ctx := context.Background()
+	admin := adminConn(t, u)
+	// The schema just before the migration that adds the prints (found by
+	// its text, so that the test follows a renumbering); the lead-image
+	// migration comes before it.
+	before := slices.IndexFunc(postgres.Migrations[:], func(m string) bool { return strings.Contains(m, "ADD COLUMN prints") })
+	image := slices.IndexFunc(postgres.Migrations[:], func(m string) bool { return strings.Contains(m, "ADD COLUMN image ") })
+	if before < 0 || image < 0 || image > before {
+		t.Fatalf("migration adding prints is %d, adding images %d; want images first", before, image)
+	}
+	qs := append([]string(nil), postgres.Migrations[:before]...)
+	for _, q := range append(qs,
+		`CREATE TABLE schema_version (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), version INTEGER NOT NULL)`,
+		fmt.Sprintf(`INSERT INTO schema_version(version) VALUES (%d)`, before),
+		`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/1', 'qq', 1, 'stored', 200, '', '', false)`,
+		`INSERT INTO articles(id, url, site, run_id, title, text, source, author, editor, content_hash, cluster, simhash, signature, sig_len)
+			VALUES (1, 'http://a/1', 'qq', 1, 't', 'x', '', '', '', 'h', 1, 0, '\x0100000000000000', 1)`,
+		`SELECT setval(pg_get_serial_sequence('articles', 'id'), 1)`,
+	) {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openStore(t, u)
+	var v int
+	if err := admin.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != postgres.SchemaVersion {
+		t.Fatalf("schema_version = %d, %v; want %d", v, err, postgres.SchemaVersion)
+	}
+	a, err := s.Article(ctx, 1)
+	if err != nil || a.Fingerprint.Prints != nil || a.Fingerprint.ContentWords != 0 || a.PartialOf != 0 || a.Passages != nil {
+		t.Fatalf("article 1 after migration: %+v, %v", a, err)
+	}
+	c := &storage.Commit{
+		Page: storage.Page{URL: "http://a/2", Site: "qq", RunID: 1, Outcome: storage.OutcomeStored},
+		Article: &storage.Article{Site: "qq", RunID: 1, Title: "t", Text: "y", ContentHash: "h2",
+			Fingerprint: storage.Fingerprint{Prints: []uint64{7<<32 | 2}, ContentWords: 9},
+			PartialOf:   1, OwnShare: 0.25, Passages: []storage.Passage{{Start: 0, OtherStart: 3, Len: 6}}},
+	}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ArticleByURL(ctx, "http://a/2")
+	if err != nil || got.PartialOf != 1 || got.OwnShare != 0.25 || len(got.Passages) != 1 || got.Passages[0] != c.Article.Passages[0] ||
+		len(got.Fingerprint.Prints) != 1 || got.Fingerprint.Prints[0] != 7<<32|2 || got.Fingerprint.ContentWords != 9 {
+		t.Fatalf("article written after migration: %+v, %v", got, err)
+	}
+}
+
 // TestMigratesVersion1 opens a store of schema 1 (before lead images, built
-// here by removing what migration 2 adds): Open adds the image columns,
-// old rows read with no image, and new ones keep theirs.
+// here by removing what migrations 2 and 3 add): Open adds the image and
+// partial-reprint columns, old rows read with no image, and new ones keep
+// theirs.
 func TestMigratesVersion1(t *testing.T) {
 	u, _ := freshSchema(t)
 	ctx := context.Background()
@@ -701,7 +757,10 @@ func TestMigratesVersion1(t *testing.T) {
 	s.Close()
 	admin := adminConn(t, u)
 	for _, q := range []string{`ALTER TABLE articles DROP COLUMN image`, `ALTER TABLE duplicates DROP COLUMN image`,
-		`ALTER TABLE duplicates DROP COLUMN image_similarity`, `UPDATE schema_version SET version = 1`} {
+		`ALTER TABLE duplicates DROP COLUMN image_similarity`,
+		`ALTER TABLE articles DROP COLUMN prints, DROP COLUMN content_words, DROP COLUMN partial_of, DROP COLUMN own_share, DROP COLUMN passages`,
+		`ALTER TABLE duplicates DROP COLUMN prints, DROP COLUMN content_words`,
+		`UPDATE schema_version SET version = 1`} {
 		if _, err := admin.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
@@ -712,8 +771,8 @@ func TestMigratesVersion1(t *testing.T) {
 	}
 	defer s.Close()
 	var v int
-	if err := admin.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != 2 || postgres.SchemaVersion != 2 {
-		t.Fatalf("schema_version = %d, %v; want 2 (SchemaVersion %d)", v, err, postgres.SchemaVersion)
+	if err := admin.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != 3 || postgres.SchemaVersion != 3 {
+		t.Fatalf("schema_version = %d, %v; want 3 (SchemaVersion %d)", v, err, postgres.SchemaVersion)
 	}
 	if a, err := s.ArticleByURL(ctx, "http://m/1"); err != nil || a.Fingerprint.Image != "" || a.Title != "t" {
 		t.Fatalf("old article after migration: %+v, %v", a, err)

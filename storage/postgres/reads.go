@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,13 +18,15 @@ import (
 // leave the text out.
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len, image`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
+		prints, content_words, partial_of, own_share, passages`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len, image`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
+		prints, content_words, partial_of, own_share, passages`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, text,
-		published_at, source, author, fetched_at, simhash, signature, image, image_similarity`
+		published_at, source, author, fetched_at, simhash, signature, image, image_similarity, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, '',
-		published_at, source, author, fetched_at, simhash, signature, image, image_similarity`
+		published_at, source, author, fetched_at, simhash, signature, image, image_similarity, prints, content_words`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 )
 
@@ -53,6 +56,36 @@ func unpackSignature(b []byte) ([]uint64, error) {
 	return sig, nil
 }
 
+// packPassages encodes shared passages as packSignature does, three
+// uint64s (start, other start, length) per passage (the SQLite store's
+// format).
+func packPassages(ps []storage.Passage) []byte {
+	vs := make([]uint64, 0, 3*len(ps))
+	for _, p := range ps {
+		vs = append(vs, uint64(p.Start), uint64(p.OtherStart), uint64(p.Len))
+	}
+	return packSignature(vs)
+}
+
+// unpackPassages decodes packPassages.
+func unpackPassages(b []byte) ([]storage.Passage, error) {
+	vs, err := unpackSignature(b)
+	if err != nil {
+		return nil, fmt.Errorf("passages: %w", err)
+	}
+	if len(vs)%3 != 0 {
+		return nil, fmt.Errorf("passages of %d values, not triples", len(vs))
+	}
+	var out []storage.Passage
+	for i := 0; i < len(vs); i += 3 {
+		if vs[i] > math.MaxInt32 || vs[i+1] > math.MaxInt32 || vs[i+2] > math.MaxInt32 {
+			return nil, fmt.Errorf("passage %v out of range", vs[i:i+3])
+		}
+		out = append(out, storage.Passage{Start: int(vs[i]), OtherStart: int(vs[i+1]), Len: int(vs[i+2])})
+	}
+	return out, nil
+}
+
 func scanPage(row pgx.Row) (storage.Page, error) {
 	var p storage.Page
 	var outcome string
@@ -68,13 +101,20 @@ func scanArticle(row pgx.Row) (storage.Article, error) {
 	var a storage.Article
 	var pub, fetched *int64
 	var simhash int64
-	var sig []byte
+	var sig, prints, passages []byte
 	if err := row.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
-		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image); err != nil {
+		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image,
+		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &passages); err != nil {
 		return storage.Article{}, err
 	}
 	var err error
 	if a.Fingerprint.Signature, err = unpackSignature(sig); err != nil {
+		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
+	}
+	if a.Fingerprint.Prints, err = unpackSignature(prints); err != nil {
+		return storage.Article{}, fmt.Errorf("article %d prints: %w", a.ID, err)
+	}
+	if a.Passages, err = unpackPassages(passages); err != nil {
 		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
 	}
 	if _, err := imgfp.Parse(a.Fingerprint.Image); err != nil {
@@ -95,10 +135,10 @@ func scanDuplicateSeq(row pgx.Row, seq *int64) (storage.Duplicate, error) {
 	var d storage.Duplicate
 	var pub, fetched *int64
 	var simhash int64
-	var sig []byte
+	var sig, prints []byte
 	dest := []any{&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
 		&d.Containment, &d.Reason, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig,
-		&d.Image, &d.ImageSimilarity}
+		&d.Image, &d.ImageSimilarity, &prints, &d.ContentWords}
 	if seq != nil {
 		dest = append([]any{seq}, dest...)
 	}
@@ -108,6 +148,9 @@ func scanDuplicateSeq(row pgx.Row, seq *int64) (storage.Duplicate, error) {
 	var err error
 	if d.Signature, err = unpackSignature(sig); err != nil {
 		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, err)
+	}
+	if d.Prints, err = unpackSignature(prints); err != nil {
+		return storage.Duplicate{}, fmt.Errorf("duplicate %s prints: %w", d.URL, err)
 	}
 	if _, err := imgfp.Parse(d.Image); err != nil {
 		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, err)
@@ -252,6 +295,12 @@ func (s *Store) Check(ctx context.Context) error {
 			FROM articles WHERE length(signature) % 8 <> 0`,
 		`SELECT 'duplicate ' || url || ' signature of ' || length(signature) || ' bytes is not a multiple of 8'
 			FROM duplicates WHERE length(signature) % 8 <> 0`,
+		`SELECT 'article ' || a.id || ': partial_of ' || a.partial_of || ' missing'
+			FROM articles a LEFT JOIN articles o ON o.id = a.partial_of WHERE a.partial_of <> 0 AND o.id IS NULL`,
+		`SELECT 'article ' || id || ' prints of ' || length(prints) || ' bytes or passages of ' || length(passages) || ' bytes malformed'
+			FROM articles WHERE length(prints) % 8 <> 0 OR length(passages) % 24 <> 0`,
+		`SELECT 'duplicate ' || url || ' prints of ' || length(prints) || ' bytes is not a multiple of 8'
+			FROM duplicates WHERE length(prints) % 8 <> 0`,
 		`SELECT 'term ' || quote_literal(term) || ' has document frequency ' || df FROM docfreq WHERE df < 1`,
 		`SELECT 'docs counter missing' WHERE NOT EXISTS (SELECT 1 FROM counters WHERE key = 'docs')`,
 		`SELECT 'docs counter ' || value || ' plus ' || (SELECT count(*) FROM docfreq_log) || ' logged documents but '

@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the
 // one-row table schema_version. It equals len(migrations).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrations[i] takes the schema from version i to i+1; each runs in one
 // transaction together with the schema_version update, under the exclusive
@@ -156,6 +156,19 @@ CREATE INDEX frontier_owner ON frontier(owner) WHERE state = 'inflight';
 ALTER TABLE articles ADD COLUMN image TEXT NOT NULL DEFAULT '';
 ALTER TABLE duplicates ADD COLUMN image TEXT NOT NULL DEFAULT '';
 ALTER TABLE duplicates ADD COLUMN image_similarity DOUBLE PRECISION NOT NULL DEFAULT 0;
+`,
+	// 2 -> 3: the partial-reprint rule's data, as in the SQLite store's
+	// migration 6 -> 7: winnowing prints (packed uint64s) and content-word
+	// counts of articles and duplicates, and a partial reprint's
+	// partial_of, own_share and passages (uint64 triples).
+	`
+ALTER TABLE articles ADD COLUMN prints BYTEA NOT NULL DEFAULT '\x';
+ALTER TABLE articles ADD COLUMN content_words INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE articles ADD COLUMN partial_of BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE articles ADD COLUMN own_share DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE articles ADD COLUMN passages BYTEA NOT NULL DEFAULT '\x';
+ALTER TABLE duplicates ADD COLUMN prints BYTEA NOT NULL DEFAULT '\x';
+ALTER TABLE duplicates ADD COLUMN content_words INTEGER NOT NULL DEFAULT 0;
 `,
 }
 

@@ -32,7 +32,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // SQLite tuning.
 const (
@@ -206,6 +206,22 @@ CREATE TABLE cluster_merges (
 	into_cluster INTEGER NOT NULL,
 	from_cluster INTEGER NOT NULL
 );
+`,
+	// 6 -> 7: the partial-reprint rule's data. prints are the winnowing
+	// fingerprints (packed uint64s, like signature) and content_words
+	// their text's content-word count, for articles and duplicates, so
+	// that an index restored from the store compares like the one that
+	// wrote it (x'' and 0 for rows written before: the rule does not
+	// apply to them); partial_of, own_share and passages (uint64 triples)
+	// record a partial reprint's verdict (0, 0, x'' otherwise).
+	`
+ALTER TABLE articles ADD COLUMN prints BLOB NOT NULL DEFAULT x'';
+ALTER TABLE articles ADD COLUMN content_words INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE articles ADD COLUMN partial_of INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE articles ADD COLUMN own_share REAL NOT NULL DEFAULT 0;
+ALTER TABLE articles ADD COLUMN passages BLOB NOT NULL DEFAULT x'';
+ALTER TABLE duplicates ADD COLUMN prints BLOB NOT NULL DEFAULT x'';
+ALTER TABLE duplicates ADD COLUMN content_words INTEGER NOT NULL DEFAULT 0;
 `,
 }
 
@@ -464,13 +480,15 @@ func (s *Store) migrateFrom(ctx context.Context, v int) error {
 // text out.
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len, image`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
+		prints, content_words, partial_of, own_share, passages`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len, image`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
+		prints, content_words, partial_of, own_share, passages`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
-		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity`
+		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
-		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity`
+		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
 	// that are not blobs at all); badSignature describes them.
@@ -490,13 +508,15 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.stmts.deletePage, `DELETE FROM pages WHERE url = ?`},
 		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.insertArticle, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
-			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image)
+			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
+			prints, content_words, partial_of, own_share, passages)
 			VALUES ((SELECT coalesce(max(id), 0) + 1 FROM articles), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
-			CASE WHEN ?12 = 0 THEN (SELECT coalesce(max(id), 0) + 1 FROM articles) ELSE ?12 END, ?13, ?14, ?15, ?16)
+			CASE WHEN ?12 = 0 THEN (SELECT coalesce(max(id), 0) + 1 FROM articles) ELSE ?12 END, ?13, ?14, ?15, ?16,
+			?17, ?18, ?19, ?20, ?21)
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},
 		{&s.stmts.clearTerms, `DELETE FROM docfreq_pending`},
@@ -601,6 +621,31 @@ func unpackSignature(b []byte) ([]uint64, error) {
 		sig[i] = binary.LittleEndian.Uint64(b[8*i:])
 	}
 	return sig, nil
+}
+
+// packPassages encodes shared passages as packSignature does, three
+// uint64s (start, other start, length) per passage.
+func packPassages(ps []storage.Passage) []byte {
+	vs := make([]uint64, 0, 3*len(ps))
+	for _, p := range ps {
+		vs = append(vs, uint64(p.Start), uint64(p.OtherStart), uint64(p.Len))
+	}
+	return packSignature(vs)
+}
+
+// unpackPassages reverses packPassages on the decoded uint64s.
+func unpackPassages(vs []uint64) ([]storage.Passage, error) {
+	if len(vs)%3 != 0 {
+		return nil, fmt.Errorf("passages of %d values, not triples", len(vs))
+	}
+	var out []storage.Passage
+	for i := 0; i < len(vs); i += 3 {
+		if vs[i] > math.MaxInt32 || vs[i+1] > math.MaxInt32 || vs[i+2] > math.MaxInt32 {
+			return nil, fmt.Errorf("passage %v out of range", vs[i:i+3])
+		}
+		out = append(out, storage.Passage{Start: int(vs[i]), OtherStart: int(vs[i+1]), Len: int(vs[i+2])})
+	}
+	return out, nil
 }
 
 // sigDest is a sql.Scanner that decodes a signature column straight from the
@@ -773,10 +818,21 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 	switch {
 	case c.Article != nil:
 		a := c.Article
+		if a.PartialOf != 0 {
+			var u string
+			var cl int64
+			err := tx.StmtContext(ctx, s.stmts.articleRef).QueryRowContext(ctx, a.PartialOf).Scan(&u, &cl)
+			if errors.Is(err, sql.ErrNoRows) {
+				return r, fmt.Errorf("partial_of %d: %w", a.PartialOf, storage.ErrNotFound)
+			} else if err != nil {
+				return r, err
+			}
+		}
 		err := tx.StmtContext(ctx, s.stmts.insertArticle).QueryRowContext(ctx, p.URL, a.Site, a.RunID,
 			a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author, a.Editor, nullTime(a.FetchedAt),
 			a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash), packSignature(a.Fingerprint.Signature),
-			a.Fingerprint.Length, a.Fingerprint.Image).Scan(&r.artID, &r.artCluster)
+			a.Fingerprint.Length, a.Fingerprint.Image, packSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords,
+			a.PartialOf, a.OwnShare, packPassages(a.Passages)).Scan(&r.artID, &r.artCluster)
 		if err != nil {
 			return r, err
 		}
@@ -805,7 +861,7 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 		if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
 			r.dupOfURL, r.dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
 			d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason,
-			d.Image, d.ImageSimilarity); err != nil {
+			d.Image, d.ImageSimilarity, packSignature(d.Prints), d.ContentWords); err != nil {
 			return r, err
 		}
 		merges := slices.Clone(d.Merges)
@@ -857,12 +913,20 @@ func scanArticle(sc scanner) (storage.Article, error) {
 	var pub, fetched sql.NullInt64
 	var simhash int64
 	sig := sigDest{dst: &a.Fingerprint.Signature}
+	prints := sigDest{dst: &a.Fingerprint.Prints}
+	var passages []uint64
+	pass := sigDest{dst: &passages}
 	if err := sc.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
-		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image); err != nil {
+		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image,
+		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &pass); err != nil {
 		return storage.Article{}, err
 	}
-	if sig.err != nil {
-		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, sig.err)
+	if err := errors.Join(sig.err, prints.err, pass.err); err != nil {
+		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
+	}
+	var err error
+	if a.Passages, err = unpackPassages(passages); err != nil {
+		return storage.Article{}, fmt.Errorf("%w: article %d: %w", ErrDamaged, a.ID, err)
 	}
 	if !validUTF8(a.URL, a.Title, a.Text, a.Source, a.Author, a.Editor) {
 		return storage.Article{}, fmt.Errorf("%w: article %d (%s) holds text that is not valid UTF-8", ErrDamaged, a.ID, a.URL)
@@ -880,13 +944,14 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	var pub, fetched sql.NullInt64
 	var simhash int64
 	sig := sigDest{dst: &d.Signature}
+	prints := sigDest{dst: &d.Prints}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
 		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason,
-		&d.Image, &d.ImageSimilarity); err != nil {
+		&d.Image, &d.ImageSimilarity, &prints, &d.ContentWords); err != nil {
 		return storage.Duplicate{}, err
 	}
-	if sig.err != nil {
-		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, sig.err)
+	if err := errors.Join(sig.err, prints.err); err != nil {
+		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, err)
 	}
 	if !validUTF8(d.URL, d.Title, d.Text, d.Source, d.Author) {
 		return storage.Duplicate{}, fmt.Errorf("%w: duplicate %s holds text that is not valid UTF-8", ErrDamaged, d.URL)
@@ -1172,6 +1237,12 @@ func (s *Store) Check(ctx context.Context) error {
 			FROM pages p LEFT JOIN duplicates d ON d.url = p.url WHERE p.outcome = 'duplicate' AND d.url IS NULL`,
 		`SELECT 'article ' || id || ` + badSignature + ` FROM articles WHERE ` + badSignatureCond,
 		`SELECT 'duplicate ' || url || ` + badSignature + ` FROM duplicates WHERE ` + badSignatureCond,
+		`SELECT 'article ' || a.id || ': partial_of ' || a.partial_of || ' missing'
+			FROM articles a LEFT JOIN articles o ON o.id = a.partial_of WHERE a.partial_of <> 0 AND o.id IS NULL`,
+		`SELECT 'article ' || id || ' prints or passages are not blobs of 8-byte values (passages: 24-byte triples)'
+			FROM articles WHERE typeof(prints) <> 'blob' OR length(prints) % 8 <> 0 OR typeof(passages) <> 'blob' OR length(passages) % 24 <> 0`,
+		`SELECT 'duplicate ' || url || ' prints are not a blob of 8-byte values'
+			FROM duplicates WHERE typeof(prints) <> 'blob' OR length(prints) % 8 <> 0`,
 		`SELECT 'term ' || quote(term) || ' has document frequency ' || df FROM docfreq WHERE df < 1`,
 		`SELECT 'docs counter missing' WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = 'docs')`,
 		`SELECT 'docs counter ' || value || ' but ' || (SELECT count(*) FROM articles) || ' articles'

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -702,9 +703,121 @@ func TestSQLiteMigratesVersion1(t *testing.T) {
 	}
 }
 
+// TestSQLiteMigratesToPartialReprints opens a file written with the schema
+// before the partial-reprint columns (lead images and the merge log, but no
+// winnowing fingerprints, no partial-reprint records): the
+// store migrates it, reads its rows with empty prints and no partial_of,
+// and then keeps both for new rows.
+func TestSQLiteMigratesToPartialReprints(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	db := rawDB(t, path)
+	// The schema just before the migration that adds the prints (found by
+	// its text, so that the test follows a renumbering); the lead-image
+	// migration comes before it.
+	before := slices.IndexFunc(sqlite.Migrations[:], func(m string) bool { return strings.Contains(m, "ADD COLUMN prints") })
+	image := slices.IndexFunc(sqlite.Migrations[:], func(m string) bool { return strings.Contains(m, "ADD COLUMN image ") })
+	if before < 0 || image < 0 || image > before {
+		t.Fatalf("migration adding prints is %d, adding images %d; want images first", before, image)
+	}
+	for v := range before {
+		exec(t, db, sqlite.Migrations[v])
+	}
+	exec(t, db, fmt.Sprintf("PRAGMA user_version = %d", before))
+	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/1', 'qq', 1, 'stored', 200, '', '', 0)`)
+	exec(t, db, `INSERT INTO articles(id, url, site, run_id, title, text, source, author, editor, content_hash, cluster, simhash, signature, sig_len)
+		VALUES (1, 'http://a/1', 'qq', 1, 't', 'x', '', '', '', 'h', 1, 0, x'0100000000000000', 1)`)
+	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/2', 'qq', 1, 'duplicate', 200, '', '', 0)`)
+	exec(t, db, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, title, text, source, author, simhash, reason)
+		VALUES ('http://a/2', 'qq', 1, 1, 'http://a/1', 1, 0, 1, 't', '', '', '', 0, 'exact')`)
+	exec(t, db, `UPDATE meta SET value = 1 WHERE key = 'docs'`)
+	db.Close()
+
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != sqlite.SchemaVersion {
+		t.Fatalf("user_version = %d, %v; want %d", v, err, sqlite.SchemaVersion)
+	}
+	a, err := s.Article(ctx, 1)
+	if err != nil || a.URL != "http://a/1" || a.Fingerprint.Prints != nil || a.Fingerprint.ContentWords != 0 || a.PartialOf != 0 || a.Passages != nil {
+		t.Fatalf("article 1 after migration: %+v, %v", a, err)
+	}
+	var dups []storage.Duplicate
+	if err := s.DuplicateFingerprints(ctx, time.Time{}, func(d storage.Duplicate) error { dups = append(dups, d); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(dups) != 1 || dups[0].Prints != nil || dups[0].ContentWords != 0 {
+		t.Fatalf("duplicates after migration: %+v", dups)
+	}
+	c := &storage.Commit{
+		Page: storage.Page{URL: "http://a/3", Site: "qq", RunID: 1, Outcome: storage.OutcomeStored},
+		Article: &storage.Article{Site: "qq", RunID: 1, Title: "t", Text: "y", ContentHash: "h3",
+			Fingerprint: storage.Fingerprint{Prints: []uint64{7<<32 | 2}, ContentWords: 9},
+			PartialOf:   1, OwnShare: 0.25, Passages: []storage.Passage{{Start: 0, OtherStart: 3, Len: 6}}},
+	}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ArticleByURL(ctx, "http://a/3")
+	if err != nil || got.PartialOf != 1 || got.OwnShare != 0.25 || !reflect.DeepEqual(got.Passages, c.Article.Passages) ||
+		!reflect.DeepEqual(got.Fingerprint.Prints, c.Article.Fingerprint.Prints) || got.Fingerprint.ContentWords != 9 {
+		t.Fatalf("article written after migration: %+v, %v", got, err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSQLiteCheckPartialReprints: Check reports a partial_of that names no
+// article and prints or passages that are not whole values.
+func TestSQLiteCheckPartialReprints(t *testing.T) {
+	for _, tc := range []struct {
+		name, update, want string
+	}{
+		{"missing partial_of", `UPDATE articles SET partial_of = 99 WHERE id = 2`, "partial_of 99 missing"},
+		{"torn prints", `UPDATE articles SET prints = x'0102' WHERE id = 1`, "prints or passages"},
+		{"torn passages", `UPDATE articles SET passages = x'0000000000000000' WHERE id = 2`, "prints or passages"},
+		{"duplicate prints not a blob", `UPDATE duplicates SET prints = 'x'`, "prints are not a blob"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "store.db")
+			s, err := sqlite.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			a := &storage.Commit{Page: storage.Page{URL: "http://a/1", Outcome: storage.OutcomeStored},
+				Article: &storage.Article{Title: "t", Text: "x", ContentHash: "h1"}}
+			b := &storage.Commit{Page: storage.Page{URL: "http://a/2", Outcome: storage.OutcomeStored},
+				Article: &storage.Article{Title: "t", Text: "y", ContentHash: "h2", PartialOf: 1, OwnShare: 0.5,
+					Passages: []storage.Passage{{Start: 0, OtherStart: 0, Len: 8}}}}
+			d := &storage.Commit{Page: storage.Page{URL: "http://a/3", Outcome: storage.OutcomeDuplicate},
+				Duplicate: &storage.Duplicate{DupOf: 1, Reason: "exact"}}
+			for _, c := range []*storage.Commit{a, b, d} {
+				if err := s.Commit(ctx, c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Check(ctx); err != nil {
+				t.Fatalf("good store: %v", err)
+			}
+			exec(t, rawDB(t, path), tc.update)
+			if err := s.Check(ctx); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Check = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
 // TestSQLiteMigratesVersion4 opens a file written with schema 4 (before
-// lead images): the store adds the image columns, reads the old rows with
-// no image, and stores images afterwards.
+// lead images and partial-reprint records): the store adds the image and
+// partial-reprint columns, reads the old rows with no image and no prints,
+// and stores images afterwards.
 func TestSQLiteMigratesVersion4(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "store.db")
@@ -731,7 +844,7 @@ func TestSQLiteMigratesVersion4(t *testing.T) {
 	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != sqlite.SchemaVersion {
 		t.Fatalf("user_version = %d, %v; want %d", v, err, sqlite.SchemaVersion)
 	}
-	if a, err := s.Article(ctx, 1); err != nil || a.URL != "http://a/1" || a.Fingerprint.Image != "" {
+	if a, err := s.Article(ctx, 1); err != nil || a.URL != "http://a/1" || a.Fingerprint.Image != "" || a.Fingerprint.Prints != nil || a.PartialOf != 0 {
 		t.Fatalf("article 1 after migration: %+v, %v", a, err)
 	}
 	err = s.Duplicates(ctx, func(d storage.Duplicate) error {

@@ -77,6 +77,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
 		{"Concurrent", testConcurrent},
 		{"RawResponses", testRawResponses},
 		{"ChangeFeed", testChangeFeed},
+		{"PartialReprints", testPartialReprints},
 		{"LeadImages", testLeadImages},
 	}
 	for _, tc := range tests {
@@ -1511,6 +1512,119 @@ func testChangeFeed(t *testing.T, s storage.Store) {
 	next, err = f.Changes(ctx, h0, func(storage.Change) error { n++; return stop })
 	if !errors.Is(err, stop) || n != 1 || next != h0 {
 		t.Fatalf("Changes with a failing callback: %v after %d calls, cursor %+v; want the callback's error after 1, cursor unchanged", err, n, next)
+	}
+}
+
+// testPartialReprints: the partial-reprint rule's data round-trips through
+// every read (winnowing prints and content-word counts of articles and
+// duplicates, partial_of, own share and passages of a partial reprint),
+// next to lead images in the same rows; partial_of must name a stored
+// article; a malformed record is invalid.
+func testPartialReprints(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	const img = "2x2:CYGR"
+	a := stored("http://s.cn/a")
+	a.Article.Fingerprint.Prints = []uint64{3<<32 | 5, 9<<32 | 0, math.MaxUint32<<32 | 99}
+	a.Article.Fingerprint.ContentWords = 100
+	a.Article.Fingerprint.Image = img
+	mustCommit(t, s, a)
+	b := stored("http://s.cn/b")
+	b.Article.Fingerprint.Prints = []uint64{3<<32 | 1}
+	b.Article.Fingerprint.ContentWords = 60
+	b.Article.PartialOf, b.Article.OwnShare = a.Article.ID, 0.3125
+	b.Article.Passages = []storage.Passage{{Start: 0, OtherStart: 5, Len: 20}, {Start: 30, OtherStart: 70, Len: 12}}
+	mustCommit(t, s, b)
+	d := duplicate("http://s.cn/d", a.Article.ID)
+	d.Duplicate.Prints, d.Duplicate.ContentWords = []uint64{3<<32 | 5}, 8
+	d.Duplicate.Image, d.Duplicate.ImageSimilarity = img, 0.75
+	mustCommit(t, s, d)
+	plain := stored("http://s.cn/plain")
+	mustCommit(t, s, plain)
+
+	check := func(how string, got storage.Article) {
+		t.Helper()
+		var want *storage.Article
+		for _, c := range []*storage.Commit{a, b, plain} {
+			if c.Article.ID == got.ID {
+				want = c.Article
+			}
+		}
+		if want == nil {
+			t.Fatalf("%s: unknown article %d", how, got.ID)
+		}
+		if !reflect.DeepEqual(got.Fingerprint.Prints, want.Fingerprint.Prints) || got.Fingerprint.ContentWords != want.Fingerprint.ContentWords ||
+			got.PartialOf != want.PartialOf || got.OwnShare != want.OwnShare || !reflect.DeepEqual(got.Passages, want.Passages) ||
+			got.Fingerprint.Image != want.Fingerprint.Image {
+			t.Errorf("%s: article %d prints %v/%d partial_of %d own %g passages %v image %q; want %v/%d %d %g %v %q", how, got.ID,
+				got.Fingerprint.Prints, got.Fingerprint.ContentWords, got.PartialOf, got.OwnShare, got.Passages, got.Fingerprint.Image,
+				want.Fingerprint.Prints, want.Fingerprint.ContentWords, want.PartialOf, want.OwnShare, want.Passages, want.Fingerprint.Image)
+		}
+	}
+	for _, c := range []*storage.Commit{a, b, plain} {
+		got, err := s.Article(ctx, c.Article.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("Article", got)
+		if got, err = s.ArticleByURL(ctx, c.Page.URL); err != nil {
+			t.Fatal(err)
+		}
+		check("ArticleByURL", got)
+	}
+	n := 0
+	if err := s.Articles(ctx, func(x storage.Article) error { n++; check("Articles", x); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Fingerprints(ctx, time.Time{}, func(x storage.Article) error { n++; check("Fingerprints", x); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 {
+		t.Errorf("Articles and Fingerprints read %d articles, want 3 each", n)
+	}
+	for _, read := range []struct {
+		name string
+		fn   func(context.Context, func(storage.Duplicate) error) error
+	}{
+		{"Duplicates", s.Duplicates},
+		{"DuplicateFingerprints", func(ctx context.Context, fn func(storage.Duplicate) error) error {
+			return s.DuplicateFingerprints(ctx, time.Time{}, fn)
+		}},
+	} {
+		var got []storage.Duplicate
+		if err := read.fn(ctx, func(x storage.Duplicate) error { got = append(got, x); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || !reflect.DeepEqual(got[0].Prints, d.Duplicate.Prints) || got[0].ContentWords != 8 ||
+			got[0].Image != img || got[0].ImageSimilarity != 0.75 {
+			t.Errorf("%s: %+v, want prints %v over 8 words, image %q at 0.75", read.name, got, d.Duplicate.Prints, img)
+		}
+	}
+
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	missing := stored("http://s.cn/missing")
+	missing.Article.PartialOf, missing.Article.OwnShare = 999, 0.5
+	if err := s.Commit(ctx, missing); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("partial_of a missing article: %v, want ErrNotFound", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(a *storage.Article)
+	}{
+		{"print past the text", func(a *storage.Article) { a.Fingerprint.Prints, a.Fingerprint.ContentWords = []uint64{7}, 7 }},
+		{"negative content words", func(a *storage.Article) { a.Fingerprint.ContentWords = -1 }},
+		{"own share above 1", func(a *storage.Article) { a.PartialOf, a.OwnShare = 1, 1.5 }},
+		{"passages without partial_of", func(a *storage.Article) { a.Passages = []storage.Passage{{Len: 3}} }},
+		{"empty passage", func(a *storage.Article) { a.PartialOf, a.Passages = 1, []storage.Passage{{Start: 2, Len: 0}} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := stored("http://s.cn/bad/" + tc.name)
+			tc.edit(c.Article)
+			if err := s.Commit(ctx, c); !errors.Is(err, storage.ErrInvalid) {
+				t.Errorf("commit: %v, want ErrInvalid", err)
+			}
+		})
 	}
 }
 
