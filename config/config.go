@@ -129,6 +129,12 @@ type Dedup struct {
 	// 2017: learned (default: t1/t2 > 0.8, top 100), basic (的 是 在 了) or
 	// optimised (t1/t2 > 0.9).
 	Antecedents string `yaml:"antecedents"`
+	// Index is the candidate stage in front of SpotSigs verification:
+	// lsh (default: MinHash-LSH plus a head index for briefs, package
+	// dedup/lshindex; cost per decision nearly flat in the corpus size),
+	// prefix (exact prefix filtering, dedup.PrefixIndex; cost grows with
+	// the corpus) or exhaustive (dedup.MemoryIndex, the reference).
+	Index string `yaml:"index"`
 }
 
 // Fetch holds fetch limits shared by all sites.
@@ -347,6 +353,11 @@ func (c *Config) validateGlobal(add addFunc) {
 	}
 	if c.Dedup.TopM < 0 {
 		add("dedup.top_m", "must be >= 0")
+	}
+	switch c.Dedup.Index {
+	case "", "lsh", "prefix", "exhaustive":
+	default:
+		add("dedup.index", "must be lsh, prefix or exhaustive, got %q", c.Dedup.Index)
 	}
 }
 

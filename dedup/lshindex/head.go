@@ -13,8 +13,8 @@ import (
 // max(|y| − ⌈θ|y|⌉ + 1, ⌈HeadShare·|y|⌉) tokens in order of rarity when
 // it was added (document frequency among the entries indexed so far, then
 // key), with its length class in the posting; a query reads the lists of
-// all its tokens and keeps the postings whose length class can be a brief
-// of it or contain it.
+// all its tokens in the length classes (octaves) that can be a brief of it
+// or contain it, so entries of similar length are never read.
 //
 //   - A long query and an indexed brief: the brief's |y| − ⌈θ|y|⌉ + 1
 //     head tokens cannot all lie outside a query that contains ⌈θ|y|⌉ of
@@ -26,70 +26,56 @@ import (
 //
 // The cost is bounded: a list keeps its HeadListCap most recent postings
 // (older ones are dropped, and counted: Stats.HeadDropped), so a query
-// reads at most |x|·HeadListCap postings whatever the corpus size.
+// reads at most |x|·(classes)·HeadListCap postings whatever the corpus
+// size; on a corpus whose vocabulary does not grow the lists of common
+// tokens fill up, and a brief whose head holds only such tokens can be
+// missed once its list has moved on.
 const (
 	// BriefRatio is the length ratio (shorter / longer) under which a
 	// containment pair is left to the head index.
 	BriefRatio = 0.5
 	// HeadShare is the least share of an entry's tokens in its head.
-	HeadShare = 0.5
-	// HeadListCap is the number of postings a head list keeps.
-	HeadListCap = 1024
-	// classBits: a head posting is slot<<classBits | length class.
+	HeadShare = 0.35
+	// HeadListCap is the number of postings a head list keeps: a query
+	// reads at most HeadListCap postings per token and length class.
+	HeadListCap = 64
+	// classBits: a head list's key is the token key<<classBits | the
+	// length class of the entries it holds.
 	classBits = 5
 	// MaxSlots is the number of entries an Index can hold.
-	MaxSlots = 1<<(32-classBits) - 1
+	MaxSlots = 1<<31 - 1
 )
 
-// lengthClass is a token count's half-octave: 2·⌊log2 n⌋, plus one from
-// 1.5·2^⌊log2 n⌋ on, capped at 31.
+// lengthClass is a token count's octave ⌊log2 n⌋.
 func lengthClass(n int) uint32 {
 	if n <= 0 {
 		return 0
 	}
-	p := bits.Len(uint(n)) - 1
-	c := 2 * p
-	if p > 0 && n >= 3<<(p-1) {
-		c++
-	}
-	return uint32(min(c, 31))
+	return uint32(bits.Len(uint(n)) - 1)
 }
 
-// classRange is the smallest and largest token count of class c (hi is
-// huge for the last class).
+// classRange is the smallest and largest token count of class c.
 func classRange(c uint32) (lo, hi int) {
-	if c == 31 {
-		return 3 << 14, 1 << 62
-	}
-	p := int(c / 2)
-	if c%2 == 0 {
-		lo = 1 << p
-		hi = max(lo, 3<<p/2-1)
-		if p == 0 {
-			hi = 1
-		}
-		return lo, hi
-	}
-	return 3 << p / 2, 1<<(p+1) - 1
+	return 1 << c, 1<<(c+1) - 1
 }
 
-// briefClasses is the mask of length classes an entry of which can be in
-// a containment pair with a query of lx tokens that LSH does not
-// guarantee: at least minLen tokens, and shorter than BriefRatio·lx or
-// longer than lx/BriefRatio.
-func briefClasses(lx, minLen int) uint32 {
-	var m uint32
-	for c := uint32(0); c < 32; c++ {
+// briefClasses are the length classes of entries that can be in a
+// containment pair with a query of lx tokens that LSH does not guarantee:
+// at least minLen tokens, and shorter than BriefRatio·lx or longer than
+// lx/BriefRatio.
+func briefClasses(lx, minLen int) []uint32 {
+	var cs []uint32
+	for c := uint32(0); c < 31; c++ {
 		lo, hi := classRange(c)
 		lo = max(lo, minLen)
 		if lo > hi {
 			continue
 		}
 		if float64(lo) < BriefRatio*float64(lx) || float64(hi) > float64(lx)/BriefRatio {
-			m |= 1 << c
+			cs = append(cs, c)
 		}
 	}
-	return m
+	return cs
 }
 
 // briefPair reports whether lengths lx and ly form a pair the head index
@@ -99,7 +85,10 @@ func briefPair(lx, ly, minLen int) bool {
 	return s >= minLen && float64(s) < BriefRatio*float64(l)
 }
 
-// headLists is the head index: token key -> postings, newest last.
+// headKey is the key of token key t's list for length class c.
+func headKey(t uint64, c uint32) uint64 { return t<<classBits | uint64(c) }
+
+// headLists is the head index: list key -> slots, newest last.
 type headLists struct {
 	lists   map[uint64][]uint32
 	dropped int // postings dropped by the cap
@@ -107,7 +96,7 @@ type headLists struct {
 
 func newHeadLists() headLists { return headLists{lists: map[uint64][]uint32{}} }
 
-func (h *headLists) add(key uint64, p uint32) {
+func (h *headLists) add(key uint64, slot uint32) {
 	l := h.lists[key]
 	if len(l) >= 2*HeadListCap {
 		// Keep the newest HeadListCap: amortised O(1) per posting.
@@ -120,7 +109,7 @@ func (h *headLists) add(key uint64, p uint32) {
 		copy(nl, l)
 		l = nl
 	}
-	h.lists[key] = append(l, p)
+	h.lists[key] = append(l, slot)
 }
 
 // get returns the newest HeadListCap postings of key.

@@ -73,6 +73,7 @@ type Index struct {
 	merges   dedup.ClusterMerges
 	bands    bands
 	head     headLists
+	classes  [32]int // entries with a head, by length class
 	// last caches the band keys of the last signature hashed (a copy of
 	// it and its keys): the engine adds the signature it just queried.
 	lastMu   sync.Mutex
@@ -207,8 +208,8 @@ func (x *Index) addHead(slot uint32, sig spotsigs.Signature, codes []uint32, tok
 		x.df = append(x.df, 0)
 	}
 	n := len(toks)
-	if x.cfg.Containment > 0 && n >= x.cfg.MinContainment {
-		h := max(n-leastOverlap(x.cfg.Containment, n)+1, int(math.Ceil(HeadShare*float64(n))))
+	if h := x.headSize(n); h > 0 {
+		x.classes[lengthClass(n)]++
 		type rt struct {
 			df  uint32
 			key uint64
@@ -238,9 +239,9 @@ func (x *Index) addHead(slot uint32, sig spotsigs.Signature, codes []uint32, tok
 			}
 			return 0
 		})
-		p := slot<<classBits | lengthClass(n)
+		c := lengthClass(n)
 		for _, r := range rs[:min(h, len(rs))] {
-			x.head.add(r.key, p)
+			x.head.add(headKey(r.key, c), slot)
 		}
 	}
 	for i, c := range codes {
@@ -248,6 +249,27 @@ func (x *Index) addHead(slot uint32, sig spotsigs.Signature, codes []uint32, tok
 			x.df[c]++
 		}
 	}
+}
+
+// headSize is the number of head tokens of an entry of n tokens (0 when
+// it has no head).
+func (x *Index) headSize(n int) int {
+	if x.cfg.Containment <= 0 || n < x.cfg.MinContainment {
+		return 0
+	}
+	return min(n, max(n-leastOverlap(x.cfg.Containment, n)+1, int(math.Ceil(HeadShare*float64(n)))))
+}
+
+// headHits is the least number of an indexed entry's head tokens (ly
+// tokens) a query of lx tokens must contain to reach the containment
+// threshold: when the entry is the shorter side, all but its
+// ly − ⌈θ·ly⌉ missing tokens of its head (pigeonhole); when it is the
+// longer side, one.
+func (x *Index) headHits(lx, ly int) int {
+	if ly > lx {
+		return 1
+	}
+	return max(x.headSize(ly)-(ly-leastOverlap(x.cfg.Containment, ly)), 1)
 }
 
 // keep reports whether slot is live (merges drop removed slots).
@@ -338,7 +360,7 @@ type Probe struct {
 
 // Candidates implements dedup.Index.
 func (x *Index) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry {
-	slots, _ := x.candidates(fp, q)
+	slots, _, _ := x.candidates(fp, q)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	out := make([]*dedup.Entry, 0, len(slots))
@@ -353,69 +375,87 @@ func (x *Index) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry 
 
 // ProbeStats returns the work of a query for fp (benchmarks and eval).
 func (x *Index) ProbeStats(fp *dedup.Fingerprint) Probe {
-	_, st := x.candidates(fp, dedup.Query{Jaccard: x.cfg.Jaccard, Containment: x.cfg.Containment})
+	_, _, st := x.candidates(fp, dedup.Query{Jaccard: x.cfg.Jaccard, Containment: x.cfg.Containment})
 	return st
 }
 
-func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, Probe) {
+// CandidatePaths returns, for each candidate of fp, the paths that
+// proposed it: "lsh", "head" or "both" (eval's per-path counts).
+func (x *Index) CandidatePaths(fp *dedup.Fingerprint, q dedup.Query) map[uint64]string {
+	slots, flags, _ := x.candidates(fp, q)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	out := make(map[uint64]string, len(slots))
+	for i, s := range slots {
+		out[x.ids[s]] = [4]string{"hash", "lsh", "head", "both"}[flags[i]]
+	}
+	return out
+}
+
+// candidates returns the candidate slots, the paths that met each (1:
+// the bands, 2: the head index, 0: the text hash) and the work done.
+func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []uint8, Probe) {
 	var st Probe
 	if len(fp.Signature) == 0 {
 		x.mu.RLock()
 		defer x.mu.RUnlock()
 		if s, ok := x.empty[fp.Hash]; ok && x.lens[s]&deadBit == 0 {
-			return []uint32{s}, st
+			return []uint32{s}, []uint8{0}, st
 		}
-		return nil, st
+		return nil, nil, st
 	}
 	if q.NoSpotSigs {
-		return nil, st
+		return nil, nil, st
 	}
 	toks := tokenKeys(fp.Signature, nil)
 	keys := x.keysOf(fp.Signature, toks)
 	lx := len(toks)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	const fromLSH, fromHead = 1 << 30, 1 << 31
-	var met []uint64 // flags | slot
+	const fromLSH, fromHead = 1, 2
+	var met []uint64 // slot<<2 | the path that met it
 	for b, k := range keys {
 		x.bands.lookup(b, k, func(s uint32) {
-			met = append(met, fromLSH|uint64(s))
+			met = append(met, uint64(s)<<2|fromLSH)
 		})
 	}
 	st.LSH = len(met)
 	cont := q.Containment > 0 && x.cfg.Containment > 0 && lx >= x.cfg.MinContainment
 	if cont {
-		mask := briefClasses(lx, x.cfg.MinContainment)
+		classes := briefClasses(lx, x.cfg.MinContainment)
+		classes = slices.DeleteFunc(classes, func(c uint32) bool { return x.classes[c] == 0 })
 		for _, t := range toks {
-			l := x.head.get(t.Key())
-			st.Head += len(l)
-			for _, p := range l {
-				if mask&(1<<(p&(1<<classBits-1))) != 0 {
-					met = append(met, fromHead|uint64(p>>classBits))
+			k := t.Key()
+			for _, c := range classes {
+				l := x.head.get(headKey(k, c))
+				st.Head += len(l)
+				for _, s := range l {
+					met = append(met, uint64(s)<<2|fromHead)
 				}
 			}
 		}
 	}
-	// Sort by slot: slot<<32 | the paths that met it.
-	for i, m := range met {
-		met[i] = m&(1<<30-1)<<32 | m>>30
-	}
 	slices.Sort(met)
 	qb := appendBitmap(nil, toks)
 	var out []uint32
+	var paths []uint8
 	for i := 0; i < len(met); {
-		s := uint32(met[i] >> 32)
+		s := uint32(met[i] >> 2)
 		var flags uint64
-		for ; i < len(met) && uint32(met[i]>>32) == s; i++ {
+		hits := 0
+		for ; i < len(met) && uint32(met[i]>>2) == s; i++ {
 			flags |= met[i] & 3
+			if met[i]&fromHead != 0 {
+				hits++
+			}
 		}
 		ln := x.lens[s]
 		if ln&deadBit != 0 {
 			continue
 		}
 		ly := int(ln)
-		if flags == 2 && !briefPair(lx, ly, x.cfg.MinContainment) {
-			continue // a head posting of a pair LSH is responsible for
+		if flags == fromHead && (!briefPair(lx, ly, x.cfg.MinContainment) || hits < x.headHits(lx, ly)) {
+			continue // a pair LSH is responsible for, or too few head tokens shared
 		}
 		st.Met++
 		need := needJaccard(q.Jaccard, lx, ly)
@@ -427,6 +467,7 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, Prob
 			continue
 		}
 		out = append(out, s)
+		paths = append(paths, uint8(flags))
 		st.Proposed++
 		if flags&1 != 0 {
 			st.FromLSH++
@@ -435,7 +476,7 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, Prob
 			st.FromHead++
 		}
 	}
-	return out, st
+	return out, paths, st
 }
 
 func xorCount(a, b []uint64) int {

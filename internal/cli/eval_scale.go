@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/internal/evalscale"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
 )
 
 func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -18,9 +20,14 @@ func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	queries := fs.Int("queries", evalscale.DefaultQueries, "held-out texts decided per size")
 	dir := fs.String("dir", "", "directory for the stores (default: a temporary one, removed afterwards)")
 	noStore := fs.Bool("no-store", false, "measure the engine only: no import, store size or start-up")
+	index := fs.String("index", pipeline.DefaultIndex, "candidate stage measured: lsh, prefix or exhaustive")
 	fpOut := fs.String("fingerprints", "", "only write the fingerprints of the corpus's texts to this file (for the Go benchmarks' NEWSCRAWL_SCALE_FP) and exit")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
+	}
+	var engine dedup.Options
+	if err := pipeline.SetIndex(&engine, *index); err != nil {
+		return usagef("eval scale: --index: %v", err)
 	}
 	var sizes []int
 	for _, s := range strings.Split(*docs, ",") {
@@ -49,7 +56,7 @@ func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return nil
 	}
 	rep, err := evalscale.Run(ctx, evalscale.Config{Docs: sizes, Corpus: *corpus, Shared: sh, Queries: *queries, Dir: *dir,
-		NoStore: *noStore, Segmenter: seg, Status: stderr})
+		NoStore: *noStore, Segmenter: seg, Engine: engine, Index: *index, Status: stderr})
 	if err != nil {
 		return fmt.Errorf("eval scale: %w", err)
 	}
