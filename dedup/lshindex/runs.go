@@ -41,8 +41,7 @@ func (r *run) len() int {
 // lookup calls fn for every slot stored under key.
 func (r *run) lookup(key uint32, fn func(slot uint32)) {
 	if r.dir == nil {
-		lo := uint64(key) << 32
-		i, _ := slices.BinarySearch(r.plain, lo)
+		i := interpolate(r.plain, uint64(key)<<32)
 		for ; i < len(r.plain) && r.plain[i]>>32 == uint64(key); i++ {
 			fn(uint32(r.plain[i]))
 		}
@@ -55,6 +54,34 @@ func (r *run) lookup(key uint32, fn func(slot uint32)) {
 	for i += lo; i < hi && r.low[i] == l; i++ {
 		fn(r.slots[i])
 	}
+}
+
+// interpolate returns the first index of ps (ascending, keys uniformly
+// distributed: they are hashes) holding a value ≥ v. It starts where a
+// uniform distribution puts v and gallops outwards, so a lookup touches
+// a few cache lines instead of a binary search's log2(n).
+func interpolate(ps []uint64, v uint64) int {
+	n := len(ps)
+	if n < 64 {
+		i, _ := slices.BinarySearch(ps, v)
+		return i
+	}
+	g := int((v >> 32) * uint64(n) >> 32)
+	lo, hi := g, g+1
+	for step := 8; ; step *= 2 {
+		if lo > 0 && ps[lo-1] >= v {
+			hi, lo = lo, max(lo-step, 0)
+			continue
+		}
+		if hi < n && ps[hi] < v {
+			lo, hi = hi, min(hi+step, n)
+			continue
+		}
+		break
+	}
+	// Now ps[lo-1] < v (or lo = 0) and ps[hi] ≥ v (or hi = n).
+	i, _ := slices.BinarySearch(ps[lo:hi], v)
+	return lo + i
 }
 
 // each calls fn for every pair in order.

@@ -228,3 +228,27 @@ func FuzzReadSnapshot(f *testing.F) {
 		}
 	})
 }
+
+func TestInterpolate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, n := range []int{0, 1, 63, 64, 1000, 100000} {
+		ps := make([]uint64, n)
+		for i := range ps {
+			ps[i] = rng.Uint64()
+			if i%10 == 0 && i > 0 {
+				ps[i] = ps[i-1] // repeats
+			}
+		}
+		slices.Sort(ps)
+		for range 2000 {
+			v := rng.Uint64()
+			if n > 0 && rng.IntN(2) == 0 {
+				v = ps[rng.IntN(n)]
+			}
+			want, _ := slices.BinarySearch(ps, v)
+			if got := interpolate(ps, v); got != want {
+				t.Fatalf("n=%d: interpolate(%x) = %d, want %d", n, v, got, want)
+			}
+		}
+	}
+}
