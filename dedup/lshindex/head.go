@@ -38,7 +38,7 @@ const (
 	HeadShare = 0.35
 	// HeadListCap is the number of postings a head list keeps: a query
 	// reads at most HeadListCap postings per token and length class.
-	HeadListCap = 64
+	HeadListCap = 32
 	// classBits: a head list's key is the token key<<classBits | the
 	// length class of the entries it holds.
 	classBits = 5

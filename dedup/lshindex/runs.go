@@ -204,6 +204,9 @@ func (bs *bands) flush(keep func(uint32) bool) {
 		}
 		for b := range Bands {
 			carry[b] = mergeRuns(&bs.levels[i][b], &carry[b], keep)
+			// Release the merged run at once: the level is rewritten one
+			// band at a time, so a merge never holds two copies of a level.
+			bs.levels[i][b] = run{}
 		}
 		n += bs.levelN[i]
 		if n <= levelCap(i) {
