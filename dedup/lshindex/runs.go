@@ -1,12 +1,13 @@
 package lshindex
 
 import (
+	"math/bits"
 	"slices"
 )
 
 // A band's keys live in a log-structured merge of sorted runs (O'Neil et
 // al. 1996), not in a hash map: the newest keys of every band are in one
-// small map (tail), flushed every TailArticles articles into the first
+// small open-addressing table (tail), flushed every TailArticles articles into the first
 // level; a level holding more than LevelFanout times the previous level's
 // capacity is merged into the next. Lookups read the tail and one run per
 // level (binary search): O(log N) levels, each O(log N).
@@ -26,6 +27,11 @@ const (
 // run is one sorted run of (key, slot) pairs of one band, plain or packed.
 type run struct {
 	plain []uint64 // key<<32 | slot, ascending (plain runs)
+	// pdir indexes a plain run by the top pbits bits of the key (about
+	// eight pairs a bucket), so a lookup reads two cache lines or so;
+	// it is rebuilt from plain, never stored.
+	pdir  []uint32
+	pbits uint8
 	dir   []uint32 // packed: dir[k>>16] .. dir[k>>16+1] index low and slots
 	low   []uint16
 	slots []uint32
@@ -41,9 +47,14 @@ func (r *run) len() int {
 // lookup calls fn for every slot stored under key.
 func (r *run) lookup(key uint32, fn func(slot uint32)) {
 	if r.dir == nil {
-		i := interpolate(r.plain, uint64(key)<<32)
-		for ; i < len(r.plain) && r.plain[i]>>32 == uint64(key); i++ {
-			fn(uint32(r.plain[i]))
+		ps := r.plain
+		if r.pdir != nil {
+			b := key >> (32 - r.pbits)
+			ps = ps[r.pdir[b]:r.pdir[b+1]]
+		}
+		i, _ := slices.BinarySearch(ps, uint64(key)<<32)
+		for ; i < len(ps) && ps[i]>>32 == uint64(key); i++ {
+			fn(uint32(ps[i]))
 		}
 		return
 	}
@@ -54,34 +65,6 @@ func (r *run) lookup(key uint32, fn func(slot uint32)) {
 	for i += lo; i < hi && r.low[i] == l; i++ {
 		fn(r.slots[i])
 	}
-}
-
-// interpolate returns the first index of ps (ascending, keys uniformly
-// distributed: they are hashes) holding a value ≥ v. It starts where a
-// uniform distribution puts v and gallops outwards, so a lookup touches
-// a few cache lines instead of a binary search's log2(n).
-func interpolate(ps []uint64, v uint64) int {
-	n := len(ps)
-	if n < 64 {
-		i, _ := slices.BinarySearch(ps, v)
-		return i
-	}
-	g := int((v >> 32) * uint64(n) >> 32)
-	lo, hi := g, g+1
-	for step := 8; ; step *= 2 {
-		if lo > 0 && ps[lo-1] >= v {
-			hi, lo = lo, max(lo-step, 0)
-			continue
-		}
-		if hi < n && ps[hi] < v {
-			lo, hi = hi, min(hi+step, n)
-			continue
-		}
-		break
-	}
-	// Now ps[lo-1] < v (or lo = 0) and ps[hi] ≥ v (or hi = n).
-	i, _ := slices.BinarySearch(ps[lo:hi], v)
-	return lo + i
 }
 
 // each calls fn for every pair in order.
@@ -102,7 +85,7 @@ func (r *run) each(fn func(p uint64)) {
 // newRun stores sorted pairs, packed when there are enough of them.
 func newRun(pairs []uint64) run {
 	if len(pairs) < packedMin {
-		return run{plain: pairs}
+		return plainRun(pairs)
 	}
 	r := run{dir: make([]uint32, 1<<16+1), low: make([]uint16, len(pairs)), slots: make([]uint32, len(pairs))}
 	for i, p := range pairs {
@@ -112,6 +95,24 @@ func newRun(pairs []uint64) run {
 	}
 	for b := 1; b < len(r.dir); b++ {
 		r.dir[b] += r.dir[b-1]
+	}
+	return r
+}
+
+// plainRun stores sorted pairs unpacked, with a bucket directory.
+func plainRun(pairs []uint64) run {
+	r := run{plain: pairs}
+	k := bits.Len(uint(len(pairs) / 8))
+	if k == 0 {
+		return r
+	}
+	r.pbits = uint8(min(k, 24))
+	r.pdir = make([]uint32, 1<<r.pbits+1)
+	for _, p := range pairs {
+		r.pdir[(p>>32>>(32-r.pbits))+1]++
+	}
+	for b := 1; b < len(r.pdir); b++ {
+		r.pdir[b] += r.pdir[b-1]
 	}
 	return r
 }
@@ -149,13 +150,84 @@ func mergeRuns(a, b *run, keep func(slot uint32) bool) run {
 
 // bands holds the band keys of every indexed slot.
 type bands struct {
-	tail      map[uint64][]uint32 // band<<32 | key -> slots
-	tailSlots int                 // articles in the tail
-	levels    [][Bands]run        // levels[i][band]: level i holds up to levelCap(i) articles
-	levelN    []int               // articles in each level (removed included)
+	tail      tailTable
+	tailSlots int          // articles in the tail
+	levels    [][Bands]run // levels[i][band]: level i holds up to levelCap(i) articles
+	levelN    []int        // articles in each level (removed included)
 }
 
-func newBands() bands { return bands{tail: map[uint64][]uint32{}} }
+func newBands() bands { return bands{tail: newTailTable()} }
+
+// tailTable is an open-addressing multimap (linear probing) from
+// band<<32 | key to slots, sized for TailArticles articles at half load:
+// adding to it allocates nothing.
+type tailTable struct {
+	keys  []uint64 // band<<32 | key | occupied; 0: empty
+	slots []uint32
+}
+
+const (
+	tailSize = 1 << 17 // ≥ 2 · TailArticles · Bands
+	occupied = 1 << 63
+)
+
+func newTailTable() tailTable {
+	return tailTable{keys: make([]uint64, tailSize), slots: make([]uint32, tailSize)}
+}
+
+func (t *tailTable) put(tk uint64, slot uint32) {
+	for i := mix64(tk) & (tailSize - 1); ; i = (i + 1) & (tailSize - 1) {
+		if t.keys[i] == 0 {
+			t.keys[i], t.slots[i] = tk|occupied, slot
+			return
+		}
+	}
+}
+
+func (t *tailTable) get(tk uint64, fn func(slot uint32)) {
+	for i := mix64(tk) & (tailSize - 1); t.keys[i] != 0; i = (i + 1) & (tailSize - 1) {
+		if t.keys[i] == tk|occupied {
+			fn(t.slots[i])
+		}
+	}
+}
+
+// pairs returns every (band<<32 | key, slot) pair, sorted.
+func (t *tailTable) pairs() [][2]uint64 {
+	var out [][2]uint64
+	for i, k := range t.keys {
+		if k != 0 {
+			out = append(out, [2]uint64{k &^ occupied, uint64(t.slots[i])})
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]uint64) int {
+		if a[0] != b[0] {
+			return cmpU64(a[0], b[0])
+		}
+		return cmpU64(a[1], b[1])
+	})
+	return out
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (t *tailTable) len() int {
+	n := 0
+	for _, k := range t.keys {
+		if k != 0 {
+			n++
+		}
+	}
+	return n
+}
 
 func levelCap(i int) int {
 	c := TailArticles * LevelFanout
@@ -169,7 +241,7 @@ func levelCap(i int) int {
 func (bs *bands) add(slot uint32, keys *[Bands]uint32, keep func(uint32) bool) {
 	for b, k := range keys {
 		tk := uint64(b)<<32 | uint64(k)
-		bs.tail[tk] = append(bs.tail[tk], slot)
+		bs.tail.put(tk, slot)
 	}
 	bs.tailSlots++
 	if bs.tailSlots >= TailArticles {
@@ -184,10 +256,10 @@ func (bs *bands) flush(keep func(uint32) bool) {
 	}
 	var carry [Bands]run
 	per := make([][]uint64, Bands)
-	for tk, slots := range bs.tail {
-		b := tk >> 32
-		for _, s := range slots {
-			per[b] = append(per[b], tk<<32|uint64(s))
+	for i, k := range bs.tail.keys {
+		if k != 0 {
+			tk := k &^ occupied
+			per[tk>>32] = append(per[tk>>32], tk<<32|uint64(bs.tail.slots[i]))
 		}
 	}
 	for b := range per {
@@ -195,7 +267,8 @@ func (bs *bands) flush(keep func(uint32) bool) {
 		carry[b] = newRun(per[b])
 	}
 	n := bs.tailSlots
-	bs.tail, bs.tailSlots = map[uint64][]uint32{}, 0
+	clear(bs.tail.keys)
+	bs.tailSlots = 0
 	for i := 0; ; i++ {
 		if i == len(bs.levels) {
 			bs.levels = append(bs.levels, carry)
@@ -219,9 +292,7 @@ func (bs *bands) flush(keep func(uint32) bool) {
 
 // lookup calls fn for every slot sharing band b's key.
 func (bs *bands) lookup(b int, key uint32, fn func(slot uint32)) {
-	for _, s := range bs.tail[uint64(b)<<32|uint64(key)] {
-		fn(s)
-	}
+	bs.tail.get(uint64(b)<<32|uint64(key), fn)
 	for i := range bs.levels {
 		bs.levels[i][b].lookup(key, fn)
 	}
@@ -230,9 +301,7 @@ func (bs *bands) lookup(b int, key uint32, fn func(slot uint32)) {
 // keys returns the number of stored keys (memory figures).
 func (bs *bands) keys() int {
 	n := 0
-	for _, s := range bs.tail {
-		n += len(s)
-	}
+	n += bs.tail.len()
 	for i := range bs.levels {
 		for b := range Bands {
 			n += bs.levels[i][b].len()

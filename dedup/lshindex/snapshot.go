@@ -122,10 +122,8 @@ func (x *Index) writeMaps(s *snapWriter) {
 		s.put(p)
 	}
 	var tail []uint64 // band<<32|key, slot pairs
-	for _, tk := range sortedKeys(x.bands.tail) {
-		for _, sl := range x.bands.tail[tk] {
-			tail = append(tail, tk, uint64(sl))
-		}
+	for _, p := range x.bands.tail.pairs() {
+		tail = append(tail, p[0], p[1])
 	}
 	s.slice(tail, len(tail))
 	s.put(uint64(len(x.bands.levels)))
@@ -286,8 +284,14 @@ func readState(s *snapReader, cfg Config) (*Index, error) {
 		y.merges.Merge(p[1], []uint64{p[0]})
 	}
 	tail := readSlice[uint64](s)
+	if len(tail) > 2*tailSize/2 || len(tail)%2 != 0 {
+		return nil, errors.New("band tail too large")
+	}
 	for i := 0; i+1 < len(tail); i += 2 {
-		y.bands.tail[tail[i]] = append(y.bands.tail[tail[i]], uint32(tail[i+1]))
+		if tail[i]>>32 >= Bands {
+			return nil, errors.New("band tail names an unknown band")
+		}
+		y.bands.tail.put(tail[i], uint32(tail[i+1]))
 	}
 	nl := s.count()
 	for range min(nl, 64) {
@@ -296,6 +300,9 @@ func readState(s *snapReader, cfg Config) (*Index, error) {
 		var lv [Bands]run
 		for b := range Bands {
 			lv[b] = run{plain: readSlice[uint64](s), dir: readSlice[uint32](s), low: readSlice[uint16](s), slots: readSlice[uint32](s)}
+			if lv[b].dir == nil {
+				lv[b] = plainRun(lv[b].plain)
+			}
 		}
 		y.bands.levels = append(y.bands.levels, lv)
 		y.bands.levelN = append(y.bands.levelN, int(n))
@@ -351,8 +358,8 @@ func (y *Index) check() error {
 			return errors.New("winnowing prints of an unknown entry")
 		}
 	}
-	for _, slots := range y.bands.tail {
-		if slices.ContainsFunc(slots, func(s uint32) bool { return int(s) >= n }) {
+	for _, p := range y.bands.tail.pairs() {
+		if int(p[1]) >= n {
 			return errors.New("band tail names an unknown entry")
 		}
 	}

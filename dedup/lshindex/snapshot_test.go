@@ -2,6 +2,7 @@ package lshindex
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -229,26 +230,37 @@ func FuzzReadSnapshot(f *testing.F) {
 	})
 }
 
-func TestInterpolate(t *testing.T) {
+// TestPlainRunDirectory checks the bucket directory of plain runs against
+// a linear scan, for sizes around the directory's thresholds.
+func TestPlainRunDirectory(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
-	for _, n := range []int{0, 1, 63, 64, 1000, 100000} {
-		ps := make([]uint64, n)
-		for i := range ps {
-			ps[i] = rng.Uint64()
-			if i%10 == 0 && i > 0 {
-				ps[i] = ps[i-1] // repeats
+	for _, n := range []int{0, 1, 7, 8, 9, 100, 5000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			ps := make([]uint64, n)
+			for i := range ps {
+				ps[i] = uint64(rng.Uint32())<<32 | uint64(i)
+				if i%10 == 1 {
+					ps[i] = ps[i-1]&^(1<<32-1) | uint64(i) // a repeated key
+				}
 			}
-		}
-		slices.Sort(ps)
-		for range 2000 {
-			v := rng.Uint64()
-			if n > 0 && rng.IntN(2) == 0 {
-				v = ps[rng.IntN(n)]
+			slices.Sort(ps)
+			r := plainRun(ps)
+			for range 500 {
+				k := rng.Uint32()
+				if n > 0 && rng.IntN(2) == 0 {
+					k = uint32(ps[rng.IntN(n)] >> 32)
+				}
+				var got, want []uint32
+				r.lookup(k, func(s uint32) { got = append(got, s) })
+				for _, p := range ps {
+					if uint32(p>>32) == k {
+						want = append(want, uint32(p))
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("key %x: %v, want %v", k, got, want)
+				}
 			}
-			want, _ := slices.BinarySearch(ps, v)
-			if got := interpolate(ps, v); got != want {
-				t.Fatalf("n=%d: interpolate(%x) = %d, want %d", n, v, got, want)
-			}
-		}
+		})
 	}
 }
