@@ -51,9 +51,9 @@ func collides(a, b spotsigs.Signature) bool {
 // must lie within 4 standard deviations of the designed one (plus 0.01),
 // and pairs at the design point must collide at least 99 % of the time.
 func TestCollisionCurve(t *testing.T) {
-	const pairs = 1500
+	const pairs = 1000
 	for _, n := range []int{8, 30, 120, 400} {
-		for _, j := range []float64{0.1, 0.2, 0.3, 0.35, 0.5, 0.8} {
+		for _, j := range []float64{0.1, 0.2, 0.35, 0.5} {
 			t.Run(fmt.Sprintf("n=%d/J=%.2f", n, j), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(n), uint64(j*1000)))
 				hit := 0
