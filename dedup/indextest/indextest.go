@@ -65,110 +65,111 @@ func find(es []*dedup.Entry, id uint64) *dedup.Entry {
 // Run runs the suite; newIndex returns an empty index for the default
 // thresholds (dedup.DefaultJaccard, dedup.DefaultContainment).
 func Run(t *testing.T, newIndex func(t *testing.T) dedup.Index) {
-	t.Run("add_len_and_repeated_id", func(t *testing.T) {
-		x := newIndex(t)
-		rng := rand.New(rand.NewPCG(1, 1))
-		for id := uint64(1); id <= 3; id++ {
-			x.Add(entry(id, id, sig(rng, 40)))
-		}
-		x.Add(entry(2, 2, sig(rng, 40)))
-		if x.Len() != 3 {
-			t.Errorf("Len = %d after 3 entries and a repeated id, want 3", x.Len())
-		}
-	})
-	t.Run("identical_and_near_duplicate_found_unrelated_not", func(t *testing.T) {
-		x := newIndex(t)
-		rng := rand.New(rand.NewPCG(2, 2))
-		a, b := sig(rng, 120), sig(rng, 120)
-		x.Add(entry(1, 1, a))
-		x.Add(entry(2, 2, b))
-		for _, tc := range []struct {
-			name string
-			q    spotsigs.Signature
-			want []uint64
-		}{
-			{"identical", a, []uint64{1}},
-			{"jaccard_0.6", variant(rng, a, 90, 30), []uint64{1}},
-			{"unrelated", sig(rng, 120), []uint64{}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				got := ids(x.Candidates(&dedup.Fingerprint{Signature: tc.q, Words: 1}, Query))
-				if !slices.Equal(got, tc.want) {
-					t.Errorf("candidates %v, want %v", got, tc.want)
-				}
-			})
-		}
-		c := find(x.Candidates(&dedup.Fingerprint{Signature: a, Words: 1}, Query), 1)
-		if c == nil || !slices.Equal(c.Signature, a) || c.Cluster != 1 {
-			t.Errorf("entry 1 returned as %+v, want its signature and cluster", c)
-		}
-	})
-	t.Run("containment_both_directions", func(t *testing.T) {
-		x := newIndex(t)
-		rng := rand.New(rand.NewPCG(3, 3))
-		long := sig(rng, 150)
-		brief := variant(rng, long, 12, 0) // 12 spots, all inside long
-		x.Add(entry(1, 1, brief))
-		got := ids(x.Candidates(&dedup.Fingerprint{Signature: variant(rng, long, 150, 10), Words: 1}, Query))
-		if !slices.Contains(got, 1) {
-			t.Errorf("a long query did not find the indexed brief it contains: %v", got)
-		}
-		y := newIndex(t)
-		y.Add(entry(2, 2, long))
-		got = ids(y.Candidates(&dedup.Fingerprint{Signature: brief, Words: 1}, Query))
-		if !slices.Contains(got, 2) {
-			t.Errorf("a brief did not find the indexed story containing it: %v", got)
-		}
-	})
-	t.Run("remove", func(t *testing.T) {
-		x := newIndex(t)
-		rng := rand.New(rand.NewPCG(4, 4))
-		a := sig(rng, 60)
-		x.Add(entry(1, 1, a))
-		x.Add(entry(2, 1, a))
-		x.Remove(1)
-		x.Remove(99) // unknown: no effect
-		if x.Len() != 1 {
-			t.Errorf("Len = %d after removing 1 of 2, want 1", x.Len())
-		}
-		if got := ids(x.Candidates(&dedup.Fingerprint{Signature: a, Words: 1}, Query)); !slices.Equal(got, []uint64{2}) {
-			t.Errorf("candidates %v after Remove(1), want [2]", got)
-		}
-	})
-	t.Run("merge_clusters", func(t *testing.T) {
-		x := newIndex(t)
-		rng := rand.New(rand.NewPCG(5, 5))
-		a := sig(rng, 60)
-		x.Add(entry(30, 30, a))
-		x.MergeClusters(20, []uint64{30})
-		x.MergeClusters(10, []uint64{20, 10})
-		for _, c := range []uint64{10, 20, 30} {
-			if got := x.ClusterOf(c); got != 10 {
-				t.Errorf("ClusterOf(%d) = %d, want 10", c, got)
+	t.Run("add_len_and_repeated_id", func(t *testing.T) { addLen(t, newIndex(t)) })
+	t.Run("identical_and_near_duplicate_found_unrelated_not", func(t *testing.T) { nearDuplicates(t, newIndex(t)) })
+	t.Run("containment_both_directions", func(t *testing.T) { containment(t, newIndex(t), newIndex(t)) })
+	t.Run("remove", func(t *testing.T) { remove(t, newIndex(t)) })
+	t.Run("merge_clusters", func(t *testing.T) { mergeClusters(t, newIndex(t)) })
+	t.Run("empty_signature_by_hash", func(t *testing.T) { emptySignature(t, newIndex(t)) })
+	t.Run("many_entries_near_duplicates_found", func(t *testing.T) { manyEntries(t, newIndex(t)) })
+	t.Run("concurrent_add_and_candidates", func(t *testing.T) { concurrent(t, newIndex(t)) })
+}
+
+func addLen(t *testing.T, x dedup.Index) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for id := uint64(1); id <= 3; id++ {
+		x.Add(entry(id, id, sig(rng, 40)))
+	}
+	x.Add(entry(2, 2, sig(rng, 40)))
+	if x.Len() != 3 {
+		t.Errorf("Len = %d after 3 entries and a repeated id, want 3", x.Len())
+	}
+}
+
+func nearDuplicates(t *testing.T, x dedup.Index) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	a, b := sig(rng, 120), sig(rng, 120)
+	x.Add(entry(1, 1, a))
+	x.Add(entry(2, 2, b))
+	for _, tc := range []struct {
+		name string
+		q    spotsigs.Signature
+		want []uint64
+	}{
+		{"identical", a, []uint64{1}},
+		{"jaccard_0.6", variant(rng, a, 90, 30), []uint64{1}},
+		{"unrelated", sig(rng, 120), []uint64{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ids(x.Candidates(&dedup.Fingerprint{Signature: tc.q, Words: 1}, Query))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("candidates %v, want %v", got, tc.want)
 			}
+		})
+	}
+	c := find(x.Candidates(&dedup.Fingerprint{Signature: a, Words: 1}, Query), 1)
+	if c == nil || !slices.Equal(c.Signature, a) || c.Cluster != 1 {
+		t.Errorf("entry 1 returned as %+v, want its signature and cluster", c)
+	}
+}
+
+func containment(t *testing.T, x, y dedup.Index) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	long := sig(rng, 150)
+	brief := variant(rng, long, 12, 0) // 12 spots, all inside long
+	x.Add(entry(1, 1, brief))
+	got := ids(x.Candidates(&dedup.Fingerprint{Signature: variant(rng, long, 150, 10), Words: 1}, Query))
+	if !slices.Contains(got, 1) {
+		t.Errorf("a long query did not find the indexed brief it contains: %v", got)
+	}
+	y.Add(entry(2, 2, long))
+	got = ids(y.Candidates(&dedup.Fingerprint{Signature: brief, Words: 1}, Query))
+	if !slices.Contains(got, 2) {
+		t.Errorf("a brief did not find the indexed story containing it: %v", got)
+	}
+}
+
+func remove(t *testing.T, x dedup.Index) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	a := sig(rng, 60)
+	x.Add(entry(1, 1, a))
+	x.Add(entry(2, 1, a))
+	x.Remove(1)
+	x.Remove(99) // unknown: no effect
+	if x.Len() != 1 {
+		t.Errorf("Len = %d after removing 1 of 2, want 1", x.Len())
+	}
+	if got := ids(x.Candidates(&dedup.Fingerprint{Signature: a, Words: 1}, Query)); !slices.Equal(got, []uint64{2}) {
+		t.Errorf("candidates %v after Remove(1), want [2]", got)
+	}
+}
+
+func mergeClusters(t *testing.T, x dedup.Index) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	a := sig(rng, 60)
+	x.Add(entry(30, 30, a))
+	x.MergeClusters(20, []uint64{30})
+	x.MergeClusters(10, []uint64{20, 10})
+	for _, c := range []uint64{10, 20, 30} {
+		if got := x.ClusterOf(c); got != 10 {
+			t.Errorf("ClusterOf(%d) = %d, want 10", c, got)
 		}
-		if got := x.ClusterOf(40); got != 40 {
-			t.Errorf("ClusterOf(40) = %d for a cluster never merged", got)
-		}
-		if c := find(x.Candidates(&dedup.Fingerprint{Signature: a, Words: 1}, Query), 30); c == nil || c.Cluster != 10 {
-			t.Errorf("entry 30 returned as %+v, want cluster 10 after the merges", c)
-		}
-	})
-	t.Run("empty_signature_by_hash", func(t *testing.T) {
-		x := newIndex(t)
-		e := entry(7, 7, nil)
-		x.Add(e)
-		got := ids(x.Candidates(&dedup.Fingerprint{Hash: e.Hash, Words: 1}, Query))
-		if !slices.Equal(got, []uint64{7}) {
-			t.Errorf("candidates %v for the text hash of an entry without spots, want [7]", got)
-		}
-	})
-	t.Run("many_entries_near_duplicates_found", func(t *testing.T) {
-		manyEntries(t, newIndex(t))
-	})
-	t.Run("concurrent_add_and_candidates", func(t *testing.T) {
-		concurrent(t, newIndex(t))
-	})
+	}
+	if got := x.ClusterOf(40); got != 40 {
+		t.Errorf("ClusterOf(40) = %d for a cluster never merged", got)
+	}
+	if c := find(x.Candidates(&dedup.Fingerprint{Signature: a, Words: 1}, Query), 30); c == nil || c.Cluster != 10 {
+		t.Errorf("entry 30 returned as %+v, want cluster 10 after the merges", c)
+	}
+}
+
+func emptySignature(t *testing.T, x dedup.Index) {
+	e := entry(7, 7, nil)
+	x.Add(e)
+	got := ids(x.Candidates(&dedup.Fingerprint{Hash: e.Hash, Words: 1}, Query))
+	if !slices.Equal(got, []uint64{7}) {
+		t.Errorf("candidates %v for the text hash of an entry without spots, want [7]", got)
+	}
 }
 
 // manyEntries indexes 6,000 entries (enough to cross the rebuilds and
