@@ -7,7 +7,10 @@
 //     antecedents after Li Yan et al. 2017), whose candidates come from
 //     prefix filtering over a frozen global spot order with positional and
 //     bitmap filters (PrefixIndex: AllPairs/PPJoin, Xiao et al. 2008;
-//     Sandes et al. 2020), exact for the Jaccard threshold. A 64-bit
+//     Sandes et al. 2020), exact for the Jaccard threshold; or, as the
+//     crawl's default (config dedup.index: lsh), from MinHash-LSH banding
+//     with a bounded head index for briefs (package dedup/lshindex),
+//     injected through Options.NewIndex. A 64-bit
 //     Simhash (Charikar 2002) is computed and reported; Manku, Jain and
 //     Das Sarma (2007)'s Hamming index (MemoryIndex) serves the
 //     simhash-only evaluation method and the exhaustive reference.
