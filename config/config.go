@@ -57,6 +57,10 @@ const (
 	// dedup.DefaultJaccard (see there for how it was chosen; a test in
 	// package main keeps the two equal).
 	DefaultJaccard = 0.35
+	// LSHMinJaccard is the lowest dedup.jaccard the lsh index serves: its
+	// banding's design point (lshindex.DesignJaccard; a test in
+	// internal/pipeline keeps them equal).
+	LSHMinJaccard = 0.35
 )
 
 // Duration is a time.Duration that also accepts a day suffix ("30d").
@@ -355,7 +359,13 @@ func (c *Config) validateGlobal(add addFunc) {
 		add("dedup.top_m", "must be >= 0")
 	}
 	switch c.Dedup.Index {
-	case "", "lsh", "prefix", "exhaustive":
+	case "", "lsh":
+		// The banding is tuned for τ = 0.35 (dedup/lshindex): a lower τ
+		// would lose pairs between it and 0.35 without a word.
+		if c.Dedup.Jaccard > 0 && c.Dedup.Jaccard < LSHMinJaccard {
+			add("dedup.index", "lsh needs dedup.jaccard >= %g, got %g (use index: prefix for a lower threshold)", LSHMinJaccard, c.Dedup.Jaccard)
+		}
+	case "prefix", "exhaustive":
 	default:
 		add("dedup.index", "must be lsh, prefix or exhaustive, got %q", c.Dedup.Index)
 	}
