@@ -62,6 +62,10 @@ const (
 	// dedup.DefaultJaccard (see there for how it was chosen; a test in
 	// package main keeps the two equal).
 	DefaultJaccard = 0.35
+	// LSHMinJaccard is the lowest dedup.jaccard the lsh index serves: its
+	// banding's design point (lshindex.DesignJaccard; a test in
+	// internal/pipeline keeps them equal).
+	LSHMinJaccard = 0.35
 )
 
 // Duration is a time.Duration that also accepts a day suffix ("30d").
@@ -139,6 +143,12 @@ type Dedup struct {
 	// and its stored match both add text of their own is stored, recording
 	// partial_of and the shared passages.
 	PartialReprints bool `yaml:"partial_reprints"`
+	// Index is the candidate stage in front of SpotSigs verification:
+	// lsh (default: MinHash-LSH plus a head index for briefs, package
+	// dedup/lshindex; cost per decision nearly flat in the corpus size),
+	// prefix (exact prefix filtering, dedup.PrefixIndex; cost grows with
+	// the corpus) or exhaustive (dedup.MemoryIndex, the reference).
+	Index string `yaml:"index"`
 }
 
 // Fetch holds fetch limits shared by all sites.
@@ -372,6 +382,17 @@ func (c *Config) validateGlobal(add addFunc) {
 	}
 	if c.Dedup.TopM < 0 {
 		add("dedup.top_m", "must be >= 0")
+	}
+	switch c.Dedup.Index {
+	case "", "lsh":
+		// The banding is tuned for τ = 0.35 (dedup/lshindex): a lower τ
+		// would lose pairs between it and 0.35 without a word.
+		if c.Dedup.Jaccard > 0 && c.Dedup.Jaccard < LSHMinJaccard {
+			add("dedup.index", "lsh needs dedup.jaccard >= %g, got %g (use index: prefix for a lower threshold)", LSHMinJaccard, c.Dedup.Jaccard)
+		}
+	case "prefix", "exhaustive":
+	default:
+		add("dedup.index", "must be lsh, prefix or exhaustive, got %q", c.Dedup.Index)
 	}
 }
 

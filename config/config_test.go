@@ -356,13 +356,27 @@ func TestHostAllowed(t *testing.T) {
 
 func TestDedupFeatureOptions(t *testing.T) {
 	base := "sites:\n  - name: a\n    start_urls: [\"https://a.example/\"]\n    allowed_domains: [a.example]\n    article_url: x\n"
-	if _, err := Parse(strings.NewReader("dedup: {hash: sdbm, weighting: tfidf, top_m: 20, jtidf: true, positional: true, antecedents: optimised}\n" + base)); err != nil {
+	if _, err := Parse(strings.NewReader("dedup: {hash: sdbm, weighting: tfidf, top_m: 20, jtidf: true, positional: true, antecedents: optimised, index: prefix}\n" + base)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Parse(strings.NewReader("dedup: {hash: md5, weighting: bm25, top_m: -1, antecedents: all}\n" + base))
-	for _, w := range []string{"dedup.hash (line 1):", "dedup.weighting (line 1):", "dedup.top_m (line 1):", "dedup.antecedents (line 1):"} {
+	_, err := Parse(strings.NewReader("dedup: {hash: md5, weighting: bm25, top_m: -1, antecedents: all, index: btree}\n" + base))
+	for _, w := range []string{"dedup.hash (line 1):", "dedup.weighting (line 1):", "dedup.top_m (line 1):", "dedup.antecedents (line 1):", "dedup.index (line 1):"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("missing %q in %v", w, err)
+		}
+	}
+	for _, tc := range []struct {
+		yaml string
+		ok   bool
+	}{
+		{"dedup: {jaccard: 0.3}\n", false},
+		{"dedup: {jaccard: 0.3, index: lsh}\n", false},
+		{"dedup: {jaccard: 0.3, index: prefix}\n", true},
+		{"dedup: {jaccard: 0.5}\n", true},
+	} {
+		_, err := Parse(strings.NewReader(tc.yaml + base))
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: error %v", tc.yaml, err)
 		}
 	}
 }

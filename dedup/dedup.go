@@ -7,7 +7,10 @@
 //     antecedents after Li Yan et al. 2017), whose candidates come from
 //     prefix filtering over a frozen global spot order with positional and
 //     bitmap filters (PrefixIndex: AllPairs/PPJoin, Xiao et al. 2008;
-//     Sandes et al. 2020), exact for the Jaccard threshold. A 64-bit
+//     Sandes et al. 2020), exact for the Jaccard threshold; or, as the
+//     crawl's default (config dedup.index: lsh), from MinHash-LSH banding
+//     with a bounded head index for briefs (package dedup/lshindex),
+//     injected through Options.NewIndex. A 64-bit
 //     Simhash (Charikar 2002) is computed and reported; Manku, Jain and
 //     Das Sarma (2007)'s Hamming index (MemoryIndex) serves the
 //     simhash-only evaluation method and the exhaustive reference.
@@ -199,6 +202,12 @@ type Options struct {
 	// answer Candidates for this engine's Jaccard and containment
 	// thresholds (and Hamming radius in SimhashOnly mode).
 	Index Index
+	// NewIndex, when set and Index is nil, builds the engine's own empty
+	// index for its Jaccard and containment thresholds (e.g. lshindex.New
+	// through pipeline.EngineOptions): unlike Index, one Options value can
+	// then build several engines (the evaluations do). Ignored with
+	// Exhaustive, KeywordExact or SimhashOnly, which need MemoryIndex.
+	NewIndex func(jaccard, containment float64) (Index, error)
 	// Exhaustive takes candidates from MemoryIndex (Manku's Hamming tables
 	// and the exhaustive SpotSigs inverted index), whose cost grows with
 	// the number of indexed articles, instead of PrefixIndex. The
@@ -422,9 +431,12 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 	idx := opts.Index
 	if idx == nil {
 		var err error
-		if opts.Exhaustive || opts.Mode == SimhashOnly || opts.KeywordExact {
+		switch {
+		case opts.Exhaustive || opts.Mode == SimhashOnly || opts.KeywordExact:
 			idx, err = NewMemoryIndex(opts.Hamming, opts.Jaccard)
-		} else {
+		case opts.NewIndex != nil:
+			idx, err = opts.NewIndex(opts.Jaccard, opts.Containment)
+		default:
 			idx, err = NewPrefixIndex(opts.Jaccard, opts.Containment)
 		}
 		if err != nil {

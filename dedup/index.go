@@ -17,7 +17,7 @@ type MemoryIndex struct {
 	spots   *spotsigs.Index
 	exact   map[[16]byte]uint64
 	entries map[uint64]*Entry
-	merges  clusterMerges
+	merges  ClusterMerges
 }
 
 var _ Index = (*MemoryIndex)(nil)
@@ -34,7 +34,7 @@ func NewMemoryIndex(k int, tau float64) (*MemoryIndex, error) {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
 	return &MemoryIndex{sim: sim, spots: spots, exact: map[[16]byte]uint64{}, entries: map[uint64]*Entry{},
-		merges: newClusterMerges()}, nil
+		merges: NewClusterMerges()}, nil
 }
 
 // Add implements Index.
@@ -82,14 +82,14 @@ func (m *MemoryIndex) Len() int {
 func (m *MemoryIndex) MergeClusters(into uint64, from []uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.merges.merge(into, from)
+	m.merges.Merge(into, from)
 }
 
 // ClusterOf implements Index.
 func (m *MemoryIndex) ClusterOf(cluster uint64) uint64 {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.merges.of(cluster)
+	return m.merges.Of(cluster)
 }
 
 // Candidates implements Index.
@@ -104,7 +104,7 @@ func (m *MemoryIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 		}
 		if e, ok := m.entries[id]; ok {
 			seen[id] = true
-			if into := m.merges.of(e.Cluster); into != e.Cluster {
+			if into := m.merges.Of(e.Cluster); into != e.Cluster {
 				c := *e
 				c.Cluster = into
 				e = &c

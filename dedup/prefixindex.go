@@ -72,7 +72,7 @@ type PrefixIndex struct {
 	overflow  int // entries refused past the limits (see Add and Overflow)
 	byID      map[uint64]uint32
 	emptySigs map[[16]byte]uint32 // entries without spots, by text hash
-	merges    clusterMerges
+	merges    ClusterMerges
 	// winnow holds the winnowing fingerprints of the entries that have
 	// them (Options.PartialReprint), by slot: nothing when the rule is off.
 	winnow map[uint32]winnowed
@@ -127,7 +127,7 @@ func NewPrefixIndex(tau, theta float64) (*PrefixIndex, error) {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
 	return &PrefixIndex{cfg: cfg, x: x, sigOff: []uint32{0}, titleOff: []uint32{0}, byID: map[uint64]uint32{},
-		emptySigs: map[[16]byte]uint32{}, merges: newClusterMerges(),
+		emptySigs: map[[16]byte]uint32{}, merges: NewClusterMerges(),
 		winnow: map[uint32]winnowed{}}, nil
 }
 
@@ -266,14 +266,14 @@ func (m *PrefixIndex) Len() int {
 func (m *PrefixIndex) MergeClusters(into uint64, from []uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.merges.merge(into, from)
+	m.merges.Merge(into, from)
 }
 
 // ClusterOf implements Index.
 func (m *PrefixIndex) ClusterOf(cluster uint64) uint64 {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.merges.of(cluster)
+	return m.merges.Of(cluster)
 }
 
 // Candidates implements Index.
@@ -292,7 +292,7 @@ func (m *PrefixIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 	out := make([]*Entry, 0, len(slots))
 	for _, s := range slots {
 		w := m.winnow[s]
-		out = append(out, &Entry{ID: m.ids[s], Cluster: m.merges.of(m.clusters[s]), Simhash: m.sims[s],
+		out = append(out, &Entry{ID: m.ids[s], Cluster: m.merges.Of(m.clusters[s]), Simhash: m.sims[s],
 			Signature: m.sig(s), Hash: m.hashes[s], Title: m.title(s), Prints: w.prints, ContentWords: w.words})
 	}
 	return out

@@ -24,9 +24,19 @@ type RecallReport struct {
 	// tables proposed (its SpotSigs index did not): what the Simhash
 	// candidates add.
 	HammingOnly int
+	// ByPath counts the accepted pairs the stage proposed by the path
+	// that proposed them, for stages with several (lshindex: "lsh",
+	// "head", "both", "hash").
+	ByPath map[string]int
 	// Candidates and ExhaustiveCandidates are the candidates proposed in
 	// total by the engine's stage and by MemoryIndex.
 	Candidates, ExhaustiveCandidates int
+}
+
+// pathReporter is a candidate stage that says which of its paths proposed
+// each candidate (lshindex.Index).
+type pathReporter interface {
+	CandidatePaths(fp *Fingerprint, q Query) map[uint64]string
 }
 
 // Recall is the share of accepted pairs the candidate stage proposed (1
@@ -81,6 +91,10 @@ func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Do
 			for _, c := range eng.index.Candidates(fp, q) {
 				mine[c.ID] = true
 			}
+			var paths map[uint64]string
+			if pr, ok := eng.index.(pathReporter); ok {
+				paths = pr.CandidatePaths(fp, q)
+			}
 			r.Candidates += len(mine)
 			r.ExhaustiveCandidates += len(exh)
 			for _, c := range indexed {
@@ -90,6 +104,11 @@ func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Do
 				r.Accepted++
 				if !mine[c.ID] {
 					r.Missed++
+				} else if p, ok := paths[c.ID]; ok {
+					if r.ByPath == nil {
+						r.ByPath = map[string]int{}
+					}
+					r.ByPath[p]++
 				}
 				if !exh[c.ID] {
 					r.MissedExhaustive++

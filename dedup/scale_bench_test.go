@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/dedup/lshindex"
 	"github.com/newsdedup/newscrawl/internal/cputime"
 	"github.com/newsdedup/newscrawl/internal/scalecorpus"
 	"github.com/newsdedup/newscrawl/spotsigs"
@@ -85,27 +86,23 @@ func BenchmarkDecideScale(b *testing.B) {
 		maxN = n
 	}
 	type size struct {
-		n          int
-		synthetic  bool
-		exhaustive bool
+		n         int
+		synthetic bool
+		index     string
 	}
 	var sizes []size
 	for _, n := range []int{10000, 40000, 100000} {
-		sizes = append(sizes, size{n, false, false}, size{n, false, true})
+		sizes = append(sizes, size{n, false, "prefix"}, size{n, false, "lsh"}, size{n, false, "exhaustive"})
 	}
-	for _, n := range []int{10000, 100000, 1000000, 10000000} {
-		sizes = append(sizes, size{n, true, false})
+	for _, n := range []int{10000, 100000, 1000000, 3000000, 10000000} {
+		sizes = append(sizes, size{n, true, "prefix"}, size{n, true, "lsh"})
 	}
 	for _, sz := range sizes {
 		kind := "real"
 		if sz.synthetic {
 			kind = "synthetic"
 		}
-		idx := "prefix"
-		if sz.exhaustive {
-			idx = "exhaustive"
-		}
-		b.Run(fmt.Sprintf("%s-%s-%d", kind, idx, sz.n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s-%s-%d", kind, sz.index, sz.n), func(b *testing.B) {
 			if sz.n > maxN {
 				b.Skipf("size %d above NEWSCRAWL_SCALE_MAX=%d", sz.n, maxN)
 			}
@@ -113,20 +110,28 @@ func BenchmarkDecideScale(b *testing.B) {
 			if !sz.synthetic && sz.n+scaleQueries > len(fps) {
 				b.Skipf("%d real fingerprints, need %d", len(fps), sz.n+scaleQueries)
 			}
-			benchDecide(b, fps, sz.n, sz.synthetic, sz.exhaustive)
+			benchDecide(b, fps, sz.n, sz.synthetic, sz.index)
 		})
 	}
 }
 
-func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic, exhaustive bool) {
-	opts := dedup.Options{Exhaustive: exhaustive}
+func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic bool, index string) {
+	opts := dedup.Options{Exhaustive: index == "exhaustive"}
 	var prefix *dedup.PrefixIndex
-	if !exhaustive {
-		var err error
+	var lsh *lshindex.Index
+	var err error
+	switch index {
+	case "prefix":
 		if prefix, err = dedup.NewPrefixIndex(dedup.DefaultJaccard, dedup.DefaultContainment); err != nil {
 			b.Fatal(err)
 		}
 		opts.Index = prefix
+	case "lsh":
+		lsh, err = lshindex.New(lshindex.Config{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment, MinContainment: dedup.MinContainmentSpots})
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.Index = lsh
 	}
 	eng := testEngineB(b, opts)
 	held := fps[len(fps)-scaleQueries:]
@@ -208,6 +213,23 @@ func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic, exhau
 		}
 		b.ReportMetric(float64(st.Postings)/float64(len(queries)), "postings/decision")
 		b.ReportMetric(float64(st.Met)/float64(len(queries)), "met/decision")
+	}
+	if lsh != nil {
+		var st lshindex.Probe
+		for _, q := range queries {
+			s := lsh.ProbeStats(q)
+			st.LSH += s.LSH
+			st.Head += s.Head
+			st.Met += s.Met
+			st.Bitmap += s.Bitmap
+		}
+		nq := float64(len(queries))
+		b.ReportMetric(float64(st.LSH)/nq, "lsh-hits/decision")
+		b.ReportMetric(float64(st.Head)/nq, "head-postings/decision")
+		b.ReportMetric(float64(st.Met)/nq, "met/decision")
+		b.ReportMetric(float64(st.Bitmap)/nq, "bitmap-dropped/decision")
+		xs := lsh.Stats()
+		b.Logf("lsh index: %+v", xs)
 	}
 	slices.Sort(wall)
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "cpu-µs-p50")

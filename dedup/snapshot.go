@@ -440,7 +440,7 @@ func (m *PrefixIndex) assemble(p *snapParts) (*PrefixIndex, error) {
 	}
 	x := &PrefixIndex{cfg: m.cfg, built: int(p.built), frozen: p.frozen, overflow: int(p.overflow),
 		ids: p.ids, clusters: p.clusters, sims: p.sims, sigOff: p.sigOff, sigs: p.sigs, titleOff: p.titleOff, titles: p.titles,
-		byID: make(map[uint64]uint32, n), emptySigs: map[[16]byte]uint32{}, merges: newClusterMerges(), winnow: map[uint32]winnowed{}}
+		byID: make(map[uint64]uint32, n), emptySigs: map[[16]byte]uint32{}, merges: NewClusterMerges(), winnow: map[uint32]winnowed{}}
 	var err error
 	if x.spots, err = dictOf(p.spotVals, "spot"); err != nil {
 		return nil, err

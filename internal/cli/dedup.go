@@ -23,6 +23,7 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jac := fs.Float64("jaccard", dedup.DefaultJaccard, "SpotSigs Jaccard threshold")
 	ham := fs.Int("hamming", dedup.DefaultHamming, "Simhash candidate radius")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	index := fs.String("index", pipeline.DefaultIndex, "candidate stage: lsh, prefix or exhaustive")
 	partial := fs.Bool("partial", false, "keep a verified article when it and the stored one each add text of their own (both >= 20% of their content words, one >= 40%; reason \"partial\", with partial_of and the shared passages)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -45,7 +46,11 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stderr, "dedup: segmenter loaded in %.2fs\n", time.Since(t0).Seconds())
-	eng, err := dedup.New(seg, dedup.Options{Hamming: *ham, Jaccard: *jac, PartialReprint: *partial})
+	opts := dedup.Options{Hamming: *ham, Jaccard: *jac, PartialReprint: *partial}
+	if err := pipeline.SetIndex(&opts, *index); err != nil {
+		return usagef("dedup: --index: %v", err)
+	}
+	eng, err := dedup.New(seg, opts)
 	if err != nil {
 		return usageError{err}
 	}

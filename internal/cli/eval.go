@@ -97,10 +97,13 @@ func sharedDir(flagValue string) (string, error) {
 }
 
 // addEngineFlags adds the engine settings the eval subcommands run with
-// (--jaccard, --containment, --centres-only, --no-merge; zero: the
-// defaults).
+// (--jaccard, --containment, --centres-only, --no-merge, --index; zero:
+// the defaults).
 func addEngineFlags(fs *flag.FlagSet) *dedup.Options {
 	o := &dedup.Options{}
+	// The config's default candidate stage; --index picks another.
+	_ = pipeline.SetIndex(o, pipeline.DefaultIndex)
+	fs.Func("index", "candidate stage: lsh (default), prefix or exhaustive", func(s string) error { return pipeline.SetIndex(o, s) })
 	fs.Float64Var(&o.Jaccard, "jaccard", 0, "SpotSigs Jaccard threshold (0: default)")
 	fs.Float64Var(&o.Containment, "containment", 0, "containment threshold (0: default, <0: off)")
 	fs.BoolVar(&o.CentresOnly, "centres-only", false, "compare with cluster centres only (classic Single-Pass)")

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/internal/evalscale"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
 )
 
 func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -21,9 +23,14 @@ func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	noStore := fs.Bool("no-store", false, "measure the engine only: no import, store size or start-up")
 	startup := fs.String("startup", "", "measure only the start-up of a run (index rebuilt, and snapshot plus tail) over SQLite stores filled with synthetic signatures modelled on this fingerprint file (see --fingerprints)")
 	tail := fs.Int("tail", evalscale.DefaultTail, "with --startup: commits made after the snapshot")
+	index := fs.String("index", pipeline.DefaultIndex, "candidate stage measured: lsh, prefix or exhaustive")
 	fpOut := fs.String("fingerprints", "", "only write the fingerprints of the corpus's texts to this file (for the Go benchmarks' NEWSCRAWL_SCALE_FP) and exit")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
+	}
+	var engine dedup.Options
+	if err := pipeline.SetIndex(&engine, *index); err != nil {
+		return usagef("eval scale: --index: %v", err)
 	}
 	var sizes []int
 	for _, s := range strings.Split(*docs, ",") {
@@ -55,7 +62,7 @@ func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return evalStartUp(ctx, evalscale.StartUpConfig{Docs: sizes, Fingerprints: *startup, Dir: *dir, Tail: *tail, Segmenter: seg, Status: stderr}, stdout, segLoad)
 	}
 	rep, err := evalscale.Run(ctx, evalscale.Config{Docs: sizes, Corpus: *corpus, Shared: sh, Queries: *queries, Dir: *dir,
-		NoStore: *noStore, Segmenter: seg, Status: stderr})
+		NoStore: *noStore, Segmenter: seg, Engine: engine, Index: *index, Status: stderr})
 	if err != nil {
 		return fmt.Errorf("eval scale: %w", err)
 	}

@@ -35,6 +35,7 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 		opts.CentresOnly = opts.CentresOnly || base.CentresOnly
 		opts.NoMerge = opts.NoMerge || base.NoMerge
 		opts.PartialReprint = opts.PartialReprint || base.PartialReprint
+		opts.NewIndex, opts.Exhaustive = base.NewIndex, base.Exhaustive
 		return Method{name, func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 			eng, err := dedup.New(seg, opts)
 			if err != nil {

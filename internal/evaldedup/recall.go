@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/newsdedup/newscrawl/dedup"
@@ -15,17 +17,25 @@ import (
 type CandidateRecall struct {
 	dedup.RecallReport
 	Seconds float64
+	Stage   string // the candidate stage measured
 }
 
 // RunCandidateRecall measures CandidateRecall on docs in input order.
 func RunCandidateRecall(ctx context.Context, seg dedup.Segmenter, base dedup.Options, docs []dedup.Doc) (*CandidateRecall, error) {
-	opts := dedup.Options{Jaccard: base.Jaccard, Containment: base.Containment, CentresOnly: base.CentresOnly, NoMerge: base.NoMerge}
+	opts := dedup.Options{Jaccard: base.Jaccard, Containment: base.Containment, CentresOnly: base.CentresOnly, NoMerge: base.NoMerge,
+		NewIndex: base.NewIndex}
 	t := time.Now()
 	r, err := dedup.CandidateRecall(ctx, seg, opts, docs)
 	if err != nil {
 		return nil, fmt.Errorf("candidate recall: %w", err)
 	}
-	return &CandidateRecall{RecallReport: r, Seconds: time.Since(t).Seconds()}, nil
+	stage := "*dedup.PrefixIndex"
+	if base.NewIndex != nil {
+		if x, err := base.NewIndex(dedup.DefaultJaccard, dedup.DefaultContainment); err == nil {
+			stage = fmt.Sprintf("%T", x)
+		}
+	}
+	return &CandidateRecall{RecallReport: r, Seconds: time.Since(t).Seconds(), Stage: stage}, nil
 }
 
 // Write prints the recall line.
@@ -34,8 +44,16 @@ func (c *CandidateRecall) Write(w io.Writer) {
 		return
 	}
 	n := float64(max(c.Docs, 1))
-	fmt.Fprintf(w, "\ncandidate recall (prefix-filter stage vs brute force, combined): %d accepted pairs, %d missed, recall %.4f; "+
+	fmt.Fprintf(w, "\ncandidate recall (%s stage vs brute force, combined): %d accepted pairs, %d missed, recall %.4f; "+
 		"MemoryIndex (Hamming + exhaustive SpotSigs) missed %d, accepted pairs only the Hamming tables proposed %d; "+
 		"candidates verified per document %.2f (MemoryIndex, verified inside the index: %.2f); %.1fs\n",
-		c.Accepted, c.Missed, c.Recall(), c.MissedExhaustive, c.HammingOnly, float64(c.Candidates)/n, float64(c.ExhaustiveCandidates)/n, c.Seconds)
+		c.Stage, c.Accepted, c.Missed, c.Recall(), c.MissedExhaustive, c.HammingOnly, float64(c.Candidates)/n, float64(c.ExhaustiveCandidates)/n, c.Seconds)
+	if len(c.ByPath) > 0 {
+		keys := slices.Sorted(maps.Keys(c.ByPath))
+		fmt.Fprintf(w, "accepted pairs proposed, by path:")
+		for _, k := range keys {
+			fmt.Fprintf(w, " %s %d", k, c.ByPath[k])
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -47,7 +47,12 @@ type Config struct {
 	Dir       string // directory for the stores (default: a temporary one)
 	NoStore   bool   // skip import, store size and start-up
 	Segmenter dedup.Segmenter
-	Status    io.Writer // progress lines
+	// Engine carries the candidate stage measured (dedup.Options.NewIndex
+	// or Exhaustive; zero: dedup.PrefixIndex) and Index its name, which
+	// the import and start-up use too (config dedup.index).
+	Engine dedup.Options
+	Index  string
+	Status io.Writer // progress lines
 }
 
 // Row is the figures of one size.
@@ -178,7 +183,7 @@ func heap() uint64 {
 
 func runSize(ctx context.Context, c Config, n int) (Row, error) {
 	row := Row{Docs: n}
-	eng, err := dedup.New(c.Segmenter, dedup.Options{})
+	eng, err := dedup.New(c.Segmenter, c.Engine)
 	if err != nil {
 		return row, err
 	}
@@ -247,6 +252,7 @@ func runSize(ctx context.Context, c Config, n int) (Row, error) {
 func importAndStart(ctx context.Context, c Config, n int, row Row) (Row, error) {
 	cfg := config.Default()
 	cfg.Storage = filepath.Join(c.Dir, fmt.Sprintf("scale-%d.db", n))
+	cfg.Dedup.Index = c.Index
 	for _, suf := range []string{"", "-wal", "-shm", ".lock"} {
 		os.Remove(cfg.Storage + suf)
 	}

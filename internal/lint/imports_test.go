@@ -46,7 +46,7 @@ var (
 	// testHelpers are the packages that import "testing" in non-test code
 	// to give tests helpers (as net/http/httptest does); only tests may
 	// import them.
-	testHelpers = []string{"storage/storagetest", "internal/shared/sharedtest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest"}
+	testHelpers = []string{"storage/storagetest", "dedup/indextest", "internal/shared/sharedtest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest"}
 )
 
 // TestImportRules checks the rules on this repository's source tree.

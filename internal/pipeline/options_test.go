@@ -6,6 +6,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/dedup/lshindex"
 	"github.com/newsdedup/newscrawl/segment"
 )
 
@@ -44,4 +45,41 @@ func TestEngineOptionsAntecedents(t *testing.T) {
 			t.Error("accepted")
 		}
 	})
+}
+
+func TestLSHMinJaccard(t *testing.T) {
+	if config.LSHMinJaccard != lshindex.DesignJaccard {
+		t.Errorf("config.LSHMinJaccard %v, lshindex.DesignJaccard %v", config.LSHMinJaccard, lshindex.DesignJaccard)
+	}
+}
+
+func TestSetIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		lsh, exh bool
+		wantErr  bool
+	}{
+		{"", true, false, false},
+		{"lsh", true, false, false},
+		{"prefix", false, false, false},
+		{"exhaustive", false, true, false},
+		{"btree", false, false, true},
+	} {
+		t.Run("index="+tc.name, func(t *testing.T) {
+			var o dedup.Options
+			err := SetIndex(&o, tc.name)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("SetIndex(%q) error %v", tc.name, err)
+			}
+			if (o.NewIndex != nil) != tc.lsh || o.Exhaustive != tc.exh {
+				t.Errorf("SetIndex(%q): NewIndex set %v, Exhaustive %v", tc.name, o.NewIndex != nil, o.Exhaustive)
+			}
+			if tc.lsh {
+				x, err := o.NewIndex(dedup.DefaultJaccard, -1)
+				if _, ok := x.(*lshindex.Index); err != nil || !ok {
+					t.Errorf("NewIndex built %T, %v", x, err)
+				}
+			}
+		})
+	}
 }

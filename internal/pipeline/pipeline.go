@@ -22,6 +22,7 @@ import (
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/dedup/lshindex"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/simhash"
@@ -319,7 +320,39 @@ func EngineOptions(d config.Dedup) (dedup.Options, error) {
 		}
 		o.Antecedents = append(a, dedup.EnglishAntecedents...)
 	}
+	if err := SetIndex(&o, d.Index); err != nil {
+		return o, fmt.Errorf("dedup.index: %w", err)
+	}
 	return o, nil
+}
+
+// DefaultIndex is the candidate stage when the config names none.
+const DefaultIndex = "lsh"
+
+// SetIndex selects the candidate stage of o by name (config dedup.index,
+// eval --index): lsh (package dedup/lshindex), prefix (dedup.PrefixIndex)
+// or exhaustive (dedup.MemoryIndex); "" is DefaultIndex.
+func SetIndex(o *dedup.Options, name string) error {
+	o.NewIndex, o.Exhaustive = nil, false
+	switch name {
+	case "", DefaultIndex:
+		o.NewIndex = NewLSHIndex
+	case "prefix":
+	case "exhaustive":
+		o.Exhaustive = true
+	default:
+		return fmt.Errorf("unknown candidate index %q (lsh, prefix or exhaustive)", name)
+	}
+	return nil
+}
+
+// NewLSHIndex is a dedup.Options.NewIndex building an lshindex.Index.
+func NewLSHIndex(jaccard, containment float64) (dedup.Index, error) {
+	x, err := lshindex.New(lshindex.Config{Jaccard: jaccard, Containment: max(containment, 0), MinContainment: dedup.MinContainmentSpots})
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 func toInt64s(xs []uint64) []int64 {

@@ -1,0 +1,508 @@
+// Package lshindex is a dedup.Index whose cost per decision does not grow
+// with the number of indexed articles: MinHash locality-sensitive hashing
+// (Broder 1997; banding as in Leskovec, Rajaraman, Ullman, "Mining of
+// Massive Datasets", ch. 3) over the SpotSigs token sets, with
+// one-permutation hashing and densification per band (Li, Owen, Zhang
+// 2012; Shrivastava and Li 2014), tuned so that a pair at Jaccard 0.35 is
+// a candidate with probability 0.995 (Rows, Bands), plus a bounded head
+// index for briefs contained in longer stories (head.go), and the exact
+// 1,024-bit parity-bitmap filter of Sandes, Teodoro and Melo (2020) in
+// front of the caller's verification, which drops the background
+// collisions of the banding before any signature is decoded.
+//
+// Unlike dedup.PrefixIndex it is approximate: a pair at Jaccard 0.35 is
+// missed with probability 0.005 (less above it), and a brief querying a
+// longer story is found only through the story's head. eval prints the
+// recall against exhaustive search on every dev set.
+package lshindex
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"sync"
+
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/spotsigs"
+)
+
+// bitmapWords is the size of an entry's parity bitmap: 1,024 bits.
+const bitmapWords = 16
+
+// deadBit marks a removed slot in Index.lens.
+const deadBit = 1 << 31
+
+// Config sets the thresholds the index proposes candidates for.
+type Config struct {
+	// Jaccard is the verification threshold τ in (0, 1]; the bitmap
+	// filter drops entries that cannot reach it. The banding itself is
+	// fixed (DesignJaccard): a τ below it is refused.
+	Jaccard float64
+	// Containment is the containment threshold θ in [0, 1] (0: none),
+	// for entries of at least MinContainment tokens.
+	Containment    float64
+	MinContainment int
+}
+
+// Index is the LSH candidate index. It is safe for concurrent use.
+type Index struct {
+	mu  sync.RWMutex
+	cfg Config
+	// Per slot: id, cluster, Simhash, text hash, token count (deadBit when
+	// removed), bitmap, signature and headline codes (appendCodes) in
+	// arenas: slot s's signature is sigs[sigOff[s]:sigOff[s+1]].
+	ids      []uint64
+	clusters []uint64
+	sims     []uint64
+	hashes   [][16]byte
+	lens     []uint32
+	bits     []uint64
+	sigOff   []uint64
+	sigs     []byte
+	titleOff []uint64
+	titles   []byte
+	spots    dict
+	bigrams  dict
+	df       []uint32 // entries containing each spot code (head order)
+	live     int
+	overflow int
+	byID     map[uint64]uint32
+	empty    map[[16]byte]uint32 // entries without spots, by text hash
+	winnow   map[uint32]winnowed
+	merges   dedup.ClusterMerges
+	bands    bands
+	head     headLists
+	classes  [32]int // entries with a head, by length class
+	// last caches the band keys of the last signature hashed (a copy of
+	// it and its keys): the engine adds the signature it just queried.
+	lastMu   sync.Mutex
+	lastSig  spotsigs.Signature
+	lastKeys [Bands]uint32
+}
+
+var _ dedup.Index = (*Index)(nil)
+var _ dedup.Snapshotter = (*Index)(nil)
+
+type winnowed struct {
+	prints []uint64
+	words  int
+}
+
+// dict gives each distinct 64-bit value a dense 32-bit code.
+type dict struct {
+	code map[uint64]uint32
+	vals []uint64
+}
+
+func (d *dict) codes(dst []uint32, vs []uint64) []uint32 {
+	if d.code == nil {
+		d.code = map[uint64]uint32{}
+	}
+	for _, v := range vs {
+		c, ok := d.code[v]
+		if !ok {
+			c = uint32(len(d.vals))
+			d.code[v] = c
+			d.vals = append(d.vals, v)
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// New returns an empty index for cfg.
+func New(cfg Config) (*Index, error) {
+	if !(cfg.Jaccard > 0 && cfg.Jaccard <= 1) {
+		return nil, fmt.Errorf("lshindex: jaccard %v outside (0, 1]", cfg.Jaccard)
+	}
+	if cfg.Jaccard < DesignJaccard {
+		return nil, fmt.Errorf("lshindex: jaccard %v below the banding's design point %v", cfg.Jaccard, DesignJaccard)
+	}
+	if !(cfg.Containment >= 0 && cfg.Containment <= 1) {
+		return nil, fmt.Errorf("lshindex: containment %v outside [0, 1]", cfg.Containment)
+	}
+	cfg.MinContainment = max(cfg.MinContainment, 1)
+	return &Index{cfg: cfg, sigOff: []uint64{0}, titleOff: []uint64{0}, byID: map[uint64]uint32{},
+		empty: map[[16]byte]uint32{}, winnow: map[uint32]winnowed{}, merges: dedup.NewClusterMerges(),
+		bands: newBands(), head: newHeadLists()}, nil
+}
+
+// keysOf returns the band keys of sig, from the cache when sig is the
+// signature queried last.
+func (x *Index) keysOf(sig spotsigs.Signature, toks []spotsigs.Token) [Bands]uint32 {
+	x.lastMu.Lock()
+	if len(sig) > 0 && slices.Equal(x.lastSig, sig) {
+		k := x.lastKeys
+		x.lastMu.Unlock()
+		return k
+	}
+	x.lastMu.Unlock()
+	var k [Bands]uint32
+	bandKeys(toks, &k)
+	x.lastMu.Lock()
+	x.lastSig, x.lastKeys = append(x.lastSig[:0], sig...), k
+	x.lastMu.Unlock()
+	return k
+}
+
+func appendBitmap(dst []uint64, toks []spotsigs.Token) []uint64 {
+	n := len(dst)
+	dst = append(dst, make([]uint64, bitmapWords)...)
+	b := dst[n:]
+	for _, t := range toks {
+		h := mix64(t.Key()) % (64 * bitmapWords)
+		b[h/64] ^= 1 << (h % 64)
+	}
+	return dst
+}
+
+// Add implements dedup.Index. An entry past the index's limits (MaxSlots
+// entries) is not indexed and is counted (Overflow).
+func (x *Index) Add(e dedup.Entry) {
+	toks := tokenKeys(e.Signature, nil)
+	var keys [Bands]uint32
+	if len(toks) > 0 {
+		keys = x.keysOf(e.Signature, toks)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if _, ok := x.byID[e.ID]; ok {
+		return
+	}
+	if len(x.ids) >= MaxSlots || len(toks) >= deadBit {
+		x.overflow++
+		return
+	}
+	slot := uint32(len(x.ids))
+	x.ids = append(x.ids, e.ID)
+	x.clusters = append(x.clusters, e.Cluster)
+	x.sims = append(x.sims, e.Simhash)
+	x.hashes = append(x.hashes, e.Hash)
+	x.lens = append(x.lens, uint32(len(toks)))
+	x.bits = appendBitmap(x.bits, toks)
+	codes := x.spots.codes(nil, e.Signature)
+	x.sigs = appendCodes(x.sigs, slices.Clone(codes))
+	x.sigOff = append(x.sigOff, uint64(len(x.sigs)))
+	x.titles = appendCodes(x.titles, x.bigrams.codes(nil, e.Title))
+	x.titleOff = append(x.titleOff, uint64(len(x.titles)))
+	x.byID[e.ID] = slot
+	x.live++
+	if e.Prints != nil {
+		x.winnow[slot] = winnowed{prints: e.Prints, words: e.ContentWords}
+	}
+	if len(toks) == 0 {
+		if _, ok := x.empty[e.Hash]; !ok && e.Hash != ([16]byte{}) {
+			x.empty[e.Hash] = slot
+		}
+		return
+	}
+	x.addHead(slot, e.Signature, codes, toks)
+	x.bands.add(slot, &keys, x.keep)
+}
+
+// addHead indexes the rarest tokens of the entry in slot (see head.go) and
+// counts its spots' document frequencies. codes are the dictionary codes
+// of sig, in sig's order.
+func (x *Index) addHead(slot uint32, sig spotsigs.Signature, codes []uint32, toks []spotsigs.Token) {
+	for len(x.df) < len(x.spots.vals) {
+		x.df = append(x.df, 0)
+	}
+	n := len(toks)
+	if h := x.headSize(n); h > 0 {
+		x.classes[lengthClass(n)]++
+		type rt struct {
+			df  uint32
+			key uint64
+		}
+		rs := make([]rt, 0, n)
+		for i := 0; i < len(sig); {
+			j := i + 1
+			for j < len(sig) && sig[j] == sig[i] {
+				j++
+			}
+			for k := 1; k <= j-i; k++ {
+				t := spotsigs.Token{Occ: uint32(k), Spot: sig[i]}
+				// A repeat is rarer than the spot itself.
+				rs = append(rs, rt{df: x.df[codes[i]] >> min(k-1, 31), key: t.Key()})
+			}
+			i = j
+		}
+		slices.SortFunc(rs, func(a, b rt) int {
+			if a.df != b.df {
+				return int(a.df) - int(b.df)
+			}
+			if a.key < b.key {
+				return -1
+			}
+			if a.key > b.key {
+				return 1
+			}
+			return 0
+		})
+		c := lengthClass(n)
+		for _, r := range rs[:min(h, len(rs))] {
+			x.head.add(headKey(r.key, c), slot)
+		}
+	}
+	for i, c := range codes {
+		if i == 0 || sig[i] != sig[i-1] {
+			x.df[c]++
+		}
+	}
+}
+
+// headSize is the number of head tokens of an entry of n tokens (0 when
+// it has no head).
+func (x *Index) headSize(n int) int {
+	if x.cfg.Containment <= 0 || n < x.cfg.MinContainment {
+		return 0
+	}
+	return min(n, max(n-leastOverlap(x.cfg.Containment, n)+1, int(math.Ceil(HeadShare*float64(n)))))
+}
+
+// headHits is the least number of an indexed entry's head tokens (ly
+// tokens) a query of lx tokens must contain to reach the containment
+// threshold: when the entry is the shorter side, all but its
+// ly − ⌈θ·ly⌉ missing tokens of its head (pigeonhole); when it is the
+// longer side, one.
+func (x *Index) headHits(lx, ly int) int {
+	if ly > lx {
+		return 1
+	}
+	return max(x.headSize(ly)-(ly-leastOverlap(x.cfg.Containment, ly)), 1)
+}
+
+// keep reports whether slot is live (merges drop removed slots).
+func (x *Index) keep(slot uint32) bool { return x.lens[slot]&deadBit == 0 }
+
+// leastOverlap is the least a with a/m ≥ t (as the judge computes it).
+func leastOverlap(t float64, m int) int {
+	a := int(math.Ceil(t * float64(m)))
+	for a > 0 && float64(a-1)/float64(m) >= t {
+		a--
+	}
+	for a <= m && float64(a)/float64(m) < t {
+		a++
+	}
+	return max(a, 1)
+}
+
+// needJaccard is the least overlap a with a/(lx+ly−a) ≥ t.
+func needJaccard(t float64, lx, ly int) int {
+	a := int(math.Ceil(t * float64(lx+ly) / (1 + t)))
+	a = min(max(a, 1), min(lx, ly)+1)
+	for a > 1 && float64(a-1)/float64(lx+ly-a+1) >= t {
+		a--
+	}
+	for a <= min(lx, ly) && float64(a)/float64(lx+ly-a) < t {
+		a++
+	}
+	return a
+}
+
+// Remove implements dedup.Index: the entry is hidden at once; its keys
+// are dropped when its runs merge.
+func (x *Index) Remove(id uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	s, ok := x.byID[id]
+	if !ok {
+		return
+	}
+	delete(x.byID, id)
+	x.lens[s] |= deadBit
+	x.live--
+	delete(x.winnow, s)
+	if x.empty[x.hashes[s]] == s && x.sigOff[s] == x.sigOff[s+1] {
+		delete(x.empty, x.hashes[s])
+	}
+}
+
+// Len implements dedup.Index.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.live
+}
+
+// Overflow is the number of entries Add refused (MaxSlots).
+func (x *Index) Overflow() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.overflow
+}
+
+// MergeClusters implements dedup.Index.
+func (x *Index) MergeClusters(into uint64, from []uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.merges.Merge(into, from)
+}
+
+// ClusterOf implements dedup.Index.
+func (x *Index) ClusterOf(cluster uint64) uint64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.merges.Of(cluster)
+}
+
+// Probe is the work of one query (benchmarks and eval).
+type Probe struct {
+	LSH      int // slots met through the bands (with repeats)
+	Head     int // head postings read
+	Met      int // distinct live slots met
+	Bitmap   int // slots the bitmap filter dropped
+	Proposed int // candidates returned
+	// FromLSH and FromHead are the proposed candidates each path met
+	// (a candidate met by both counts in both).
+	FromLSH, FromHead int
+}
+
+// Candidates implements dedup.Index.
+func (x *Index) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry {
+	slots, _, _ := x.candidates(fp, q)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	out := make([]*dedup.Entry, 0, len(slots))
+	for _, s := range slots {
+		w := x.winnow[s]
+		out = append(out, &dedup.Entry{ID: x.ids[s], Cluster: x.merges.Of(x.clusters[s]), Simhash: x.sims[s],
+			Signature: decodeCodes(x.sigs[x.sigOff[s]:x.sigOff[s+1]], x.spots.vals), Hash: x.hashes[s],
+			Title: decodeCodes(x.titles[x.titleOff[s]:x.titleOff[s+1]], x.bigrams.vals), Prints: w.prints, ContentWords: w.words})
+	}
+	return out
+}
+
+// ProbeStats returns the work of a query for fp (benchmarks and eval).
+func (x *Index) ProbeStats(fp *dedup.Fingerprint) Probe {
+	_, _, st := x.candidates(fp, dedup.Query{Jaccard: x.cfg.Jaccard, Containment: x.cfg.Containment})
+	return st
+}
+
+// CandidatePaths returns, for each candidate of fp, the paths that
+// proposed it: "lsh", "head" or "both" (eval's per-path counts).
+func (x *Index) CandidatePaths(fp *dedup.Fingerprint, q dedup.Query) map[uint64]string {
+	slots, flags, _ := x.candidates(fp, q)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	out := make(map[uint64]string, len(slots))
+	for i, s := range slots {
+		out[x.ids[s]] = [4]string{"hash", "lsh", "head", "both"}[flags[i]]
+	}
+	return out
+}
+
+// candidates returns the candidate slots, the paths that met each (1:
+// the bands, 2: the head index, 0: the text hash) and the work done.
+func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []uint8, Probe) {
+	var st Probe
+	if len(fp.Signature) == 0 {
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		if s, ok := x.empty[fp.Hash]; ok && x.lens[s]&deadBit == 0 {
+			return []uint32{s}, []uint8{0}, st
+		}
+		return nil, nil, st
+	}
+	if q.NoSpotSigs {
+		return nil, nil, st
+	}
+	toks := tokenKeys(fp.Signature, nil)
+	keys := x.keysOf(fp.Signature, toks)
+	lx := len(toks)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	const fromLSH, fromHead = 1, 2
+	var met []uint64 // slot<<2 | the path that met it
+	for b, k := range keys {
+		x.bands.lookup(b, k, func(s uint32) {
+			met = append(met, uint64(s)<<2|fromLSH)
+		})
+	}
+	st.LSH = len(met)
+	cont := q.Containment > 0 && x.cfg.Containment > 0 && lx >= x.cfg.MinContainment
+	if cont {
+		classes := briefClasses(lx, x.cfg.MinContainment)
+		classes = slices.DeleteFunc(classes, func(c uint32) bool { return x.classes[c] == 0 })
+		for _, t := range toks {
+			k := t.Key()
+			for _, c := range classes {
+				l := x.head.get(headKey(k, c))
+				st.Head += len(l)
+				for _, s := range l {
+					met = append(met, uint64(s)<<2|fromHead)
+				}
+			}
+		}
+	}
+	slices.Sort(met)
+	qb := appendBitmap(nil, toks)
+	var out []uint32
+	var paths []uint8
+	for i := 0; i < len(met); {
+		s := uint32(met[i] >> 2)
+		var flags uint64
+		hits := 0
+		for ; i < len(met) && uint32(met[i]>>2) == s; i++ {
+			flags |= met[i] & 3
+			if met[i]&fromHead != 0 {
+				hits++
+			}
+		}
+		ln := x.lens[s]
+		if ln&deadBit != 0 {
+			continue
+		}
+		ly := int(ln)
+		if flags == fromHead && (!briefPair(lx, ly, x.cfg.MinContainment) || hits < x.headHits(lx, ly)) {
+			continue // a pair LSH is responsible for, or too few head tokens shared
+		}
+		st.Met++
+		need := needJaccard(q.Jaccard, lx, ly)
+		if cont && min(lx, ly) >= x.cfg.MinContainment {
+			need = min(need, leastOverlap(q.Containment, min(lx, ly)))
+		}
+		if (lx+ly-xorCount(qb, x.bits[int(s)*bitmapWords:]))/2 < need {
+			st.Bitmap++
+			continue
+		}
+		out = append(out, s)
+		paths = append(paths, uint8(flags))
+		st.Proposed++
+		if flags&1 != 0 {
+			st.FromLSH++
+		}
+		if flags&2 != 0 {
+			st.FromHead++
+		}
+	}
+	return out, paths, st
+}
+
+func xorCount(a, b []uint64) int {
+	n := 0
+	for i := range bitmapWords {
+		n += bits.OnesCount64(a[i] ^ b[i])
+	}
+	return n
+}
+
+// Stats are the index's sizes (memory figures).
+type Stats struct {
+	Entries, Live  int
+	BandKeys       int // stored (key, slot) pairs
+	Levels         int // sorted-run levels
+	HeadPostings   int
+	HeadDropped    int // postings the head lists' cap dropped
+	SignatureBytes int // encoded signature arena
+	Spots          int // distinct spots
+}
+
+// Stats returns the index's sizes.
+func (x *Index) Stats() Stats {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return Stats{Entries: len(x.ids), Live: x.live, BandKeys: x.bands.keys(), Levels: len(x.bands.levels),
+		HeadPostings: x.head.postings(), HeadDropped: x.head.dropped, SignatureBytes: len(x.sigs), Spots: len(x.spots.vals)}
+}

@@ -1,0 +1,266 @@
+package lshindex
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/spotsigs"
+)
+
+func testConfig() Config {
+	return Config{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment, MinContainment: dedup.MinContainmentSpots}
+}
+
+func randSig(rng *rand.Rand, n int) spotsigs.Signature {
+	s := make(spotsigs.Signature, n)
+	for i := range s {
+		s[i] = rng.Uint64() % 50000 // a closed vocabulary: head lists fill up
+	}
+	slices.Sort(s)
+	return s
+}
+
+// filled returns an index of n entries with removals, merges, winnowing
+// prints and an entry without spots, and the signatures added.
+func filled(t *testing.T, n int) (*Index, []spotsigs.Signature) {
+	x, err := New(testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	var sigs []spotsigs.Signature
+	for i := range n {
+		s := randSig(rng, 10+rng.IntN(200))
+		sigs = append(sigs, s)
+		e := dedup.Entry{ID: uint64(i + 1), Cluster: uint64(i/3 + 1), Signature: s, Simhash: rng.Uint64(), Title: []uint64{rng.Uint64(), 7}}
+		e.Hash[0], e.Hash[1] = byte(i), byte(i>>8)
+		if i%50 == 0 {
+			e.Prints, e.ContentWords = []uint64{1, 2, 3}, 30
+		}
+		x.Add(e)
+	}
+	x.Add(dedup.Entry{ID: 1 << 40, Hash: [16]byte{9, 9}})
+	for i := 0; i < n; i += 17 {
+		x.Remove(uint64(i + 1))
+	}
+	x.MergeClusters(1, []uint64{5, 9})
+	x.MergeClusters(2, []uint64{1})
+	return x, sigs
+}
+
+func snapshotOf(t *testing.T, x *Index) []byte {
+	var buf bytes.Buffer
+	if err := x.WriteSnapshot(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+type cand struct {
+	id, cluster uint64
+	sig         string
+}
+
+func answers(x *Index, sigs []spotsigs.Signature) [][]cand {
+	var out [][]cand
+	q := dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment}
+	for i := 0; i < len(sigs); i += 41 {
+		var cs []cand
+		for _, e := range x.Candidates(&dedup.Fingerprint{Signature: sigs[i], Words: 1}, q) {
+			cs = append(cs, cand{e.ID, e.Cluster, string(rune(len(e.Signature)))})
+		}
+		out = append(out, cs)
+	}
+	out = append(out, nil)
+	for _, e := range x.Candidates(&dedup.Fingerprint{Hash: [16]byte{9, 9}, Words: 1}, q) {
+		out[len(out)-1] = append(out[len(out)-1], cand{e.ID, e.Cluster, ""})
+	}
+	return out
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	x, sigs := filled(t, 6000)
+	snap := snapshotOf(t, x)
+	y, err := New(testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := y.ReadSnapshot(bytes.NewReader(snap)); err != nil {
+		t.Fatal(err)
+	}
+	if x.Len() != y.Len() || x.Stats() != y.Stats() {
+		t.Errorf("after the round trip Len %d/%d, stats %+v / %+v", x.Len(), y.Len(), x.Stats(), y.Stats())
+	}
+	if a, b := answers(x, sigs), answers(y, sigs); !slices.EqualFunc(a, b, slices.Equal) {
+		t.Errorf("candidates differ after the round trip")
+	}
+	for _, c := range []uint64{1, 5, 9, 2, 3} {
+		if x.ClusterOf(c) != y.ClusterOf(c) {
+			t.Errorf("ClusterOf(%d) = %d, was %d", c, y.ClusterOf(c), x.ClusterOf(c))
+		}
+	}
+	if !bytes.Equal(snap, snapshotOf(t, y)) {
+		t.Error("the read index writes a different snapshot")
+	}
+	// The read index keeps working: adds go on from the same state.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 1000 {
+		s := randSig(rng, 60)
+		e := dedup.Entry{ID: uint64(100000 + i), Cluster: 5, Signature: s}
+		x.Add(e)
+		y.Add(e)
+	}
+	if !bytes.Equal(snapshotOf(t, x), snapshotOf(t, y)) {
+		t.Error("the same adds after the round trip give different states")
+	}
+}
+
+func TestSnapshotRejects(t *testing.T) {
+	x, _ := filled(t, 700)
+	snap := snapshotOf(t, x)
+	other := testConfig()
+	other.Containment = 0.7
+	full, _ := filled(t, 3)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		cfg  Config
+		into *Index
+	}{
+		{"empty_input", nil, testConfig(), nil},
+		{"bad_magic", append([]byte("XXXXXXXX"), snap[8:]...), testConfig(), nil},
+		{"other_options", snap, other, nil},
+		{"flipped_byte", flip(snap, len(snap)/2), testConfig(), nil},
+		{"flipped_checksum", flip(snap, len(snap)-1), testConfig(), nil},
+		{"index_not_empty", snap, testConfig(), full},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			y := tc.into
+			if y == nil {
+				var err error
+				if y, err = New(tc.cfg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := y.ReadSnapshot(bytes.NewReader(tc.data)); err == nil {
+				t.Error("accepted")
+			} else {
+				t.Log(err)
+			}
+		})
+	}
+	t.Run("every_truncation", func(t *testing.T) {
+		for n := 0; n < len(snap); n += 1 + len(snap)/60 + n%7 {
+			y, _ := New(testConfig())
+			if err := y.ReadSnapshot(bytes.NewReader(snap[:n])); err == nil {
+				t.Fatalf("a snapshot cut at %d of %d bytes was accepted", n, len(snap))
+			}
+		}
+	})
+}
+
+func flip(b []byte, i int) []byte {
+	c := slices.Clone(b)
+	c[i] ^= 0x40
+	return c
+}
+
+// TestPackedRun checks packed runs (from packedMin pairs) against plain
+// ones: lookups, merging, iteration.
+func TestPackedRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	pairs := make([]uint64, packedMin+1000)
+	for i := range pairs {
+		pairs[i] = uint64(rng.Uint32()%(1<<20)*4096)<<32 | uint64(rng.IntN(1<<20))
+	}
+	slices.Sort(pairs)
+	packed := newRun(slices.Clone(pairs))
+	if packed.dir == nil {
+		t.Fatal("not packed")
+	}
+	plain := run{plain: pairs}
+	for i := 0; i < len(pairs); i += 997 {
+		k := uint32(pairs[i] >> 32)
+		var a, b []uint32
+		packed.lookup(k, func(s uint32) { a = append(a, s) })
+		plain.lookup(k, func(s uint32) { b = append(b, s) })
+		if !slices.Equal(a, b) || len(a) == 0 {
+			t.Fatalf("key %x: packed %v, plain %v", k, a, b)
+		}
+	}
+	small := newRun([]uint64{1<<32 | 5, 9<<32 | 6})
+	m := mergeRuns(&packed, &small, func(s uint32) bool { return s != 6 })
+	if m.len() != len(pairs)+1 {
+		t.Errorf("merged run of %d pairs, want %d", m.len(), len(pairs)+1)
+	}
+	var all []uint64
+	m.each(func(p uint64) { all = append(all, p) })
+	if !slices.IsSorted(all) || !slices.Contains(all, 1<<32|5) || slices.Contains(all, 9<<32|6) {
+		t.Error("merged run wrong")
+	}
+}
+
+func FuzzReadSnapshot(f *testing.F) {
+	x, err := New(testConfig())
+	if err != nil {
+		f.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 40 {
+		x.Add(dedup.Entry{ID: uint64(i + 1), Cluster: 1, Signature: randSig(rng, 12)})
+	}
+	var buf bytes.Buffer
+	if err := x.WriteSnapshot(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		y, err := New(testConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if y.ReadSnapshot(bytes.NewReader(data)) == nil {
+			// Whatever was accepted must answer queries without panicking.
+			y.Candidates(&dedup.Fingerprint{Signature: randSig(rng, 20), Words: 1}, dedup.Query{Jaccard: 0.35, Containment: 0.8})
+		}
+	})
+}
+
+// TestPlainRunDirectory checks the bucket directory of plain runs against
+// a linear scan, for sizes around the directory's thresholds.
+func TestPlainRunDirectory(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, n := range []int{0, 1, 7, 8, 9, 100, 5000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			ps := make([]uint64, n)
+			for i := range ps {
+				ps[i] = uint64(rng.Uint32())<<32 | uint64(i)
+				if i%10 == 1 {
+					ps[i] = ps[i-1]&^(1<<32-1) | uint64(i) // a repeated key
+				}
+			}
+			slices.Sort(ps)
+			r := plainRun(ps)
+			for range 500 {
+				k := rng.Uint32()
+				if n > 0 && rng.IntN(2) == 0 {
+					k = uint32(ps[rng.IntN(n)] >> 32)
+				}
+				var got, want []uint32
+				r.lookup(k, func(s uint32) { got = append(got, s) })
+				for _, p := range ps {
+					if uint32(p>>32) == k {
+						want = append(want, uint32(p))
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("key %x: %v, want %v", k, got, want)
+				}
+			}
+		})
+	}
+}
