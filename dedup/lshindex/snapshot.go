@@ -221,6 +221,13 @@ func (x *Index) ReadSnapshot(r io.Reader) error {
 		if err = binary.Read(s.r, binary.LittleEndian, &got); err == nil && got != want {
 			err = errors.New("checksum mismatch: the snapshot is corrupt")
 		}
+		// The snapshot is the rest of r (dedup.Snapshotter): anything
+		// after it means the file is not what was written.
+		if err == nil {
+			if n, _ := io.ReadFull(s.r, make([]byte, 1)); n > 0 {
+				err = errors.New("bytes after the snapshot")
+			}
+		}
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
