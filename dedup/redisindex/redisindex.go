@@ -89,7 +89,9 @@ func (x *Index) fail(op string, err error) {
 
 func hexKey(v uint64) string { return strconv.FormatUint(v, 16) }
 
-func bandArg(b int, k uint32) string { return strconv.Itoa(b) + ":" + strconv.FormatUint(uint64(k), 16) }
+func bandArg(b int, k uint32) string {
+	return strconv.Itoa(b) + ":" + strconv.FormatUint(uint64(k), 16)
+}
 
 func hashArg(e *dedup.Entry) string {
 	if len(e.Signature) > 0 || e.Hash == ([16]byte{}) {

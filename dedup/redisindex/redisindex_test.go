@@ -63,6 +63,18 @@ func client(t testing.TB) (*redis.Client, string) {
 	return rdb, prefix
 }
 
+// newClient returns another client of the test server (another process's).
+func newClient(t testing.TB) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(os.Getenv(envURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 func newIndex(t testing.TB, rdb *redis.Client, prefix string) *redisindex.Index {
 	t.Helper()
 	x, err := redisindex.New(context.Background(), rdb, prefix, cfg)
@@ -159,9 +171,7 @@ func ids(es []*dedup.Entry) []uint64 {
 // each other's entries, removals and merges.
 func TestTwoProcesses(t *testing.T) {
 	rdb, prefix := client(t)
-	opt := *rdb.Options()
-	other := redis.NewClient(&opt)
-	defer other.Close()
+	other := newClient(t)
 	a, b := newIndex(t, rdb, prefix), newIndex(t, other, prefix)
 	rng := rand.New(rand.NewPCG(8, 8))
 	s1, s2 := sig(rng, 80), sig(rng, 80)
@@ -202,8 +212,7 @@ func TestTwoProcesses(t *testing.T) {
 // "no candidates" silently.
 func TestErrorsSurface(t *testing.T) {
 	rdb, prefix := client(t)
-	opt := *rdb.Options()
-	c := redis.NewClient(&opt)
+	c := newClient(t)
 	x, err := redisindex.New(context.Background(), c, prefix, cfg)
 	if err != nil {
 		t.Fatal(err)
