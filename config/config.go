@@ -133,7 +133,9 @@ type Dedup struct {
 	// lsh (default: MinHash-LSH plus a head index for briefs, package
 	// dedup/lshindex; cost per decision nearly flat in the corpus size),
 	// prefix (exact prefix filtering, dedup.PrefixIndex; cost grows with
-	// the corpus) or exhaustive (dedup.MemoryIndex, the reference).
+	// the corpus), exhaustive (dedup.MemoryIndex, the reference) or
+	// redis (crawls with redis: and a postgres:// store: lsh's keys in
+	// Redis, shared by every process, package dedup/redisindex).
 	Index string `yaml:"index"`
 }
 
@@ -356,8 +358,12 @@ func (c *Config) validateGlobal(add addFunc) {
 	}
 	switch c.Dedup.Index {
 	case "", "lsh", "prefix", "exhaustive":
+	case "redis":
+		if c.Redis == "" {
+			add("dedup.index", "redis (the index shared in Redis) needs redis:")
+		}
 	default:
-		add("dedup.index", "must be lsh, prefix or exhaustive, got %q", c.Dedup.Index)
+		add("dedup.index", "must be lsh, prefix, exhaustive or redis, got %q", c.Dedup.Index)
 	}
 }
 

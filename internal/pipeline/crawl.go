@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/dedup"
@@ -15,6 +17,7 @@ import (
 	"github.com/newsdedup/newscrawl/internal/progress"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/postgres"
 	"github.com/newsdedup/newscrawl/storage/redisfrontier"
 )
 
@@ -86,6 +89,16 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 		}
 		defer shared.Close()
 	}
+	var rdb *redis.Client // the shared dedup index's (dedup.index: redis)
+	if cfg.Dedup.Index == RedisIndex && !o.FetchOnly {
+		if shared == nil {
+			return CrawlResult{}, fmt.Errorf("dedup.index: %w: %q needs redis: (and a postgres:// store)", storage.ErrInvalid, RedisIndex)
+		}
+		if rdb, err = openRedisIndex(ctx, cfg.Redis); err != nil {
+			return CrawlResult{}, err
+		}
+		defer rdb.Close()
+	}
 	if o.Wait {
 		fmt.Fprintf(status, "waiting for the store lock on %s\n", StoreName(cfg.Storage))
 	}
@@ -111,7 +124,7 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 	if err := CloseDeadRuns(ctx, store); err != nil {
 		return CrawlResult{}, err
 	}
-	proc, err := articleStage(ctx, cfg, store, o, status)
+	proc, err := articleStage(ctx, cfg, store, o, status, rdb)
 	if err != nil {
 		return CrawlResult{}, err
 	}
@@ -124,8 +137,9 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 }
 
 // articleStage is the crawl's Processor: the full pipeline, or a discarding
-// one for a fetch-only run.
-func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, o CrawlOptions, status io.Writer) (crawler.Processor, error) {
+// one for a fetch-only run. With rdb, the dedup index is shared in Redis
+// (newRedisEngine).
+func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, o CrawlOptions, status io.Writer, rdb *redis.Client) (crawler.Processor, error) {
 	if o.FetchOnly {
 		return crawler.Discard{Store: store}, nil
 	}
@@ -138,9 +152,7 @@ func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, 
 			return nil, err
 		}
 	}
-	eng, n, shared, err := newEngineShared(ctx, func() (*dedup.Engine, int, error) {
-		return NewEngine(ctx, cfg, seg, store, time.Now())
-	}, store)
+	eng, n, shared, err := crawlEngine(ctx, cfg, seg, store, rdb)
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +171,22 @@ func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, 
 	}
 	o.Metrics.SetIndexSize(eng.Len())
 	return timedProcessor{p: p, m: o.Metrics, eng: eng}, nil
+}
+
+// crawlEngine builds the crawl's engine: over the index shared in Redis
+// with rdb, else rebuilt from the store (under the decision lock for a
+// shared store).
+func crawlEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, rdb *redis.Client) (*dedup.Engine, int, *sharedDecisions, error) {
+	if rdb == nil {
+		return newEngineShared(ctx, func() (*dedup.Engine, int, error) {
+			return NewEngine(ctx, cfg, seg, store, time.Now())
+		}, store)
+	}
+	pg, ok := store.(*postgres.Store)
+	if !ok {
+		return nil, 0, nil, fmt.Errorf("dedup.index: %w: %q needs a postgres:// store, not %T", storage.ErrInvalid, RedisIndex, store)
+	}
+	return newRedisEngine(ctx, cfg, seg, pg, rdb, time.Now())
 }
 
 // runCrawl begins a run, crawls and records how the run ended, even when

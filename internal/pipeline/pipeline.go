@@ -97,18 +97,36 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 	if err != nil {
 		return nil, 0, err
 	}
-	var since time.Time
-	if w := cfg.Dedup.Window.D(); w > 0 {
-		since = now.Add(-w)
+	n, err := rebuildIndex(ctx, eng, store, windowStart(cfg, now))
+	if err != nil {
+		return nil, 0, err
 	}
+	if err := loadDocFreqs(ctx, eng, store); err != nil {
+		return nil, 0, err
+	}
+	return eng, n, nil
+}
+
+// windowStart is the oldest fetch time the index holds (dedup.window), or
+// the zero time for no limit.
+func windowStart(cfg *config.Config, now time.Time) time.Time {
+	if w := cfg.Dedup.Window.D(); w > 0 {
+		return now.Add(-w)
+	}
+	return time.Time{}
+}
+
+// rebuildIndex indexes the store's articles fetched since since, and their
+// duplicates (cluster members), and returns how many.
+func rebuildIndex(ctx context.Context, eng *dedup.Engine, store storage.Store, since time.Time) (int, error) {
 	n := 0
-	err = store.Fingerprints(ctx, since, func(a storage.Article) error {
+	err := store.Fingerprints(ctx, since, func(a storage.Article) error {
 		eng.Restore(articleEntry(a))
 		n++
 		return nil
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("rebuild index: %w", err)
+		return 0, fmt.Errorf("rebuild index: %w", err)
 	}
 	// Duplicates are cluster members (single-link): index them too.
 	if !eng.Options().CentresOnly {
@@ -118,16 +136,21 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 			return nil
 		})
 		if err != nil {
-			return nil, 0, fmt.Errorf("rebuild index: %w", err)
+			return 0, fmt.Errorf("rebuild index: %w", err)
 		}
 	}
+	return n, nil
+}
+
+// loadDocFreqs loads the store's document frequencies into eng.
+func loadDocFreqs(ctx context.Context, eng *dedup.Engine, store storage.Store) error {
 	df := map[string]int{}
 	docs, err := store.DocFreqs(ctx, func(term string, n int) error { df[term] = n; return nil })
 	if err != nil {
-		return nil, 0, fmt.Errorf("load document frequencies: %w", err)
+		return fmt.Errorf("load document frequencies: %w", err)
 	}
 	eng.SetDocFreqs(docs, df)
-	return eng, n, nil
+	return nil
 }
 
 // NewProcessor returns the article stage of a crawl of cfg's sites into
@@ -224,6 +247,9 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 		}()
 	}
 	v := p.engine.Decide(fp)
+	if err := p.shared.indexErr(); err != nil {
+		return "", fmt.Errorf("deciding %s: %w", page.URL, err)
+	}
 	if v.Duplicate {
 		centre, err := p.store.Article(ctx, int64(v.DupOf))
 		if err != nil {
@@ -332,8 +358,10 @@ func SetIndex(o *dedup.Options, name string) error {
 	case "prefix":
 	case "exhaustive":
 		o.Exhaustive = true
+	case RedisIndex:
+		return fmt.Errorf("%q: the index shared in Redis is a crawl's (with redis: and a postgres:// store); this command needs lsh, prefix or exhaustive", name)
 	default:
-		return fmt.Errorf("unknown candidate index %q (lsh, prefix or exhaustive)", name)
+		return fmt.Errorf("unknown candidate index %q (lsh, prefix, exhaustive or redis)", name)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/dedup/redisindex"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/postgres"
 )
@@ -19,6 +20,20 @@ import (
 type sharedDecisions struct {
 	store  *postgres.Store
 	cursor postgres.Cursor
+	// index, when set, is the engine's index shared in Redis
+	// (dedup.index: redis): current by construction, so there is no
+	// catch-up, and its errors fail the decision (indexErr).
+	index *redisindex.Index
+}
+
+// indexErr is the error of the shared index, if any: checked after the
+// decision and after indexing the verdict, so that a Redis failure fails
+// the page instead of deciding "new" on no candidates.
+func (s *sharedDecisions) indexErr() error {
+	if s == nil || s.index == nil {
+		return nil
+	}
+	return s.index.Err()
 }
 
 // articleEntry is the index entry of a stored article.
@@ -66,8 +81,8 @@ func newEngineShared(ctx context.Context, build func() (*dedup.Engine, int, erro
 // since the cursor; the caller decides, commits, then calls end.
 func (s *sharedDecisions) begin(ctx context.Context, eng *dedup.Engine) (release func() error, err error) {
 	release, err = s.store.LockDecisions(ctx)
-	if err != nil {
-		return nil, err
+	if err != nil || s.index != nil {
+		return release, err
 	}
 	members := !eng.Options().CentresOnly
 	s.cursor, err = s.store.Changes(ctx, s.cursor, func(c postgres.Change) error {
@@ -91,6 +106,9 @@ func (s *sharedDecisions) begin(ctx context.Context, eng *dedup.Engine) (release
 // end moves the cursor past this process's own commit (already in its
 // engine); nothing else commits while the decision lock is held.
 func (s *sharedDecisions) end(ctx context.Context) error {
+	if s.index != nil {
+		return s.indexErr()
+	}
 	head, err := s.store.Head(ctx)
 	if err != nil {
 		return err
