@@ -9,6 +9,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +58,10 @@ const (
 	// dedup.DefaultJaccard (see there for how it was chosen; a test in
 	// package main keeps the two equal).
 	DefaultJaccard = 0.35
+	// LSHMinJaccard is the lowest dedup.jaccard the lsh index serves: its
+	// banding's design point (lshindex.DesignJaccard; a test in
+	// internal/pipeline keeps them equal).
+	LSHMinJaccard = 0.35
 )
 
 // Duration is a time.Duration that also accepts a day suffix ("30d").
@@ -357,11 +362,16 @@ func (c *Config) validateGlobal(add addFunc) {
 		add("dedup.top_m", "must be >= 0")
 	}
 	switch c.Dedup.Index {
-	case "", "lsh", "prefix", "exhaustive":
-	case "redis":
-		if c.Redis == "" {
+	case "", "lsh", "redis":
+		// The banding is tuned for τ = 0.35 (dedup/lshindex): a lower τ
+		// would lose pairs between it and 0.35 without a word.
+		if c.Dedup.Jaccard > 0 && c.Dedup.Jaccard < LSHMinJaccard {
+			add("dedup.index", "%s needs dedup.jaccard >= %g, got %g (use index: prefix for a lower threshold)", cmp.Or(c.Dedup.Index, "lsh"), LSHMinJaccard, c.Dedup.Jaccard)
+		}
+		if c.Dedup.Index == "redis" && c.Redis == "" {
 			add("dedup.index", "redis (the index shared in Redis) needs redis:")
 		}
+	case "prefix", "exhaustive":
 	default:
 		add("dedup.index", "must be lsh, prefix, exhaustive or redis, got %q", c.Dedup.Index)
 	}

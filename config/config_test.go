@@ -371,4 +371,18 @@ func TestDedupFeatureOptions(t *testing.T) {
 			t.Errorf("dedup.index redis with redis: %v", err)
 		}
 	})
+	for _, tc := range []struct {
+		yaml string
+		ok   bool
+	}{
+		{"dedup: {jaccard: 0.3}\n", false},
+		{"dedup: {jaccard: 0.3, index: lsh}\n", false},
+		{"dedup: {jaccard: 0.3, index: prefix}\n", true},
+		{"dedup: {jaccard: 0.5}\n", true},
+	} {
+		_, err := Parse(strings.NewReader(tc.yaml + base))
+		if (err == nil) != tc.ok {
+			t.Errorf("%q: error %v", tc.yaml, err)
+		}
+	}
 }

@@ -69,7 +69,7 @@ func decodeRecord(b []byte, e *dedup.Entry) error {
 	} else {
 		r = r[1:]
 	}
-	n, k := binary.Uvarint(r)
+	n, k := uvarint(r)
 	if k <= 0 || k != len(r) || n > 1<<31 {
 		return fmt.Errorf("%w: content words", errRecord)
 	}
@@ -78,7 +78,7 @@ func decodeRecord(b []byte, e *dedup.Entry) error {
 }
 
 func words(b []byte) ([]uint64, []byte, error) {
-	n, k := binary.Uvarint(b)
+	n, k := uvarint(b)
 	if k <= 0 || n > uint64(len(b)-k)/8 {
 		return nil, nil, fmt.Errorf("%w: array length", errRecord)
 	}
@@ -91,4 +91,14 @@ func words(b []byte) ([]uint64, []byte, error) {
 		out[i] = binary.LittleEndian.Uint64(b[8*i:])
 	}
 	return out, b[8*n:], nil
+}
+
+// uvarint is binary.Uvarint refusing non-minimal encodings (k = 0), so
+// that a record has one encoding.
+func uvarint(b []byte) (uint64, int) {
+	n, k := binary.Uvarint(b)
+	if k > 0 && k != len(binary.AppendUvarint(nil, n)) {
+		return 0, 0
+	}
+	return n, k
 }

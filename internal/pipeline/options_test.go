@@ -47,6 +47,12 @@ func TestEngineOptionsAntecedents(t *testing.T) {
 	})
 }
 
+func TestLSHMinJaccard(t *testing.T) {
+	if config.LSHMinJaccard != lshindex.DesignJaccard {
+		t.Errorf("config.LSHMinJaccard %v, lshindex.DesignJaccard %v", config.LSHMinJaccard, lshindex.DesignJaccard)
+	}
+}
+
 func TestSetIndex(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
