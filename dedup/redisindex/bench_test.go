@@ -159,3 +159,55 @@ func benchDecisions(b *testing.B, index string, n int) {
 		b.ReportMetric(float64(rtt.Microseconds())/1000/float64(len(all)), "index-ms/decision")
 	}
 }
+
+// BenchmarkIndex: one Candidates and one Add on the shared index holding
+// n entries (100-spot signatures over a 20,000-spot vocabulary), so that
+// the per-decision Redis cost is seen against the corpus size; the same
+// for lshindex in process.
+func BenchmarkIndex(b *testing.B) {
+	for _, index := range []string{"local", "redis"} {
+		for _, n := range []int{1000, 8000} {
+			b.Run(fmt.Sprintf("index=%s/entries=%d", index, n), func(b *testing.B) {
+				var x dedup.Index
+				if index == "redis" {
+					rdb, prefix := client(b)
+					x = newIndex(b, rdb, prefix)
+				} else {
+					l, err := lshindex.New(cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					x = l
+				}
+				rng := rand.New(rand.NewPCG(3, 3))
+				sig := func() []uint64 {
+					s := make([]uint64, 100)
+					for k := range s {
+						s[k] = rng.Uint64() % 20000
+					}
+					slices.Sort(s)
+					return s
+				}
+				for id := 1; id <= n; id++ {
+					x.Add(dedup.Entry{ID: uint64(id), Cluster: uint64(id), Signature: sig()})
+				}
+				var cands int
+				var tq, ta time.Duration
+				b.ResetTimer()
+				for i := range b.N {
+					s := sig()
+					t0 := time.Now()
+					cands += len(x.Candidates(&dedup.Fingerprint{Signature: s, Words: 100}, indextest.Query))
+					t1 := time.Now()
+					id := uint64(n + 1 + i)
+					x.Add(dedup.Entry{ID: id, Cluster: id, Signature: s})
+					ta += time.Since(t1)
+					tq += t1.Sub(t0)
+				}
+				b.ReportMetric(float64(tq.Microseconds())/float64(b.N), "candidates-µs")
+				b.ReportMetric(float64(ta.Microseconds())/float64(b.N), "add-µs")
+				b.ReportMetric(float64(cands)/float64(b.N), "candidates/op")
+			})
+		}
+	}
+}
