@@ -20,6 +20,7 @@ const (
 	exitUsage       = cli.ExitUsage
 	exitLocked      = cli.ExitLocked
 	exitNothing     = cli.ExitNothingFetched
+	exitNoStore     = cli.ExitNoStore
 	exitInterrupted = cli.ExitInterrupted
 	exitTerminated  = cli.ExitTerminated
 )

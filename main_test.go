@@ -26,7 +26,7 @@ func TestExitCodes(t *testing.T) {
 		{"missing site file", []string{"crawl", "--site", filepath.Join(dir, "none.yaml")}, exitUsage, "no such file"},
 		{"invalid config", []string{"crawl", "--site", bad}, exitUsage, "sites[0].delay (line 6): must be >= 0"},
 		{"invalid config names every problem", []string{"crawl", "--site", bad}, exitUsage, "sites[0].article_url (line 5): invalid regexp"},
-		{"export of a missing store", []string{"export", "--db", filepath.Join(dir, "none.db")}, exitFailure, "no such file"},
+		{"export of a missing store", []string{"export", "--db", filepath.Join(dir, "none.db")}, exitNoStore, "no newscrawl store at"},
 		{"unknown eval", []string{"eval", "nope"}, exitUsage, "unknown subcommand"},
 		{"dedup without input", []string{"dedup"}, exitUsage, "--in"},
 	} {

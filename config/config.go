@@ -41,7 +41,12 @@ const (
 	DefaultMaxBody     = 10 << 20 // decompressed bytes; portal article pages are 20-500 KB
 	// MaxMaxBody is the largest fetch.max_body accepted: a page is held in
 	// memory whole, and a larger limit is a typo rather than a wish.
-	MaxMaxBody          = 1 << 30
+	MaxMaxBody = 1 << 30
+	// DefaultMaxImage bounds a lead image (decompressed bytes): news photos
+	// are 50 KB to 2 MB.
+	DefaultMaxImage = 5 << 20
+	// MaxMaxImage is the largest fetch.max_image accepted.
+	MaxMaxImage         = 64 << 20
 	DefaultRetries      = 3
 	DefaultMaxRedirects = 5
 	DefaultMaxURLLength = 2048
@@ -160,6 +165,14 @@ type Fetch struct {
 	// KeepRaw keeps the HTTP response (status, headers, decompressed body;
 	// compressed in the store) of every stored article, for WARC export.
 	KeepRaw bool `yaml:"keep_raw"`
+	// LeadImages fetches the lead image of article pages whose text is too
+	// short to compare (photo pages) and uses its fingerprint as duplicate
+	// evidence (dedup.MinImageSimilarity). Images are fingerprinted, never
+	// stored.
+	LeadImages bool `yaml:"lead_images"`
+	// MaxImage bounds a lead image, bytes after decompression; a larger one
+	// is refused (counted as images_too_large, logged), never truncated.
+	MaxImage Size `yaml:"max_image"`
 }
 
 // Segment configures segmentation and features.
@@ -173,15 +186,20 @@ type Site struct {
 	Name           string   `yaml:"name"`
 	StartURLs      []string `yaml:"start_urls"`
 	AllowedDomains []string `yaml:"allowed_domains"`
-	ArticleURL     string   `yaml:"article_url"`
-	FollowURL      string   `yaml:"follow_url"`
-	Delay          Duration `yaml:"delay"`
-	Parallelism    int      `yaml:"parallelism"`
-	MaxDepth       int      `yaml:"max_depth"`
-	MaxPages       int      `yaml:"max_pages"` // 0: unlimited
-	Charset        string   `yaml:"charset"`
-	Remove         []string `yaml:"remove"`
-	Extract        Extract  `yaml:"extract"`
+	// ImageDomains are further hosts (as in allowed_domains) a page's lead
+	// image may come from: the portal's image servers. Only images are
+	// fetched from them (fetch.lead_images), under the same robots.txt and
+	// politeness rules; no page of theirs is crawled.
+	ImageDomains []string `yaml:"image_domains"`
+	ArticleURL   string   `yaml:"article_url"`
+	FollowURL    string   `yaml:"follow_url"`
+	Delay        Duration `yaml:"delay"`
+	Parallelism  int      `yaml:"parallelism"`
+	MaxDepth     int      `yaml:"max_depth"`
+	MaxPages     int      `yaml:"max_pages"` // 0: unlimited
+	Charset      string   `yaml:"charset"`
+	Remove       []string `yaml:"remove"`
+	Extract      Extract  `yaml:"extract"`
 
 	// Compiled patterns, set by Validate.
 	ArticleRe *regexp.Regexp `yaml:"-"`
@@ -212,6 +230,8 @@ func Default() Config {
 			Timeout:         Duration(DefaultTimeout),
 			ConnectTimeout:  Duration(DefaultConnectTO),
 			MaxBody:         DefaultMaxBody,
+			LeadImages:      true,
+			MaxImage:        DefaultMaxImage,
 			Retries:         DefaultRetries,
 			MaxRedirects:    DefaultMaxRedirects,
 			MaxURLLength:    DefaultMaxURLLength,
@@ -389,6 +409,9 @@ func (c *Config) validateFetch(add addFunc) {
 	if f.MaxBody <= 0 || f.MaxBody > MaxMaxBody {
 		add("fetch.max_body", "must be in [1, %s], got %d", Size(MaxMaxBody), int64(f.MaxBody))
 	}
+	if f.MaxImage <= 0 || f.MaxImage > MaxMaxImage {
+		add("fetch.max_image", "must be in [1, %s], got %d", Size(MaxMaxImage), int64(f.MaxImage))
+	}
 	if f.Retries < 0 || f.Retries > 10 {
 		add("fetch.retries", "must be in [0, 10], got %d", f.Retries)
 	}
@@ -441,11 +464,8 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 	if len(s.AllowedDomains) == 0 {
 		add(at+".allowed_domains", "at least one domain is required")
 	}
-	for j, d := range s.AllowedDomains {
-		if d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1 {
-			add(fmt.Sprintf("%s.allowed_domains[%d]", at, j), "must be a host name or host:port, got %q", d)
-		}
-	}
+	checkDomains(at+".allowed_domains", s.AllowedDomains, add)
+	checkDomains(at+".image_domains", s.ImageDomains, add)
 	if s.ArticleURL == "" {
 		add(at+".article_url", "must not be empty")
 	} else if re, err := regexp.Compile(s.ArticleURL); err != nil {
@@ -486,6 +506,15 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 		}
 		if _, err := cascadia.ParseGroup(x.sel); err != nil {
 			add(at+".extract."+x.key, "invalid CSS selector %q", x.sel)
+		}
+	}
+}
+
+// checkDomains checks a list of host names or host:port entries.
+func checkDomains(at string, domains []string, add addFunc) {
+	for j, d := range domains {
+		if d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1 {
+			add(fmt.Sprintf("%s[%d]", at, j), "must be a host name or host:port, got %q", d)
 		}
 	}
 }

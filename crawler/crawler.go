@@ -45,6 +45,11 @@
 //   - At most fetch.max_links_per_page links are read from a page (the rest
 //     are counted); a <meta http-equiv="refresh"> to another URL is
 //     followed like a redirect.
+//   - A page's lead image is fetched only when the Processor asks
+//     (Response.FetchImage), under the page rules (allowed_domains,
+//     robots.txt, pacing, retries, timeouts) with its own body limit,
+//     fetch.max_image. Images are not pages: they are counted in SiteStats
+//     (images, images_too_large, images_skipped), never recorded or stored.
 package crawler
 
 import (
@@ -80,6 +85,9 @@ type Response struct {
 	Header     http.Header
 	Body       []byte // decompressed, complete, at most fetch.max_body bytes; NOT charset-decoded
 	FetchedAt  time.Time
+	// images fetches the page's lead image under the crawl's policy (nil
+	// for a Response not made by a crawl); see FetchImage.
+	images func(ctx context.Context, rawURL string) (*Image, error)
 }
 
 // Processor handles article pages (URLs matching the site's article_url).
@@ -770,8 +778,11 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 	if st.articleRe.MatchString(final) {
 		st.stats.articles.Add(1)
 		resp := &Response{URL: final, RequestURL: it.URL, Site: st.cfg, RunID: r.runID, Depth: it.Depth,
-			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now}
+			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now, images: r.imageFetcher(ctx, st)}
 		out, err := r.proc.ProcessArticle(bg, resp)
+		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return // a lead image fetch was cut by the end of the run: the item stays in flight
+		}
 		if err != nil {
 			r.fatal(fmt.Errorf("process %s: %w", final, err))
 			return
@@ -804,6 +815,18 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 // fetch requests rawURL through colly, retrying transient failures with
 // exponential backoff. abandoned is true when ctx ended first.
 func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, delay time.Duration) (slot *fetchSlot, ferr *FetchError, abandoned bool) {
+	return r.fetchAs(ctx, st, rawURL, host, delay, fetchOpts{headers: r.headers})
+}
+
+// fetchOpts are what a fetch that is not a page's changes (lead images).
+type fetchOpts struct {
+	maxBody int64               // 0: fetch.max_body
+	headers http.Header         // request headers
+	inScope func(*url.URL) bool // nil: the site's page scope; redirect hops must stay in it
+}
+
+// fetchAs is fetch with the options of a non-page request.
+func (r *run) fetchAs(ctx context.Context, st *siteState, rawURL, host string, delay time.Duration, o fetchOpts) (slot *fetchSlot, ferr *FetchError, abandoned bool) {
 	var col *colly.Collector
 	select {
 	case col = <-r.cols:
@@ -820,11 +843,11 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 		if err := r.pacer.wait(ctx, host, delay); err != nil {
 			return nil, nil, true
 		}
-		slot = &fetchSlot{site: st}
+		slot = &fetchSlot{site: st, maxBody: o.maxBody, inScope: o.inScope}
 		col.Context = context.WithValue(ctx, slotKey{}, slot)
 		st.stats.requests.Add(1)
 		t0 := time.Now()
-		err := col.Request(http.MethodGet, rawURL, nil, nil, r.headers.Clone())
+		err := col.Request(http.MethodGet, rawURL, nil, nil, o.headers.Clone())
 		r.fetched(st, rawURL, slot.status, time.Since(t0), err)
 		if ctx.Err() != nil {
 			return nil, nil, true
@@ -980,7 +1003,11 @@ func (r *run) checkRedirect(req *http.Request, via []*http.Request) error {
 		}
 	}
 	tu, _ := url.Parse(target)
-	if !st.inScope(tu) {
+	inScope := st.inScope
+	if slot.inScope != nil {
+		inScope = slot.inScope
+	}
+	if !inScope(tu) {
 		return &FetchError{Kind: KindRedirectDisallowed, Status: slot.status, Permanent: true,
 			Err: fmt.Errorf("redirect to %s leaves the site's allowed_domains", target)}
 	}

@@ -138,11 +138,16 @@ type slotKey struct{}
 // one fetch run sequentially on the caller's goroutine (http.Client.Do calls
 // RoundTrip and CheckRedirect synchronously), so no lock is needed.
 type fetchSlot struct {
-	site   *siteState
-	hops   []*url.URL // request URL of every hop, in order
-	status int
-	header http.Header
-	body   []byte
+	site *siteState
+	// maxBody, when > 0, replaces the transport's limit for this fetch
+	// (lead images: fetch.max_image); inScope, when set, replaces the
+	// site's page scope for redirect hops (lead images: image_domains too).
+	maxBody int64
+	inScope func(*url.URL) bool
+	hops    []*url.URL // request URL of every hop, in order
+	status  int
+	header  http.Header
+	body    []byte
 }
 
 func slotFrom(ctx context.Context) *fetchSlot {
@@ -168,7 +173,11 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, t.classify(ctx, err, 0)
 	}
-	body, err := t.readBody(ctx, cancel, resp)
+	limit := t.maxBody
+	if slot := slotFrom(req.Context()); slot != nil && slot.maxBody > 0 {
+		limit = slot.maxBody
+	}
+	body, err := t.readBody(ctx, cancel, resp, limit)
 	if err != nil {
 		return nil, t.classify(ctx, err, resp.StatusCode)
 	}
@@ -190,7 +199,7 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // readBody reads and decompresses the whole body, at most maxBody bytes after
 // decompression, arming the idle timer between reads.
-func (t *limitTransport) readBody(ctx context.Context, cancel context.CancelCauseFunc, resp *http.Response) ([]byte, error) {
+func (t *limitTransport) readBody(ctx context.Context, cancel context.CancelCauseFunc, resp *http.Response, maxBody int64) ([]byte, error) {
 	defer resp.Body.Close()
 	idle := time.AfterFunc(t.idle, func() { cancel(errIdleTimeout) })
 	defer idle.Stop()
@@ -200,8 +209,8 @@ func (t *limitTransport) readBody(ctx context.Context, cancel context.CancelCaus
 	hint := int64(0)
 	switch enc {
 	case "", "identity":
-		if resp.ContentLength > t.maxBody && !t.truncate {
-			return nil, fmt.Errorf("%w: content-length %d exceeds %d bytes", ErrTooLarge, resp.ContentLength, t.maxBody)
+		if resp.ContentLength > maxBody && !t.truncate {
+			return nil, fmt.Errorf("%w: content-length %d exceeds %d bytes", ErrTooLarge, resp.ContentLength, maxBody)
 		}
 		hint = resp.ContentLength
 	case "gzip", "x-gzip":
@@ -226,13 +235,13 @@ func (t *limitTransport) readBody(ctx context.Context, cancel context.CancelCaus
 		return nil, &FetchError{Kind: KindContentEncoding, Status: resp.StatusCode, Permanent: true,
 			Err: fmt.Errorf("unsupported content-encoding %q", enc)}
 	}
-	body, err := readBlocks(io.LimitReader(r, t.maxBody+1), hint)
+	body, err := readBlocks(io.LimitReader(r, maxBody+1), hint)
 	n := int64(len(body))
-	if n > t.maxBody && t.truncate {
+	if n > maxBody && t.truncate {
 		return body, nil
 	}
-	if n > t.maxBody {
-		return nil, fmt.Errorf("%w: body exceeds %d bytes after decompression", ErrTooLarge, t.maxBody)
+	if n > maxBody {
+		return nil, fmt.Errorf("%w: body exceeds %d bytes after decompression", ErrTooLarge, maxBody)
 	}
 	if err != nil {
 		return nil, err

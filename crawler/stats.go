@@ -34,6 +34,14 @@ type SiteStats struct {
 	SkippedDecided   int64 `json:"skipped_decided"`    // queued URLs (or redirect targets) already decided
 	ArticleLinks     int64 `json:"article_links"`      // distinct links that matched article_url
 	Queued           int64 `json:"queued"`             // URLs added to the frontier
+
+	// Lead images (Response.FetchImage): fetched, refused for their size
+	// (fetch.max_image), and not fetched or failed for another reason
+	// (robots.txt, outside allowed_domains, HTTP error, not an image).
+	Images         int64 `json:"images"`
+	ImageBytes     int64 `json:"image_bytes"`
+	ImagesTooLarge int64 `json:"images_too_large"`
+	ImagesSkipped  int64 `json:"images_skipped"`
 }
 
 // Add accumulates o into s (Name is kept).
@@ -62,6 +70,10 @@ func (s *SiteStats) Add(o SiteStats) {
 	s.SkippedDecided += o.SkippedDecided
 	s.ArticleLinks += o.ArticleLinks
 	s.Queued += o.Queued
+	s.Images += o.Images
+	s.ImageBytes += o.ImageBytes
+	s.ImagesTooLarge += o.ImagesTooLarge
+	s.ImagesSkipped += o.ImagesSkipped
 }
 
 // RunStats converts s to the store's per-run counters.
@@ -117,6 +129,7 @@ type siteCounters struct {
 	skipDepth, skipLength, skipTrap, skipExt, skipDone atomic.Int64
 	skipLinkCap                                        atomic.Int64
 	articleLinks, queued                               atomic.Int64
+	images, imageBytes, imagesTooLarge, imagesSkipped  atomic.Int64
 	startOK, startFailed                               atomic.Int64 // start URLs fetched (2xx HTML) / not fetched this run
 
 	lastStartErr string // why the last start URL could not be fetched (under mu)
@@ -160,6 +173,7 @@ func (c *siteCounters) snapshot(site string) SiteStats {
 		SkippedDepth: c.skipDepth.Load(), SkippedURLLength: c.skipLength.Load(), SkippedTrap: c.skipTrap.Load(),
 		SkippedExtension: c.skipExt.Load(), SkippedDecided: c.skipDone.Load(), SkippedLinkCap: c.skipLinkCap.Load(),
 		ArticleLinks: c.articleLinks.Load(), Queued: c.queued.Load(),
+		Images: c.images.Load(), ImageBytes: c.imageBytes.Load(), ImagesTooLarge: c.imagesTooLarge.Load(), ImagesSkipped: c.imagesSkipped.Load(),
 	}
 	c.mu.Lock()
 	if len(c.errors) > 0 {

@@ -39,6 +39,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/keyfp"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/simhash"
@@ -273,6 +274,10 @@ type Fingerprint struct {
 	Prints       []winnow.Print
 	ContentWords int
 	packed       []uint64 // PackPrints(Prints)
+	// Image is the fingerprint of the page's lead image (imgfp), set by
+	// the caller that fetched it; the zero value when there is none. It is
+	// evidence only for texts too short to compare (Short).
+	Image imgfp.Fingerprint
 }
 
 // Empty reports whether the text had no words at all.
@@ -308,6 +313,11 @@ type Verdict struct {
 	// the share of its content words outside every shared passage.
 	PartialOf uint64
 	OwnShare  float64
+	// ImageSimilarity is the share of equal blocks of the article's lead
+	// image and Matched's (Reason "image": both texts too short to
+	// compare, the images agree on at least MinImageSimilarity of their
+	// blocks); 0 otherwise.
+	ImageSimilarity float64
 }
 
 // Entry is an indexed article: a cluster centre.
@@ -323,6 +333,10 @@ type Entry struct {
 	// of content words.
 	Prints       []uint64
 	ContentWords int
+	// Image is the lead image's fingerprint (zero: none); only entries
+	// whose text is too short to compare (fewer than MinSpots spots) are
+	// compared by it.
+	Image imgfp.Fingerprint
 }
 
 // Index finds candidate near-duplicates among indexed entries. PrefixIndex
@@ -362,6 +376,9 @@ type Engine struct {
 	spots spotsigs.Config
 	index Index
 	df    *docFreq
+	// images indexes the lead images of short-text entries (reason
+	// "image"); it is the engine's own, also over a shared Index.
+	images *imageIndex
 }
 
 // New returns an engine over opts.Index, or, when opts.Index is nil, over
@@ -404,7 +421,7 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return &Engine{seg: seg, lex: lex, opts: opts, spots: spots, index: idx, df: newDocFreq()}, nil
+	return &Engine{seg: seg, lex: lex, opts: opts, spots: spots, index: idx, df: newDocFreq(), images: newImageIndex(MinImageSimilarity)}, nil
 }
 
 // Options returns the engine's effective options.
@@ -673,6 +690,9 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 		}
 	}
 	if best == nil {
+		if iv, ok := e.decideImage(fp, len(cands)); ok {
+			return iv
+		}
 		return v
 	}
 	passages := sharedRuns(fp, best)
@@ -776,7 +796,9 @@ func (e *Engine) Add(id, cluster uint64, fp *Fingerprint) {
 	if fp.Empty() {
 		return // an empty text never joins or opens a cluster others can join
 	}
-	e.index.Add(e.entry(id, cluster, fp))
+	en := e.entry(id, cluster, fp)
+	e.index.Add(en)
+	e.addImage(en)
 	e.df.add(fp.Terms)
 }
 
@@ -786,11 +808,13 @@ func (e *Engine) AddMember(id, cluster uint64, fp *Fingerprint) {
 	if fp.Empty() || e.opts.CentresOnly {
 		return
 	}
-	e.index.Add(e.entry(id, cluster, fp))
+	en := e.entry(id, cluster, fp)
+	e.index.Add(en)
+	e.addImage(en)
 }
 
 func (e *Engine) entry(id, cluster uint64, fp *Fingerprint) Entry {
-	en := Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title}
+	en := Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title, Image: fp.Image}
 	if fp.packed != nil {
 		en.Prints, en.ContentWords = fp.packed, fp.ContentWords
 	}
@@ -816,6 +840,7 @@ func (e *Engine) Restore(en Entry) {
 		en.Cluster = en.ID
 	}
 	e.index.Add(en)
+	e.addImage(en)
 }
 
 // Len is the number of indexed cluster centres.

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -52,9 +53,6 @@ const (
 	// maxFooterLineRunes: a furniture keyword on a longer line with a
 	// single keyword is prose that mentions it.
 	maxFooterLineRunes = 40
-	// closeRunnerUp: a runner-up candidate outside the chosen content that
-	// scores at least this share of the best asks for the second opinion.
-	closeRunnerUp = 0.8
 	// minAgreement: two extractions whose character-bigram F1 reaches this
 	// chose the same block.
 	minAgreement = 0.5
@@ -172,6 +170,49 @@ func leadingPart(other, ours []string, title string) []string {
 			return other[start:i:i]
 		}
 		return nil
+	}
+	return nil
+}
+
+// trailingPart returns the prose lines of other that come just after the
+// last line of ours (an article that a figure or an advert cut in two),
+// up to furniture, a related-reading heading, a menu (two short lines
+// without punctuation in a row) or a line ours already holds, when they
+// hold at least minProseUnits of prose; nil otherwise.
+func trailingPart(other, ours []string) []string {
+	const uniqueRunes = 15
+	have := make(map[string]bool, len(ours))
+	for _, l := range ours {
+		have[l] = true
+	}
+	for j := len(ours) - 1; j >= 0; j-- {
+		if runeLen(ours[j]) < uniqueRunes {
+			continue
+		}
+		i := slices.Index(other, ours[j])
+		if i < 0 {
+			return nil
+		}
+		end, nav := i+1, 0
+		for k := i + 1; k < len(other); k++ {
+			l := other[k]
+			if isFurnitureLine(l) || isRelatedHeading(l) || have[l] || strings.Contains(l, "://") {
+				// (A line showing a URL is a link list: "Listen: http://…".)
+				break
+			}
+			if u, _ := unitsOf(l); u < maxNavLineUnits && !strings.ContainsAny(l, "。！？，.!?,") {
+				if nav++; nav >= 2 {
+					break
+				}
+				continue
+			}
+			nav = 0
+			end = k + 1
+		}
+		if proseUnits(other[i+1:end]) < minProseUnits {
+			return nil
+		}
+		return other[i+1 : end : end]
 	}
 	return nil
 }
@@ -341,7 +382,7 @@ func (e *Extractor) secondOpinion(pageURL string, page []byte) bodyResult {
 		return bodyResult{}
 	}
 	res := bodyResult{lines: renderReadability(ra.Node), method: MethodReadability}
-	sc := newScorer()
+	sc := newScorer(defaultTuning)
 	sc.measure(ra.Node, nil, false, 0)
 	if st := sc.stats[ra.Node]; st != nil {
 		res.contentUnits, res.contentLinkUnits, res.contentImages = st.units, st.linkUnits, st.images

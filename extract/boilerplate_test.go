@@ -118,3 +118,32 @@ func TestLeadingPart(t *testing.T) {
 		})
 	}
 }
+
+func TestTrailingPart(t *testing.T) {
+	ours := []string{"The city council voted on Tuesday to close the old harbour bridge for repairs.", "Council members said the repairs could not wait any longer."}
+	rest := "Engineers found cracks in two of the bridge's supports last month, the council said, and traffic will be diverted."
+	for _, tc := range []struct {
+		name  string
+		other []string
+		want  int // lines returned; -1 for nil
+	}{
+		{"end of an article cut by a figure", []string{ours[0], ours[1], "Courtesy of the city", rest, "Comments (12)"}, 2},
+		{"nothing after", []string{ours[0], ours[1]}, -1},
+		{"stops at a related heading", []string{ours[0], ours[1], "You may also like...", rest}, -1},
+		{"stops at a link list", []string{ours[0], ours[1], "Listen: http://example.com/p/615", rest}, -1},
+		{"stops at a menu", []string{ours[0], ours[1], "Home", "World", rest}, -1},
+		{"stops at a line we hold", []string{ours[0], ours[1], ours[0], rest}, -1},
+		{"our text absent", []string{rest}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := trailingPart(tc.other, ours)
+			n := len(got)
+			if got == nil {
+				n = -1
+			}
+			if n != tc.want {
+				t.Errorf("trailingPart = %q, want %d lines", got, tc.want)
+			}
+		})
+	}
+}

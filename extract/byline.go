@@ -14,7 +14,7 @@ var (
 	rxSource = regexp.MustCompile(`(?:来源|稿源|出处)\s*[:：]\s*[\[【(（]?\s*([^\s|｜/,，;；:：)）\]】\[【]{1,30})`)
 	rxEditor = regexp.MustCompile(`(?:责任编辑|责编|编辑)\s*[:：]\s*([^\s|｜,，;；:：)）\]】(（\[【]{1,20})`)
 	// rxAuthorField: "作者：张三 李四", "文/张三", "执笔人：…", "撰文：…".
-	rxAuthorField = regexp.MustCompile(`(?:作者|撰文|执笔人?|文)\s*[:：/]\s*([^\s|｜,，;；:：)）\]】(（\[【]{1,24}(?:\s+\([^)]{1,30}\))?(?:[ 　]+[\p{Han}·]{2,4}){0,5})`)
+	rxAuthorField = regexp.MustCompile(`(?:作者|撰文|执笔人?|文)\s*[:：/]\s*([^\s|｜,，;；:：)）\]】(（\[【]{1,24}(?:\s+\([^)]{1,30}\))?(?:[ 　]+[\p{Han}·]{1,4}){0,5})`)
 	// rxReporter: "本报记者 张三 李四", "新京报记者 彭冲 山东冠县报道",
 	// "本报记者罗科苏盈发自北京", "记者：张三"; the names are cut out of the
 	// captured run by bylineNames.
@@ -24,6 +24,16 @@ var (
 	rxByEnglish  = regexp.MustCompile(`^(?:By|BY|by)\s+([A-Z][\w.'-]+(?:\s+[A-Z][\w.'-]+){0,3})`)
 	// rxPostedBy: a forum or blog post's "ggjjzhzz 发表于 2005-9-15 11:46".
 	rxPostedBy = regexp.MustCompile(`^([\p{Han}\w.·-]{2,20})\s+发表于\s*(?:19|20)\d\d`)
+	// rxIssuer: 发文机关 is the author of an official document (公文的作者
+	// in Chinese records management) on government information pages; it
+	// names an organ, not a person.
+	rxIssuer = regexp.MustCompile(`发文机关\s*[:：]\s*(\p{Han}{2,30})(?:\s|$)`)
+	// rxLabelOnly: an author label alone on its line, its value on the next.
+	rxLabelOnly = regexp.MustCompile(`^(?:作者|发文机关)\s*[:：]\s*$`)
+	// rxPostedByBlog: a blog's "由海姑娘张贴 @ 2005-06-10 05:42:56".
+	rxPostedByBlog = regexp.MustCompile(`^由\s*([\p{Han}\w.·-]{2,20}?)\s*(?:张贴|发表|发布)\s*(?:@|于)?\s*(?:19|20)\d\d`)
+	// rxByAfterTime: a forum footer's "发布时间 2005/03/15 22:36:13 by duscha".
+	rxByAfterTime = regexp.MustCompile(`(?:19|20)\d\d\S*\s+\d{1,2}:\d\d(?::\d\d)?\s+(?:by|BY|By)\s+([\w.-]{2,30})`)
 	// rxBracketName: "[ 黄宇 ] 来源：[ 国际金融报 ]", the name before the
 	// source in a portal's header.
 	rxBracketName = regexp.MustCompile(`[\[【]\s*([\p{Han}·]{2,4}(?:\s+[\p{Han}·]{2,4}){0,3})\s*[\]】][^\p{Han}\w]{0,3}\s*(?:来源|出处)\s*[:：]`)
@@ -113,7 +123,22 @@ func cleanName(s string) string {
 			s = s[:i]
 		}
 	}
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "、", " ")), " ")
+	fs := strings.Fields(strings.ReplaceAll(s, "、", " "))
+	out := fs[:0]
+	for i := 0; i < len(fs); i++ {
+		f := fs[i]
+		if runeLen(f) == 1 && isHanName(f) {
+			// "赵 培": a surname spaced from its given name is one
+			// name; any other lone character is not a name.
+			if i+1 < len(fs) && runeLen(fs[i+1]) <= 2 && isHanName(fs[i+1]) {
+				out = append(out, f+fs[i+1])
+				i++
+			}
+			continue
+		}
+		out = append(out, f)
+	}
+	return strings.Join(out, " ")
 }
 
 // lineInfo locates the headline and the body inside the page's lines.
@@ -151,7 +176,13 @@ func (li lineInfo) isForeign(i int) bool { return i < len(li.foreign) && li.fore
 func findMeta(li lineInfo, art *Article, metaAuthor string) {
 	header := li.header()
 	body := li.body
-	edge := append(append([]string{}, firstN(body, 3)...), lastN(body, 3)...)
+	// The byline is looked for at the article's start (its first lines,
+	// then the lines from the headline), then at its end (its last lines,
+	// then the lines just after it): a reposted story keeps its reporters
+	// under the headline while the blog that reposts it adds
+	// "作者：poster" at the end.
+	head := firstN(body, headBodyLines)
+	tail := lastN(body, max(0, min(3, len(body)-len(head))))
 	for _, group := range [][]string{body, header} {
 		for _, l := range group {
 			if runeLen(l) > maxMetaLineRunes {
@@ -169,26 +200,23 @@ func findMeta(li lineInfo, art *Article, metaAuthor string) {
 			}
 		}
 	}
-	// The byline sits in the article's own header (between the headline
-	// and the body), at the edges of the body, or just after it.
-	for _, group := range [][]string{edge, header, li.footer()} {
+	for _, group := range [][]string{head, header, tail, li.footer()} {
 		if art.Author != "" {
 			break
 		}
-		for _, l := range group {
-			if a := authorFromLine(l); a != "" {
-				art.Author = a
-				break
-			}
-		}
+		art.Author = bylineIn(group)
 	}
-	if art.Author == "" && len(body) > 0 {
-		if m := rxTailByline.FindStringSubmatch(body[len(body)-1]); m != nil {
-			art.Author = bylineNames(m[1])
-		}
+	if art.Author == "" {
+		art.Author = tailByline(body)
 	}
 	if art.Author == "" {
 		art.Author = nameUnderHeadline(li)
+	}
+	if art.Author == "" {
+		art.Author = nameUnderBodyHeadline(body)
+	}
+	if art.Author == "" {
+		art.Author = issuer(li)
 	}
 	if art.Author == "" && metaAuthor != "" && looksLikePerson(metaAuthor) {
 		art.Author = metaAuthor
@@ -228,7 +256,7 @@ const footerLines = 3
 // footer returns the page lines just after the body, foreign regions
 // excluded.
 func (li lineInfo) footer() []string {
-	end := bodyEnd(li.page, li.body)
+	end := bodyEnd(li.page, li.body, li.bodyLine)
 	if end < 0 {
 		return nil
 	}
@@ -237,14 +265,16 @@ func (li lineInfo) footer() []string {
 
 // bodyEnd returns the index of the page line holding the last body line,
 // located through one of the last body lines long enough to be unique;
-// -1 when not found.
-func bodyEnd(page, body []string) int {
+// -1 when not found. The first occurrence from the body's start (from,
+// when known) is taken: a reply further down that quotes the article's
+// last line is not its end.
+func bodyEnd(page, body []string, from int) int {
 	const uniqueRunes = 15
 	for k := len(body) - 1; k >= 0 && k >= len(body)-5; k-- {
 		if runeLen(body[k]) < uniqueRunes {
 			continue
 		}
-		for i := len(page) - 1; i >= 0; i-- {
+		for i := max(0, from); i < len(page); i++ {
 			if page[i] == body[k] {
 				return min(len(page)-1, i+len(body)-1-k)
 			}
@@ -268,8 +298,115 @@ func nameUnderHeadline(li lineInfo) string {
 	return l
 }
 
+// issuer returns the 发文机关 of a government information page, labelled
+// in the document's metadata table (often above the headline, the label
+// and its value in two cells); "" when the page has none.
+func issuer(li lineInfo) string {
+	for i, l := range li.page {
+		if li.isForeign(i) || !strings.Contains(l, "发文机关") || runeLen(l) > maxMetaLineRunes {
+			continue
+		}
+		if rxLabelOnly.MatchString(l) && i+1 < len(li.page) {
+			l += li.page[i+1]
+		}
+		if m := rxIssuer.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// tailByline returns the names of a "（记者 胡晓蓉）" closing the text: on
+// its last line, or on the last line before the 责任编辑/来源 lines that
+// follow it.
+func tailByline(body []string) string {
+	for k := len(body) - 1; k >= 0 && k >= len(body)-3; k-- {
+		// (Trailing no-break spaces of the HTML would hide the closing
+		// bracket from the anchored pattern.)
+		l := strings.TrimSpace(body[k])
+		if m := rxTailByline.FindStringSubmatchIndex(l); m != nil {
+			// Above the meta lines, the bracket must close a sentence or
+			// name a reporter: "…加西亚(肥仔)" is a nickname in prose.
+			prev, _ := utf8.DecodeLastRuneInString(l[:m[0]])
+			if k == len(body)-1 || m[0] == 0 || strings.ContainsRune("。！？!?”\"", prev) || strings.Contains(l[m[0]:], "记者") {
+				return bylineNames(l[m[2]:m[3]])
+			}
+		}
+		if !rxMetaLine.MatchString(l) {
+			break
+		}
+	}
+	return ""
+}
+
+// bylineIn returns the byline of the first line of group that holds one;
+// reporter lines that follow it directly ("本报实习生 刘国栋 周炜" /
+// "本报记者 王燕平 方云凤") add their names.
+func bylineIn(group []string) string {
+	for i, l := range group {
+		a := authorFromLine(l)
+		if a == "" && i+1 < len(group) && rxLabelOnly.MatchString(l) {
+			// "发文机关：" and its value in two table cells.
+			a = authorFromLine(l + group[i+1])
+		}
+		if a == "" {
+			continue
+		}
+		for _, next := range group[i+1:] {
+			if !rxReporter.MatchString(next) {
+				break
+			}
+			more := authorFromLine(next)
+			if more == "" {
+				break
+			}
+			a += " " + more
+		}
+		return a
+	}
+	return ""
+}
+
+// maxHeadlineRunes bounds a line taken for a headline by
+// nameUnderBodyHeadline.
+const maxHeadlineRunes = 40
+
+// nameUnderBodyHeadline returns the names on one of the first body lines
+// when the line before it is a headline ("路是人走出来的(下)" / "胡平",
+// "…的再就业" / "赵延东、风笑天"): pages whose <title> is the site's name,
+// so the headline is found only as the body's first line. Each name has
+// 2-4 Han characters; "" otherwise.
+func nameUnderBodyHeadline(body []string) string {
+	for k := 1; k < min(3, len(body)); k++ {
+		prev := strings.TrimSpace(body[k-1])
+		if n := runeLen(prev); n < 4 || n > maxHeadlineRunes || strings.ContainsAny(prev, "。，,；;：:！!") {
+			continue
+		}
+		l := strings.TrimSpace(body[k])
+		if runeLen(l) > 4*maxNamesUnder+maxNamesUnder || notNames[l] || rxBoilerLine.MatchString(l) || rxUILine.MatchString(l) || isFurnitureLine(l) {
+			continue
+		}
+		names := strings.FieldsFunc(l, func(r rune) bool { return r == '、' || r == ' ' || r == '\u3000' })
+		ok := len(names) > 0 && len(names) <= maxNamesUnder
+		for _, n := range names {
+			if c := runeLen(n); c < 2 || c > 4 || !isHanName(n) || notNames[n] {
+				ok = false
+			}
+		}
+		if ok {
+			return strings.Join(names, " ")
+		}
+	}
+	return ""
+}
+
+// maxNamesUnder is the most co-authors on a name line under a headline.
+const maxNamesUnder = 3
+
 // notNames are short lines under a headline that are not bylines.
-var notNames = map[string]bool{"正文": true, "摘要": true, "简介": true, "导读": true, "编者按": true, "核心提示": true, "提要": true, "内容提要": true, "图片": true, "视频": true, "专题": true, "评论": true, "社论": true, "快讯": true, "独家": true, "原创": true, "转载": true}
+var notNames = map[string]bool{"正文": true, "摘要": true, "简介": true, "导读": true, "编者按": true, "核心提示": true, "提要": true, "内容提要": true, "图片": true, "视频": true, "专题": true, "评论": true, "社论": true, "快讯": true, "独家": true, "原创": true, "转载": true,
+	// Navigation links that can stand alone under a headline.
+	"目录": true, "返目录": true, "回目录": true, "返回": true, "返回目录": true, "返回首页": true, "首页": true, "上一篇": true, "下一篇": true, "上一页": true, "下一页": true, "回顶部": true}
 
 // accountWords mark an author field as an organisation or a self-media
 // account rather than a person.
@@ -283,6 +420,10 @@ func isAccountName(s string) bool {
 	}
 	return false
 }
+
+// headBodyLines is how many of the first body lines are searched for a
+// byline before the lines around the headline.
+const headBodyLines = 5
 
 // headerLines is how many page lines from the headline are searched for
 // the byline; maxMetaLineRunes bounds a metadata line (longer lines are
@@ -352,8 +493,10 @@ func authorFromLine1(l string) string {
 	if m := rxByEnglish.FindStringSubmatch(l); m != nil {
 		return m[1]
 	}
-	if m := rxPostedBy.FindStringSubmatch(l); m != nil {
-		return m[1]
+	for _, rx := range []*regexp.Regexp{rxPostedBy, rxPostedByBlog, rxByAfterTime} {
+		if m := rx.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
 	}
 	if m := rxBracketName.FindStringSubmatch(l); m != nil {
 		return strings.Join(strings.Fields(m[1]), " ")

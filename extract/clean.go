@@ -36,9 +36,9 @@ var relatedHeadings = []string{
 }
 
 // trimHeading strips decoration around a heading's text: 【相关阅读】,
-// 相关阅读：, >> 相关新闻.
+// 相关阅读：, >> 相关新闻, "You may also like...".
 func trimHeading(s string) string {
-	return strings.Trim(strings.TrimSpace(s), " \u3000:：【】[]〖〗<>《》>»·•■□◆◇▲△▼●○★☆-—_|｜()（）")
+	return strings.Trim(strings.TrimSpace(s), " \u3000:：【】[]〖〗<>《》>»·•■□◆◇▲△▼●○★☆-—_|｜()（）.…")
 }
 
 // relatedPrefixes start the headings of link lists: "More from Wired",
@@ -130,7 +130,7 @@ func removeRelatedBlocks(sc *scorer, root *html.Node) {
 			switch {
 			case st.units == 0,
 				st.links > 0 && (s.DataAtom == atom.Ul || s.DataAtom == atom.Ol || s.DataAtom == atom.Dl || s.DataAtom == atom.Table),
-				st.links > 0 && st.linkDensity() >= linkBlockDensity:
+				st.links > 0 && st.linkDensity() >= sc.t.LinkBlockDensity:
 				drop = append(drop, s)
 				continue
 			}
@@ -182,10 +182,6 @@ func firstElement(n *html.Node) *html.Node {
 
 // Boilerplate inside a chosen container.
 const (
-	// linkBlockDensity: a block inside the article whose text is mostly
-	// links (Readability's cleanConditionally drops blocks with link
-	// density > 0.5 when they are short; 0.5 is kept here).
-	linkBlockDensity = 0.5
 	// minLinkBlockLinks: a single link inside the text is prose.
 	minLinkBlockLinks = 2
 )
@@ -199,7 +195,7 @@ func cleanContainer(sc *scorer, root *html.Node, total int) {
 	walk = func(n *html.Node, depth int) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
-			if c.Type == html.ElementNode && dropInside(sc, c, total) {
+			if c.Type == html.ElementNode && dropInside(sc, c, total) && !(c.DataAtom == atom.H1 && proseBefore1(sc, root, c)) {
 				n.RemoveChild(c)
 			} else if c.Type == html.ElementNode && depth < maxRenderDepth {
 				walk(c, depth+1)
@@ -208,6 +204,30 @@ func cleanContainer(sc *scorer, root *html.Node, total int) {
 		}
 	}
 	walk(root, 0)
+}
+
+// minProseBeforeHeading is how many text units (about 20 Chinese
+// characters) must precede an <h1> inside the article for it to be a
+// section heading rather than the headline.
+const minProseBeforeHeading = 60
+
+// proseBefore1 reports whether at least minProseBeforeHeading text units
+// precede n inside root: an <h1> after the article's first paragraphs is a
+// section heading (editors that style every heading as <h1>), while the
+// headline comes first.
+func proseBefore1(sc *scorer, root, n *html.Node) bool {
+	units := 0
+	for x := n; x != nil && x != root; x = x.Parent {
+		for p := x.PrevSibling; p != nil; p = p.PrevSibling {
+			if st := sc.stats[p]; st != nil {
+				units += st.units - st.linkUnits
+			}
+			if units >= minProseBeforeHeading {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func dropInside(sc *scorer, n *html.Node, total int) bool {
@@ -222,20 +242,36 @@ func dropInside(sc *scorer, n *html.Node, total int) bool {
 		return true
 	}
 	if s.units*2 < total {
-		if v := lowerNames(n); v != "" && boilerplateNames.match(v) {
+		if v := lowerNames(n); v != "" && boilerplateNames.match(v) && !embedNames.match(v) {
 			return true
 		}
 	}
-	if s.links >= minLinkBlockLinks && s.linkDensity() > linkBlockDensity && s.units*2 < total {
+	if s.links >= minLinkBlockLinks && s.linkDensity() > sc.t.LinkBlockDensity && s.units*2 < total {
 		return true
 	}
-	return false
+	return isLinkParagraph(n, s)
+}
+
+// maxLinkParagraphUnits bounds a link paragraph (about 30 Chinese
+// characters, a headline).
+const maxLinkParagraphUnits = 3 * maxItemHeadingUnits
+
+// isLinkParagraph reports a short paragraph that is all link text (at
+// least minLinkItemShare): a headline pointing to another story ("SEAN
+// SPICER ELIMINATED FROM …", 相关新闻 links set as paragraphs), not article
+// text. A paragraph showing a URL is a citation and stays.
+func isLinkParagraph(n *html.Node, s *nodeStats) bool {
+	if n.DataAtom != atom.P || s.units == 0 || s.units > maxLinkParagraphUnits || float64(s.linkUnits) < minLinkItemShare*float64(s.units) {
+		return false
+	}
+	t := textOf(n)
+	return !strings.Contains(t, "://") && !strings.Contains(t, "www.")
 }
 
 // Line filters applied to the rendered text.
 var (
 	// rxBoilerLine matches whole lines that are page furniture.
-	rxBoilerLine = regexp.MustCompile(`^(?:点击(?:进入|查看|阅读|这里|观看)[^。！？]{0,30}|返回搜狐[，,]?\s*查看更多|查看更多|点击查看更多|我要评论|发表评论|我要纠错|【?纠错】?|打印本页|打印|关闭窗口|关闭|分享到[:：]?.*|收藏本文|责任编辑[:：]?\s*$|正文已结束.*|\[?返回首页\]?|上一页|下一页|返回顶部|扫一扫.*|用微信扫描.*|本文已影响\d+人|Copyright\s*©.*|©.*版权所有.*|版权所有.*|免责声明[:：].*|版权声明[:：].*|Advertisement|ADVERTISEMENT|Share this article|Share on .*|Sign up for .*)$`)
+	rxBoilerLine = regexp.MustCompile(`^(?:点击(?:进入|查看|阅读|这里|观看)[^。！？]{0,30}|返回搜狐[，,]?\s*查看更多|查看更多|点击查看更多|我要评论|发表评论|我要纠错|【?纠错】?|打印本页|打印|关闭窗口|关闭|分享到[:：]?.*|收藏本文|责任编辑[:：]?\s*$|正文已结束.*|\[?返回首页\]?|上一页|下一页|返回顶部|扫一扫.*|用微信扫描.*|本文已影响\d+人|Copyright\s*©.*|©.*版权所有.*|版权所有.*|免责声明[:：].*|版权声明[:：].*|Advertisement|ADVERTISEMENT|Advert|广告|Share this article|Share (?:this )?on .*|Share this:?|Sign up for .*)$`)
 	// rxTrailingFurniture is furniture glued to the end of the last line.
 	rxTrailingFurniture = regexp.MustCompile(`(?:我要评论|\[我要纠错\]|【纠错】|返回搜狐[，,]?\s*查看更多|\(?点击查看更多\)?)$`)
 	// rxMetaLine: a line that is only a source or editor note,

@@ -50,6 +50,10 @@ func TestLineFilters(t *testing.T) {
 		"正文第二段，内容。我要评论",
 		"反侵权公告：",
 		"未经许可不得转载。",
+		"Advert",
+		"广告",
+		"Share this on WhatsApp",
+		"Share this:",
 	}
 	got := e.cleanLines(in, &Article{Title: "标题"})
 	want := []string{"正文第一段，内容。", "正文第二段，内容。"}

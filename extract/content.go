@@ -32,10 +32,9 @@ const (
 	maxLengthBonus = 3
 	// ancestorLevels is how many ancestors receive a paragraph's score.
 	ancestorLevels = 5
-	// siblingScoreShare and minSiblingScore: Readability's sibling
-	// threshold max(10, 20% of the top score).
-	siblingScoreShare = 0.2
-	minSiblingScore   = 10
+	// minSiblingScore: Readability's sibling threshold is max(10,
+	// Tuning.SiblingScoreShare of the top score).
+	minSiblingScore = 10
 	// positiveClassFactor and negativeClassFactor scale a candidate whose
 	// class/id looks like a body or like boilerplate. Readability adds a
 	// fixed +/-25, which outweighs a whole short Chinese article (a
@@ -205,7 +204,7 @@ func isUnlikely(n *html.Node) bool {
 		return false
 	}
 	match := lowerNames(n)
-	if match == "" || !unlikelyNames.match(match) || maybeNames.match(match) {
+	if match == "" || !unlikelyNames.match(match) || maybeNames.match(match) || embedNames.match(match) {
 		return false
 	}
 	for p, i := n.Parent, 0; p != nil && i < 3; p, i = p.Parent, i+1 {
@@ -218,11 +217,14 @@ func isUnlikely(n *html.Node) bool {
 
 // scorer computes statistics for every element of a (pruned) document.
 type scorer struct {
+	t     Tuning
 	stats map[*html.Node]*nodeStats
 	order []*html.Node // elements in document order (for deterministic ties)
 }
 
-func newScorer() *scorer { return &scorer{stats: make(map[*html.Node]*nodeStats, 1024)} }
+func newScorer(t Tuning) *scorer {
+	return &scorer{t: t, stats: make(map[*html.Node]*nodeStats, 1024)}
+}
 
 func (sc *scorer) get(n *html.Node) *nodeStats {
 	s := sc.stats[n]
@@ -518,7 +520,7 @@ func (sc *scorer) withCousins(top *html.Node, nodes []*html.Node) []*html.Node {
 	for i := 0; i < cousinLevels && root.Parent != nil && root.Parent.Type == html.ElementNode && root.Parent.DataAtom != atom.Body; i++ {
 		root = root.Parent
 	}
-	threshold := math.Max(minSiblingScore, sc.finalScore(top)*siblingScoreShare)
+	threshold := math.Max(minSiblingScore, sc.finalScore(top)*sc.t.SiblingScoreShare)
 	chosen := map[*html.Node]bool{}
 	for _, n := range nodes {
 		chosen[n] = true
@@ -532,7 +534,7 @@ func (sc *scorer) withCousins(top *html.Node, nodes []*html.Node) []*html.Node {
 			return
 		}
 		if n != top && n.Type == html.ElementNode && n.DataAtom == top.DataAtom && attr(n, "class") == class {
-			if st := sc.stats[n]; st != nil && st.scored && sc.finalScore(n) >= threshold && st.linkDensity() <= linkBlockDensity {
+			if st := sc.stats[n]; st != nil && st.scored && sc.finalScore(n) >= threshold && st.linkDensity() <= sc.t.LinkBlockDensity {
 				out = append(out, n)
 				added = true
 				return
@@ -564,7 +566,7 @@ func (sc *scorer) withSiblings(top *html.Node) []*html.Node {
 		return []*html.Node{top}
 	}
 	topScore := sc.finalScore(top)
-	threshold := math.Max(minSiblingScore, topScore*siblingScoreShare)
+	threshold := math.Max(minSiblingScore, topScore*sc.t.SiblingScoreShare)
 	topClass := attr(top, "class")
 	var out []*html.Node
 	for c := top.Parent.FirstChild; c != nil; c = c.NextSibling {
@@ -581,7 +583,7 @@ func (sc *scorer) withSiblings(top *html.Node) []*html.Node {
 		}
 		bonus := 0.0
 		if topClass != "" && attr(c, "class") == topClass {
-			bonus = topScore * siblingScoreShare
+			bonus = topScore * sc.t.SiblingScoreShare
 		}
 		if s.scored && sc.finalScore(c)+bonus >= threshold && !noCandidateAtoms[c.DataAtom] {
 			out = append(out, c)
@@ -604,7 +606,7 @@ func (sc *scorer) withSiblings(top *html.Node) []*html.Node {
 // related links, comments) or opening with a related-reading heading; such
 // siblings are never merged into the article.
 func isBoilerplateBlock(n *html.Node) bool {
-	if v := lowerNames(n); v != "" && boilerplateNames.match(v) {
+	if v := lowerNames(n); v != "" && boilerplateNames.match(v) && !embedNames.match(v) {
 		return true
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {

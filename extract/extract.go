@@ -70,6 +70,12 @@ type Article struct {
 	// SecondOpinion is "" when go-readability was not asked, else one of
 	// the SecondOpinion* values.
 	SecondOpinion string
+	// LeadImage is the absolute http(s) URL of the article's lead image:
+	// the og:image / twitter:image <meta>, else the first <img> of the
+	// article block that is not an icon, a logo or a tracking pixel
+	// (declared sides of at least 100 pixels, no such word in its name).
+	// Empty when there is none; data: URLs and SVG are never reported.
+	LeadImage string
 }
 
 // Method values.
@@ -97,6 +103,9 @@ type Options struct {
 	// default: the reprint-web truth counts such lines as body text, and
 	// keeping them measured better (docs/THRESHOLDS.md).
 	StripMetaLines bool
+	// Tuning overrides the thresholds the evaluation fits; its zero
+	// fields take the defaults.
+	Tuning Tuning
 	// ExpectArticle says the page is known to be an article (the site's
 	// article_url matched it). A short text is then kept even when the
 	// container holds more link text than prose (a brief with keyword
@@ -111,6 +120,7 @@ type Options struct {
 // concurrent use. Use one Extractor per site.
 type Extractor struct {
 	opts     Options
+	tuning   Tuning // opts.Tuning with the defaults filled in
 	remove   []cascadia.Selector
 	bodySel  cascadia.Selector
 	titleSel cascadia.Selector
@@ -120,7 +130,11 @@ type Extractor struct {
 
 // New compiles the selectors of opts.
 func New(opts Options) (*Extractor, error) {
-	e := &Extractor{opts: opts, history: newLineHistory()}
+	t, err := opts.Tuning.resolve()
+	if err != nil {
+		return nil, err
+	}
+	e := &Extractor{opts: opts, tuning: t, history: newLineHistory()}
 	for _, s := range opts.Remove {
 		sel, err := cascadia.Compile(s)
 		if err != nil {
@@ -156,6 +170,16 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extract: parse html: %w", err)
 	}
+	return e.ExtractParsed(pageURL, page, doc)
+}
+
+// ExtractParsed is Extract on doc, the tree html.Parse made of page (an
+// evaluation parses a page once and extracts copies of the tree many
+// times). doc is modified; page is still read by the second opinion.
+func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (*Article, error) {
+	if len(page) > MaxInputBytes {
+		return nil, fmt.Errorf("extract: page of %d bytes exceeds the %d-byte limit", len(page), MaxInputBytes)
+	}
 	e.removeSelected(doc)
 	meta := collectMeta(doc)
 	art := &Article{Title: chooseTitle(meta)}
@@ -173,6 +197,9 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 
 	res := e.body(doc, pageURL)
 	art.Method = res.method
+	if art.LeadImage = resolveImage(pageURL, meta.image); art.LeadImage == "" {
+		art.LeadImage = resolveImage(pageURL, res.leadImage)
+	}
 	lines := e.cleanLines(res.lines, art)
 	if res.method == MethodDensity {
 		var err error
@@ -254,7 +281,7 @@ func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyR
 	if reason == "" {
 		reason = e.furnitureReason(site, lines)
 	}
-	if reason == "" && res.runnerUp < closeRunnerUp && !proseLead {
+	if reason == "" && res.runnerUp < e.tuning.CloseRunnerUp && !proseLead {
 		return lines, nil
 	}
 	// Readability merges a footer that follows the posts into the body;
@@ -269,9 +296,12 @@ func (e *Extractor) decide(pageURL string, page []byte, art *Article, res *bodyR
 		float64(second.contentLinkUnits) <= maxListLinkDensity*float64(second.contentUnits) && leadingPart(rd, lines, art.Title) != nil:
 		// Our block was the later part of a split article; the second
 		// opinion's lines before it are its start. What follows our last
-		// line in the second opinion (comments, more links) is not taken.
+		// line in the second opinion is taken only while it is prose
+		// (trailingPart: comments, link lists and menus end it).
 		art.SecondOpinion = SecondOpinionExtended
 		ext := append(leadingPart(rd, lines, art.Title), lines...)
+		// A figure or an advert may also have cut the article's end off.
+		ext = append(ext, trailingPart(rd, lines)...)
 		res.lines = ext
 		return ext, nil
 	case agree && reason == "":
@@ -305,6 +335,8 @@ type bodyResult struct {
 	// runnerUp is the score of the best candidate outside the chosen
 	// content relative to the best candidate's (0 when none).
 	runnerUp float64
+	// leadImage is the first photo <img> of the chosen content, as written.
+	leadImage string
 }
 
 // body finds the article body and renders it as lines.
@@ -312,17 +344,17 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 	if e.bodySel != nil {
 		if n := cascadia.Query(doc, e.bodySel); n != nil {
 			prune(n, 0)
-			return bodyResult{lines: renderLines(n), method: MethodSelector}
+			return bodyResult{lines: renderLines(n), method: MethodSelector, leadImage: firstLeadImage([]*html.Node{n})}
 		}
 	}
 	prune(doc, 0)
 	if e.opts.Engine == EngineReadability {
 		return readabilityBody(doc, pageURL)
 	}
-	sc := newScorer()
+	sc := newScorer(e.tuning)
 	sc.measure(doc, nil, false, 0)
 	removeUnlikely(sc, doc, sc.stats[doc].units, 0)
-	sc = newScorer()
+	sc = newScorer(e.tuning)
 	sc.measure(doc, nil, false, 0)
 	sc.scoreParagraphs(doc)
 	ds := sc.stats[doc]
@@ -349,6 +381,7 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 			res.contentLinkUnits -= l
 		}
 	}
+	res.leadImage = firstLeadImage(nodes)
 	for _, n := range nodes {
 		cleanContainer(sc, n, res.contentUnits)
 		res.lines = append(res.lines, renderLines(n)...)

@@ -3,6 +3,7 @@ package extract_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -298,6 +299,27 @@ func TestExpectArticle(t *testing.T) {
 				if strings.Contains(a.Text, s) {
 					t.Errorf("text has %q: %q", s, a.Text)
 				}
+			}
+		})
+	}
+}
+
+func TestNewRejectsBadTuning(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		t    extract.Tuning
+		ok   bool
+	}{
+		{"zero takes the defaults", extract.Tuning{}, true},
+		{"in range", extract.Tuning{LinkBlockDensity: 0.4, SiblingScoreShare: 1, CloseRunnerUp: 0.7}, true},
+		{"negative", extract.Tuning{LinkBlockDensity: -0.1}, false},
+		{"above one", extract.Tuning{SiblingScoreShare: 1.5}, false},
+		{"NaN", extract.Tuning{CloseRunnerUp: math.NaN()}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := extract.New(extract.Options{Tuning: tc.t})
+			if (err == nil) != tc.ok {
+				t.Errorf("New(%+v) error %v, want ok=%v", tc.t, err, tc.ok)
 			}
 		})
 	}

@@ -32,6 +32,7 @@ type goldenResult struct {
 	Editor      string `json:"editor,omitempty"`
 	Method      string `json:"method,omitempty"`
 	Second      string `json:"second_opinion,omitempty"`
+	LeadImage   string `json:"lead_image,omitempty"`
 	Error       string `json:"error,omitempty"`
 }
 
@@ -68,6 +69,7 @@ func TestGolden(t *testing.T) {
 			default:
 				checkInvariants(t, dec.Body, art)
 				got.Title, got.Text, got.Source, got.Author, got.Editor, got.Method, got.Second = art.Title, art.Text, art.Source, art.Author, art.Editor, art.Method, art.SecondOpinion
+				got.LeadImage = art.LeadImage
 				if !art.PublishedAt.IsZero() {
 					got.PublishedAt = art.PublishedAt.Format(time.RFC3339)
 				}

@@ -26,6 +26,8 @@ type pageMeta struct {
 	author     string   // <meta name=author>
 	hasOGVideo bool
 	ogType     string
+	image      string // og:image / twitter:image, as written
+	imageRank  int    // imageMetas rank of image (0: none)
 }
 
 // publishTimeMetas are <meta> names/properties that carry the publish time
@@ -83,6 +85,9 @@ func collectMeta(doc *html.Node) pageMeta {
 					m.ogType = strings.ToLower(content)
 				case "og:video", "og:video:url":
 					m.hasOGVideo = true
+				}
+				if img, r := metaImage(key, content); img != "" && (m.imageRank == 0 || r < m.imageRank) && isPhotoURL(img) {
+					m.image, m.imageRank = img, r
 				}
 				if r, ok := publishTimeMetas[key]; ok && r < pubRank {
 					if _, ok := parseTime(content); ok {

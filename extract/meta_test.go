@@ -70,17 +70,22 @@ func TestChooseTitle(t *testing.T) {
 
 func TestBylines(t *testing.T) {
 	tests := map[string]string{
-		"光明日报记者 王建宏 张文攀":                  "王建宏 张文攀",
-		"新京报记者 彭冲 山东冠县报道":                 "彭冲",
-		"本报记者罗科苏盈发自北京":                    "罗科苏盈",
-		"作者：宋怡 杨志华":                       "宋怡 杨志华",
-		"02日14:25 作者： 赵婕 出自[人民文学出版社]":     "赵婕",
-		"By Jane Doe, Staff Writer":       "Jane Doe",
-		"条件差但省了房租，公寓太挤没法安家记者探访":           "",
-		"今天天气很好。":                         "",
-		"本报实习生 刘国栋 周炜 本报记者 王燕平 方云凤 柏建斌":   "刘国栋 周炜 王燕平 方云凤 柏建斌",
-		"富士Z300套装仅售1389元作者:陈伟飞技术和时尚的无缝结合": "",
-		"作者：size=\"20\"":                  "",
+		"光明日报记者 王建宏 张文攀":                                   "王建宏 张文攀",
+		"新京报记者 彭冲 山东冠县报道":                                  "彭冲",
+		"本报记者罗科苏盈发自北京":                                     "罗科苏盈",
+		"作者：宋怡 杨志华":                                        "宋怡 杨志华",
+		"02日14:25 作者： 赵婕 出自[人民文学出版社]":                      "赵婕",
+		"By Jane Doe, Staff Writer":                        "Jane Doe",
+		"条件差但省了房租，公寓太挤没法安家记者探访":                            "",
+		"今天天气很好。":                                          "",
+		"本报实习生 刘国栋 周炜 本报记者 王燕平 方云凤 柏建斌":                    "刘国栋 周炜 王燕平 方云凤 柏建斌",
+		"富士Z300套装仅售1389元作者:陈伟飞技术和时尚的无缝结合":                  "",
+		"作者：size=\"20\"":                                   "",
+		"作者: 赵 培：北京物资学院，北京":                                "赵培",
+		"作者：张三 李四 著":                                       "张三 李四",
+		"由海姑娘张贴 @ 2005-06-10 05:42:56 (290)":               "海姑娘",
+		"〓 网易娱乐 明星话题 发布时间 2005/03/15 22:36:13 by duscha 〓": "duscha",
+		"他说 by the way 这很好":                                "",
 	}
 	for in, want := range tests {
 		got := authorFromLine(in)
@@ -98,7 +103,7 @@ func TestBylines(t *testing.T) {
 }
 
 func TestRelatedHeading(t *testing.T) {
-	for s, want := range map[string]bool{"相关阅读": true, "【相关新闻】": true, "相关阅读：": true, ">> 延伸阅读": true, "Related": true, "相关阅读：温家宝亲笔给灾区小学生回信": false, "正文": false} {
+	for s, want := range map[string]bool{"相关阅读": true, "【相关新闻】": true, "相关阅读：": true, ">> 延伸阅读": true, "Related": true, "You may also like...": true, "相关阅读…": true, "相关阅读：温家宝亲笔给灾区小学生回信": false, "正文": false} {
 		if got := isRelatedHeading(s); got != want {
 			t.Errorf("isRelatedHeading(%q) = %v", s, got)
 		}
@@ -150,6 +155,7 @@ func TestAuthorIsNotASource(t *testing.T) {
 		{"person", "作者：张三", "张三", ""},
 		{"name under headline", "李四", "李四", ""},
 		{"column label under headline", "导读", "", ""},
+		{"navigation link under headline", "返目录", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			page := []string{"标题是这样的一句话", tc.header, "正文第一段，内容足够长，讲了一件事情的来龙去脉。"}
@@ -158,6 +164,37 @@ func TestAuthorIsNotASource(t *testing.T) {
 			findMeta(li, a, "")
 			if a.Author != tc.wantAuthor || a.Source != tc.wantSource {
 				t.Errorf("author %q source %q, want %q %q", a.Author, a.Source, tc.wantAuthor, tc.wantSource)
+			}
+		})
+	}
+}
+
+// TestBylineShapes runs findMeta on the byline shapes of pages whose
+// header the headline search does not find, or whose end carries the
+// byline of a repost.
+func TestBylineShapes(t *testing.T) {
+	prose := "正文第一段，内容足够长，讲了一件事情的来龙去脉。"
+	for _, tc := range []struct {
+		name       string
+		page       []string
+		titleLine  int
+		bodyFrom   int
+		wantAuthor string
+	}{
+		{"reporters on two lines before a repost's poster", []string{"某某的博客", "拆房屡出命案", "本报实习生 刘国栋 周炜", "本报记者 王燕平 方云凤", prose, prose + "二", "- 作者： 流泉 访问统计： 2005年08月30日"}, 0, 1, "刘国栋 周炜 王燕平 方云凤"},
+		{"names under a headline that starts the body", []string{"网站首页", "社会资本与下岗职工的再就业", "赵延东、风笑天", prose}, -1, 1, "赵延东 风笑天"},
+		{"a subtitle under the headline is no name", []string{"网站首页", "社会资本与下岗职工的再就业", "导读", prose}, -1, 1, ""},
+		{"a sentence before a short line is no headline", []string{"网站首页", "他说，事情是这样的", "张三", prose}, -1, 1, ""},
+		{"tail byline above the editor line", []string{"标题是这样的一句话", prose, "推动云南工业高质量发展。（记者 胡晓蓉）\u00a0", "责任编辑：孙重远"}, 0, 1, "胡晓蓉"},
+		{"nickname in prose above the source line", []string{"标题是这样的一句话", prose, "双方首发：索顿，埃文斯，加西亚(肥仔)", "（来源：中国新闻网）"}, 0, 1, ""},
+		{"issuer label and value in two cells", []string{"吉林省人民政府关于某事的通告", "发文机关：", "吉林省人民政府", "成文日期：", prose}, 0, 4, "吉林省人民政府"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			li := lineInfo{page: tc.page, body: tc.page[tc.bodyFrom:], titleLine: tc.titleLine, bodyLine: tc.bodyFrom}
+			a := &Article{}
+			findMeta(li, a, "")
+			if a.Author != tc.wantAuthor {
+				t.Errorf("author %q, want %q", a.Author, tc.wantAuthor)
 			}
 		})
 	}

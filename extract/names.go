@@ -66,9 +66,13 @@ var (
 	unlikelyNames   = newPattern([]string{"-ad-", "ai2html", "banner", "breadcrumbs", "combx", "comment", "community", "cover-wrap", "disqus", "extra", "footer", "gdpr", "header", "legends", "menu", "related", "remark", "replies", "rss", "shoutbox", "sidebar", "skyscraper", "social", "sponsor", "supplemental", "ad-break", "agegate", "pagination", "pager", "popup", "yom-remote", "gentie", "pinglun", "xgyd", "xgxw", "tuijian", "recommend"}, "tie")
 	maybeNames      = newPattern([]string{"and", "article", "body", "column", "content", "main", "mathjax", "shadow"})
 	commentBoxNames = newPattern([]string{"comment", "replies", "remark", "disqus", "gentie", "pinglun"}, "tie")
+	// embedNames mark a post embedded in the article (a tweet, an
+	// Instagram post: "social-media-embed", "embed-twitter"): quoted
+	// content, even when the wrapper's other names say social or media.
+	embedNames = newPattern(nil, "embed", "embedded")
 	// boilerplateNames are blocks that are never article text even inside
 	// the article container (matched as whole words).
-	boilerplateNames = newPattern(nil, "share", "sharing", "social", "comment", "comments", "related", "relate", "recommend", "tuijian", "xgyd", "xgxw", "toolbar", "tool", "tools", "print", "author-info", "copyright", "statement", "disclaimer", "ad", "ads", "advert", "adv", "gg", "guanggao", "banner", "qrcode", "erweima", "tag", "tags", "keywords", "pager", "pagination", "breadcrumb", "nav", "menu", "footer", "header", "byline", "dateline", "meta", "info", "caption", "pic-info", "picinfo", "pictext", "img-desc", "imgdesc", "editor-info", "subscribe", "subscription", "newsletter", "promo", "follow", "like", "hot", "rank", "more",
+	boilerplateNames = newPattern(nil, "share", "sharing", "social", "comment", "comments", "related", "relate", "recommend", "tuijian", "xgyd", "xgxw", "toolbar", "tool", "tools", "print", "author-info", "copyright", "statement", "disclaimer", "ad", "ads", "advert", "adv", "gg", "guanggao", "banner", "qrcode", "erweima", "tag", "tags", "keywords", "pager", "pagination", "breadcrumb", "nav", "menu", "footer", "header", "byline", "dateline", "meta", "info", "caption", "pic-info", "picinfo", "pictext", "img-desc", "imgdesc", "editor-info", "subscribe", "subscription", "newsletter", "promo", "cta", "donate", "donation", "follow", "like", "hot", "rank", "more",
 		// MediaWiki's maintenance and navigation boxes (本条目需要补充更多来源 …).
 		"metadata", "ambox", "mbox", "navbox", "noprint", "hatnote")
 )

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"strconv"
 	"strings"
 )
 
@@ -165,3 +166,34 @@ func (f Fingerprint) validate() error {
 	}
 	return nil
 }
+
+// Parse reads a fingerprint written by String ("COLSxROWS:BLOCKS") and
+// checks it; "" parses as the zero Fingerprint (no image).
+func Parse(s string) (Fingerprint, error) {
+	if s == "" {
+		return Fingerprint{}, nil
+	}
+	var f Fingerprint
+	grid, blocks, ok := strings.Cut(s, ":")
+	if !ok {
+		return Fingerprint{}, fmt.Errorf("%w: %q has no ':'", ErrMalformed, s)
+	}
+	cols, rows, ok := strings.Cut(grid, "x")
+	if !ok {
+		return Fingerprint{}, fmt.Errorf("%w: grid %q", ErrMalformed, grid)
+	}
+	var err1, err2 error
+	f.Cols, err1 = strconv.Atoi(cols)
+	f.Rows, err2 = strconv.Atoi(rows)
+	if err1 != nil || err2 != nil || f.Cols > MaxBlocks || f.Rows > MaxBlocks {
+		return Fingerprint{}, fmt.Errorf("%w: grid %q", ErrMalformed, grid)
+	}
+	f.Blocks = blocks
+	if err := f.validate(); err != nil {
+		return Fingerprint{}, err
+	}
+	return f, nil
+}
+
+// IsZero reports whether f is the zero Fingerprint (no image).
+func (f Fingerprint) IsZero() bool { return f.Cols == 0 && f.Rows == 0 && f.Blocks == "" }

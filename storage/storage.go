@@ -30,6 +30,9 @@ var (
 	ErrAlreadyDecided = errors.New("url already decided")
 	// ErrNotFound: no record with that key.
 	ErrNotFound = errors.New("not found")
+	// ErrNoStore: a reading open found no store (an empty database or
+	// schema, a missing file); nothing was created.
+	ErrNoStore = errors.New("no newscrawl store")
 	// ErrSchemaTooNew: the store was written by a newer version of the program.
 	ErrSchemaTooNew = errors.New("store schema is newer than this program supports")
 	// ErrLocked: another process holds the store's run lock.
@@ -96,6 +99,10 @@ type Fingerprint struct {
 	Simhash   uint64
 	Signature []uint64 // SpotSigs signature: sorted spot hashes, repeats kept (a multiset)
 	Length    int      // number of tokens the signature was built from
+	// Image is the lead image's colour-block fingerprint in imgfp's
+	// "COLSxROWS:BLOCKS" form, kept for articles whose text is too short
+	// to compare (photo pages); "" when none.
+	Image string
 }
 
 // Duplicate is the verdict for a page dropped as a near-duplicate of a stored article.
@@ -125,6 +132,11 @@ type Duplicate struct {
 	// duplicate as a member of its cluster and rebuilds that index from
 	// DuplicateFingerprints at start-up.
 	Signature []uint64
+	// Image is the page's lead-image fingerprint (as Fingerprint.Image)
+	// and ImageSimilarity the share of its blocks equal to the matched
+	// page's (Reason "image"); "" and 0 otherwise.
+	Image           string
+	ImageSimilarity float64
 	// Merges are clusters this duplicate bridges (dedup.Verdict.Merged):
 	// in the same transaction every article and duplicate of these
 	// clusters moves to Cluster, which must then be set. Stores do not
@@ -218,7 +230,11 @@ type FrontierItem struct {
 // Frontier is the persisted queue of URLs to fetch. Push ignores URLs already
 // queued in the current crawl and URLs already decided in any run: article
 // URLs with a final outcome (Stored, Duplicate) and URLs whose recorded error
-// is permanent (Page.Permanent). Push returns how many items it added.
+// is permanent (Page.Permanent). Push returns how many items it added. A
+// pending URL pushed again at a smaller depth takes that depth and referer
+// (keeping its place in the queue): processes sharing a frontier do not pop
+// in breadth-first order, and a URL first queued through a long path must
+// not lose its links to max_depth.
 // Done removes an item after its page was committed (or its failure recorded);
 // Done on a URL that is not queued is a no-op, so that it can be retried.
 // A crawl that ends with an empty frontier calls Reset so that the next run

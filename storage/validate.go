@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/newsdedup/newscrawl/imgfp"
 )
 
 // Time limits. Stores keep times as Unix nanoseconds in an int64, which spans
@@ -83,8 +85,8 @@ func (c *Commit) Validate() error {
 		if a.Fingerprint.Length < 0 {
 			return fmt.Errorf("%w: negative fingerprint length %d", ErrInvalid, a.Fingerprint.Length)
 		}
-		if a.Cluster < 0 {
-			return fmt.Errorf("%w: negative cluster %d", ErrInvalid, a.Cluster)
+		if err := validClusterImage(p.URL, a.Cluster, a.Fingerprint.Image, 0); err != nil {
+			return err
 		}
 		if err := validUTF8("article", p.URL, a.Title, a.Text, a.Source, a.Author, a.Editor); err != nil {
 			return err
@@ -109,8 +111,8 @@ func (c *Commit) Validate() error {
 		if d.DupOf <= 0 {
 			return fmt.Errorf("%w: duplicate %s has dup_of %d", ErrInvalid, p.URL, d.DupOf)
 		}
-		if d.Cluster < 0 {
-			return fmt.Errorf("%w: negative cluster %d", ErrInvalid, d.Cluster)
+		if err := validClusterImage(p.URL, d.Cluster, d.Image, d.ImageSimilarity); err != nil {
+			return err
 		}
 		if len(d.Merges) > 0 && d.Cluster == 0 {
 			return fmt.Errorf("%w: duplicate %s merges clusters but names no cluster", ErrInvalid, p.URL)
@@ -138,6 +140,21 @@ func (c *Commit) Validate() error {
 		}
 	default:
 		return fmt.Errorf("%w: unknown outcome %q for %s", ErrInvalid, p.Outcome, p.URL)
+	}
+	return nil
+}
+
+// validClusterImage checks a cluster id (>= 0), a lead-image fingerprint
+// (imgfp's form, "" for none) and its similarity, in [0, 1].
+func validClusterImage(url string, cluster int64, fp string, sim float64) error {
+	if cluster < 0 {
+		return fmt.Errorf("%w: negative cluster %d", ErrInvalid, cluster)
+	}
+	if _, err := imgfp.Parse(fp); err != nil {
+		return fmt.Errorf("%w: %s: lead image fingerprint: %w", ErrInvalid, url, err)
+	}
+	if !(sim >= 0 && sim <= 1) {
+		return fmt.Errorf("%w: %s: lead image similarity %v outside [0, 1]", ErrInvalid, url, sim)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/internal/dataset"
 
+	"github.com/newsdedup/newscrawl/internal/evalimages"
 	"github.com/newsdedup/newscrawl/internal/evalmethods"
 	"github.com/newsdedup/newscrawl/winnow"
 )
@@ -174,5 +175,23 @@ func cmdEvalAntecedents(ctx context.Context, args []string, stdout, stderr io.Wr
 	if _, err := evalmethods.Figure4(ctx, seg, []evalmethods.Set{web, robust}, *plots, stdout); err != nil {
 		return fmt.Errorf("eval antecedents: %w", err)
 	}
+	return nil
+}
+
+// cmdEvalImages measures the lead-image fingerprint on generated pictures.
+func cmdEvalImages(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, _ := evalFlagSet("eval images", stderr)
+	photos := fs.Int("photos", 20, "photos drawn per template (3 templates)")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if *photos < 2 {
+		return usagef("eval images: --photos must be at least 2")
+	}
+	r, err := evalimages.Measure(*photos)
+	if err != nil {
+		return fmt.Errorf("eval images: %w", err)
+	}
+	evalimages.Print(stdout, r)
 	return nil
 }

@@ -23,8 +23,12 @@ const (
 	// at all (every host unreachable, every start page failing): an outage,
 	// not a success, for cron.
 	ExitNothingFetched = 4
-	ExitInterrupted    = 130 // stopped by SIGINT (128 + 2)
-	ExitTerminated     = 143 // stopped by SIGTERM (128 + 15)
+	// ExitNoStore: no store this program can use at --db: none yet (a
+	// reading command on an empty database or a missing file), or one
+	// written by a newer program. Nothing was created or written.
+	ExitNoStore     = 5
+	ExitInterrupted = 130 // stopped by SIGINT (128 + 2)
+	ExitTerminated  = 143 // stopped by SIGTERM (128 + 15)
 )
 
 // usageError marks errors caused by how the command was called.
@@ -71,6 +75,8 @@ func exitCode(name string, err, cause error, stderr io.Writer, sig os.Signal) in
 		return ExitLocked
 	case errors.Is(err, errNothingFetched):
 		return ExitNothingFetched
+	case errors.Is(err, storage.ErrNoStore), errors.Is(err, storage.ErrSchemaTooNew):
+		return ExitNoStore
 	}
 	return ExitFailure
 }

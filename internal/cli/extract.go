@@ -34,6 +34,7 @@ type extractOutput struct {
 	Editor        string `json:"editor,omitempty"`
 	Method        string `json:"method"`
 	SecondOpinion string `json:"second_opinion,omitempty"`
+	LeadImage     string `json:"lead_image,omitempty"`
 	Charset       string `json:"charset"`
 	CharsetFrom   string `json:"charset_from"`
 }
@@ -115,7 +116,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	out := extractOutput{
 		Title: art.Title, Text: art.Text, Source: art.Source, Author: art.Author, Editor: art.Editor,
-		Method: art.Method, SecondOpinion: art.SecondOpinion, Charset: dec.Charset, CharsetFrom: dec.Source,
+		Method: art.Method, SecondOpinion: art.SecondOpinion, LeadImage: art.LeadImage, Charset: dec.Charset, CharsetFrom: dec.Source,
 	}
 	if !art.PublishedAt.IsZero() {
 		out.PublishedAt = art.PublishedAt.Format(time.RFC3339)

@@ -11,7 +11,9 @@ import (
 const exitCodesHelp = `Exit codes: 0 done (page errors are counted, not fatal); 1 failure (storage, I/O);
 2 bad flags or invalid config; 3 another crawl holds the store's lock;
 4 the crawl could fetch nothing at all (every host unreachable, every start
-page failing); 130 interrupted by SIGINT (143 for SIGTERM).`
+page failing); 5 no store at --db to read (run crawl, import or migrate
+first) or one written by a newer program; 130 interrupted by SIGINT (143
+for SIGTERM).`
 
 // doc is a command's help: what it does and an example.
 type doc struct {

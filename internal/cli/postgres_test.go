@@ -3,7 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
-	"github.com/newsdedup/newscrawl/storage/postgres/pgtest"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -14,8 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/newsdedup/newscrawl/internal/sample"
 	"github.com/newsdedup/newscrawl/storage/postgres"
+	"github.com/newsdedup/newscrawl/storage/postgres/pgtest"
 )
 
 // samplePostgres writes the sample store (internal/sample) into a fresh
@@ -147,5 +150,77 @@ func TestCrawlRedisFlag(t *testing.T) {
 				t.Errorf("the store %s was created", db)
 			}
 		})
+	}
+}
+
+// TestReadCommandsNoStore: the reading commands on a PostgreSQL schema
+// without a store, or with one written by a newer program, fail with
+// ExitNoStore and a message saying what to do, and write nothing (the
+// empty schema stays empty; the newer one keeps its version).
+func TestReadCommandsNoStore(t *testing.T) {
+	ctx := context.Background()
+	commands := []struct {
+		name string
+		args func(db string) []string
+	}{
+		{"export", func(db string) []string { return []string{"export", "--db", db} }},
+		{"explain", func(db string) []string { return []string{"explain", "--db", db, "https://www.sohu.com/a/200"} }},
+		{"report", func(db string) []string {
+			return []string{"report", "--db", db, "--out", filepath.Join(t.TempDir(), "r.html")}
+		}},
+		{"serve", func(db string) []string { return []string{"serve", "--db", db, "--addr", "127.0.0.1:0"} }},
+	}
+	stores := []struct {
+		name    string
+		version int // schema_version written before; 0: an empty schema
+		want    string
+	}{
+		{"empty schema", 0, "no newscrawl store at postgres://"},
+		{"newer schema", postgres.SchemaVersion + 1, "newer than this program supports"},
+	}
+	for _, st := range stores {
+		for _, c := range commands {
+			t.Run(st.name+"/"+c.name, func(t *testing.T) {
+				db, schema := pgtest.Schema(t, "nc_cli_")
+				conn, err := pgx.Connect(ctx, db)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close(ctx)
+				if st.version > 0 {
+					if _, err := conn.Exec(ctx, fmt.Sprintf(`CREATE TABLE schema_version (one BOOLEAN PRIMARY KEY DEFAULT true, version INTEGER NOT NULL);
+						INSERT INTO schema_version(version) VALUES (%d)`, st.version)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				done := make(chan result, 1)
+				go func() { done <- runMain(c.args(db)...) }()
+				var r result
+				select {
+				case r = <-done:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("%s still running after 10 s: it opened the schema as a store", c.name)
+				}
+				if r.code != ExitNoStore || !strings.Contains(r.stderr, st.want) {
+					t.Fatalf("exit %d, want %d and %q: %s", r.code, ExitNoStore, st.want, r.stderr)
+				}
+				if st.version == 0 && !strings.Contains(r.stderr, "(run crawl, import or migrate first)") {
+					t.Errorf("no hint what to do: %s", r.stderr)
+				}
+				var tables int
+				if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_tables WHERE schemaname = $1`, schema).Scan(&tables); err != nil {
+					t.Fatal(err)
+				}
+				if want := min(st.version, 1); tables != want {
+					t.Errorf("%s left %d tables in the schema, want %d", c.name, tables, want)
+				}
+				if st.version > 0 {
+					var v int
+					if err := conn.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != st.version {
+						t.Errorf("schema version %d (%v), want %d", v, err, st.version)
+					}
+				}
+			})
+		}
 	}
 }

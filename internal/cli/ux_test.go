@@ -165,8 +165,8 @@ func TestReportCommand(t *testing.T) {
 	if err != nil || !bytes.Contains(b, []byte(`<figure id="jaccard">`)) {
 		t.Fatalf("report: %v", err)
 	}
-	if r := runMain("report", "--db", filepath.Join(t.TempDir(), "missing.db")); r.code != ExitFailure {
-		t.Errorf("missing store: exit %d", r.code)
+	if r := runMain("report", "--db", filepath.Join(t.TempDir(), "missing.db")); r.code != ExitNoStore || !strings.Contains(r.stderr, "no newscrawl store at") {
+		t.Errorf("missing store: exit %d: %s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(out), "missing.db")); err == nil {
 		t.Error("report created a store")

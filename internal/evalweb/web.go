@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,7 +27,6 @@ import (
 	"github.com/newsdedup/newscrawl/internal/pipeline"
 	"github.com/newsdedup/newscrawl/internal/textfmt"
 	"github.com/newsdedup/newscrawl/storage"
-	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 // The bench server's default ports, one per site of the split.
@@ -37,11 +37,15 @@ const (
 
 // Config configures Run.
 type Config struct {
-	Shared   string        // the shared data directory
-	SiteFile string        // site file of the bench web (configs/bench-dev.yaml)
-	OutDir   string        // directory for the store, the export and the scores
-	Reuse    bool          // skip the crawl: re-cluster the texts of the previous crawl's store in OutDir
-	Engine   dedup.Options // engine settings of the re-clustering (see evaldedup.Methods)
+	Shared   string // the shared data directory
+	SiteFile string // site file of the bench web (configs/bench-dev.yaml)
+	OutDir   string // directory for the store, the export and the scores
+	// DB is the store to crawl into and read: a SQLite path or a
+	// postgres:// URL (pipeline.OpenStore), which must hold no store yet
+	// unless Reuse. Empty: OutDir/bench-dev.db, replaced by every crawl.
+	DB     string
+	Reuse  bool          // skip the crawl: re-cluster the texts of the previous crawl's store in OutDir
+	Engine dedup.Options // engine settings of the re-clustering (see evaldedup.Methods)
 	// Status receives the server build's output and the start-up lines;
 	// Progress, when set, is called every 10 s of the crawl.
 	Status   io.Writer
@@ -77,14 +81,26 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	if c.Status == nil {
 		c.Status = io.Discard
 	}
-	db := filepath.Join(c.OutDir, "bench-dev.db")
+	db := c.DB
+	if db == "" {
+		db = filepath.Join(c.OutDir, "bench-dev.db")
+		if !c.Reuse {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(db + suffix)
+			}
+		}
+	} else if !c.Reuse {
+		if err := checkNoStore(ctx, db); err != nil {
+			return nil, err
+		}
+	}
 	rep := &Report{SiteFile: c.SiteFile}
 	if !c.Reuse {
 		if err := crawl(ctx, c, db, rep); err != nil {
 			return nil, err
 		}
 	}
-	store, err := sqlite.Open(ctx, db)
+	store, err := pipeline.OpenExisting(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -116,9 +132,6 @@ func crawl(ctx context.Context, c Config, db string, rep *Report) error {
 		return err
 	}
 	defer srv.Stop()
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		os.Remove(db + suffix)
-	}
 	cfg.Storage = db
 	cfg.Dedup.KeepDuplicateText = true // the baselines re-cluster every fetched text
 	log := slog.New(slog.NewTextHandler(c.Status, &slog.HandlerOptions{Level: slog.LevelError}))
@@ -137,6 +150,22 @@ func crawl(ctx context.Context, c Config, db string, rep *Report) error {
 		rep.Special.Retries += s.Retries
 	}
 	return nil
+}
+
+// checkNoStore refuses a --db that already holds a store: the crawl's
+// figures are those of a crawl into an empty store, and the eval never
+// deletes a store it was given.
+func checkNoStore(ctx context.Context, db string) error {
+	store, err := pipeline.OpenExisting(ctx, db)
+	if errors.Is(err, storage.ErrNoStore) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	store.Close()
+	return fmt.Errorf("%w: %s holds a store: eval web crawls into an empty one (a new database, schema (?search_path=) or file), or reads it with --reuse",
+		storage.ErrInvalid, pipeline.StoreName(db))
 }
 
 // scoreCrawl exports the crawled store, reads its page records and scores

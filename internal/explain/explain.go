@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/internal/passages"
 	"github.com/newsdedup/newscrawl/storage"
 )
@@ -38,6 +39,7 @@ type Thresholds struct {
 	MinTitleOverlap       float64
 	MinContainmentJaccard float64
 	ShortJaccard          float64
+	MinImageSimilarity    float64
 }
 
 // Default returns dedup's default thresholds.
@@ -45,7 +47,7 @@ func Default() Thresholds {
 	return Thresholds{
 		Hamming: dedup.DefaultHamming, Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment,
 		MinTitleOverlap: dedup.MinTitleOverlap, MinContainmentJaccard: dedup.MinContainmentJaccard,
-		ShortJaccard: dedup.ShortJaccard,
+		ShortJaccard: dedup.ShortJaccard, MinImageSimilarity: dedup.MinImageSimilarity,
 	}
 }
 
@@ -68,6 +70,10 @@ type Explanation struct {
 	// TextKept reports whether the duplicate's text is in the store
 	// (dedup.keep_duplicate_text).
 	TextKept bool
+	// MatchedImage is the lead-image fingerprint of the page an "image"
+	// verdict matched: the original's, or the cluster member's with the
+	// same image evidence ("" when neither kept one).
+	MatchedImage string
 }
 
 // Explain builds the explanation of url (a canonical URL as stored).
@@ -99,6 +105,11 @@ func Explain(ctx context.Context, s Store, url string, th Thresholds) (*Explanat
 		}
 		e.Duplicate, e.Original, cluster = d, &o, d.Cluster
 		e.TitleOverlap = TitleOverlap(d.Title, o.Title)
+		if d.Reason == "image" {
+			if e.MatchedImage, err = matchedImage(ctx, s, d, o); err != nil {
+				return nil, err
+			}
+		}
 		if d.Text != "" {
 			e.TextKept = true
 			e.Shared = passages.Shared(d.Text, o.Text)
@@ -109,6 +120,35 @@ func Explain(ctx context.Context, s Store, url string, th Thresholds) (*Explanat
 	}
 	e.Members, err = members(ctx, s, cluster)
 	return e, err
+}
+
+// matchedImage returns the lead image, among the original's and those of
+// the other duplicates of d's cluster, most similar to d's (the store does
+// not record which member an image verdict matched).
+func matchedImage(ctx context.Context, s Store, d *storage.Duplicate, o storage.Article) (string, error) {
+	mine, err := imgfp.Parse(d.Image)
+	if err != nil || mine.IsZero() {
+		return "", nil
+	}
+	best, bestSim := "", -1.0
+	consider := func(img string) {
+		if fp, err := imgfp.Parse(img); err == nil && !fp.IsZero() {
+			if sim, err := imgfp.Similarity(mine, fp); err == nil && sim > bestSim {
+				best, bestSim = img, sim
+			}
+		}
+	}
+	consider(o.Fingerprint.Image)
+	err = s.Duplicates(ctx, func(m storage.Duplicate) error {
+		if m.Cluster == d.Cluster && m.URL != d.URL {
+			consider(m.Image)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("explain: %w", err)
+	}
+	return best, nil
 }
 
 func findDuplicate(ctx context.Context, s Store, url string) (*storage.Duplicate, error) {
@@ -190,6 +230,7 @@ func Write(w io.Writer, e *Explanation) error {
 		fmt.Fprintf(&b, "  spotsigs containment      %.3f (brief when >= %.2f and jaccard >= %.2f or title overlap >= %.2f)\n",
 			d.Containment, th.Containment, th.MinContainmentJaccard, th.MinTitleOverlap)
 		fmt.Fprintf(&b, "  title overlap             %.3f (%q vs %q)\n", e.TitleOverlap, d.Title, o.Title)
+		writeImageEvidence(&b, e)
 		if !e.TextKept {
 			fmt.Fprintf(&b, "shared passages: the duplicate's text was not kept (set dedup.keep_duplicate_text: true to keep it)\n")
 			break
@@ -207,6 +248,28 @@ func Write(w io.Writer, e *Explanation) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeImageEvidence prints the lead-image evidence of a duplicate whose
+// text was too short to compare (reason "image"), or the duplicate's
+// lead image when it had one.
+func writeImageEvidence(b *strings.Builder, e *Explanation) {
+	d := e.Duplicate
+	switch {
+	case d.Reason == "image":
+		fmt.Fprintf(b, "  lead image blocks equal   %.3f (duplicate when both texts are too short to compare and >= %.2f)\n",
+			d.ImageSimilarity, e.Thresholds.MinImageSimilarity)
+		fmt.Fprintf(b, "  lead image fingerprints   %s\n                            %s (matched page)\n", d.Image, orNone(e.MatchedImage))
+	case d.Image != "":
+		fmt.Fprintf(b, "  lead image fingerprint    %s (not needed: the text decided)\n", d.Image)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(not recorded)"
+	}
+	return s
 }
 
 func orUnknown(s string) string {

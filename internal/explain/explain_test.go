@@ -33,6 +33,12 @@ func store(t *testing.T, keepText bool) storage.Store {
 		{Page: pg("http://d/1", storage.OutcomeDuplicate), Duplicate: &storage.Duplicate{URL: "http://d/1", Site: "sina", RunID: 1,
 			DupOf: 1, Distance: 2, Jaccard: 0.41, Containment: 0.93, Reason: "jaccard", Title: "国务院召开常务会议部署稳就业",
 			FetchedAt: at, Simhash: 3, Signature: []uint64{1}}},
+		{Page: pg("http://p/1", storage.OutcomeStored), Article: &storage.Article{URL: "http://p/1", Site: "sina", RunID: 1,
+			Title: "东湖冰景", Text: "图为东湖。", FetchedAt: at, ContentHash: "01",
+			Fingerprint: storage.Fingerprint{Simhash: 5, Signature: []uint64{9}, Length: 2, Image: "2x2:CCGG"}}},
+		{Page: pg("http://p/2", storage.OutcomeDuplicate), Duplicate: &storage.Duplicate{URL: "http://p/2", Site: "sina", RunID: 1,
+			DupOf: 2, Distance: 20, Reason: "image", Title: "东湖", FetchedAt: at, Simhash: 6, Signature: []uint64{8},
+			Image: "2x2:CCGY", ImageSimilarity: 0.75}},
 		{Page: storage.Page{URL: "http://e/1", Site: "sina", RunID: 1, Outcome: storage.OutcomeError, Status: 404,
 			ErrKind: "http_404", Err: "not found", Permanent: true, FetchedAt: at}},
 	}
@@ -59,6 +65,8 @@ func TestExplain(t *testing.T) {
 			"jaccard          0.410", "containment      0.930", "« 新华社北京11月20日电国务院今天召开常务会议，部署进一步稳定就业的措施。 »", "cluster:  1, 2 member(s)"}},
 		{"duplicate without text", false, "http://d/1", nil, []string{"was not kept", "title overlap"}},
 		{"stored", false, "http://a/1", nil, []string{"stored as article 1", "2 member(s)"}},
+		{"photo page dropped on its lead image", false, "http://p/2", nil, []string{"reason image", "lead image blocks equal   0.750",
+			"2x2:CCGY", "2x2:CCGG (matched page)", "duplicate when both texts are too short to compare and >= 0.95"}},
 		{"error page", false, "http://e/1", nil, []string{"http_404: not found"}},
 		{"unknown url", false, "http://x/1", storage.ErrNotFound, nil},
 	} {

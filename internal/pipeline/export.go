@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/newsdedup/newscrawl/internal/export"
 	"github.com/newsdedup/newscrawl/internal/warcexport"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/postgres"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
@@ -111,14 +114,26 @@ func ExportFile(ctx context.Context, db, out string, o ExportOptions) (int, erro
 }
 
 // OpenExisting opens the store db names for the reading commands (export,
-// report, serve, explain): a postgres:// URL opens the shared PostgreSQL
-// store (see OpenStore); anything else is a SQLite file, which must exist
-// (a missing file is an error, never a new store) and is opened read-only.
+// report, serve, explain, the evals' reads), read-only: a postgres:// URL
+// opens the shared PostgreSQL store (postgres.ReadOnly: an empty schema is
+// never given one); anything else is a SQLite file, which must exist. No
+// store there is an error wrapping storage.ErrNoStore that says to run
+// crawl, import or migrate first.
 func OpenExisting(ctx context.Context, db string) (storage.Store, error) {
+	noStore := fmt.Errorf("%w at %s (run crawl, import or migrate first)", storage.ErrNoStore, StoreName(db))
 	if IsPostgres(db) {
-		return OpenStore(ctx, db)
+		s, err := postgres.Open(ctx, db, postgres.ReadOnly())
+		if errors.Is(err, storage.ErrNoStore) {
+			return nil, noStore
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
-	if _, err := os.Stat(db); err != nil {
+	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
+		return nil, noStore
+	} else if err != nil {
 		return nil, err
 	}
 	s, err := sqlite.Open(ctx, db, sqlite.ReadOnly())

@@ -39,6 +39,7 @@ type Processor struct {
 	extractors map[string]*extract.Extractor // by site name
 	keepDupTxt bool
 	keepRaw    bool // fetch.keep_raw: the store is a storage.RawStore
+	leadImages bool // fetch.lead_images: fingerprint the lead image of short-text pages
 	log        *slog.Logger
 	now        func() time.Time
 
@@ -161,7 +162,7 @@ func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, lo
 		maxBody = config.DefaultMaxBody
 	}
 	p := &Processor{store: store, engine: eng, extractors: map[string]*extract.Extractor{},
-		keepDupTxt: cfg.Dedup.KeepDuplicateText, keepRaw: cfg.Fetch.KeepRaw, log: log, now: time.Now,
+		keepDupTxt: cfg.Dedup.KeepDuplicateText, keepRaw: cfg.Fetch.KeepRaw, leadImages: cfg.Fetch.LeadImages, log: log, now: time.Now,
 		workSize: extractPages * int64(maxBody)}
 	p.work = semaphore.NewWeighted(p.workSize)
 	if _, ok := store.(storage.RawStore); p.keepRaw && !ok {
@@ -211,6 +212,9 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		return p.commit(ctx, &storage.Commit{Page: page})
 	}
 	release() // deciding waits for the lock: the next page may be extracted meanwhile
+	if err := p.leadImage(ctx, r, art, fp); err != nil {
+		return "", err
+	}
 	return p.decideAndCommit(ctx, page, art, fp, p.rawOf(r))
 }
 
@@ -231,59 +235,92 @@ func (p *Processor) rawOf(r *crawler.Response) *storage.RawResponse {
 	return &storage.RawResponse{Status: r.Status, Proto: "HTTP/1.1", Header: h, Body: r.Body}
 }
 
-func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint, raw *storage.RawResponse) (out storage.Outcome, rerr error) {
+func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint, raw *storage.RawResponse) (storage.Outcome, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	commitOf := func(v dedup.Verdict) *storage.Commit { return p.commitOf(page, art, fp, raw, v) }
 	if p.shared != nil {
-		release, err := p.shared.begin(ctx, p.engine)
+		v, c, err := p.shared.decide(ctx, p.engine, fp, commitOf)
+		if errors.Is(err, storage.ErrAlreadyDecided) {
+			return p.decidedBefore(ctx, page.URL)
+		}
 		if err != nil {
 			return "", err
 		}
-		defer release()
-		defer func() {
-			if err := p.shared.end(ctx); err != nil && rerr == nil {
-				out, rerr = "", fmt.Errorf("after deciding %s: %w", page.URL, err)
-			}
-		}()
+		p.index(c, v, fp)
+		if err := p.shared.indexErr(); err != nil {
+			return "", fmt.Errorf("after deciding %s: %w", page.URL, err)
+		}
+		return c.Page.Outcome, nil
 	}
 	v := p.engine.Decide(fp)
-	if err := p.shared.indexErr(); err != nil {
-		return "", fmt.Errorf("deciding %s: %w", page.URL, err)
-	}
+	c := commitOf(v)
 	if v.Duplicate {
 		centre, err := p.store.Article(ctx, int64(v.DupOf))
 		if err != nil {
 			return "", fmt.Errorf("duplicate of article %d: %w", v.DupOf, err)
 		}
+		c.Duplicate.DupOfURL = centre.URL
+	}
+	err := p.store.Commit(ctx, c)
+	if errors.Is(err, storage.ErrAlreadyDecided) {
+		return p.decidedBefore(ctx, page.URL)
+	}
+	if err != nil {
+		return "", err // the store's error names the URL
+	}
+	p.index(c, v, fp)
+	return c.Page.Outcome, nil
+}
+
+// commitOf is the commit of page's verdict v: a stored article or a
+// duplicate of v.DupOf (its URL left for the store to fill in).
+func (p *Processor) commitOf(page storage.Page, art *extract.Article, fp *dedup.Fingerprint, raw *storage.RawResponse, v dedup.Verdict) *storage.Commit {
+	if v.Duplicate {
 		page.Outcome = storage.OutcomeDuplicate
 		d := &storage.Duplicate{
-			URL: page.URL, Site: page.Site, RunID: page.RunID, DupOf: centre.ID, DupOfURL: centre.URL,
+			URL: page.URL, Site: page.Site, RunID: page.RunID, DupOf: int64(v.DupOf),
 			Cluster: int64(v.Cluster), Merges: toInt64s(v.Merged), Distance: v.Distance, Jaccard: v.Jaccard, Containment: v.Containment, Reason: v.Reason,
 			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
 			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
+			Image: imageString(fp.Image), ImageSimilarity: v.ImageSimilarity,
 		}
 		if p.keepDupTxt {
 			d.Text = art.Text
 		}
-		out, err := p.commit(ctx, &storage.Commit{Page: page, Duplicate: d})
-		if err == nil && out == storage.OutcomeDuplicate {
-			p.engine.MergeClusters(v.Cluster, v.Merged)
-			p.engine.AddMember(MemberID(d.URL), v.Cluster, fp)
-		}
-		return out, err
+		return &storage.Commit{Page: page, Duplicate: d}
 	}
 	page.Outcome = storage.OutcomeStored
 	a := &storage.Article{
 		URL: page.URL, Site: page.Site, RunID: page.RunID, Title: art.Title, Text: art.Text,
 		PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author, Editor: art.Editor,
 		FetchedAt: page.FetchedAt, ContentHash: hex.EncodeToString(fp.Hash[:]),
-		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words},
+		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words, Image: imageString(fp.Image)},
 	}
-	out, err := p.commit(ctx, &storage.Commit{Page: page, Article: a, Terms: fp.Terms, Raw: raw})
-	if err == nil && out == storage.OutcomeStored {
-		p.engine.Add(uint64(a.ID), uint64(a.Cluster), fp)
+	return &storage.Commit{Page: page, Article: a, Terms: fp.Terms, Raw: raw}
+}
+
+// index adds a written commit of verdict v to the engine: a stored article
+// as a cluster centre, a duplicate as a member (after its merges).
+func (p *Processor) index(c *storage.Commit, v dedup.Verdict, fp *dedup.Fingerprint) {
+	switch {
+	case c.Article != nil:
+		p.engine.Add(uint64(c.Article.ID), uint64(c.Article.Cluster), fp)
+	case c.Duplicate != nil:
+		p.engine.MergeClusters(v.Cluster, v.Merged)
+		p.engine.AddMember(MemberID(c.Duplicate.URL), v.Cluster, fp)
 	}
-	return out, err
+}
+
+// decidedBefore is the outcome of a URL whose commit found it decided by
+// an earlier (possibly interrupted) attempt or another process: its first
+// verdict stands, and this one is not indexed.
+func (p *Processor) decidedBefore(ctx context.Context, url string) (storage.Outcome, error) {
+	o, _, err := p.store.Decided(ctx, url)
+	if err != nil {
+		return "", err
+	}
+	return o, nil
 }
 
 // commit writes one outcome; a URL decided by an earlier (possibly
@@ -291,11 +328,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 func (p *Processor) commit(ctx context.Context, c *storage.Commit) (storage.Outcome, error) {
 	err := p.store.Commit(ctx, c)
 	if errors.Is(err, storage.ErrAlreadyDecided) {
-		o, _, derr := p.store.Decided(ctx, c.Page.URL)
-		if derr != nil {
-			return "", derr
-		}
-		return o, nil
+		return p.decidedBefore(ctx, c.Page.URL)
 	}
 	if err != nil {
 		return "", err // the store's error names the URL

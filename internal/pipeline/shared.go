@@ -7,28 +7,36 @@ import (
 
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/dedup/redisindex"
+	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/postgres"
 )
 
 // sharedDecisions keeps one process's engine in step with the decisions of
-// every process writing a shared store (storage/postgres): each decision
-// runs under the store's fleet-wide decision lock, after the engine has
-// indexed what other processes committed since its cursor. Without it two
+// every process writing a shared store (storage/postgres). Decisions are
+// optimistic: the engine indexes what other processes committed since its
+// cursor and decides without any fleet lock; the commit then takes the
+// fleet's decision lock, reads what others committed meanwhile (usually
+// nothing or a few entries), re-checks the verdict against only those
+// (dedup.Engine.Stale), decides again in the rare case they change it, and
+// writes (postgres.Store.CommitDecision). Without the re-check two
 // processes that fetch a story and its reprint at the same moment would
 // both store them.
 type sharedDecisions struct {
 	store  *postgres.Store
 	cursor postgres.Cursor
+	// decided, when set (tests), is called after each optimistic decision,
+	// before its commit takes the decision lock.
+	decided func()
 	// index, when set, is the engine's index shared in Redis
-	// (dedup.index: redis): current by construction, so there is no
-	// catch-up, and its errors fail the decision (indexErr).
+	// (dedup.index: redis): its errors fail the decision (indexErr).
 	index *redisindex.Index
 }
 
-// indexErr is the error of the shared index, if any: checked after the
-// decision and after indexing the verdict, so that a Redis failure fails
-// the page instead of deciding "new" on no candidates.
+// indexErr is the error of the shared index, if any: checked after each
+// decision (before its commit) and after indexing the verdict, so that a
+// Redis failure fails the page instead of deciding "new" on no
+// candidates.
 func (s *sharedDecisions) indexErr() error {
 	if s == nil || s.index == nil {
 		return nil
@@ -43,13 +51,20 @@ func articleEntry(a storage.Article) dedup.Entry {
 		copy(h[:], b)
 	}
 	return dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash,
-		Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title)}
+		Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title), Image: storedImage(a.Fingerprint.Image)}
+}
+
+// storedImage is a lead-image fingerprint read from the store (which
+// checks it on every read, so a malformed one never gets here).
+func storedImage(s string) imgfp.Fingerprint {
+	fp, _ := imgfp.Parse(s)
+	return fp
 }
 
 // memberEntry is the index entry of a duplicate (a cluster member).
 func memberEntry(d storage.Duplicate) dedup.Entry {
 	return dedup.Entry{ID: MemberID(d.URL), Cluster: uint64(d.Cluster), Simhash: d.Simhash, Signature: d.Signature,
-		Title: dedup.TitleSet(d.Title)}
+		Title: dedup.TitleSet(d.Title), Image: storedImage(d.Image)}
 }
 
 // newEngineShared builds the engine like NewEngine; for a shared store it
@@ -77,42 +92,77 @@ func newEngineShared(ctx context.Context, build func() (*dedup.Engine, int, erro
 	return eng, n, &sharedDecisions{store: pg, cursor: head}, nil
 }
 
-// begin takes the decision lock and indexes the other processes' commits
-// since the cursor; the caller decides, commits, then calls end.
-func (s *sharedDecisions) begin(ctx context.Context, eng *dedup.Engine) (release func() error, err error) {
-	release, err = s.store.LockDecisions(ctx)
-	if err != nil || s.index != nil {
-		return release, err
-	}
-	members := !eng.Options().CentresOnly
+// catchUp indexes what other processes committed since the cursor,
+// without the decision lock (a snapshot sees a prefix of the decisions).
+func (s *sharedDecisions) catchUp(ctx context.Context, eng *dedup.Engine) error {
+	var err error
 	s.cursor, err = s.store.Changes(ctx, s.cursor, func(c postgres.Change) error {
-		switch {
-		case c.Article != nil:
-			eng.Restore(articleEntry(*c.Article))
-		case c.Duplicate != nil && members:
-			eng.Restore(memberEntry(*c.Duplicate))
-		case c.Merge != nil:
-			eng.MergeClusters(uint64(c.Merge.Into), []uint64{uint64(c.Merge.From)})
-		}
+		applyChange(eng, c)
 		return nil
 	})
 	if err != nil {
-		release()
-		return nil, fmt.Errorf("catch up with other processes' decisions: %w", err)
+		return fmt.Errorf("catch up with other processes' decisions: %w", err)
 	}
-	return release, nil
+	return nil
 }
 
-// end moves the cursor past this process's own commit (already in its
-// engine); nothing else commits while the decision lock is held.
-func (s *sharedDecisions) end(ctx context.Context) error {
-	if s.index != nil {
-		return s.indexErr()
+// applyChange indexes one change of the feed in eng and returns the entry
+// it added, if any.
+func applyChange(eng *dedup.Engine, c postgres.Change) (dedup.Entry, bool) {
+	switch {
+	case c.Article != nil:
+		en := articleEntry(*c.Article)
+		eng.Restore(en)
+		return en, true
+	case c.Duplicate != nil && !eng.Options().CentresOnly:
+		en := memberEntry(*c.Duplicate)
+		eng.Restore(en)
+		return en, true
+	case c.Merge != nil:
+		eng.MergeClusters(uint64(c.Merge.Into), []uint64{uint64(c.Merge.From)})
 	}
-	head, err := s.store.Head(ctx)
-	if err != nil {
-		return err
+	return dedup.Entry{}, false
+}
+
+// decide decides fp against the engine brought up to date, commits the
+// commit of its verdict (commitOf) through CommitDecision, re-checking it
+// against what others committed meanwhile, and returns the verdict and
+// commit written. The caller holds the processor's lock.
+func (s *sharedDecisions) decide(ctx context.Context, eng *dedup.Engine, fp *dedup.Fingerprint, commitOf func(dedup.Verdict) *storage.Commit) (dedup.Verdict, *storage.Commit, error) {
+	if err := s.catchUp(ctx, eng); err != nil {
+		return dedup.Verdict{}, nil, err
 	}
-	s.cursor = head
-	return nil
+	v := eng.Decide(fp)
+	if err := s.indexErr(); err != nil {
+		return dedup.Verdict{}, nil, err
+	}
+	c := commitOf(v)
+	if s.decided != nil {
+		s.decided()
+	}
+	written, err := s.store.CommitDecision(ctx, &s.cursor, c, func(tail []postgres.Change) (*storage.Commit, error) {
+		var added []dedup.Entry
+		merges := 0
+		for _, ch := range tail {
+			if en, ok := applyChange(eng, ch); ok {
+				added = append(added, en)
+			}
+			if ch.Merge != nil {
+				merges++
+			}
+		}
+		if err := s.indexErr(); err != nil {
+			return nil, err
+		}
+		if !eng.Stale(fp, v, added, merges) {
+			return c, nil
+		}
+		v = eng.Decide(fp)
+		if err := s.indexErr(); err != nil {
+			return nil, err
+		}
+		c = commitOf(v)
+		return c, nil
+	})
+	return v, written, err
 }

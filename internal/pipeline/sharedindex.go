@@ -45,9 +45,11 @@ func openRedisIndex(ctx context.Context, redisURL string) (*redis.Client, error)
 // store's articles and duplicates once (dedup.window applies), later
 // starts index what was committed since the store cursor kept in Redis
 // (Add ignores ids already indexed: this repairs an Add that failed after
-// its commit), and the cursor moves to the head. Each decision then needs
-// no catch-up: every process adds its verdict to the index before it
-// releases the decision lock.
+// its commit), and the cursor moves to the head. Decisions then follow
+// the shared protocol (sharedDecisions.decide): the feed since the cursor
+// is replayed into the index before each decision and the tail under the
+// decision lock, since a process adds its verdict to Redis only after its
+// commit; an entry already in Redis is not added again.
 func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, pg *postgres.Store, rdb *redis.Client, now time.Time) (*dedup.Engine, int, *sharedDecisions, error) {
 	d := cfg.Dedup
 	d.Index = DefaultIndex // the options of its local equivalent
@@ -70,7 +72,8 @@ func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter
 		return nil, 0, nil, err
 	}
 	defer release()
-	if err := catchUpRedis(ctx, eng, pg, rdb, prefix+"cursor", windowStart(cfg, now)); err != nil {
+	head, err := catchUpRedis(ctx, eng, pg, rdb, prefix+"cursor", windowStart(cfg, now))
+	if err != nil {
 		return nil, 0, nil, err
 	}
 	if err := idx.Err(); err != nil {
@@ -79,54 +82,46 @@ func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter
 	if err := loadDocFreqs(ctx, eng, pg); err != nil {
 		return nil, 0, nil, err
 	}
-	return eng, eng.Len(), &sharedDecisions{store: pg, index: idx}, nil
+	return eng, eng.Len(), &sharedDecisions{store: pg, cursor: head, index: idx}, nil
 }
 
 // catchUpRedis brings the shared index to the store's head (see
 // newRedisEngine); the caller holds the decision lock.
-func catchUpRedis(ctx context.Context, eng *dedup.Engine, pg *postgres.Store, rdb *redis.Client, key string, since time.Time) error {
+func catchUpRedis(ctx context.Context, eng *dedup.Engine, pg *postgres.Store, rdb *redis.Client, key string, since time.Time) (postgres.Cursor, error) {
 	s, err := rdb.Get(ctx, key).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
 		if _, err := rebuildIndex(ctx, eng, pg, since); err != nil {
-			return err
+			return postgres.Cursor{}, err
 		}
 	case err != nil:
-		return fmt.Errorf("dedup index in redis: %w", err)
+		return postgres.Cursor{}, fmt.Errorf("dedup index in redis: %w", err)
 	default:
 		cur, err := parseCursor(s)
 		if err != nil {
-			return fmt.Errorf("dedup index in redis: store cursor %q: %w", s, err)
+			return postgres.Cursor{}, fmt.Errorf("dedup index in redis: store cursor %q: %w", s, err)
 		}
 		if head, err := pg.Head(ctx); err != nil {
-			return err
+			return postgres.Cursor{}, err
 		} else if cur.Article > head.Article || cur.Duplicate > head.Duplicate || cur.Merge > head.Merge {
-			return fmt.Errorf("dedup index in redis: its store cursor %q is past the store's head %q: the index is of another corpus (delete the keys %s*)",
+			return postgres.Cursor{}, fmt.Errorf("dedup index in redis: its store cursor %q is past the store's head %q: the index is of another corpus (delete the keys %s*)",
 				s, formatCursor(head), strings.TrimSuffix(key, "cursor"))
 		}
-		members := !eng.Options().CentresOnly
 		if _, err := pg.Changes(ctx, cur, func(c postgres.Change) error {
-			switch {
-			case c.Article != nil:
-				eng.Restore(articleEntry(*c.Article))
-			case c.Duplicate != nil && members:
-				eng.Restore(memberEntry(*c.Duplicate))
-			case c.Merge != nil:
-				eng.MergeClusters(uint64(c.Merge.Into), []uint64{uint64(c.Merge.From)})
-			}
+			applyChange(eng, c)
 			return nil
 		}); err != nil {
-			return fmt.Errorf("dedup index in redis: catch up with the store: %w", err)
+			return postgres.Cursor{}, fmt.Errorf("dedup index in redis: catch up with the store: %w", err)
 		}
 	}
 	head, err := pg.Head(ctx)
 	if err != nil {
-		return err
+		return postgres.Cursor{}, err
 	}
 	if err := rdb.Set(ctx, key, formatCursor(head), 0).Err(); err != nil {
-		return fmt.Errorf("dedup index in redis: %w", err)
+		return postgres.Cursor{}, fmt.Errorf("dedup index in redis: %w", err)
 	}
-	return nil
+	return head, nil
 }
 
 func formatCursor(c postgres.Cursor) string {

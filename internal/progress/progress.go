@@ -168,6 +168,10 @@ func Summary(w io.Writer, db string, run storage.Run, sum crawler.Summary, elaps
 			fmt.Fprintf(w, "  %s skipped links: depth %d, trap %d, url length %d, file type %d\n", s.Name,
 				s.SkippedDepth, s.SkippedTrap, s.SkippedURLLength, s.SkippedExtension)
 		}
+		if s.Images+s.ImagesTooLarge+s.ImagesSkipped > 0 {
+			fmt.Fprintf(w, "  %s lead images: %d fetched (%.1f MB), %d over fetch.max_image, %d skipped (robots, scope, errors)\n", s.Name,
+				s.Images, float64(s.ImageBytes)/(1<<20), s.ImagesTooLarge, s.ImagesSkipped)
+		}
 		for _, warn := range s.Warnings {
 			fmt.Fprintf(w, "  warning: %s: %s\n", s.Name, warn)
 		}

@@ -91,7 +91,9 @@ func TestRunStats(t *testing.T) {
 func TestSummary(t *testing.T) {
 	total := sina
 	total.Add(qq)
-	sum := crawler.Summary{Sites: []crawler.SiteSummary{{SiteStats: sina, Warnings: []string{"max_pages 10 reached"}}, {SiteStats: qq}},
+	photos := sina
+	photos.Images, photos.ImageBytes, photos.ImagesTooLarge, photos.ImagesSkipped = 4, 3<<20, 1, 2
+	sum := crawler.Summary{Sites: []crawler.SiteSummary{{SiteStats: photos, Warnings: []string{"max_pages 10 reached"}}, {SiteStats: qq}},
 		Total: total, FrontierLeft: 9}
 	var b strings.Builder
 	progress.Summary(&b, "data/news.db", storage.Run{ID: 3, Status: storage.RunCompleted}, sum, 2*time.Second)
@@ -105,6 +107,7 @@ func TestSummary(t *testing.T) {
 		"sina skipped links: depth 7, trap 1",
 		"warning: sina: max_pages 10 reached",
 		"9 URLs left in the queue",
+		"sina lead images: 4 fetched (3.0 MB), 1 over fetch.max_image, 2 skipped (robots, scope, errors)",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("missing %q in\n%s", w, out)

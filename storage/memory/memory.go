@@ -521,7 +521,8 @@ func (m *Store) Close() error {
 	return nil
 }
 
-// Push queues items not yet queued and not decided; see Frontier.
+// Push queues items not yet queued and not decided, and lowers the depth
+// of pending ones pushed again at a smaller depth; see Frontier.
 func (m *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, error) {
 	for _, it := range items {
 		if it.URL == "" {
@@ -535,7 +536,12 @@ func (m *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 	}
 	added := 0
 	for _, it := range items {
-		if _, ok := m.frontier[it.URL]; ok {
+		if q, ok := m.frontier[it.URL]; ok {
+			// A shorter path to a queued URL lowers its depth (several
+			// processes do not pop in breadth-first order).
+			if !q.inflight && it.Depth < q.Depth {
+				q.Depth, q.Referer = it.Depth, it.Referer
+			}
 			continue
 		}
 		if p, ok := m.pages[it.URL]; ok && (p.Outcome.Final() || (p.Outcome == storage.OutcomeError && p.Permanent)) {

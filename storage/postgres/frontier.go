@@ -28,7 +28,8 @@ func liveOwner(col, timeoutParam string) string {
 func (s *Store) timeoutMicros() int64 { return s.opt.leaseTimeout.Microseconds() }
 
 // Push queues the items that are neither queued nor decided, in one
-// statement, and returns how many it added. Pushes are serialised across
+// statement, and returns how many it added; a pending item pushed again at
+// a smaller depth takes that depth. Pushes are serialised across
 // processes (a transaction-scoped advisory lock): two pushes inserting the
 // same URLs in different orders would otherwise deadlock on the url index.
 func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, error) {
@@ -67,7 +68,18 @@ func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 				AND (p.outcome IN ('stored', 'duplicate') OR (p.outcome = 'error' AND p.permanent)))
 			ORDER BY i
 			ON CONFLICT (url) DO NOTHING`, urls, sites, depths, refs)
+		if err != nil {
+			return err
+		}
 		added = tag.RowsAffected()
+		// A shorter path to a pending URL lowers its depth: several
+		// processes do not pop in breadth-first order, and a URL first
+		// queued through a long path would otherwise lose its links to
+		// max_depth.
+		_, err = tx.Exec(ctx, `UPDATE frontier f SET depth = x.d, referer = x.r
+			FROM (SELECT DISTINCT ON (u) u, d, r FROM unnest($1::text[], $2::int[], $3::text[]) AS y(u, d, r)
+				ORDER BY u, d) AS x
+			WHERE f.url = x.u AND f.state = 'pending' AND f.depth > x.d`, urls, depths, refs)
 		return err
 	})
 	if err != nil {

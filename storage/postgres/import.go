@@ -163,7 +163,7 @@ func (im *importer) pages(src storage.Store, st *ImportStats) error {
 
 func (im *importer) articles(src storage.Store, st *ImportStats) error {
 	cols := []string{"id", "url", "site", "run_id", "title", "text", "published_at", "source", "author", "editor",
-		"fetched_at", "content_hash", "cluster", "simhash", "signature", "sig_len"}
+		"fetched_at", "content_hash", "cluster", "simhash", "signature", "sig_len", "image"}
 	err := src.Articles(im.ctx, func(a storage.Article) error {
 		if err := storable(fmt.Sprintf("article %d (%s)", a.ID, a.URL), a.URL, a.Site, a.Title, a.Text, a.Source,
 			a.Author, a.Editor, a.ContentHash); err != nil {
@@ -172,7 +172,7 @@ func (im *importer) articles(src storage.Store, st *ImportStats) error {
 		st.Articles++
 		return im.add("articles", cols, a.ID, a.URL, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source,
 			a.Author, a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
-			packSignature(a.Fingerprint.Signature), a.Fingerprint.Length)
+			packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image)
 	})
 	if err != nil {
 		return fmt.Errorf("articles: %w", err)
@@ -214,7 +214,8 @@ func (im *importer) raws(src storage.Store, st *ImportStats) error {
 
 func (im *importer) duplicates(src storage.Store, st *ImportStats) error {
 	cols := []string{"seq", "url", "site", "run_id", "dup_of", "dup_of_url", "cluster", "distance", "jaccard",
-		"containment", "reason", "title", "text", "published_at", "source", "author", "fetched_at", "simhash", "signature"}
+		"containment", "reason", "title", "text", "published_at", "source", "author", "fetched_at", "simhash", "signature",
+		"image", "image_similarity"}
 	err := src.Duplicates(im.ctx, func(d storage.Duplicate) error {
 		if err := storable("duplicate "+d.URL, d.URL, d.Site, d.DupOfURL, d.Reason, d.Title, d.Text, d.Source, d.Author); err != nil {
 			return err
@@ -222,7 +223,7 @@ func (im *importer) duplicates(src storage.Store, st *ImportStats) error {
 		st.Duplicates++
 		return im.add("duplicates", cols, int64(st.Duplicates), d.URL, d.Site, d.RunID, d.DupOf, d.DupOfURL, d.Cluster,
 			d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title, d.Text, nullTime(d.PublishedAt), d.Source, d.Author,
-			nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature))
+			nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Image, d.ImageSimilarity)
 	})
 	if err != nil {
 		return fmt.Errorf("duplicates: %w", err)

@@ -110,12 +110,27 @@ type Store struct {
 
 var _ storage.Store = (*Store)(nil)
 
-// options are open-time settings; only tests change them (export_test.go).
+// options are open-time settings; only tests change the timings
+// (export_test.go).
 type options struct {
 	leaseTimeout    time.Duration
 	heartbeatEvery  time.Duration
 	migrateLockWait time.Duration
+	readOnly        bool
 }
+
+// Option changes how Open opens a store.
+type Option func(*options)
+
+// ReadOnly opens an existing store for reading only (export, report,
+// serve, explain, the evals' reads): nothing is created, migrated or
+// written, not even the frontier owner row, and every transaction of the
+// pool is read-only (default_transaction_read_only), so the server refuses
+// a write. A schema without a store fails with an error wrapping
+// storage.ErrNoStore, one written by a newer program with
+// storage.ErrSchemaTooNew, an older one with an error saying to open it
+// once with a writing command.
+func ReadOnly() Option { return func(o *options) { o.readOnly = true } }
 
 // Open connects to the PostgreSQL database at url (a postgres:// URL or a
 // libpq key=value string; search_path=NAME selects the schema, which must
@@ -123,8 +138,12 @@ type options struct {
 // frontier owner. It fails with an error wrapping storage.ErrSchemaTooNew
 // when the schema was written by a newer program, and with one wrapping
 // storage.ErrLocked when a migration is needed while crawls are running.
-func Open(ctx context.Context, url string) (*Store, error) {
-	return open(ctx, url, options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery, migrateLockWait: migrateLockWait})
+func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
+	o := options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery, migrateLockWait: migrateLockWait}
+	for _, f := range opts {
+		f(&o)
+	}
+	return open(ctx, url, o)
 }
 
 func open(ctx context.Context, url string, opt options) (*Store, error) {
@@ -134,6 +153,9 @@ func open(ctx context.Context, url string, opt options) (*Store, error) {
 		return nil, fmt.Errorf("open postgres store: %w: cannot parse the connection url", storage.ErrInvalid)
 	}
 	cfg.MaxConns = max(cfg.MaxConns, minPoolConns)
+	if opt.readOnly {
+		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store %s: %w", redact(cfg), err)
@@ -145,6 +167,10 @@ func open(ctx context.Context, url string, opt options) (*Store, error) {
 	}
 	beatCtx, stop := context.WithCancel(context.Background())
 	s.stopBeat, s.beatDone = stop, make(chan struct{})
+	if opt.readOnly {
+		close(s.beatDone) // no owner row to keep alive
+		return s, nil
+	}
 	go s.heartbeat(beatCtx)
 	return s, nil
 }
@@ -166,6 +192,9 @@ func (s *Store) init(ctx context.Context) error {
 	s.schema = *schema
 	if err := s.pool.QueryRow(ctx, `SELECT hashtext($1)`, s.schema).Scan(&s.schemaKey); err != nil {
 		return err
+	}
+	if s.opt.readOnly {
+		return s.checkVersion(ctx)
 	}
 	if err := s.migrate(ctx); err != nil {
 		return err
@@ -226,6 +255,10 @@ func (s *Store) Close() error {
 	}
 	s.stopBeat()
 	<-s.beatDone
+	if s.opt.readOnly {
+		s.pool.Close()
+		return errors.Join(errs...)
+	}
 	ctx := context.Background()
 	_, err := s.pool.Exec(ctx, `UPDATE frontier SET state = 'pending', owner = NULL, leased_at = NULL
 		WHERE state = 'inflight' AND owner = $1`, s.owner)
@@ -392,40 +425,88 @@ func (s *Store) Runs(ctx context.Context) ([]storage.Run, error) {
 
 // Commit writes one page outcome in one transaction; see storage.Store.
 func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
-	if err := c.Validate(); err != nil {
+	if err := validCommit(c); err != nil {
 		return err
 	}
-	if err := checkText(c); err != nil {
-		return err
-	}
-	p := &c.Page
-	var artID, artCluster, dupCluster, logSeq int64
-	var dupOfURL string
+	var w written
 	err := s.writeTx(ctx, func(tx pgx.Tx) error {
-		if err := writePage(ctx, tx, p); err != nil {
+		replace, err := lockPage(ctx, tx, c.Page.URL)
+		if err != nil {
 			return err
 		}
-		var err error
-		switch {
-		case c.Article != nil:
-			if artID, artCluster, err = insertArticle(ctx, tx, p.URL, c.Article); err != nil {
-				return err
-			}
-			if c.Raw != nil {
-				if err := putRaw(ctx, tx, p.URL, c.Raw); err != nil {
-					return err
-				}
-			}
-			logSeq, err = addTerms(ctx, tx, c.Terms)
-		case c.Duplicate != nil:
-			dupOfURL, dupCluster, err = insertDuplicate(ctx, tx, p.URL, c.Duplicate)
-		}
+		w, err = writeOutcome(ctx, tx, c, replace)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("commit %s: %w", p.URL, err)
+		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
 	}
-	if logSeq%foldEvery == 0 && logSeq > 0 {
+	s.committed(ctx, c, w)
+	return nil
+}
+
+func validCommit(c *storage.Commit) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return checkText(c)
+}
+
+// written is what writeOutcome assigned: the article's id and cluster, the
+// duplicate's dup_of URL, cluster and seq, the last cluster merge's seq
+// and the docfreq_log row's seq (0 when not written).
+type written struct {
+	artID, artCluster  int64
+	dupOfURL           string
+	dupCluster, dupSeq int64
+	mergeSeq, logSeq   int64
+}
+
+// writeOutcome writes c's page (replacing a non-final record of its URL
+// when replace) and its article or duplicate, in one round trip (a batch)
+// but for a duplicate's cluster merges; the URL lock is held.
+func writeOutcome(ctx context.Context, tx pgx.Tx, c *storage.Commit, replace bool) (written, error) {
+	var w written
+	b := &pgx.Batch{}
+	queuePage(b, &c.Page, replace)
+	switch {
+	case c.Article != nil:
+		queueArticle(b, c.Page.URL, c.Article).QueryRow(func(r pgx.Row) error { return r.Scan(&w.artID, &w.artCluster) })
+		if c.Raw != nil {
+			if err := queueRaw(b, c.Page.URL, c.Raw); err != nil {
+				return w, err
+			}
+		}
+		b.Queue(`INSERT INTO docfreq_log(terms) VALUES ($1) RETURNING seq`, storage.DistinctTerms(c.Terms)).QueryRow(func(r pgx.Row) error {
+			if err := r.Scan(&w.logSeq); err != nil {
+				return fmt.Errorf("document frequencies: %w", err)
+			}
+			return nil
+		})
+	case c.Duplicate != nil:
+		d := c.Duplicate
+		queueDuplicate(b, c.Page.URL, d).QueryRow(func(r pgx.Row) error {
+			err := r.Scan(&w.dupSeq, &w.dupOfURL, &w.dupCluster)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("dup_of %d: %w", d.DupOf, storage.ErrNotFound)
+			}
+			return err
+		})
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return w, err
+	}
+	if c.Duplicate != nil && len(c.Duplicate.Merges) > 0 {
+		var err error
+		w.mergeSeq, err = mergeClusters(ctx, tx, w.dupCluster, c.Duplicate.Merges)
+		return w, err
+	}
+	return w, nil
+}
+
+// committed fills in c's ids from w after its transaction committed, and
+// folds the document-frequency log every foldEvery stored articles.
+func (s *Store) committed(ctx context.Context, c *storage.Commit, w written) {
+	if w.logSeq%foldEvery == 0 && w.logSeq > 0 {
 		// The commit stands whatever happens here; a failed fold is
 		// retried by the next one and reported by Check.
 		err := s.fold(ctx)
@@ -435,106 +516,97 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 	}
 	switch {
 	case c.Article != nil:
-		c.Article.ID, c.Article.Cluster = artID, artCluster
+		c.Article.ID, c.Article.Cluster = w.artID, w.artCluster
 	case c.Duplicate != nil:
-		c.Duplicate.DupOfURL, c.Duplicate.Cluster = dupOfURL, dupCluster
+		c.Duplicate.DupOfURL, c.Duplicate.Cluster = w.dupOfURL, w.dupCluster
 	}
-	return nil
 }
 
-// writePage records the page outcome: ErrAlreadyDecided when the URL has a
-// final one, a non-final earlier record replaced (moving to the end of the
-// commit order).
-func writePage(ctx context.Context, tx pgx.Tx, p *storage.Page) error {
-	// Serialise every commit of this URL, across processes: the outcome
-	// read below then sees any earlier commit of it.
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockURL, p.URL); err != nil {
-		return err
-	}
+// lockPage serialises every commit of url across processes (a
+// transaction-scoped lock) and reads its record: ErrAlreadyDecided when it
+// has a final outcome, replace when a non-final one is to be replaced
+// (moving to the end of the commit order).
+func lockPage(ctx context.Context, tx pgx.Tx, url string) (replace bool, err error) {
+	// One round trip: the read runs once the lock is granted.
+	b := &pgx.Batch{}
+	b.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockURL, url)
 	var old string
-	err := tx.QueryRow(ctx, `SELECT outcome FROM pages WHERE url = $1`, p.URL).Scan(&old)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-	case err != nil:
-		return err
-	case storage.Outcome(old).Final():
-		return fmt.Errorf("%w (%s)", storage.ErrAlreadyDecided, old)
-	default:
-		if _, err := tx.Exec(ctx, `DELETE FROM pages WHERE url = $1`, p.URL); err != nil {
+	b.Queue(`SELECT outcome FROM pages WHERE url = $1`, url).QueryRow(func(r pgx.Row) error {
+		if err := r.Scan(&old); !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
+		return nil
+	})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return false, err
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
-		p.Err, p.Permanent, nullTime(p.FetchedAt))
-	return err
+	switch {
+	case old == "":
+		return false, nil
+	case storage.Outcome(old).Final():
+		return false, fmt.Errorf("%w (%s)", storage.ErrAlreadyDecided, old)
+	}
+	return true, nil
 }
 
-// insertArticle stores a and returns its id and cluster (its own id when
-// a.Cluster is 0).
-func insertArticle(ctx context.Context, tx pgx.Tx, url string, a *storage.Article) (id, cluster int64, err error) {
-	err = tx.QueryRow(ctx, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
-		author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len)
-		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15
+// queuePage queues the page outcome's record, after deleting the URL's
+// earlier non-final record when replace.
+func queuePage(b *pgx.Batch, p *storage.Page, replace bool) {
+	if replace {
+		b.Queue(`DELETE FROM pages WHERE url = $1`, p.URL)
+	}
+	b.Queue(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
+		p.Err, p.Permanent, nullTime(p.FetchedAt))
+}
+
+// queueArticle queues the insert of a, which returns its id and cluster
+// (its own id when a.Cluster is 0).
+func queueArticle(b *pgx.Batch, url string, a *storage.Article) *pgx.QueuedQuery {
+	return b.Queue(`INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
+		author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image)
+		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15, $16
 		FROM (SELECT nextval(pg_get_serial_sequence('articles', 'id')) AS n) AS next
 		RETURNING id, cluster`, url, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author,
 		a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
-		packSignature(a.Fingerprint.Signature), a.Fingerprint.Length).Scan(&id, &cluster)
-	return id, cluster, err
+		packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image)
 }
 
-// insertDuplicate records d and applies its cluster merges; it returns the
-// dup_of URL and cluster filled in from the article when d leaves them
-// empty.
-func insertDuplicate(ctx context.Context, tx pgx.Tx, url string, d *storage.Duplicate) (dupOfURL string, cluster int64, err error) {
-	// FOR SHARE: a concurrent merge of the article's cluster commits
-	// wholly before this read or waits for this commit.
-	err = tx.QueryRow(ctx, `SELECT url, cluster FROM articles WHERE id = $1 FOR SHARE`, d.DupOf).Scan(&dupOfURL, &cluster)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", 0, fmt.Errorf("dup_of %d: %w", d.DupOf, storage.ErrNotFound)
-	} else if err != nil {
-		return "", 0, err
-	}
-	if d.DupOfURL != "" {
-		dupOfURL = d.DupOfURL
-	}
-	if d.Cluster != 0 {
-		cluster = d.Cluster
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance,
-		jaccard, containment, reason, title, text, published_at, source, author, fetched_at, simhash, signature)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-		url, d.Site, d.RunID, d.DupOf, dupOfURL, cluster, d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title,
+// queueDuplicate queues the insert of d, which returns its seq and its
+// dup_of URL and cluster, filled in from the article when d leaves them
+// empty, and no row when the article does not exist. FOR SHARE: a
+// concurrent merge of the article's cluster commits wholly before the
+// article is read or waits for this commit.
+func queueDuplicate(b *pgx.Batch, url string, d *storage.Duplicate) *pgx.QueuedQuery {
+	return b.Queue(`WITH a AS (SELECT url, cluster FROM articles WHERE id = $4 FOR SHARE)
+		INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance,
+		jaccard, containment, reason, title, text, published_at, source, author, fetched_at, simhash, signature,
+		image, image_similarity)
+		SELECT $1, $2, $3, $4, CASE WHEN $5::text = '' THEN a.url ELSE $5 END,
+			CASE WHEN $6::bigint = 0 THEN a.cluster ELSE $6 END, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+			$19, $20
+		FROM a RETURNING seq, dup_of_url, cluster`,
+		url, d.Site, d.RunID, d.DupOf, d.DupOfURL, d.Cluster, d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title,
 		d.Text, nullTime(d.PublishedAt), d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash),
-		packSignature(d.Signature)); err != nil {
-		return "", 0, err
-	}
-	if len(d.Merges) == 0 {
-		return dupOfURL, cluster, nil
-	}
-	merges := slices.Clone(d.Merges)
+		packSignature(d.Signature), d.Image, d.ImageSimilarity)
+}
+
+// mergeClusters applies a duplicate's cluster merges into cluster and
+// logs them in cluster_merges; it returns the last merge's seq.
+func mergeClusters(ctx context.Context, tx pgx.Tx, cluster int64, from []int64) (int64, error) {
+	merges := slices.Clone(from)
 	slices.Sort(merges) // one lock order for concurrent merges
 	merges = slices.Compact(merges)
 	for _, q := range []string{`UPDATE articles SET cluster = $1 WHERE cluster = ANY($2)`,
-		`UPDATE duplicates SET cluster = $1 WHERE cluster = ANY($2)`,
-		`INSERT INTO cluster_merges(into_cluster, from_cluster) SELECT $1, unnest($2::bigint[])`} {
+		`UPDATE duplicates SET cluster = $1 WHERE cluster = ANY($2)`} {
 		if _, err := tx.Exec(ctx, q, cluster, merges); err != nil {
-			return "", 0, fmt.Errorf("merge clusters %v into %d: %w", merges, cluster, err)
+			return 0, fmt.Errorf("merge clusters %v into %d: %w", merges, cluster, err)
 		}
 	}
-	return dupOfURL, cluster, nil
-}
-
-// addTerms counts one more stored document and one more document for each
-// of its distinct terms, by appending them to docfreq_log, and returns the
-// log row's sequence number. Commits never update a shared row for this:
-// upserting every term into docfreq made commits that share a common term
-// (every pair of news articles does) wait for each other until commit.
-func addTerms(ctx context.Context, tx pgx.Tx, terms []string) (int64, error) {
-	distinct := storage.DistinctTerms(terms)
 	var seq int64
-	if err := tx.QueryRow(ctx, `INSERT INTO docfreq_log(terms) VALUES ($1) RETURNING seq`, distinct).Scan(&seq); err != nil {
-		return 0, fmt.Errorf("document frequencies: %w", err)
+	if err := tx.QueryRow(ctx, `WITH m AS (INSERT INTO cluster_merges(into_cluster, from_cluster)
+		SELECT $1, unnest($2::bigint[]) RETURNING seq) SELECT coalesce(max(seq), 0) FROM m`, cluster, merges).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("merge clusters %v into %d: %w", merges, cluster, err)
 	}
 	return seq, nil
 }

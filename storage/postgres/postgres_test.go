@@ -680,3 +680,51 @@ func TestRunAlive(t *testing.T) {
 		t.Fatalf("RunAlive(unknown) = %v, want ErrNotFound", err)
 	}
 }
+
+// TestMigratesVersion1 opens a store of schema 1 (before lead images, built
+// here by removing what migration 2 adds): Open adds the image columns,
+// old rows read with no image, and new ones keep theirs.
+func TestMigratesVersion1(t *testing.T) {
+	u, _ := freshSchema(t)
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	old := &storage.Commit{Page: storage.Page{URL: "http://m/1", Site: "qq", RunID: 1, Outcome: storage.OutcomeStored, Status: 200, FetchedAt: at},
+		Article: &storage.Article{URL: "http://m/1", Site: "qq", RunID: 1, Title: "t", Text: "x", FetchedAt: at, ContentHash: "h",
+			Fingerprint: storage.Fingerprint{Simhash: 1, Signature: []uint64{1}, Length: 1}}}
+	if err := s.Commit(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	admin := adminConn(t, u)
+	for _, q := range []string{`ALTER TABLE articles DROP COLUMN image`, `ALTER TABLE duplicates DROP COLUMN image`,
+		`ALTER TABLE duplicates DROP COLUMN image_similarity`, `UPDATE schema_version SET version = 1`} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err = postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := admin.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != 2 || postgres.SchemaVersion != 2 {
+		t.Fatalf("schema_version = %d, %v; want 2 (SchemaVersion %d)", v, err, postgres.SchemaVersion)
+	}
+	if a, err := s.ArticleByURL(ctx, "http://m/1"); err != nil || a.Fingerprint.Image != "" || a.Title != "t" {
+		t.Fatalf("old article after migration: %+v, %v", a, err)
+	}
+	c := *old
+	c.Page.URL, c.Article = "http://m/2", &storage.Article{URL: "http://m/2", Site: "qq", RunID: 1, Title: "p", Text: "y",
+		FetchedAt: at, ContentHash: "h2", Fingerprint: storage.Fingerprint{Simhash: 2, Signature: []uint64{2}, Length: 1, Image: "1x2:CG"}}
+	if err := s.Commit(ctx, &c); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := s.ArticleByURL(ctx, "http://m/2"); err != nil || a.Fingerprint.Image != "1x2:CG" {
+		t.Fatalf("image after migration: %q, %v", a.Fingerprint.Image, err)
+	}
+}

@@ -20,9 +20,31 @@ var _ storage.RawStore = (*Store)(nil)
 // putRaw writes the raw response of a stored article in tx: the header in
 // HTTP wire format (as the SQLite store keeps it), the body as is.
 func putRaw(ctx context.Context, tx pgx.Tx, url string, r *storage.RawResponse) error {
+	q, args, err := rawInsert(url, r)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, q, args...); err != nil {
+		return fmt.Errorf("raw response of %s: %w", url, err)
+	}
+	return nil
+}
+
+// queueRaw queues putRaw's insert in b.
+func queueRaw(b *pgx.Batch, url string, r *storage.RawResponse) error {
+	q, args, err := rawInsert(url, r)
+	if err != nil {
+		return err
+	}
+	b.Queue(q, args...)
+	return nil
+}
+
+// rawInsert is the statement writing r.
+func rawInsert(url string, r *storage.RawResponse) (string, []any, error) {
 	var hdr bytes.Buffer
 	if err := r.Header.Write(&hdr); err != nil {
-		return fmt.Errorf("raw header of %s: %w", url, err)
+		return "", nil, fmt.Errorf("raw header of %s: %w", url, err)
 	}
 	proto := r.Proto
 	if proto == "" {
@@ -32,13 +54,9 @@ func putRaw(ctx context.Context, tx pgx.Tx, url string, r *storage.RawResponse) 
 	if body == nil {
 		body = []byte{} // NOT NULL
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO raw(url, status, proto, header, body) VALUES ($1, $2, $3, $4, $5)
+	return `INSERT INTO raw(url, status, proto, header, body) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (url) DO UPDATE SET status = excluded.status, proto = excluded.proto,
-			header = excluded.header, body = excluded.body`, url, r.Status, proto, hdr.Bytes(), body)
-	if err != nil {
-		return fmt.Errorf("raw response of %s: %w", url, err)
-	}
-	return nil
+			header = excluded.header, body = excluded.body`, []any{url, r.Status, proto, hdr.Bytes(), body}, nil
 }
 
 // Raw implements storage.RawStore.

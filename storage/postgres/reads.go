@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -16,13 +17,13 @@ import (
 // leave the text out.
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, text,
-		published_at, source, author, fetched_at, simhash, signature`
+		published_at, source, author, fetched_at, simhash, signature, image, image_similarity`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, '',
-		published_at, source, author, fetched_at, simhash, signature`
+		published_at, source, author, fetched_at, simhash, signature, image, image_similarity`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 )
 
@@ -69,11 +70,14 @@ func scanArticle(row pgx.Row) (storage.Article, error) {
 	var simhash int64
 	var sig []byte
 	if err := row.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
-		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length); err != nil {
+		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image); err != nil {
 		return storage.Article{}, err
 	}
 	var err error
 	if a.Fingerprint.Signature, err = unpackSignature(sig); err != nil {
+		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
+	}
+	if _, err := imgfp.Parse(a.Fingerprint.Image); err != nil {
 		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
 	}
 	a.PublishedAt, a.FetchedAt = fromNull(pub), fromNull(fetched)
@@ -93,7 +97,8 @@ func scanDuplicateSeq(row pgx.Row, seq *int64) (storage.Duplicate, error) {
 	var simhash int64
 	var sig []byte
 	dest := []any{&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Reason, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig}
+		&d.Containment, &d.Reason, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig,
+		&d.Image, &d.ImageSimilarity}
 	if seq != nil {
 		dest = append([]any{seq}, dest...)
 	}
@@ -102,6 +107,9 @@ func scanDuplicateSeq(row pgx.Row, seq *int64) (storage.Duplicate, error) {
 	}
 	var err error
 	if d.Signature, err = unpackSignature(sig); err != nil {
+		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, err)
+	}
+	if _, err := imgfp.Parse(d.Image); err != nil {
 		return storage.Duplicate{}, fmt.Errorf("duplicate %s: %w", d.URL, err)
 	}
 	d.PublishedAt, d.FetchedAt, d.Simhash = fromNull(pub), fromNull(fetched), uint64(simhash)

@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the
 // one-row table schema_version. It equals len(migrations).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations[i] takes the schema from version i to i+1; each runs in one
 // transaction together with the schema_version update, under the exclusive
@@ -150,6 +150,13 @@ CREATE INDEX frontier_site_pending ON frontier(site, seq) WHERE state = 'pending
 CREATE INDEX frontier_site ON frontier(site);
 CREATE INDEX frontier_owner ON frontier(owner) WHERE state = 'inflight';
 `,
+	// 1 -> 2: lead-image fingerprints of photo pages (imgfp form, '' for
+	// none) and the image evidence of "image" verdicts.
+	`
+ALTER TABLE articles ADD COLUMN image TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN image TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN image_similarity DOUBLE PRECISION NOT NULL DEFAULT 0;
+`,
 }
 
 // Lock classes of the two-key advisory locks (pg_advisory_lock(int, int)):
@@ -250,6 +257,24 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// checkVersion is a read-only open's schema check: the schema must hold a
+// store of this program's version.
+func (s *Store) checkVersion(ctx context.Context) error {
+	v, err := s.schemaVersion(ctx, s.pool)
+	switch {
+	case err != nil:
+		return err
+	case v == 0:
+		return fmt.Errorf("%w in schema %s", storage.ErrNoStore, s.schema)
+	case v > SchemaVersion || v < 0:
+		return fmt.Errorf("%w: schema %s has version %d, this program supports up to %d",
+			storage.ErrSchemaTooNew, s.schema, v, SchemaVersion)
+	case v < SchemaVersion:
+		return fmt.Errorf("schema %s has version %d, this program reads version %d: a writing command (crawl, import) migrates it", s.schema, v, SchemaVersion)
+	}
+	return nil
 }
 
 // querier is what schemaVersion needs of a pool or a transaction.

@@ -215,6 +215,12 @@ for i = 2, #ARGV, 4 do
 		redis.call('ZADD', k('pending'), seq, url)
 		redis.call('ZADD', k('pending:') .. site, seq, url)
 		added = added + 1
+	elseif redis.call('ZSCORE', k('pending'), url) then
+		-- a shorter path to a pending URL lowers its depth
+		local f = split(redis.call('HGET', k('items'), url))
+		if tonumber(ARGV[i + 2]) < tonumber(f[3]) then
+			redis.call('HSET', k('items'), url, f[1] .. '\31' .. f[2] .. '\31' .. ARGV[i + 2] .. '\31' .. ARGV[i + 3])
+		end
 	end
 end
 return added

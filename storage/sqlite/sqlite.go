@@ -25,12 +25,13 @@ import (
 	msqlite "modernc.org/sqlite" // registers the pure-Go "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // SQLite tuning.
 const (
@@ -185,6 +186,13 @@ CREATE TABLE raw (
 	body   BLOB NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 4 -> 5: lead-image fingerprints of photo pages (imgfp form, '' for
+	// none) and the image evidence of "image" verdicts.
+	`
+ALTER TABLE articles ADD COLUMN image TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN image TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN image_similarity REAL NOT NULL DEFAULT 0;
+`,
 }
 
 // Store is the embedded SQLite store: one database file in WAL mode, written through
@@ -223,6 +231,7 @@ type sqliteStmts struct {
 	// microseconds through the driver).
 	foldDocFreq [foldChunkBits + 1]*sql.Stmt
 	push        *sql.Stmt
+	lowerDepth  *sql.Stmt
 	popSite     *sql.Stmt
 	popAll      *sql.Stmt
 	done        *sql.Stmt
@@ -441,13 +450,13 @@ func (s *Store) migrateFrom(ctx context.Context, v int) error {
 // text out.
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
-		fetched_at, content_hash, cluster, simhash, signature, sig_len`
+		fetched_at, content_hash, cluster, simhash, signature, sig_len, image`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
-		published_at, source, author, fetched_at, simhash, signature, reason`
+		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
-		published_at, source, author, fetched_at, simhash, signature, reason`
+		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity`
 	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
 	// that are not blobs at all); badSignature describes them.
@@ -467,13 +476,13 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.stmts.deletePage, `DELETE FROM pages WHERE url = ?`},
 		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.insertArticle, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
-			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len)
+			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image)
 			VALUES ((SELECT coalesce(max(id), 0) + 1 FROM articles), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
-			CASE WHEN ?12 = 0 THEN (SELECT coalesce(max(id), 0) + 1 FROM articles) ELSE ?12 END, ?13, ?14, ?15)
+			CASE WHEN ?12 = 0 THEN (SELECT coalesce(max(id), 0) + 1 FROM articles) ELSE ?12 END, ?13, ?14, ?15, ?16)
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},
 		{&s.stmts.clearTerms, `DELETE FROM docfreq_pending`},
@@ -481,6 +490,8 @@ func (s *Store) prepare(ctx context.Context) error {
 			SELECT ?1, ?2, ?3, ?4, 'pending'
 			WHERE NOT EXISTS (SELECT 1 FROM pages WHERE url = ?1 AND (` + finalPage + `))
 			ON CONFLICT(url) DO NOTHING`},
+		{&s.stmts.lowerDepth, `UPDATE frontier SET depth = ?2, referer = ?3
+			WHERE url = ?1 AND state = 'pending' AND depth > ?2`},
 		{&s.stmts.popSite, `UPDATE frontier SET state = 'inflight' WHERE seq IN (
 			SELECT seq FROM frontier WHERE site = ? AND state = 'pending' ORDER BY seq LIMIT ?)
 			RETURNING seq, url, site, depth, referer`},
@@ -516,7 +527,7 @@ func (s *Store) closeAll() error {
 	var errs []error
 	for _, st := range []*sql.Stmt{s.stmts.pageOutcome, s.stmts.deletePage, s.stmts.insertPage,
 		s.stmts.insertArticle, s.stmts.articleRef, s.stmts.insertDup, s.stmts.logTerms, s.stmts.addDoc,
-		s.stmts.clearTerms, s.stmts.push, s.stmts.popSite, s.stmts.popAll, s.stmts.done} {
+		s.stmts.clearTerms, s.stmts.push, s.stmts.lowerDepth, s.stmts.popSite, s.stmts.popAll, s.stmts.done} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
@@ -751,7 +762,7 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 		err := tx.StmtContext(ctx, s.stmts.insertArticle).QueryRowContext(ctx, p.URL, a.Site, a.RunID,
 			a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author, a.Editor, nullTime(a.FetchedAt),
 			a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash), packSignature(a.Fingerprint.Signature),
-			a.Fingerprint.Length).Scan(&r.artID, &r.artCluster)
+			a.Fingerprint.Length, a.Fingerprint.Image).Scan(&r.artID, &r.artCluster)
 		if err != nil {
 			return r, err
 		}
@@ -779,7 +790,8 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 		}
 		if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
 			r.dupOfURL, r.dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
-			d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason); err != nil {
+			d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason,
+			d.Image, d.ImageSimilarity); err != nil {
 			return r, err
 		}
 		for _, m := range d.Merges {
@@ -829,7 +841,7 @@ func scanArticle(sc scanner) (storage.Article, error) {
 	var simhash int64
 	sig := sigDest{dst: &a.Fingerprint.Signature}
 	if err := sc.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
-		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length); err != nil {
+		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image); err != nil {
 		return storage.Article{}, err
 	}
 	if sig.err != nil {
@@ -837,6 +849,9 @@ func scanArticle(sc scanner) (storage.Article, error) {
 	}
 	if !validUTF8(a.URL, a.Title, a.Text, a.Source, a.Author, a.Editor) {
 		return storage.Article{}, fmt.Errorf("%w: article %d (%s) holds text that is not valid UTF-8", ErrDamaged, a.ID, a.URL)
+	}
+	if _, err := imgfp.Parse(a.Fingerprint.Image); err != nil {
+		return storage.Article{}, fmt.Errorf("%w: article %d (%s): %w", ErrDamaged, a.ID, a.URL, err)
 	}
 	a.PublishedAt, a.FetchedAt = fromNull(pub), fromNull(fetched)
 	a.Fingerprint.Simhash = uint64(simhash)
@@ -849,7 +864,8 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	var simhash int64
 	sig := sigDest{dst: &d.Signature}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason); err != nil {
+		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason,
+		&d.Image, &d.ImageSimilarity); err != nil {
 		return storage.Duplicate{}, err
 	}
 	if sig.err != nil {
@@ -857,6 +873,9 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	}
 	if !validUTF8(d.URL, d.Title, d.Text, d.Source, d.Author) {
 		return storage.Duplicate{}, fmt.Errorf("%w: duplicate %s holds text that is not valid UTF-8", ErrDamaged, d.URL)
+	}
+	if _, err := imgfp.Parse(d.Image); err != nil {
+		return storage.Duplicate{}, fmt.Errorf("%w: duplicate %s: %w", ErrDamaged, d.URL, err)
 	}
 	d.PublishedAt, d.FetchedAt, d.Simhash = fromNull(pub), fromNull(fetched), uint64(simhash)
 	return d, nil
@@ -1185,6 +1204,11 @@ func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 				return err
 			}
 			added += int(n)
+			if n == 0 {
+				if _, err := tx.StmtContext(ctx, s.stmts.lowerDepth).ExecContext(ctx, it.URL, it.Depth, it.Referer); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})

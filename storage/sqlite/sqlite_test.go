@@ -701,3 +701,59 @@ func TestSQLiteMigratesVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSQLiteMigratesVersion4 opens a file written with schema 4 (before
+// lead images): the store adds the image columns, reads the old rows with
+// no image, and stores images afterwards.
+func TestSQLiteMigratesVersion4(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	db := rawDB(t, path)
+	for _, m := range sqlite.Migrations[:4] {
+		exec(t, db, m)
+	}
+	exec(t, db, "PRAGMA user_version = 4")
+	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/1', 'qq', 1, 'stored', 200, '', '', 0)`)
+	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/2', 'qq', 1, 'duplicate', 200, '', '', 0)`)
+	exec(t, db, `INSERT INTO articles(id, url, site, run_id, title, text, source, author, editor, content_hash, cluster, simhash, signature, sig_len)
+		VALUES (1, 'http://a/1', 'qq', 1, 't', 'x', '', '', '', 'h', 1, 0, x'', 0)`)
+	exec(t, db, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, title, text, source, author, simhash, reason)
+		VALUES ('http://a/2', 'qq', 1, 1, 'http://a/1', 1, 0, 1, 't', '', '', '', 0, 'exact')`)
+	exec(t, db, `UPDATE meta SET value = 1 WHERE key = 'docs'`)
+	db.Close()
+
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 5 || sqlite.SchemaVersion != 5 {
+		t.Fatalf("user_version = %d, %v; want 5 (SchemaVersion %d)", v, err, sqlite.SchemaVersion)
+	}
+	if a, err := s.Article(ctx, 1); err != nil || a.URL != "http://a/1" || a.Fingerprint.Image != "" {
+		t.Fatalf("article 1 after migration: %+v, %v", a, err)
+	}
+	err = s.Duplicates(ctx, func(d storage.Duplicate) error {
+		if d.URL != "http://a/2" || d.Image != "" || d.ImageSimilarity != 0 || d.Reason != "exact" {
+			return fmt.Errorf("duplicate after migration: %+v", d)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := storedCommit("http://a/3")
+	c.Article.Fingerprint.Image = "1x1:W"
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := s.ArticleByURL(ctx, "http://a/3"); err != nil || a.Fingerprint.Image != "1x1:W" {
+		t.Fatalf("image after migration: %q, %v", a.Fingerprint.Image, err)
+	}
+	// A damaged image column is reported, not read as "no image".
+	exec(t, rawDB(t, path), `UPDATE articles SET image = '1x1:Q' WHERE url = 'http://a/3'`)
+	if _, err := s.ArticleByURL(ctx, "http://a/3"); !errors.Is(err, sqlite.ErrDamaged) {
+		t.Fatalf("damaged image: %v, want ErrDamaged", err)
+	}
+}

@@ -76,6 +76,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
 		{"CanceledContext", testCanceled},
 		{"Concurrent", testConcurrent},
 		{"RawResponses", testRawResponses},
+		{"LeadImages", testLeadImages},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -318,6 +319,9 @@ func testCommitInvalid(t *testing.T, s storage.Store) {
 		{"merges cluster 0", withPage(duplicate("http://a/x", base), func(c *storage.Commit) {
 			c.Duplicate.Cluster, c.Duplicate.Merges = base, []int64{0}
 		})},
+		{"malformed lead image", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.Fingerprint.Image = "8x8:KW" })},
+		{"lead image similarity above 1", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.ImageSimilarity = 1.5 })},
+		{"nan lead image similarity", withPage(duplicate("http://a/x", base), func(c *storage.Commit) { c.Duplicate.ImageSimilarity = math.NaN() })},
 		{"time too early", withPage(stored("http://a/x"), func(c *storage.Commit) { c.Article.PublishedAt = time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC) })},
 		{"time too late", withPage(notArticle("http://a/x"), func(c *storage.Commit) { c.Page.FetchedAt = time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC) })},
 	}
@@ -1051,7 +1055,10 @@ func testFrontier(t *testing.T, s storage.Store) {
 	if want := item("http://z/1", "sina", 0); got[0] != want {
 		t.Fatalf("popped %+v, want %+v (first push wins)", got[0], want)
 	}
-	mustPop("", 2, "http://a/2", "http://b/4") // in-flight items are skipped
+	got = mustPop("", 2, "http://a/2", "http://b/4") // in-flight items are skipped
+	if want := item("http://a/2", "sohu", 0); got[0] != want {
+		t.Fatalf("popped %+v, want %+v (a pending URL pushed again at a smaller depth takes it)", got[0], want)
+	}
 	mustPop("", 10, "http://c/5")
 	mustPop("", 10)
 	mustPending("", 5) // in flight still counts
@@ -1398,6 +1405,63 @@ func testRawResponses(t *testing.T, s storage.Store) {
 	for _, u := range []string{"http://raw/2", "http://nowhere/"} {
 		if _, err := rs.Raw(ctx, u); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("Raw(%s) = %v, want ErrNotFound", u, err)
+		}
+	}
+}
+
+// testLeadImages: an article's and a duplicate's lead-image fingerprints
+// and the image evidence round-trip through every read.
+func testLeadImages(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	const img = "2x2:CYGR"
+	c := stored("http://img/a")
+	c.Article.Fingerprint.Image = img
+	mustCommit(t, s, c)
+	id := c.Article.ID
+	d := duplicate("http://img/b", id)
+	d.Duplicate.Reason, d.Duplicate.Image, d.Duplicate.ImageSimilarity = "image", img, 0.953125
+	mustCommit(t, s, d)
+	plain := mustStore(t, s, "http://img/none")
+	for _, get := range []func() (storage.Article, error){
+		func() (storage.Article, error) { return s.Article(ctx, id) },
+		func() (storage.Article, error) { return s.ArticleByURL(ctx, "http://img/a") },
+	} {
+		a, err := get()
+		if err != nil || a.Fingerprint.Image != img {
+			t.Fatalf("article image %q, %v; want %q", a.Fingerprint.Image, err, img)
+		}
+	}
+	if a, err := s.Article(ctx, plain); err != nil || a.Fingerprint.Image != "" {
+		t.Fatalf("article without image: %q, %v", a.Fingerprint.Image, err)
+	}
+	seen := 0
+	err := s.Fingerprints(ctx, time.Time{}, func(a storage.Article) error {
+		if a.URL == "http://img/a" && a.Fingerprint.Image == img {
+			seen++
+		}
+		return nil
+	})
+	if err != nil || seen != 1 {
+		t.Fatalf("Fingerprints: image seen %d times, %v", seen, err)
+	}
+	for name, each := range map[string]func(context.Context, func(storage.Duplicate) error) error{
+		"Duplicates": s.Duplicates,
+		"DuplicateFingerprints": func(ctx context.Context, fn func(storage.Duplicate) error) error {
+			return s.DuplicateFingerprints(ctx, time.Time{}, fn)
+		},
+	} {
+		got := 0
+		err := each(ctx, func(d storage.Duplicate) error {
+			if d.URL == "http://img/b" {
+				if d.Image != img || d.ImageSimilarity != 0.953125 || d.Reason != "image" {
+					return fmt.Errorf("duplicate %+v", d)
+				}
+				got++
+			}
+			return nil
+		})
+		if err != nil || got != 1 {
+			t.Fatalf("%s: %d, %v", name, got, err)
 		}
 	}
 }

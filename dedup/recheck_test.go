@@ -1,0 +1,93 @@
+package dedup
+
+import (
+	"testing"
+
+	"github.com/newsdedup/newscrawl/imgfp"
+)
+
+// TestStale: a verdict is stale when an entry indexed after it verifies
+// with the page, or clusters merged under a duplicate verdict; when it is
+// not stale, deciding again over the updated index gives the same verdict.
+func TestStale(t *testing.T) {
+	s1, s2, s3 := story(t, "s1"), story(t, "s2"), story(t, "s3")
+	page := join(append(append([]string{}, s1.Paragraphs[:3]...), s1.Paragraphs[4:]...)) // s1, one paragraph dropped
+	tests := []struct {
+		name    string
+		mode    Mode
+		indexed []string // texts indexed before the verdict (ids 1, 2, …)
+		added   []string // texts indexed after it (ids 101, 102, …)
+		merges  int
+		want    bool
+	}{
+		{"nothing committed meanwhile", Combined, nil, nil, 0, false},
+		{"another story committed", Combined, nil, []string{join(s3.Paragraphs)}, 0, false},
+		{"its original committed", Combined, nil, []string{join(s1.Paragraphs)}, 0, true},
+		{"original among others", Combined, []string{join(s2.Paragraphs)}, []string{join(s3.Paragraphs), join(s1.Paragraphs)}, 0, true},
+		{"merge under a new verdict", Combined, []string{join(s2.Paragraphs)}, nil, 1, false},
+		{"merge under a duplicate verdict", Combined, []string{join(s1.Paragraphs)}, nil, 1, true},
+		{"duplicate verdict, another original committed", Combined, []string{join(s1.Paragraphs)}, []string{join(s1.Paragraphs)}, 0, true},
+		{"simhash only: a copy committed", SimhashOnly, nil, []string{page}, 0, true},
+		{"simhash only: another story committed", SimhashOnly, nil, []string{join(s3.Paragraphs)}, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngine(t, Options{Mode: tc.mode})
+			for i, text := range tc.indexed {
+				e.Add(uint64(i+1), 0, e.Fingerprint(s1.Title, text))
+			}
+			fp := e.Fingerprint(s1.Title, page)
+			v := e.Decide(fp)
+			var added []Entry
+			for i, text := range tc.added {
+				en := e.entry(uint64(101+i), 0, e.Fingerprint(s1.Title, text))
+				en.Cluster = en.ID
+				added = append(added, en)
+			}
+			if got := e.Stale(fp, v, added, tc.merges); got != tc.want {
+				t.Fatalf("Stale = %v, want %v (verdict %+v)", got, tc.want, v)
+			}
+			if tc.want {
+				return
+			}
+			for _, en := range added {
+				e.Restore(en)
+			}
+			again := e.Decide(fp)
+			if again.Duplicate != v.Duplicate || again.DupOf != v.DupOf || again.Reason != v.Reason || again.Matched != v.Matched {
+				t.Fatalf("not stale, but deciding again gives %+v, was %+v", again, v)
+			}
+		})
+	}
+}
+
+// A short photo page decided "new" is stale when a page with the same lead
+// image and a related headline was committed meanwhile (decideImage).
+func TestStaleImageEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		name, title string
+		image       imgfp.Fingerprint
+		want        bool
+	}{
+		{"same photo committed", "东湖冰景", photoFP, true},
+		{"same photo, unrelated headline", "古城墙夜景", photoFP, false},
+		{"other photo", "东湖冰景", changed(photoFP, 24, 25, 26, 27, 28, 29, 30, 31), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngine(t, Options{})
+			fp := e.Fingerprint("东湖冰景", "图为昨日清晨的江城东湖。")
+			fp.Image = photoFP
+			v := e.Decide(fp)
+			c := e.Fingerprint(tc.title, "市民在东湖边拍照留念。")
+			c.Image = tc.image
+			en := e.entry(101, 101, c)
+			if got := e.Stale(fp, v, []Entry{en}, 0); got != tc.want {
+				t.Fatalf("Stale = %v, want %v (verdict %+v)", got, tc.want, v)
+			}
+			e.Restore(en)
+			if again := e.Decide(fp); again.Duplicate != tc.want {
+				t.Fatalf("deciding again: %+v, want duplicate=%v", again, tc.want)
+			}
+		})
+	}
+}
