@@ -111,30 +111,17 @@ func distinct(sig spotsigs.Signature) []uint64 {
 	return out
 }
 
-// Add implements dedup.Index: a repeated id is ignored.
+// Add implements dedup.Index: a repeated id is ignored (one round trip;
+// a new one takes two: its spots' frequencies, then the script).
 func (x *Index) Add(e dedup.Entry) {
 	spots := distinct(e.Signature)
-	df := map[uint64]uint32{}
-	if len(spots) > 0 {
-		fields := make([]string, len(spots))
-		for i, s := range spots {
-			fields[i] = hexKey(s)
-		}
-		vals, err := x.rdb.HMGet(x.ctx, x.prefix+"df", fields...).Result()
-		if err != nil {
-			x.fail("add", err)
-			return
-		}
-		for i, v := range vals {
-			if s, ok := v.(string); ok {
-				n, err := strconv.ParseUint(s, 10, 32)
-				if err != nil {
-					x.fail("add", fmt.Errorf("document frequency %q: %w", s, err))
-					return
-				}
-				df[spots[i]] = uint32(n)
-			}
-		}
+	df, known, err := x.frequencies(e.ID, spots)
+	if err != nil {
+		x.fail("add", err)
+		return
+	}
+	if known {
+		return
 	}
 	keys := x.sh.Keys(e.Signature, func(spot uint64) uint32 { return df[spot] })
 	args := []any{x.prefix, e.ID, e.Cluster, appendRecord(nil, &e), hashArg(&e), keys.HeadClass, lshindex.HeadListCap}
@@ -157,6 +144,41 @@ func (x *Index) Add(e dedup.Entry) {
 	if err := addScript.Run(x.ctx, x.rdb, nil, args...).Err(); err != nil {
 		x.fail("add", err)
 	}
+}
+
+// frequencies reads, in one round trip, whether id is indexed and the
+// document frequencies of spots.
+func (x *Index) frequencies(id uint64, spots []uint64) (df map[uint64]uint32, known bool, err error) {
+	pipe := x.rdb.Pipeline()
+	exists := pipe.Exists(x.ctx, x.prefix+"e:"+strconv.FormatUint(id, 10))
+	var vals *redis.SliceCmd
+	if len(spots) > 0 {
+		fields := make([]string, len(spots))
+		for i, s := range spots {
+			fields[i] = hexKey(s)
+		}
+		vals = pipe.HMGet(x.ctx, x.prefix+"df", fields...)
+	}
+	if _, err := pipe.Exec(x.ctx); err != nil {
+		return nil, false, err
+	}
+	if exists.Val() > 0 {
+		return nil, true, nil
+	}
+	df = map[uint64]uint32{}
+	if vals == nil {
+		return df, false, nil
+	}
+	for i, v := range vals.Val() {
+		if s, ok := v.(string); ok {
+			n, err := strconv.ParseUint(s, 10, 32)
+			if err != nil {
+				return nil, false, fmt.Errorf("document frequency %q: %w", s, err)
+			}
+			df[spots[i]] = uint32(n)
+		}
+	}
+	return df, false, nil
 }
 
 // Remove implements dedup.Index.
