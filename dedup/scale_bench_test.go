@@ -94,7 +94,7 @@ func BenchmarkDecideScale(b *testing.B) {
 	for _, n := range []int{10000, 40000, 100000} {
 		sizes = append(sizes, size{n, false, "prefix"}, size{n, false, "lsh"}, size{n, false, "exhaustive"})
 	}
-	for _, n := range []int{10000, 100000, 1000000, 10000000} {
+	for _, n := range []int{10000, 100000, 1000000, 3000000, 10000000} {
 		sizes = append(sizes, size{n, true, "prefix"}, size{n, true, "lsh"})
 	}
 	for _, sz := range sizes {
