@@ -1,6 +1,9 @@
 package dedup
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -142,4 +145,49 @@ func randomFP(rng *rand.Rand) imgfp.Fingerprint {
 		b[i] = colours[rng.IntN(8)]
 	}
 	return imgfp.Fingerprint{Cols: 8, Rows: 8, Blocks: string(b)}
+}
+
+// TestImageIndexSnapshot: the engine's snapshot carries its lead-image
+// index, so an engine loaded from it decides photo pages as the one that
+// wrote it; a damaged image section is refused.
+func TestImageIndexSnapshot(t *testing.T) {
+	e := testEngine(t, Options{})
+	fp := e.Fingerprint("东湖冰景", "图为昨日清晨的江城东湖。")
+	fp.Image = photoFP
+	e.Add(7, 0, fp)
+	e.Add(8, 0, e.Fingerprint("长江大桥", join(story(t, "s1").Paragraphs)))
+	var b bytes.Buffer
+	if err := e.WriteSnapshot(&b); err != nil {
+		t.Fatal(err)
+	}
+	q := e.Fingerprint("东湖的冰", "东湖边的冰。")
+	q.Image = changed(photoFP, 3)
+	for _, tc := range []struct {
+		name    string
+		data    []byte
+		wantErr bool
+	}{
+		{"whole", b.Bytes(), false},
+		{"image section damaged", func() []byte { d := bytes.Clone(b.Bytes()); d[6] ^= 1; return d }(), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := testEngine(t, Options{})
+			err := l.ReadSnapshot(&io.LimitedReader{R: bytes.NewReader(tc.data), N: int64(len(tc.data))})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("ReadSnapshot: %v, want error %v", err, tc.wantErr)
+			}
+			if tc.wantErr {
+				if !errors.Is(err, ErrSnapshot) || l.Images() != 0 || l.Len() != 0 {
+					t.Fatalf("error %v, %d images, %d entries after a failed read", err, l.Images(), l.Len())
+				}
+				return
+			}
+			if l.Images() != 1 || l.Len() != 2 {
+				t.Fatalf("loaded %d images, %d entries; want 1, 2", l.Images(), l.Len())
+			}
+			if v := l.Decide(q); !v.Duplicate || v.Reason != "image" || v.Matched != 7 {
+				t.Fatalf("verdict after the snapshot: %+v", v)
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // Prefix filtering (AllPairs and PPJoin: C. Xiao, W. Wang, X. Lin, J. X. Yu,
@@ -505,4 +506,130 @@ func (x *PrefixIndex) Candidates(sig Signature, buf []uint32) ([]uint32, ProbeSt
 	sc.met, sc.qbits = met, qb
 	st.Met = len(met)
 	return buf, st
+}
+
+// PrefixState is a PrefixIndex's postings, lengths and bitmaps as flat
+// arrays, for persisting an index and loading it back without re-sorting
+// every signature's tokens (dedup.PrefixIndex's snapshot). Posting list i
+// of Pre holds Pre[PreOff[i]:PreOff[i+1]] under key PreKeys[i]; likewise
+// Head. A posting is a slot in its high 24 bits and a position in its low
+// 8 bits. Lens are the slots' token counts (bit 31 marks a removed slot),
+// Bits their parity bitmaps, BitmapWords words a slot.
+type PrefixState struct {
+	PreKeys  []uint64
+	PreOff   []uint32
+	Pre      []uint32
+	HeadKeys []uint64
+	HeadOff  []uint32
+	Head     []uint32
+	Lens     []uint32
+	Bits     []uint64
+}
+
+// BitmapWords is the number of bitmap words a slot has in PrefixState.Bits.
+const BitmapWords = bitmapWords
+
+// State returns the index's arrays (copies: the index may change after).
+// It fails when the postings do not fit 32-bit offsets.
+func (x *PrefixIndex) State() (PrefixState, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var st PrefixState
+	var err error
+	if st.PreKeys, st.PreOff, st.Pre, err = flatten(x.pre); err != nil {
+		return PrefixState{}, err
+	}
+	if st.HeadKeys, st.HeadOff, st.Head, err = flatten(x.head); err != nil {
+		return PrefixState{}, err
+	}
+	st.Lens = slices.Clone(x.lens)
+	st.Bits = slices.Clone(x.bits)
+	return st, nil
+}
+
+func flatten(m map[uint64][]posting) (keys []uint64, off []uint32, flat []uint32, err error) {
+	n := 0
+	for _, l := range m {
+		n += len(l)
+	}
+	if n > math.MaxUint32 {
+		return nil, nil, nil, fmt.Errorf("spotsigs: %d postings do not fit a snapshot", n)
+	}
+	keys = make([]uint64, 0, len(m))
+	off = make([]uint32, 1, len(m)+1)
+	flat = make([]uint32, 0, n)
+	for k, l := range m {
+		keys = append(keys, k)
+		for _, p := range l {
+			flat = append(flat, uint32(p))
+		}
+		off = append(off, uint32(len(flat)))
+	}
+	return keys, off, flat, nil
+}
+
+// Restore loads st into x, which must be empty (fresh from NewPrefixIndex
+// with the order and config st was taken with). It validates st and
+// returns an error, leaving x empty, when it is not a consistent state:
+// offsets out of order or range, a posting of a slot that does not exist,
+// a key listed twice, bitmaps of the wrong size. The posting lists share
+// st's arrays (the caller must not change them after).
+func (x *PrefixIndex) Restore(st PrefixState) error {
+	slots := len(st.Lens)
+	if slots > MaxPrefixSlots {
+		return fmt.Errorf("spotsigs: %d slots exceed the index's %d", slots, MaxPrefixSlots)
+	}
+	if len(st.Bits) != slots*bitmapWords {
+		return fmt.Errorf("spotsigs: %d bitmap words for %d slots, want %d", len(st.Bits), slots, slots*bitmapWords)
+	}
+	live := 0
+	for _, l := range st.Lens {
+		if l&deadBit == 0 {
+			live++
+		}
+	}
+	pre, err := unflatten(st.PreKeys, st.PreOff, st.Pre, slots)
+	if err != nil {
+		return fmt.Errorf("spotsigs: prefix postings: %w", err)
+	}
+	head, err := unflatten(st.HeadKeys, st.HeadOff, st.Head, slots)
+	if err != nil {
+		return fmt.Errorf("spotsigs: head postings: %w", err)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.lens) != 0 {
+		return errors.New("spotsigs: restore into a non-empty prefix index")
+	}
+	x.pre, x.head, x.lens, x.bits, x.live = pre, head, st.Lens, st.Bits, live
+	x.postings = len(st.Pre) + len(st.Head)
+	return nil
+}
+
+func unflatten(keys []uint64, off, flat []uint32, slots int) (map[uint64][]posting, error) {
+	if len(off) != len(keys)+1 || off[0] != 0 || int(off[len(keys)]) != len(flat) {
+		return nil, fmt.Errorf("%d offsets for %d keys and %d postings", len(off), len(keys), len(flat))
+	}
+	for _, p := range flat {
+		if int(posting(p).slot()) >= slots {
+			return nil, fmt.Errorf("posting of slot %d, past the %d slots", posting(p).slot(), slots)
+		}
+	}
+	// posting and uint32 have the same layout: one conversion of the
+	// whole array, no copy.
+	ps := unsafe.Slice((*posting)(unsafe.Pointer(unsafe.SliceData(flat))), len(flat))
+	m := make(map[uint64][]posting, len(keys))
+	for i, k := range keys {
+		a, b := off[i], off[i+1]
+		if a > b {
+			return nil, fmt.Errorf("offsets out of order at key %d", i)
+		}
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("key %#x listed twice", k)
+		}
+		// A full slice expression: appending to one list never
+		// overwrites the next.
+		m[k] = ps[a:b:b]
+	}
+	return m, nil
 }

@@ -311,3 +311,33 @@ type Store interface {
 	Check(ctx context.Context) error
 	Close() error
 }
+
+// Cursor is a position in a store's commit history: the last article id,
+// duplicate sequence number and cluster merge sequence number seen. Each
+// of the three grows with every commit and is never reused, so the
+// commits after a cursor are exactly the rows with larger numbers. Stores
+// that keep this history (every store in this module) offer Head, the
+// cursor after everything committed, and Changes, the commits after a
+// cursor; consumers declare that interface themselves.
+type Cursor struct {
+	Article, Duplicate, Merge int64
+}
+
+// Before reports whether c is at or before d on every axis (d includes
+// everything c does).
+func (c Cursor) Before(d Cursor) bool {
+	return c.Article <= d.Article && c.Duplicate <= d.Duplicate && c.Merge <= d.Merge
+}
+
+// Change is one entry of a store's change feed: exactly one field is set.
+type Change struct {
+	Article   *Article   // stored after the cursor, without its text
+	Duplicate *Duplicate // recorded after the cursor, without its text
+	// Merge: the cluster From was merged into Into after the cursor.
+	Merge *Merge
+}
+
+// Merge is a cluster merge applied by a duplicate's commit
+// (Duplicate.Merges): every article and duplicate of cluster From moved to
+// cluster Into.
+type Merge struct{ Into, From int64 }

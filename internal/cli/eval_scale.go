@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,8 @@ func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	dir := fs.String("dir", "", "directory for the stores (default: a temporary one, removed afterwards)")
 	noStore := fs.Bool("no-store", false, "measure the engine only: no import, store size or start-up")
 	index := fs.String("index", pipeline.DefaultIndex, "candidate stage measured: lsh, prefix or exhaustive")
+	startup := fs.String("startup", "", "measure only the start-up of a run (index rebuilt, and snapshot plus tail) over SQLite stores filled with synthetic signatures modelled on this fingerprint file (see --fingerprints)")
+	tail := fs.Int("tail", evalscale.DefaultTail, "with --startup: commits made after the snapshot")
 	fpOut := fs.String("fingerprints", "", "only write the fingerprints of the corpus's texts to this file (for the Go benchmarks' NEWSCRAWL_SCALE_FP) and exit")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -55,11 +58,33 @@ func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "%d fingerprints of %s written to %s\n", n, *corpus, *fpOut)
 		return nil
 	}
+	if *startup != "" {
+		return evalStartUp(ctx, evalscale.StartUpConfig{Docs: sizes, Fingerprints: *startup, Dir: *dir, Tail: *tail, Segmenter: seg, Status: stderr}, stdout, segLoad)
+	}
 	rep, err := evalscale.Run(ctx, evalscale.Config{Docs: sizes, Corpus: *corpus, Shared: sh, Queries: *queries, Dir: *dir,
 		NoStore: *noStore, Segmenter: seg, Engine: engine, Index: *index, Status: stderr})
 	if err != nil {
 		return fmt.Errorf("eval scale: %w", err)
 	}
 	rep.WriteTable(stdout, segLoad)
+	return nil
+}
+
+// evalStartUp runs eval scale --startup, in a temporary directory unless
+// one is given.
+func evalStartUp(ctx context.Context, c evalscale.StartUpConfig, stdout io.Writer, segLoad time.Duration) error {
+	if c.Dir == "" {
+		d, err := os.MkdirTemp("", "newscrawl-startup-")
+		if err != nil {
+			return fmt.Errorf("eval scale: %w", err)
+		}
+		defer os.RemoveAll(d)
+		c.Dir = d
+	}
+	rows, err := evalscale.RunStartUp(ctx, c)
+	evalscale.WriteStartUpTable(stdout, rows, segLoad)
+	if err != nil {
+		return fmt.Errorf("eval scale: %w", err)
+	}
 	return nil
 }

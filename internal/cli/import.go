@@ -46,8 +46,11 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	st, err := pipeline.Import(ctx, &cfg, *in, pipeline.StreamImport(f, *in), o)
-	fmt.Fprintf(stdout, "import %s into %s: start-up %.2fs (%d articles indexed); %s\n",
-		*in, cfg.Storage, st.StartUp.Seconds(), st.Indexed, formatImport(st))
+	fmt.Fprintf(stdout, "import %s into %s: start-up %.2fs (%d articles indexed; %s); %s\n",
+		*in, cfg.Storage, st.StartUp.Seconds(), st.Indexed, st.Index, formatImport(st))
+	if s := st.Saved; s.Skipped == "" && s.Bytes > 0 {
+		fmt.Fprintf(stdout, "index snapshot saved: %d entries, %.1f MB in %.1fs (%s)\n", s.Entries, float64(s.Bytes)/1e6, s.Elapsed.Seconds(), s.Path)
+	}
 	return err // names the line or the URL
 }
 

@@ -708,18 +708,18 @@ func (c *Check) checkState(audit *sqlite.Audit) {
 // checkIndex is check (c): the index rebuilt from the store agrees with
 // the stored text.
 func (c *Check) checkIndex(ctx context.Context, store storage.Store, cfg *config.Config, seg dedup.Segmenter) {
-	eng, n, err := pipeline.NewEngine(ctx, cfg, seg, store, time.Now())
+	eng, load, err := pipeline.NewEngine(ctx, cfg, seg, store, pipeline.EngineConfig{Now: time.Now()})
 	if err != nil {
 		c.fail("(c) rebuild index: %v", err)
 		return
 	}
-	c.Indexed = n
+	c.Indexed = load.Entries
 	want := c.Stored // cluster centres
 	if !eng.Options().CentresOnly {
 		want += c.Dups // and their members
 	}
-	if n != want {
-		c.fail("(c) index rebuilt with %d entries, the store has %d articles and %d duplicates", n, c.Stored, c.Dups)
+	if load.Entries != want {
+		c.fail("(c) index rebuilt with %d entries, the store has %d articles and %d duplicates", load.Entries, c.Stored, c.Dups)
 	}
 	err = store.Articles(ctx, func(a storage.Article) error {
 		fp := eng.Fingerprint(a.Title, a.Text)

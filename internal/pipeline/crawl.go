@@ -112,20 +112,35 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 	defer release()
 	// A damaged store is refused before anything is written to it: the
 	// full check at most every FullCheckEvery, the small one in between
-	// (see checkStore). (A PostgreSQL server checks its own pages.)
-	if qc, ok := store.(quickChecker); ok {
-		t := time.Now()
-		what, err := checkStore(ctx, qc, t)
-		if err != nil {
-			return CrawlResult{}, fmt.Errorf("%w (nothing was written; restore a backup or move the store aside)", err)
-		}
-		fmt.Fprintf(status, "store checked in %.1fs (%s)\n", time.Since(t).Seconds(), what)
+	// (see checkStore). (A PostgreSQL server checks its own pages.) The
+	// check and the index load only read the store, so they run side by
+	// side; nothing is written until both are done.
+	type checkResult struct {
+		what string
+		took time.Duration
+		err  error
 	}
-	if err := CloseDeadRuns(ctx, store); err != nil {
+	checked := make(chan checkResult, 1)
+	qc, hasCheck := store.(quickChecker)
+	if hasCheck {
+		go func() {
+			t := time.Now()
+			what, err := checkStore(ctx, qc, t)
+			checked <- checkResult{what, time.Since(t), err}
+		}()
+	}
+	proc, idx, err := articleStage(ctx, cfg, store, o, status, rdb)
+	if hasCheck {
+		c := <-checked
+		if c.err != nil {
+			return CrawlResult{}, fmt.Errorf("%w (nothing was written; restore a backup or move the store aside)", c.err)
+		}
+		fmt.Fprintf(status, "store checked in %.1fs (%s)\n", c.took.Seconds(), c.what)
+	}
+	if err != nil {
 		return CrawlResult{}, err
 	}
-	proc, err := articleStage(ctx, cfg, store, o, status, rdb)
-	if err != nil {
+	if err := CloseDeadRuns(ctx, store); err != nil {
 		return CrawlResult{}, err
 	}
 	if !o.FetchOnly {
@@ -133,15 +148,22 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 		defer restore()
 		o.Log.Info("memory budget", "soft_limit_mb", limit>>20)
 	}
-	return runCrawl(ctx, cfg, store, proc, o, start, shared)
+	res, err := runCrawl(ctx, cfg, store, proc, o, start, shared)
+	// A run that ended on its own or by a signal leaves its index for the
+	// next one; after any other error the index may hold what the store
+	// does not, and the next run replays or rebuilds instead.
+	if idx != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		idx.save(context.WithoutCancel(ctx), cfg, store, status, o.Log)
+	}
+	return res, err
 }
 
 // articleStage is the crawl's Processor: the full pipeline, or a discarding
-// one for a fetch-only run. With rdb, the dedup index is shared in Redis
-// (newRedisEngine).
-func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, o CrawlOptions, status io.Writer, rdb *redis.Client) (crawler.Processor, error) {
+// one for a fetch-only run (with a nil indexRun). With rdb, the dedup
+// index is shared in Redis (newRedisEngine).
+func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, o CrawlOptions, status io.Writer, rdb *redis.Client) (crawler.Processor, *indexRun, error) {
 	if o.FetchOnly {
-		return crawler.Discard{Store: store}, nil
+		return crawler.Discard{Store: store}, nil, nil
 	}
 	t := time.Now()
 	seg := o.Segmenter
@@ -149,44 +171,47 @@ func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, 
 		fmt.Fprintf(status, "loading segmenter dictionary… ")
 		var err error
 		if seg, err = NewSegmenter(cfg.Segment); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	eng, n, shared, err := crawlEngine(ctx, cfg, seg, store, rdb)
+	idx, err := crawlIndex(ctx, cfg, seg, store, rdb, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	fmt.Fprintf(status, "ready in %.1fs; %d fingerprints indexed (stored articles and their duplicates)\n", time.Since(t).Seconds(), n)
+	eng := idx.eng
+	fmt.Fprintf(status, "ready in %.1fs; %d fingerprints indexed (stored articles and their duplicates); %s\n", time.Since(t).Seconds(), idx.load.Entries, idx.load)
 	if over := eng.Overflow(); over > 0 {
 		fmt.Fprintf(status, "warning: the dedup index is full: %d stored fingerprints are not indexed, and new pages are not compared with them (set dedup.window to bound the index)\n", over)
 		o.Log.Warn("dedup index full", "not_indexed", over)
 	}
 	p, err := NewProcessor(cfg, store, eng, o.Log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	p.shared = shared
+	p.shared = idx.shared
 	if o.Metrics == nil {
-		return p, nil
+		return p, idx, nil
 	}
 	o.Metrics.SetIndexSize(eng.Len())
-	return timedProcessor{p: p, m: o.Metrics, eng: eng}, nil
+	return timedProcessor{p: p, m: o.Metrics, eng: eng}, idx, nil
 }
 
-// crawlEngine builds the crawl's engine: over the index shared in Redis
-// with rdb, else rebuilt from the store (under the decision lock for a
-// shared store).
-func crawlEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, rdb *redis.Client) (*dedup.Engine, int, *sharedDecisions, error) {
+// crawlIndex builds the crawl's engine: over the index shared in Redis
+// with rdb (no snapshot: nothing to save at the end), else from the
+// snapshot or the store (startIndex).
+func crawlIndex(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, rdb *redis.Client, o CrawlOptions) (*indexRun, error) {
 	if rdb == nil {
-		return newEngineShared(ctx, func() (*dedup.Engine, int, error) {
-			return NewEngine(ctx, cfg, seg, store, time.Now())
-		}, store)
+		return startIndex(ctx, cfg, seg, store, time.Now(), o.Log)
 	}
 	pg, ok := store.(*postgres.Store)
 	if !ok {
-		return nil, 0, nil, fmt.Errorf("dedup.index: %w: %q needs a postgres:// store, not %T", storage.ErrInvalid, RedisIndex, store)
+		return nil, fmt.Errorf("dedup.index: %w: %q needs a postgres:// store, not %T", storage.ErrInvalid, RedisIndex, store)
 	}
-	return newRedisEngine(ctx, cfg, seg, pg, rdb, time.Now())
+	eng, n, shared, err := newRedisEngine(ctx, cfg, seg, pg, rdb, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return &indexRun{eng: eng, load: IndexLoad{Entries: n, Redis: true}, shared: shared}, nil
 }
 
 // runCrawl begins a run, crawls and records how the run ended, even when

@@ -167,7 +167,7 @@ func crawlHuge(b *testing.B, cfg *config.Config, seg *segment.Segmenter, pages i
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	store := memory.New()
-	eng, _, err := NewEngine(ctx, cfg, seg, store, time.Now())
+	eng, _, err := NewEngine(ctx, cfg, seg, store, EngineConfig{Now: time.Now()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -94,6 +94,8 @@ type ImportStats struct {
 	Elapsed                                              time.Duration
 	StartUp                                              time.Duration // segmenter and index rebuild
 	Indexed                                              int           // articles indexed at start-up
+	Index                                                IndexLoad     // how the index was filled
+	Saved                                                IndexSave     // the index snapshot written at the end
 }
 
 // ImportOptions configure Import.
@@ -140,13 +142,12 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 		}
 		seg = s
 	}
-	eng, n, shared, err := newEngineShared(ctx, func() (*dedup.Engine, int, error) {
-		return NewEngine(ctx, cfg, seg, store, o.Now())
-	}, store)
+	idx, err := startIndex(ctx, cfg, seg, store, o.Now(), nil)
 	if err != nil {
 		return st, err
 	}
-	st.Indexed, st.StartUp = n, time.Since(start)
+	eng, shared := idx.eng, idx.shared
+	st.Indexed, st.StartUp, st.Index = idx.load.Entries, time.Since(start), idx.load
 	// A SQLite store commits ImportBatch records to a transaction; another
 	// store (PostgreSQL, shared with crawls) commits each record on its own.
 	procStore, bs := store, (*batchStore)(nil)
@@ -200,12 +201,7 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 			o.Progress(st)
 		}
 	}
-	// The open batch holds every record decided before the loop stopped
-	// (a failed commit undid only itself): keep them.
-	if err := bs.end(); err != nil && runErr == nil { // nil-safe
-		runErr = err
-	}
-	st.Elapsed = time.Since(t0)
+	runErr = endImport(ctx, cfg, store, bs, idx, &st, runErr, t0)
 	run.FinishedAt = time.Now()
 	run.Stats = storage.RunStats{Fetched: st.Read, Stored: st.Stored, Duplicates: st.Duplicates, NotArticle: st.NotArticle}
 	run.Status = importStatus(runErr)
@@ -213,6 +209,24 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 		runErr = fmt.Errorf("finish run: %w", err)
 	}
 	return st, runErr
+}
+
+// endImport commits the open batch, which holds every record decided
+// before the loop stopped (a failed commit undid only itself), and saves
+// the index for the next run unless the batch failed: the index then
+// holds records the store does not. It returns the import's error and
+// sets st.Elapsed (from t0 to the batch's end: the save is timed apart).
+func endImport(ctx context.Context, cfg *config.Config, store storage.Store, bs *batchStore, idx *indexRun, st *ImportStats, runErr error, t0 time.Time) error {
+	batchErr := bs.end() // nil-safe
+	if batchErr != nil && runErr == nil {
+		runErr = batchErr
+	}
+	st.Elapsed = time.Since(t0)
+	if batchErr == nil && (runErr == nil || errors.Is(runErr, context.Canceled)) {
+		idx.save(context.WithoutCancel(ctx), cfg, store, io.Discard, nil)
+		st.Saved = idx.saved
+	}
+	return runErr
 }
 
 // openImportStore opens and locks the store db: SQLite with its exclusive

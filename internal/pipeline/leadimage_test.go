@@ -132,7 +132,7 @@ func TestCrawlLeadImages(t *testing.T) {
 	var logs lockedBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	store := memory.New()
-	eng, _, err := NewEngine(ctx, &cfg, seg, store, time.Now())
+	eng, _, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func TestPipelineMergesClusters(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := memory.New()
-	eng, _, err := NewEngine(ctx, &cfg, seg, store, time.Now())
+	eng, _, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestPipelineMergesClusters(t *testing.T) {
 		t.Fatalf("after the bridge: a in cluster %d, b (id %d) in cluster %d; want both in %d", a.Cluster, b.ID, b.Cluster, a.ID)
 	}
 	// The next run: a fresh engine from the store puts b's copy in a's cluster.
-	eng2, _, err := NewEngine(ctx, &cfg, seg, store, time.Now())
+	eng2, _, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestProcessArticleKeepsShortBrief(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := memory.New()
-	eng, _, err := NewEngine(ctx, &cfg, seg, store, time.Now())
+	eng, _, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}

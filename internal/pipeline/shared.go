@@ -68,28 +68,24 @@ func memberEntry(d storage.Duplicate) dedup.Entry {
 }
 
 // newEngineShared builds the engine like NewEngine; for a shared store it
-// rebuilds under the decision lock, so that the rebuild holds exactly the
-// decisions up to the returned cursor (nil for other stores).
-func newEngineShared(ctx context.Context, build func() (*dedup.Engine, int, error), store storage.Store) (*dedup.Engine, int, *sharedDecisions, error) {
+// builds under the decision lock, so that the index holds exactly the
+// decisions up to the cursor it reports (nil for other stores).
+func newEngineShared(ctx context.Context, build func() (*dedup.Engine, IndexLoad, error), store storage.Store) (*dedup.Engine, IndexLoad, *sharedDecisions, error) {
 	pg, ok := store.(*postgres.Store)
 	if !ok {
-		eng, n, err := build()
-		return eng, n, nil, err
+		eng, load, err := build()
+		return eng, load, nil, err
 	}
 	release, err := pg.LockDecisions(ctx)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, IndexLoad{}, nil, err
 	}
 	defer release()
-	head, err := pg.Head(ctx)
+	eng, load, err := build()
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, load, nil, err
 	}
-	eng, n, err := build()
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	return eng, n, &sharedDecisions{store: pg, cursor: head}, nil
+	return eng, load, &sharedDecisions{store: pg, cursor: load.Cursor}, nil
 }
 
 // catchUp indexes what other processes committed since the cursor,

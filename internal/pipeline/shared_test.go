@@ -110,8 +110,8 @@ func sharedProcessor(t *testing.T, cfg *config.Config, seg dedup.Segmenter, db s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	eng, _, shared, err := newEngineShared(ctx, func() (*dedup.Engine, int, error) {
-		return NewEngine(ctx, cfg, seg, store, time.Now())
+	eng, _, shared, err := newEngineShared(ctx, func() (*dedup.Engine, IndexLoad, error) {
+		return NewEngine(ctx, cfg, seg, store, EngineConfig{Now: time.Now()})
 	}, store)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/dedup/lshindex"
 	"github.com/newsdedup/newscrawl/dedup/redisindex"
+	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage/postgres"
 )
 
@@ -72,15 +73,24 @@ func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter
 		return nil, 0, nil, err
 	}
 	defer release()
-	head, err := catchUpRedis(ctx, eng, pg, rdb, prefix+"cursor", windowStart(cfg, now))
+	var since time.Time
+	if w := cfg.Dedup.Window.D(); w > 0 {
+		since = now.Add(-w)
+	}
+	head, err := catchUpRedis(ctx, eng, pg, rdb, prefix+"cursor", since)
 	if err != nil {
 		return nil, 0, nil, err
 	}
 	if err := idx.Err(); err != nil {
 		return nil, 0, nil, fmt.Errorf("dedup index in redis: %w", err)
 	}
-	if err := loadDocFreqs(ctx, eng, pg); err != nil {
-		return nil, 0, nil, err
+	if o := eng.Options(); o.Weighting == segment.TFIDF || o.KeywordExact {
+		df := map[string]int{}
+		docs, err := pg.DocFreqs(ctx, func(term string, n int) error { df[term] = n; return nil })
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("load document frequencies: %w", err)
+		}
+		eng.SetDocFreqs(docs, df)
 	}
 	return eng, eng.Len(), &sharedDecisions{store: pg, cursor: head, index: idx}, nil
 }
@@ -91,7 +101,7 @@ func catchUpRedis(ctx context.Context, eng *dedup.Engine, pg *postgres.Store, rd
 	s, err := rdb.Get(ctx, key).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
-		if _, err := rebuildIndex(ctx, eng, pg, since); err != nil {
+		if _, err := rebuild(ctx, eng, pg, since); err != nil {
 			return postgres.Cursor{}, err
 		}
 	case err != nil:

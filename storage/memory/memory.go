@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -27,6 +28,7 @@ type Store struct {
 	artByURL map[string]int64
 	dups     map[string]*memDup // by URL
 	dupSeq   int64
+	merges   []storage.Merge // the change feed's merge log; seq i+1 is merges[i]
 	docfreq  map[string]int
 	docs     int
 	raw      map[string]storage.RawResponse // by URL, bodies copied
@@ -206,7 +208,9 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 		d.PublishedAt = utc(d.PublishedAt)
 		d.FetchedAt = utc(d.FetchedAt)
 		d.Merges = nil
-		for _, from := range c.Duplicate.Merges {
+		merges := slices.Clone(c.Duplicate.Merges)
+		slices.Sort(merges)
+		for _, from := range slices.Compact(merges) {
 			for i := range m.articles {
 				if m.articles[i].Cluster == from {
 					m.articles[i].Cluster = d.Cluster
@@ -217,6 +221,7 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 					o.Cluster = d.Cluster
 				}
 			}
+			m.merges = append(m.merges, storage.Merge{Into: d.Cluster, From: from})
 		}
 		m.dupSeq++
 		m.dups[url] = &memDup{Duplicate: d, seq: m.dupSeq}
@@ -638,4 +643,67 @@ func (m *Store) Reset(ctx context.Context) error {
 	}
 	clear(m.frontier)
 	return nil
+}
+
+// Head returns the cursor after everything committed so far.
+func (m *Store) Head(ctx context.Context) (storage.Cursor, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if err := m.check(ctx); err != nil {
+		return storage.Cursor{}, err
+	}
+	return storage.Cursor{Article: int64(len(m.articles)), Duplicate: m.dupSeq, Merge: int64(len(m.merges))}, nil
+}
+
+// Changes calls fn for what was committed after the cursor, from one
+// snapshot taken under the lock: stored articles in id order, then
+// duplicates in commit order, then cluster merges in order (articles and
+// duplicates carry their current cluster). It returns the cursor after the
+// changes fn accepted; fn may call the store.
+func (m *Store) Changes(ctx context.Context, after storage.Cursor, fn func(storage.Change) error) (storage.Cursor, error) {
+	m.mu.RLock()
+	if err := m.check(ctx); err != nil {
+		m.mu.RUnlock()
+		return after, err
+	}
+	var arts []storage.Article
+	for i := max(after.Article, 0); i < int64(len(m.articles)); i++ {
+		a := cloneArticle(m.articles[i])
+		a.Text = ""
+		arts = append(arts, a)
+	}
+	var dups []memDup
+	for _, d := range m.dups {
+		if d.seq > after.Duplicate {
+			x := memDup{Duplicate: cloneDuplicate(d.Duplicate), seq: d.seq}
+			x.Text = ""
+			dups = append(dups, x)
+		}
+	}
+	var merges []storage.Merge
+	if after.Merge < int64(len(m.merges)) {
+		merges = append(merges, m.merges[max(after.Merge, 0):]...)
+	}
+	m.mu.RUnlock()
+	sort.Slice(dups, func(i, j int) bool { return dups[i].seq < dups[j].seq })
+	next := after
+	for i := range arts {
+		if err := fn(storage.Change{Article: &arts[i]}); err != nil {
+			return next, err
+		}
+		next.Article = arts[i].ID
+	}
+	for i := range dups {
+		if err := fn(storage.Change{Duplicate: &dups[i].Duplicate}); err != nil {
+			return next, err
+		}
+		next.Duplicate = dups[i].seq
+	}
+	for i := range merges {
+		if err := fn(storage.Change{Merge: &merges[i]}); err != nil {
+			return next, err
+		}
+		next.Merge = max(after.Merge, 0) + int64(i) + 1
+	}
+	return next, nil
 }

@@ -20,11 +20,8 @@ import (
 // releases the lock. Decisions are serialised across the fleet; fetching,
 // extraction and fingerprinting stay parallel.
 
-// Cursor is a position in the store's commit history: the last article
-// id, duplicate sequence number and cluster merge seen.
-type Cursor struct {
-	Article, Duplicate, Merge int64
-}
+// Cursor is a position in the store's commit history (storage.Cursor).
+type Cursor = storage.Cursor
 
 // LockDecisions takes the fleet-wide decision lock (a session advisory
 // lock), waiting until it is free or ctx ends. The returned release is
@@ -60,16 +57,11 @@ func (s *Store) Head(ctx context.Context) (Cursor, error) {
 	return c, nil
 }
 
-// Change is one entry of the change feed: exactly one field is set.
-type Change struct {
-	Article   *storage.Article   // stored after the cursor, without its text
-	Duplicate *storage.Duplicate // recorded after the cursor, without its text
-	// Merge: the clusters in From were merged into Into after the cursor.
-	Merge *Merge
-}
+// Change is one entry of the change feed (storage.Change).
+type Change = storage.Change
 
-// Merge is a cluster merge applied by a duplicate's commit.
-type Merge struct{ Into, From int64 }
+// Merge is a cluster merge applied by a duplicate's commit (storage.Merge).
+type Merge = storage.Merge
 
 // Changes calls fn for what was committed after the cursor, from one
 // snapshot: stored articles in id order, then duplicates in commit order,

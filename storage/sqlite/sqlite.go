@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // SQLite tuning.
 const (
@@ -192,6 +193,19 @@ CREATE TABLE raw (
 ALTER TABLE articles ADD COLUMN image TEXT NOT NULL DEFAULT '';
 ALTER TABLE duplicates ADD COLUMN image TEXT NOT NULL DEFAULT '';
 ALTER TABLE duplicates ADD COLUMN image_similarity REAL NOT NULL DEFAULT 0;
+`,
+	// 5 -> 6: the log of cluster merges (Duplicate.Merges), so that the
+	// change feed (Head, Changes) reports merges as well as new rows: a
+	// merge rewrites the cluster of old rows, which "rows after a cursor"
+	// alone would miss. AUTOINCREMENT: a sequence number is never reused.
+	// Merges made before this migration are not logged; they are already
+	// in the rows' clusters.
+	`
+CREATE TABLE cluster_merges (
+	seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+	into_cluster INTEGER NOT NULL,
+	from_cluster INTEGER NOT NULL
+);
 `,
 }
 
@@ -794,8 +808,11 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 			d.Image, d.ImageSimilarity); err != nil {
 			return r, err
 		}
-		for _, m := range d.Merges {
-			for _, q := range []string{`UPDATE articles SET cluster = ? WHERE cluster = ?`, `UPDATE duplicates SET cluster = ? WHERE cluster = ?`} {
+		merges := slices.Clone(d.Merges)
+		slices.Sort(merges)
+		for _, m := range slices.Compact(merges) {
+			for _, q := range []string{`UPDATE articles SET cluster = ? WHERE cluster = ?`, `UPDATE duplicates SET cluster = ? WHERE cluster = ?`,
+				`INSERT INTO cluster_merges(into_cluster, from_cluster) VALUES (?, ?)`} {
 				if _, err := tx.ExecContext(ctx, q, r.dupCluster, m); err != nil {
 					return r, fmt.Errorf("merge cluster %d into %d: %w", m, r.dupCluster, err)
 				}

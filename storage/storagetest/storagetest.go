@@ -76,6 +76,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
 		{"CanceledContext", testCanceled},
 		{"Concurrent", testConcurrent},
 		{"RawResponses", testRawResponses},
+		{"ChangeFeed", testChangeFeed},
 		{"LeadImages", testLeadImages},
 	}
 	for _, tc := range tests {
@@ -1406,6 +1407,110 @@ func testRawResponses(t *testing.T, s storage.Store) {
 		if _, err := rs.Raw(ctx, u); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("Raw(%s) = %v, want ErrNotFound", u, err)
 		}
+	}
+}
+
+// changeFeed is the change feed every store of this module offers
+// (storage.Cursor).
+type changeFeed interface {
+	Head(ctx context.Context) (storage.Cursor, error)
+	Changes(ctx context.Context, after storage.Cursor, fn func(storage.Change) error) (storage.Cursor, error)
+}
+
+// feedItem is a change as the test compares it.
+type feedItem struct {
+	kind    string
+	key     string // URL, or "into<-from"
+	cluster int64
+	text    string
+	sigLen  int
+}
+
+func readFeed(t *testing.T, f changeFeed, after storage.Cursor) ([]feedItem, storage.Cursor) {
+	t.Helper()
+	var out []feedItem
+	next, err := f.Changes(context.Background(), after, func(c storage.Change) error {
+		switch {
+		case c.Article != nil:
+			out = append(out, feedItem{"article", c.Article.URL, c.Article.Cluster, c.Article.Text, len(c.Article.Fingerprint.Signature)})
+		case c.Duplicate != nil:
+			out = append(out, feedItem{"duplicate", c.Duplicate.URL, c.Duplicate.Cluster, c.Duplicate.Text, len(c.Duplicate.Signature)})
+		case c.Merge != nil:
+			out = append(out, feedItem{kind: "merge", key: fmt.Sprintf("%d<-%d", c.Merge.Into, c.Merge.From)})
+		default:
+			t.Errorf("change with no field set")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Changes(%+v): %v", after, err)
+	}
+	return out, next
+}
+
+// testChangeFeed: Head and Changes report every commit after a cursor
+// (articles, duplicates and cluster merges, without texts, with current
+// clusters), the cursor only grows, and a callback error stops the feed.
+func testChangeFeed(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	f, ok := s.(changeFeed)
+	if !ok {
+		// storage/sqlite, storage/memory and storage/postgres have one;
+		// a wrapper that hides it (a Redis frontier in front) is fine.
+		t.Skipf("%T has no change feed (Head, Changes)", s)
+	}
+	h0, err := f.Head(ctx)
+	if err != nil || h0 != (storage.Cursor{}) {
+		t.Fatalf("Head of an empty store = %+v, %v; want zero", h0, err)
+	}
+	a1, a2 := stored("http://f/a1"), stored("http://f/a2")
+	mustCommit(t, s, a1)
+	mustCommit(t, s, a2)
+	mustCommit(t, s, duplicate("http://f/d1", a1.Article.ID))
+	mustCommit(t, s, notArticle("http://f/list"))
+	h1, err := f.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, next := readFeed(t, f, h0)
+	want := []feedItem{
+		{"article", "http://f/a1", a1.Article.ID, "", 4},
+		{"article", "http://f/a2", a2.Article.ID, "", 4},
+		{"duplicate", "http://f/d1", a1.Article.ID, "", 5},
+	}
+	if !reflect.DeepEqual(got, want) || next != h1 {
+		t.Fatalf("Changes(zero) = %+v, cursor %+v; want %+v, cursor %+v", got, next, want, h1)
+	}
+	a3 := stored("http://f/a3")
+	mustCommit(t, s, a3)
+	bridge := duplicate("http://f/bridge", a1.Article.ID)
+	bridge.Duplicate.Cluster, bridge.Duplicate.Merges = a1.Article.ID, []int64{a3.Article.ID, a2.Article.ID, a3.Article.ID}
+	mustCommit(t, s, bridge)
+	h2, err := f.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h1.Before(h2) || h2.Article <= h1.Article || h2.Duplicate <= h1.Duplicate || h2.Merge <= h1.Merge {
+		t.Fatalf("Head moved from %+v to %+v; want every axis to grow", h1, h2)
+	}
+	got, next = readFeed(t, f, h1)
+	want = []feedItem{
+		{"article", "http://f/a3", a1.Article.ID, "", 4}, // its current cluster
+		{"duplicate", "http://f/bridge", a1.Article.ID, "", 5},
+		{kind: "merge", key: fmt.Sprintf("%d<-%d", a1.Article.ID, a2.Article.ID)},
+		{kind: "merge", key: fmt.Sprintf("%d<-%d", a1.Article.ID, a3.Article.ID)},
+	}
+	if !reflect.DeepEqual(got, want) || next != h2 {
+		t.Fatalf("Changes(%+v) = %+v, cursor %+v; want %+v, cursor %+v", h1, got, next, want, h2)
+	}
+	if got, next = readFeed(t, f, h2); len(got) != 0 || next != h2 {
+		t.Fatalf("Changes(head) = %+v, cursor %+v; want nothing, cursor unchanged", got, next)
+	}
+	stop := errors.New("stop")
+	n := 0
+	next, err = f.Changes(ctx, h0, func(storage.Change) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 || next != h0 {
+		t.Fatalf("Changes with a failing callback: %v after %d calls, cursor %+v; want the callback's error after 1, cursor unchanged", err, n, next)
 	}
 }
 
