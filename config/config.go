@@ -9,6 +9,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -147,7 +148,9 @@ type Dedup struct {
 	// lsh (default: MinHash-LSH plus a head index for briefs, package
 	// dedup/lshindex; cost per decision nearly flat in the corpus size),
 	// prefix (exact prefix filtering, dedup.PrefixIndex; cost grows with
-	// the corpus) or exhaustive (dedup.MemoryIndex, the reference).
+	// the corpus), exhaustive (dedup.MemoryIndex, the reference) or
+	// redis (crawls with redis: and a postgres:// store: lsh's keys in
+	// Redis, shared by every process, package dedup/redisindex).
 	Index string `yaml:"index"`
 }
 
@@ -384,15 +387,18 @@ func (c *Config) validateGlobal(add addFunc) {
 		add("dedup.top_m", "must be >= 0")
 	}
 	switch c.Dedup.Index {
-	case "", "lsh":
+	case "", "lsh", "redis":
 		// The banding is tuned for τ = 0.35 (dedup/lshindex): a lower τ
 		// would lose pairs between it and 0.35 without a word.
 		if c.Dedup.Jaccard > 0 && c.Dedup.Jaccard < LSHMinJaccard {
-			add("dedup.index", "lsh needs dedup.jaccard >= %g, got %g (use index: prefix for a lower threshold)", LSHMinJaccard, c.Dedup.Jaccard)
+			add("dedup.index", "%s needs dedup.jaccard >= %g, got %g (use index: prefix for a lower threshold)", cmp.Or(c.Dedup.Index, "lsh"), LSHMinJaccard, c.Dedup.Jaccard)
+		}
+		if c.Dedup.Index == "redis" && c.Redis == "" {
+			add("dedup.index", "redis (the index shared in Redis) needs redis:")
 		}
 	case "prefix", "exhaustive":
 	default:
-		add("dedup.index", "must be lsh, prefix or exhaustive, got %q", c.Dedup.Index)
+		add("dedup.index", "must be lsh, prefix, exhaustive or redis, got %q", c.Dedup.Index)
 	}
 }
 

@@ -365,6 +365,15 @@ func TestDedupFeatureOptions(t *testing.T) {
 			t.Errorf("missing %q in %v", w, err)
 		}
 	}
+	t.Run("redis_index_needs_redis", func(t *testing.T) {
+		_, err := Parse(strings.NewReader("dedup: {index: redis}\n" + base))
+		if err == nil || !strings.Contains(err.Error(), "dedup.index (line 1): redis (the index shared in Redis) needs redis:") {
+			t.Errorf("dedup.index redis without redis: %v", err)
+		}
+		if _, err := Parse(strings.NewReader("storage: postgres://db/news\nredis: redis://127.0.0.1:6379/0\ndedup: {index: redis}\n" + base)); err != nil {
+			t.Errorf("dedup.index redis with redis: %v", err)
+		}
+	})
 	for _, tc := range []struct {
 		yaml string
 		ok   bool

@@ -27,6 +27,9 @@ import (
 	"github.com/newsdedup/newscrawl/spotsigs"
 )
 
+// The paths that meet a candidate (flags).
+const fromLSH, fromHead = 1, 2
+
 // bitmapWords is the size of an entry's parity bitmap: 1,024 bits.
 const bitmapWords = 16
 
@@ -209,40 +212,11 @@ func (x *Index) addHead(slot uint32, sig spotsigs.Signature, codes []uint32, tok
 		x.df = append(x.df, 0)
 	}
 	n := len(toks)
-	if h := x.headSize(n); h > 0 {
+	if h := x.cfg.headSize(n); h > 0 {
 		x.classes[lengthClass(n)]++
-		type rt struct {
-			df  uint32
-			key uint64
-		}
-		rs := make([]rt, 0, n)
-		for i := 0; i < len(sig); {
-			j := i + 1
-			for j < len(sig) && sig[j] == sig[i] {
-				j++
-			}
-			for k := 1; k <= j-i; k++ {
-				t := spotsigs.Token{Occ: uint32(k), Spot: sig[i]}
-				// A repeat is rarer than the spot itself.
-				rs = append(rs, rt{df: x.df[codes[i]] >> min(k-1, 31), key: t.Key()})
-			}
-			i = j
-		}
-		slices.SortFunc(rs, func(a, b rt) int {
-			if a.df != b.df {
-				return int(a.df) - int(b.df)
-			}
-			if a.key < b.key {
-				return -1
-			}
-			if a.key > b.key {
-				return 1
-			}
-			return 0
-		})
 		c := lengthClass(n)
-		for _, r := range rs[:min(h, len(rs))] {
-			x.head.add(headKey(r.key, c), slot)
+		for _, k := range headTokens(sig, h, func(i int) uint32 { return x.df[codes[i]] }) {
+			x.head.add(headKey(k, c), slot)
 		}
 	}
 	for i, c := range codes {
@@ -254,11 +228,50 @@ func (x *Index) addHead(slot uint32, sig spotsigs.Signature, codes []uint32, tok
 
 // headSize is the number of head tokens of an entry of n tokens (0 when
 // it has no head).
-func (x *Index) headSize(n int) int {
-	if x.cfg.Containment <= 0 || n < x.cfg.MinContainment {
+func (cfg Config) headSize(n int) int {
+	if cfg.Containment <= 0 || n < cfg.MinContainment {
 		return 0
 	}
-	return min(n, max(n-leastOverlap(x.cfg.Containment, n)+1, int(math.Ceil(HeadShare*float64(n)))))
+	return min(n, max(n-leastOverlap(cfg.Containment, n)+1, int(math.Ceil(HeadShare*float64(n)))))
+}
+
+// headTokens returns the keys of the h rarest tokens of sig: by document
+// frequency (df(i) of the spot sig[i]; a repeat is rarer than the spot
+// itself), then by key.
+func headTokens(sig spotsigs.Signature, h int, df func(i int) uint32) []uint64 {
+	type rt struct {
+		df  uint32
+		key uint64
+	}
+	rs := make([]rt, 0, len(sig))
+	for i := 0; i < len(sig); {
+		j := i + 1
+		for j < len(sig) && sig[j] == sig[i] {
+			j++
+		}
+		for k := 1; k <= j-i; k++ {
+			t := spotsigs.Token{Occ: uint32(k), Spot: sig[i]}
+			rs = append(rs, rt{df: df(i) >> min(k-1, 31), key: t.Key()})
+		}
+		i = j
+	}
+	slices.SortFunc(rs, func(a, b rt) int {
+		if a.df != b.df {
+			return int(a.df) - int(b.df)
+		}
+		if a.key < b.key {
+			return -1
+		}
+		if a.key > b.key {
+			return 1
+		}
+		return 0
+	})
+	out := make([]uint64, 0, min(h, len(rs)))
+	for _, r := range rs[:min(h, len(rs))] {
+		out = append(out, r.key)
+	}
+	return out
 }
 
 // headHits is the least number of an indexed entry's head tokens (ly
@@ -266,11 +279,30 @@ func (x *Index) headSize(n int) int {
 // threshold: when the entry is the shorter side, all but its
 // ly − ⌈θ·ly⌉ missing tokens of its head (pigeonhole); when it is the
 // longer side, one.
-func (x *Index) headHits(lx, ly int) int {
+func (cfg Config) headHits(lx, ly int) int {
 	if ly > lx {
 		return 1
 	}
-	return max(x.headSize(ly)-(ly-leastOverlap(x.cfg.Containment, ly)), 1)
+	return max(cfg.headSize(ly)-(ly-leastOverlap(cfg.Containment, ly)), 1)
+}
+
+// pathOK reports whether an entry of ly tokens met by a query of lx tokens
+// through the paths in flags (hits head tokens shared) is one its paths
+// are responsible for: a pair met only through the head index must be a
+// brief pair sharing enough head tokens.
+func (cfg Config) pathOK(lx, ly int, flags uint64, hits int) bool {
+	return flags != fromHead || (briefPair(lx, ly, cfg.MinContainment) && hits >= cfg.headHits(lx, ly))
+}
+
+// bitmapOK is the exact parity-bitmap filter: whether the overlap bound
+// of a query (lx tokens, bitmap qb) and an entry (ly tokens, bitmap eb)
+// can reach the Jaccard (or, with cont, containment) threshold of q.
+func (cfg Config) bitmapOK(q dedup.Query, cont bool, lx, ly int, qb, eb []uint64) bool {
+	need := needJaccard(q.Jaccard, lx, ly)
+	if cont && min(lx, ly) >= cfg.MinContainment {
+		need = min(need, leastOverlap(q.Containment, min(lx, ly)))
+	}
+	return (lx+ly-xorCount(qb, eb))/2 >= need
 }
 
 // keep reports whether slot is live (merges drop removed slots).
@@ -413,7 +445,6 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	lx := len(toks)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	const fromLSH, fromHead = 1, 2
 	var met []uint64 // slot<<2 | the path that met it
 	for b, k := range keys {
 		x.bands.lookup(b, k, func(s uint32) {
@@ -455,15 +486,11 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 			continue
 		}
 		ly := int(ln)
-		if flags == fromHead && (!briefPair(lx, ly, x.cfg.MinContainment) || hits < x.headHits(lx, ly)) {
+		if !x.cfg.pathOK(lx, ly, flags, hits) {
 			continue // a pair LSH is responsible for, or too few head tokens shared
 		}
 		st.Met++
-		need := needJaccard(q.Jaccard, lx, ly)
-		if cont && min(lx, ly) >= x.cfg.MinContainment {
-			need = min(need, leastOverlap(q.Containment, min(lx, ly)))
-		}
-		if (lx+ly-xorCount(qb, x.bits[int(s)*bitmapWords:]))/2 < need {
+		if !x.cfg.bitmapOK(q, cont, lx, ly, qb, x.bits[int(s)*bitmapWords:]) {
 			st.Bitmap++
 			continue
 		}

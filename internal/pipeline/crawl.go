@@ -8,12 +8,16 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/internal/metrics"
 	"github.com/newsdedup/newscrawl/internal/progress"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/postgres"
 	"github.com/newsdedup/newscrawl/storage/redisfrontier"
 )
 
@@ -85,6 +89,16 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 		}
 		defer shared.Close()
 	}
+	var rdb *redis.Client // the shared dedup index's (dedup.index: redis)
+	if cfg.Dedup.Index == RedisIndex && !o.FetchOnly {
+		if shared == nil {
+			return CrawlResult{}, fmt.Errorf("dedup.index: %w: %q needs redis: (and a postgres:// store)", storage.ErrInvalid, RedisIndex)
+		}
+		if rdb, err = openRedisIndex(ctx, cfg.Redis); err != nil {
+			return CrawlResult{}, err
+		}
+		defer rdb.Close()
+	}
 	if o.Wait {
 		fmt.Fprintf(status, "waiting for the store lock on %s\n", StoreName(cfg.Storage))
 	}
@@ -115,7 +129,7 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 			checked <- checkResult{what, time.Since(t), err}
 		}()
 	}
-	proc, idx, err := articleStage(ctx, cfg, store, o, status)
+	proc, idx, err := articleStage(ctx, cfg, store, o, status, rdb)
 	if hasCheck {
 		c := <-checked
 		if c.err != nil {
@@ -145,8 +159,9 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 }
 
 // articleStage is the crawl's Processor: the full pipeline, or a discarding
-// one for a fetch-only run (with a nil indexRun).
-func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, o CrawlOptions, status io.Writer) (crawler.Processor, *indexRun, error) {
+// one for a fetch-only run (with a nil indexRun). With rdb, the dedup
+// index is shared in Redis (newRedisEngine).
+func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, o CrawlOptions, status io.Writer, rdb *redis.Client) (crawler.Processor, *indexRun, error) {
 	if o.FetchOnly {
 		return crawler.Discard{Store: store}, nil, nil
 	}
@@ -159,7 +174,7 @@ func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, 
 			return nil, nil, err
 		}
 	}
-	idx, err := startIndex(ctx, cfg, seg, store, time.Now(), o.Log)
+	idx, err := crawlIndex(ctx, cfg, seg, store, rdb, o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -179,6 +194,24 @@ func articleStage(ctx context.Context, cfg *config.Config, store storage.Store, 
 	}
 	o.Metrics.SetIndexSize(eng.Len())
 	return timedProcessor{p: p, m: o.Metrics, eng: eng}, idx, nil
+}
+
+// crawlIndex builds the crawl's engine: over the index shared in Redis
+// with rdb (no snapshot: nothing to save at the end), else from the
+// snapshot or the store (startIndex).
+func crawlIndex(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, rdb *redis.Client, o CrawlOptions) (*indexRun, error) {
+	if rdb == nil {
+		return startIndex(ctx, cfg, seg, store, time.Now(), o.Log)
+	}
+	pg, ok := store.(*postgres.Store)
+	if !ok {
+		return nil, fmt.Errorf("dedup.index: %w: %q needs a postgres:// store, not %T", storage.ErrInvalid, RedisIndex, store)
+	}
+	eng, n, shared, err := newRedisEngine(ctx, cfg, seg, pg, rdb, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return &indexRun{eng: eng, load: IndexLoad{Entries: n, Redis: true}, shared: shared}, nil
 }
 
 // runCrawl begins a run, crawls and records how the run ended, even when

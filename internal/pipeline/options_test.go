@@ -64,6 +64,7 @@ func TestSetIndex(t *testing.T) {
 		{"prefix", false, false, false},
 		{"exhaustive", false, true, false},
 		{"btree", false, false, true},
+		{"redis", false, false, true}, // a crawl's only: crawlEngine wires it
 	} {
 		t.Run("index="+tc.name, func(t *testing.T) {
 			var o dedup.Options

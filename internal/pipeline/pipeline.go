@@ -180,6 +180,9 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 			return "", err
 		}
 		p.index(c, v, fp)
+		if err := p.shared.indexErr(); err != nil {
+			return "", fmt.Errorf("after deciding %s: %w", page.URL, err)
+		}
 		return c.Page.Outcome, nil
 	}
 	v := p.engine.Decide(fp)
@@ -340,8 +343,10 @@ func SetIndex(o *dedup.Options, name string) error {
 	case "prefix":
 	case "exhaustive":
 		o.Exhaustive = true
+	case RedisIndex:
+		return fmt.Errorf("%q: the index shared in Redis is a crawl's (with redis: and a postgres:// store); this command needs lsh, prefix or exhaustive", name)
 	default:
-		return fmt.Errorf("unknown candidate index %q (lsh, prefix or exhaustive)", name)
+		return fmt.Errorf("unknown candidate index %q (lsh, prefix, exhaustive or redis)", name)
 	}
 	return nil
 }

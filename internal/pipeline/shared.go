@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/dedup/redisindex"
 	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/postgres"
@@ -27,6 +28,20 @@ type sharedDecisions struct {
 	// decided, when set (tests), is called after each optimistic decision,
 	// before its commit takes the decision lock.
 	decided func()
+	// index, when set, is the engine's index shared in Redis
+	// (dedup.index: redis): its errors fail the decision (indexErr).
+	index *redisindex.Index
+}
+
+// indexErr is the error of the shared index, if any: checked after each
+// decision (before its commit) and after indexing the verdict, so that a
+// Redis failure fails the page instead of deciding "new" on no
+// candidates.
+func (s *sharedDecisions) indexErr() error {
+	if s == nil || s.index == nil {
+		return nil
+	}
+	return s.index.Err()
 }
 
 // articleEntry is the index entry of a stored article.
@@ -115,6 +130,9 @@ func (s *sharedDecisions) decide(ctx context.Context, eng *dedup.Engine, fp *ded
 		return dedup.Verdict{}, nil, err
 	}
 	v := eng.Decide(fp)
+	if err := s.indexErr(); err != nil {
+		return dedup.Verdict{}, nil, err
+	}
 	c := commitOf(v)
 	if s.decided != nil {
 		s.decided()
@@ -130,10 +148,16 @@ func (s *sharedDecisions) decide(ctx context.Context, eng *dedup.Engine, fp *ded
 				merges++
 			}
 		}
+		if err := s.indexErr(); err != nil {
+			return nil, err
+		}
 		if !eng.Stale(fp, v, added, merges) {
 			return c, nil
 		}
 		v = eng.Decide(fp)
+		if err := s.indexErr(); err != nil {
+			return nil, err
+		}
 		c = commitOf(v)
 		return c, nil
 	})

@@ -94,10 +94,16 @@ type IndexLoad struct {
 	Cursor storage.Cursor
 	// Path is the snapshot file ("" when none).
 	Path string
+	// Redis: the index is shared in Redis (dedup.index: redis); nothing
+	// was loaded into the process.
+	Redis bool
 }
 
 // String is the start-up line's account of the index.
 func (l IndexLoad) String() string {
+	if l.Redis {
+		return fmt.Sprintf("index: shared in Redis, %d entries", l.Entries)
+	}
 	if !l.Rebuilt {
 		return fmt.Sprintf("index: snapshot %d entries + tail %d", l.Snapshot, l.Tail)
 	}

@@ -249,6 +249,16 @@ func TestMigrate(t *testing.T) {
 // is in Redis), decide every article URL once and keep what one crawl
 // keeps.
 func TestConcurrentCrawlsRedis(t *testing.T) {
+	for _, index := range []string{"", RedisIndex} {
+		t.Run("index="+index, func(t *testing.T) { concurrentCrawlsRedis(t, index) })
+	}
+}
+
+// concurrentCrawlsRedis: three crawls with redis: at once give one crawl's
+// corpus; with dedup.index redis the index is in Redis (and no crawl
+// rebuilds it), and a start on a store whose index keys are gone loads
+// the store into Redis once, marked by the store cursor.
+func concurrentCrawlsRedis(t *testing.T, index string) {
 	db := pgSchema(t)
 	rurl := redisURL(t)
 	ns := RedisNamespace(db)
@@ -258,14 +268,18 @@ func TestConcurrentCrawlsRedis(t *testing.T) {
 	}
 	rdb := redis.NewClient(opt)
 	ctx := context.Background()
-	t.Cleanup(func() {
-		if keys, err := rdb.Keys(ctx, ns+"*").Result(); err == nil && len(keys) > 0 {
+	delKeys := func(pattern string) {
+		if keys, err := rdb.Keys(ctx, pattern).Result(); err == nil && len(keys) > 0 {
 			rdb.Del(ctx, keys...)
 		}
+	}
+	t.Cleanup(func() {
+		delKeys(ns + "*")
 		rdb.Close()
 	})
 	cfg := fixtureConfig(t, db)
 	cfg.Redis = rurl
+	cfg.Dedup.Index = index
 	seg, err := NewSegmenter(cfg.Segment)
 	if err != nil {
 		t.Fatal(err)
@@ -285,6 +299,29 @@ func TestConcurrentCrawlsRedis(t *testing.T) {
 	}
 	if n, err := rdb.Get(ctx, ns+"seq").Int(); err != nil || n == 0 {
 		t.Fatalf("Redis frontier sequence = %d, %v: the crawls did not queue in Redis", n, err)
+	}
+	checkOneCrawlCorpus(t, db)
+	indexed, _ := rdb.Get(ctx, ns+"index:n").Int()
+	if index != RedisIndex {
+		if indexed != 0 {
+			t.Errorf("%d entries in a Redis index nobody asked for", indexed)
+		}
+		return
+	}
+	if indexed != 10 {
+		t.Errorf("the shared index holds %d entries, want the 6 stored articles and 4 duplicates", indexed)
+	}
+	// An existing store without an index in Redis: loaded once.
+	delKeys(ns + "index:*")
+	var out strings.Builder
+	if _, err := Crawl(ctx, cfg, CrawlOptions{ConfigPath: "fixture.yaml", Segmenter: seg, Status: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := rdb.Get(ctx, ns+"index:n").Int(); n != 10 {
+		t.Errorf("after loading the store the shared index holds %d entries, want 10 (%s)", n, out.String())
+	}
+	if c, err := rdb.Get(ctx, ns+"index:cursor").Result(); err != nil || c == "" {
+		t.Errorf("no store cursor in Redis after the load: %q, %v", c, err)
 	}
 	checkOneCrawlCorpus(t, db)
 }
