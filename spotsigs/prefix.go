@@ -621,8 +621,8 @@ func unflatten(keys []uint64, off, flat []uint32, slots int) (map[uint64][]posti
 	m := make(map[uint64][]posting, len(keys))
 	for i, k := range keys {
 		a, b := off[i], off[i+1]
-		if a > b {
-			return nil, fmt.Errorf("offsets out of order at key %d", i)
+		if a > b || int(b) > len(ps) {
+			return nil, fmt.Errorf("offsets out of order or past the %d postings at key %d", len(ps), i)
 		}
 		if _, dup := m[k]; dup {
 			return nil, fmt.Errorf("key %#x listed twice", k)
