@@ -91,14 +91,15 @@ and the ids seen; verdicts wait in temporary files until the clusters are
 final.`, []string{
 		"newscrawl dedup --in corpus.jsonl --out clusters.jsonl",
 		"newscrawl dedup --in pages/ --jaccard 0.4"}},
-	"import": {"", `Brings an existing corpus into a SQLite store through the same
+	"import": {"", `Brings an existing corpus into a store through the same
 near-duplicate decision as the crawl: one JSON object per line with "url"
 (the key), "title", "text" and optional "site" and "published_at" (RFC
 3339). A line without "url" or "text", or with an unknown key, is an error
 naming the line. Each record is committed as the crawl commits a page;
 progress goes to stderr and a summary is printed at the end; a URL decided
-before keeps its verdict. A postgres:// store is
-refused: import into SQLite, then migrate.`, []string{
+before keeps its verdict. A SQLite store commits 500 records per
+transaction; a postgres:// store commits one record at a time under the
+fleet's decision lock, so an import can run beside crawls.`, []string{
 		"newscrawl import --in corpus.jsonl --db data/news.db",
 		"newscrawl import --in corpus.jsonl --site configs/sites.yaml --progress 0"}},
 	"eval": {"[subcommand]", `Prints quality and speed figures on the shared data (../shared); "eval help"
