@@ -31,6 +31,16 @@ type RecallReport struct {
 	// Candidates and ExhaustiveCandidates are the candidates proposed in
 	// total by the engine's stage and by MemoryIndex.
 	Candidates, ExhaustiveCandidates int
+	// CapDropped counts the postings the stage's own bounds dropped
+	// (lshindex: the head lists' HeadListCap); -1 for a stage without such
+	// a bound.
+	CapDropped int
+}
+
+// capReporter is a candidate stage whose lists are bounded and that counts
+// what the bound dropped (lshindex.Index).
+type capReporter interface {
+	HeadDropped() int
 }
 
 // pathReporter is a candidate stage that says which of its paths proposed
@@ -128,6 +138,10 @@ func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Do
 		if !fp.Empty() && (!v.Duplicate || !opts.CentresOnly) {
 			indexed = append(indexed, &Entry{ID: uint64(i), Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title})
 		}
+	}
+	r.CapDropped = -1
+	if cr, ok := eng.index.(capReporter); ok {
+		r.CapDropped = cr.HeadDropped()
 	}
 	return r, nil
 }

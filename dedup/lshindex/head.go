@@ -121,6 +121,16 @@ func (h *headLists) get(key uint64) []uint32 {
 	return l
 }
 
+// beyond returns the postings the cap has taken out of reach: those
+// dropped and those a list still holds past its newest HeadListCap.
+func (h *headLists) beyond() int {
+	n := h.dropped
+	for _, l := range h.lists {
+		n += max(len(l)-HeadListCap, 0)
+	}
+	return n
+}
+
 func (h *headLists) postings() int {
 	n := 0
 	for _, l := range h.lists {

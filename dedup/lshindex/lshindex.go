@@ -351,6 +351,17 @@ func (x *Index) Remove(id uint64) {
 	}
 }
 
+// HeadDropped is the number of head postings the lists' HeadListCap has
+// taken out of reach since the index was built or loaded, dropped or
+// hidden behind a list's newest HeadListCap (printed by the evals'
+// candidate-recall line): briefs indexed only there are no longer found
+// through them.
+func (x *Index) HeadDropped() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.head.beyond()
+}
+
 // Len implements dedup.Index.
 func (x *Index) Len() int {
 	x.mu.RLock()

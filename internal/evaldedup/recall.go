@@ -48,6 +48,9 @@ func (c *CandidateRecall) Write(w io.Writer) {
 		"MemoryIndex (Hamming + exhaustive SpotSigs) missed %d, accepted pairs only the Hamming tables proposed %d; "+
 		"candidates verified per document %.2f (MemoryIndex, verified inside the index: %.2f); %.1fs\n",
 		c.Stage, c.Accepted, c.Missed, c.Recall(), c.MissedExhaustive, c.HammingOnly, float64(c.Candidates)/n, float64(c.ExhaustiveCandidates)/n, c.Seconds)
+	if c.CapDropped >= 0 {
+		fmt.Fprintf(w, "postings the stage's list caps dropped: %d\n", c.CapDropped)
+	}
 	if len(c.ByPath) > 0 {
 		keys := slices.Sorted(maps.Keys(c.ByPath))
 		fmt.Fprintf(w, "accepted pairs proposed, by path:")
