@@ -436,6 +436,7 @@ func (ir *indexRun) save(ctx context.Context, cfg *config.Config, store storage.
 		var err error
 		if cursor, err = feed.Head(ctx); err != nil {
 			ir.saved.Skipped = err.Error()
+			ir.warnNotSaved(status, log, err)
 			return
 		}
 	}
@@ -451,12 +452,19 @@ func (ir *indexRun) save(ctx context.Context, cfg *config.Config, store storage.
 	}
 	if err != nil {
 		ir.saved.Skipped = err.Error()
-		fmt.Fprintf(status, "warning: %v (the next run rebuilds the index)\n", err)
-		if log != nil {
-			log.Warn("index snapshot not saved", "err", err)
-		}
+		ir.warnNotSaved(status, log, err)
 		return
 	}
 	ir.saved.Bytes, ir.saved.Entries, ir.saved.Elapsed = n, ir.eng.Len(), time.Since(t)
 	fmt.Fprintf(status, "index snapshot saved: %d entries, %.1f MB in %.1fs (%s)\n", ir.saved.Entries, float64(n)/1e6, ir.saved.Elapsed.Seconds(), ir.load.Path)
+}
+
+// warnNotSaved reports a snapshot that could not be saved: the old one (if
+// any) stays, and the next run replays a longer tail of the store or
+// rebuilds.
+func (ir *indexRun) warnNotSaved(status io.Writer, log *slog.Logger, err error) {
+	fmt.Fprintf(status, "warning: index snapshot not saved: %v (the old snapshot, if any, stays; the next run replays more of the store or rebuilds)\n", err)
+	if log != nil {
+		log.Warn("index snapshot not saved", "err", err)
+	}
 }
