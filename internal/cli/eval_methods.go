@@ -13,6 +13,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/internal/evalimages"
 	"github.com/newsdedup/newscrawl/internal/evalmethods"
+	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/winnow"
 )
 
@@ -22,21 +23,11 @@ func cmdEvalKeyFP(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	dir, err := sharedDir(*shared)
+	_, sets, seg, err := devEval("eval keyfp", *shared, true, stderr)
 	if err != nil {
 		return err
 	}
-	sets, err := evalmethods.LoadDev(dir, true)
-	if err != nil {
-		return fmt.Errorf("eval keyfp: %w", err)
-	}
-	web, robust := sets.Web, sets.Robust
-	gold := sets.Gold
-	seg, err := loadSegmenter(stderr)
-	if err != nil {
-		return err
-	}
-	return evalmethods.KeyFP(ctx, seg, []evalmethods.Set{web, robust, gold}, evalmethods.DefaultKeyFPVariants(), stdout)
+	return evalmethods.KeyFP(ctx, seg, []evalmethods.Set{sets.Web, sets.Robust, sets.Gold}, evalmethods.DefaultKeyFPVariants(), stdout)
 }
 
 // cmdEvalWinnow measures winnowing's shared passages and own-text share on
@@ -48,19 +39,11 @@ func cmdEvalWinnow(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	dir, err := sharedDir(*shared)
+	_, sets, seg, err := devEval("eval winnow", *shared, false, stderr)
 	if err != nil {
 		return err
-	}
-	sets, err := evalmethods.LoadDev(dir, false)
-	if err != nil {
-		return fmt.Errorf("eval winnow: %w", err)
 	}
 	web, robust := sets.Web, sets.Robust
-	seg, err := loadSegmenter(stderr)
-	if err != nil {
-		return err
-	}
 	if err := evalmethods.Winnow(ctx, seg, web, robust, winnow.Config{K: *k, G: *g}, stdout); err != nil {
 		return fmt.Errorf("eval winnow: %w", err)
 	}
@@ -75,22 +58,14 @@ func cmdEvalSynonyms(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	dir, err := sharedDir(*shared)
+	dir, sets, plain, err := devEval("eval synonyms", *shared, false, stderr)
 	if err != nil {
 		return err
 	}
 	if segCfg.Synonyms == "" {
 		segCfg.Synonyms = filepath.Join(dir, "data", "lexicon", "cilin-hit-extended", "cilin_ex.utf8.txt")
 	}
-	sets, err := evalmethods.LoadDev(dir, false)
-	if err != nil {
-		return fmt.Errorf("eval synonyms: %w", err)
-	}
 	web, robust := sets.Web, sets.Robust
-	plain, err := loadSegmenter(stderr)
-	if err != nil {
-		return err
-	}
 	syn, err := loadSegmenterWith(stderr, *segCfg)
 	if err != nil {
 		return err
@@ -159,19 +134,11 @@ func cmdEvalAntecedents(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	dir, err := sharedDir(*shared)
+	_, sets, seg, err := devEval("eval antecedents", *shared, false, stderr)
 	if err != nil {
 		return err
-	}
-	sets, err := evalmethods.LoadDev(dir, false)
-	if err != nil {
-		return fmt.Errorf("eval antecedents: %w", err)
 	}
 	web, robust := sets.Web, sets.Robust
-	seg, err := loadSegmenter(stderr)
-	if err != nil {
-		return err
-	}
 	if _, err := evalmethods.Figure4(ctx, seg, []evalmethods.Set{web, robust}, *plots, stdout); err != nil {
 		return fmt.Errorf("eval antecedents: %w", err)
 	}
@@ -194,4 +161,23 @@ func cmdEvalImages(_ context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	evalimages.Print(stdout, r)
 	return nil
+}
+
+// devEval loads what most method evals start from: the shared directory,
+// the dev sets (with the gold set when gold) and the default segmenter.
+// Errors carry the command's name.
+func devEval(name, shared string, gold bool, stderr io.Writer) (string, evalmethods.DevSets, *segment.Segmenter, error) {
+	dir, err := sharedDir(shared)
+	if err != nil {
+		return "", evalmethods.DevSets{}, nil, err
+	}
+	sets, err := evalmethods.LoadDev(dir, gold)
+	if err != nil {
+		return "", evalmethods.DevSets{}, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	seg, err := loadSegmenter(stderr)
+	if err != nil {
+		return "", evalmethods.DevSets{}, nil, err
+	}
+	return dir, sets, seg, nil
 }
