@@ -186,8 +186,8 @@ func preclean(raw string) string {
 
 // canonicalHost lower-cases a host name and converts it to its ASCII (IDNA)
 // form, or normalises an IP literal. It rejects empty and malformed hosts.
-func canonicalHost(h string) (string, error) {
-	h = strings.TrimSuffix(h, ".")
+func canonicalHost(raw string) (string, error) {
+	h := strings.TrimSuffix(raw, ".")
 	if h == "" {
 		return "", fmt.Errorf("%w: empty host", ErrHost)
 	}
@@ -214,6 +214,9 @@ func canonicalHost(h string) (string, error) {
 			return "", fmt.Errorf("%w: %q: %w", ErrHost, h, err)
 		}
 		h = a
+	}
+	if h == "" { // IDNA mapping deletes ignorable code points such as U+00AD
+		return "", fmt.Errorf("%w: empty host after IDNA mapping of %q", ErrHost, raw)
 	}
 	h = strings.ToLower(h)
 	for i := 0; i < len(h); i++ {
