@@ -183,7 +183,9 @@ func findMeta(li lineInfo, art *Article, metaAuthor string) {
 	// "作者：poster" at the end.
 	head := firstN(body, headBodyLines)
 	tail := lastN(body, max(0, min(3, len(body)-len(head))))
-	for _, group := range [][]string{body, header} {
+	// The 来源/责任编辑 lines of the article's own header and footer
+	// (a "责任编辑：某某" closing the article outside its text block).
+	for _, group := range [][]string{body, header, li.footer()} {
 		for _, l := range group {
 			if runeLen(l) > maxMetaLineRunes {
 				continue
@@ -200,26 +202,35 @@ func findMeta(li lineInfo, art *Article, metaAuthor string) {
 			}
 		}
 	}
-	for _, group := range [][]string{head, header, tail, li.footer()} {
-		if art.Author != "" {
+	// Each place is asked in turn; a UI or role word in a name's place
+	// ("编辑", the edit link under a wiki's section heading) is no name.
+	found := func(a string) bool {
+		if notNames[a] {
+			return false
+		}
+		art.Author = a
+		return a != ""
+	}
+	places := []func() string{
+		func() string { return bylineIn(head) },
+		func() string { return bylineIn(header) },
+		func() string { return bylineIn(tail) },
+		func() string { return bylineIn(li.footer()) },
+		func() string { return tailByline(body) },
+		func() string { return nameUnderHeadline(li) },
+		func() string { return nameUnderBodyHeadline(body) },
+		func() string { return issuer(li) },
+		func() string {
+			if looksLikePerson(metaAuthor) {
+				return metaAuthor
+			}
+			return ""
+		},
+	}
+	for _, place := range places {
+		if found(place()) {
 			break
 		}
-		art.Author = bylineIn(group)
-	}
-	if art.Author == "" {
-		art.Author = tailByline(body)
-	}
-	if art.Author == "" {
-		art.Author = nameUnderHeadline(li)
-	}
-	if art.Author == "" {
-		art.Author = nameUnderBodyHeadline(body)
-	}
-	if art.Author == "" {
-		art.Author = issuer(li)
-	}
-	if art.Author == "" && metaAuthor != "" && looksLikePerson(metaAuthor) {
-		art.Author = metaAuthor
 	}
 	// A self-media account or an organisation in the author field is the
 	// source ("作者：某某财经" on a portal's self-media channel).
@@ -406,7 +417,10 @@ const maxNamesUnder = 3
 // notNames are short lines under a headline that are not bylines.
 var notNames = map[string]bool{"正文": true, "摘要": true, "简介": true, "导读": true, "编者按": true, "核心提示": true, "提要": true, "内容提要": true, "图片": true, "视频": true, "专题": true, "评论": true, "社论": true, "快讯": true, "独家": true, "原创": true, "转载": true,
 	// Navigation links that can stand alone under a headline.
-	"目录": true, "返目录": true, "回目录": true, "返回": true, "返回目录": true, "返回首页": true, "首页": true, "上一篇": true, "下一篇": true, "上一页": true, "下一页": true, "回顶部": true}
+	"目录": true, "返目录": true, "回目录": true, "返回": true, "返回目录": true, "返回首页": true, "首页": true, "上一篇": true, "下一篇": true, "上一页": true, "下一页": true, "回顶部": true,
+	// Role words and page controls standing where a name would.
+	"编辑": true, "作者": true, "来源": true, "记者": true, "责任编辑": true, "投稿": true, "分享": true, "收藏": true, "举报": true,
+	"打印": true, "关闭": true, "锁定": true, "讨论": true}
 
 // accountWords mark an author field as an organisation or a self-media
 // account rather than a person.
@@ -529,7 +543,7 @@ func lastN(s []string, n int) []string  { return s[max(0, len(s)-n):] }
 // time of day and a keyword such as 发布时间.
 var (
 	rxDateKeyword    = regexp.MustCompile(`(?i)发表|发布|时间|日期|更新|稿|published|posted|updated|date`)
-	rxDateNegKeyword = regexp.MustCompile(`(?i)建立于|注册|成立|生日|出生|copyright|©|版权|截至|截止`)
+	rxDateNegKeyword = regexp.MustCompile(`(?i)建立于|注册|成立|生日|出生|copyright|©|版权|截至|截止|引用日期|访问日期|accessed|retrieved`)
 )
 
 const (
@@ -541,10 +555,55 @@ const (
 	scoreUSForm     = -1 // month/day/year, also used for ranges in archives
 	scoreNoYear     = -1 // "10-08 12:00", its year taken from the meta or URL date
 	scoreURLDay     = 3  // the day the page URL names
+	// scoreTrusted: a text date scoring less (not near the headline, no
+	// label next to it, not the URL's day) yields to the page's
+	// modified-time meta when the page has no URL date.
+	scoreTrusted = 1
 )
+
+// dateKeywordRunes is how far from a date, in characters, a keyword
+// (发布时间, 版权, 引用日期) is read as its label: a short meta line is
+// read whole, the keywords of a prose sentence around a date are not
+// about that date.
+const dateKeywordRunes = 12
+
+// dateContext returns the text of l within dateKeywordRunes characters of
+// the match at (byte offsets), the match included.
+func dateContext(l string, at [2]int) string {
+	from, to := at[0], at[1]
+	for n := 0; n < dateKeywordRunes && from > 0; n++ {
+		_, size := utf8.DecodeLastRuneInString(l[:from])
+		from -= size
+	}
+	for n := 0; n < dateKeywordRunes && to < len(l); n++ {
+		_, size := utf8.DecodeRuneInString(l[to:])
+		to += size
+	}
+	return l[from:to]
+}
+
+// submatches turns the index pairs of a FindAllStringSubmatchIndex match
+// into its strings ("" for a group that did not take part).
+func submatches(l string, ix []int) []string {
+	m := make([]string, len(ix)/2)
+	for i := range m {
+		if ix[2*i] >= 0 {
+			m[i] = l[ix[2*i]:ix[2*i+1]]
+		}
+	}
+	return m
+}
 
 // textDate picks the publish date from the page lines.
 func textDate(li lineInfo) (time.Time, bool) {
+	t, _, ok := textDateScored(li)
+	return t, ok
+}
+
+// textDateScored is textDate with the score of the date picked; a date
+// that is not a scored candidate (the URL's day, a month date) scores
+// scoreNegKeyword.
+func textDateScored(li lineInfo) (time.Time, int, bool) {
 	inBody := make(map[string]bool, len(li.body))
 	for _, l := range li.body[min(2, len(li.body)):max(min(2, len(li.body)), len(li.body)-2)] {
 		inBody[l] = true
@@ -556,21 +615,21 @@ func textDate(li lineInfo) (time.Time, bool) {
 		}
 		type match struct {
 			m          []string
+			at         [2]int // byte offsets of the match in l
 			us, noYear bool
 		}
 		var ms []match
-		for _, m := range rxDateTime.FindAllStringSubmatch(l, 4) {
-			ms = append(ms, match{m: m})
-		}
-		if len(ms) == 0 {
-			for _, m := range rxUSDate.FindAllStringSubmatch(l, 2) {
-				ms = append(ms, match{m: m, us: true})
+		add := func(rx *regexp.Regexp, n int, us, noYear bool) {
+			for _, ix := range rx.FindAllStringSubmatchIndex(l, n) {
+				ms = append(ms, match{m: submatches(l, ix), at: [2]int{ix[0], ix[1]}, us: us, noYear: noYear})
 			}
+		}
+		add(rxDateTime, 4, false, false)
+		if len(ms) == 0 {
+			add(rxUSDate, 2, true, false)
 		}
 		if len(ms) == 0 && !li.yearHint.IsZero() {
-			for _, m := range rxNoYearDate.FindAllStringSubmatch(l, 2) {
-				ms = append(ms, match{m: m, noYear: true})
-			}
+			add(rxNoYearDate, 2, false, true)
 		}
 		for _, mm := range ms {
 			var t time.Time
@@ -596,13 +655,23 @@ func textDate(li lineInfo) (time.Time, bool) {
 			if hasTime {
 				score += scoreTime
 			}
-			if rxDateKeyword.MatchString(l) {
+			// A keyword labels the date only next to it: "发布" in the
+			// article's first sentence ("…签署命令，发布《规定》，自2022年
+			// 2月10日起施行") does not make that date the publish date.
+			around := dateContext(l, mm.at)
+			if rxDateKeyword.MatchString(around) {
 				score += scoreKeyword
 			}
-			if rxDateNegKeyword.MatchString(l) {
-				score += scoreNegKeyword
+			if rxDateNegKeyword.MatchString(around) {
+				// A copyright year, a founding date, a reference's
+				// access date: never the publish date.
+				continue
 			}
+			// A date inside a sentence of prose is an event's date even
+			// when the sentence stands under the headline.
+			prose := runeLen(l) > maxMetaLineRunes
 			switch {
+			case prose:
 			case li.titleLine >= 0 && i >= li.titleLine && i < li.titleLine+headerLines:
 				score += scoreNearTitle
 			case li.bodyLine >= 0 && i <= li.bodyLine && i > li.bodyLine-headerLines:
@@ -616,11 +685,13 @@ func textDate(li lineInfo) (time.Time, bool) {
 			}
 		}
 	}
-	if found && bestScore > scoreNegKeyword/2 {
-		return best, true
+	// A weak text date (a date in prose, far from the headline) yields to
+	// the URL's day.
+	if found && bestScore > scoreNegKeyword/2 && (bestScore >= scoreTrusted || li.urlDay.IsZero()) {
+		return best, bestScore, true
 	}
 	if !li.urlDay.IsZero() {
-		return li.urlDay, true
+		return li.urlDay, scoreNegKeyword, true
 	}
 	// A month date such as "1998年3月号" when no full date exists.
 	for g, group := range [][]string{li.body, li.page} {
@@ -630,10 +701,10 @@ func textDate(li lineInfo) (time.Time, bool) {
 			}
 			if m := rxYearMonth.FindStringSubmatch(l); m != nil {
 				if t, _, ok := dateFromMatch([]string{m[0], m[1], m[2], "1", "", "", "", "", "", "", "", "", ""}); ok {
-					return t, true
+					return t, scoreNegKeyword, true
 				}
 			}
 		}
 	}
-	return time.Time{}, false
+	return time.Time{}, 0, false
 }

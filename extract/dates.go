@@ -97,12 +97,16 @@ var scriptDateKeys = []string{"pubDate", "pubdate", "pubtime", "pubTime", "publi
 const maxScriptScan = 64 << 10
 
 // scriptDate returns a publish time assigned in a script
-// (var publishTime = "2015-10-08 12:00:00"), or "".
+// (var publishTime = "2015-10-08 12:00:00"), or "". A key assigned
+// different times in one script describes a list of items (the
+// references or related articles of the page), not the page: it is
+// skipped.
 func scriptDate(script string) string {
 	if len(script) > maxScriptScan {
 		script = script[:maxScriptScan]
 	}
 	for _, k := range scriptDateKeys {
+		value := ""
 		for from := 0; ; {
 			i := strings.Index(script[from:], k)
 			if i < 0 {
@@ -110,9 +114,16 @@ func scriptDate(script string) string {
 			}
 			rest := script[from+i+len(k):]
 			if m := rxScriptValue.FindStringSubmatch(rest[:min(len(rest), 64)]); m != nil {
-				return m[1]
+				if value != "" && m[1] != value {
+					value = ""
+					break
+				}
+				value = m[1]
 			}
 			from += i + len(k)
+		}
+		if value != "" {
+			return value
 		}
 	}
 	return ""

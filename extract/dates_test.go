@@ -117,3 +117,97 @@ func FuzzDates(f *testing.F) {
 		}
 	})
 }
+
+// TestDateShapes runs textDate on the date shapes of issue 14 that a
+// page's lines alone decide.
+func TestDateShapes(t *testing.T) {
+	prose := "正文第二段，内容足够长，讲了一件事情的来龙去脉。"
+	for _, tc := range []struct {
+		name     string
+		page     []string
+		bodyFrom int
+		want     string // "" = no date
+	}{
+		{"a keyword in the first sentence does not label its date", []string{
+			"中央军委主席签署命令 发布某规定", "2022-02-13 07:00:00来源：央广网",
+			"央广网北京2月13日消息 据报道，中央军委主席日前签署命令，发布《军队装备试验鉴定规定》，自2022年2月10日起施行。", prose,
+		}, 2, "2022-02-13 07:00"},
+		{"a keyword next to its date still labels it", []string{
+			"某某会议召开", "新华网 发布时间：2012-06-15",
+			"会议指出，2012年6月1日以来，各地按照部署开展工作，取得了明显成效。", prose,
+		}, 2, "2012-06-15 00:00"},
+		{"a reference's access date is no publish date", []string{
+			"某某人物", prose, prose + "二",
+			"参考资料", "金曲奖五月天拿六项大奖 ．南海网．2012-06-24[引用日期2014-06-01]",
+		}, 1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			li := lineInfo{page: tc.page, body: tc.page[tc.bodyFrom : tc.bodyFrom+2], titleLine: 0, bodyLine: tc.bodyFrom}
+			got, ok := textDate(li)
+			s := ""
+			if ok {
+				s = got.Format("2006-01-02 15:04")
+			}
+			if s != tc.want {
+				t.Errorf("textDate = %q, want %q", s, tc.want)
+			}
+		})
+	}
+}
+
+// TestScriptDateList: a key assigned different times in one script is a
+// list of items (a wiki's references), not the page's publish time.
+func TestScriptDateList(t *testing.T) {
+	for _, tc := range []struct{ name, script, want string }{
+		{"one assignment", `var publishTime = "2015-10-08 12:00:00";`, "2015-10-08 12:00:00"},
+		{"the same time twice", `pubtime="2015-10-08 12:00"; a.pubtime="2015-10-08 12:00"`, "2015-10-08 12:00"},
+		{"a list of references", `{"refs":[{"publishDate":""},{"publishDate":"2012-06-24"},{"publishDate":"2016-06-25"}]}`, ""},
+		{"a list, then the page's own key", `[{"publishDate":"2012-06-24"},{"publishDate":"2016-06-25"}]; var ptime = "2020-02-14 10:47"`, "2020-02-14 10:47"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := scriptDate(tc.script); got != tc.want {
+				t.Errorf("scriptDate = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestModifiedMetaDate: a page without a publish time, a URL date or a
+// date labelled near its headline takes its last-modified meta; a
+// publish-time meta or a URL date still wins.
+func TestModifiedMetaDate(t *testing.T) {
+	page := func(metas string) []byte {
+		return []byte(`<html><head><title>某某人物_示例百科</title>` + metas + `</head><body>
+<div class="nav"><a href="/">首页</a> <a href="/n/">分类</a></div>
+<div class="main"><h1>某某人物</h1><a class="edit">编辑</a>
+<div class="para">某某人物，1975年出生于新加坡，华语流行乐女歌手、音乐制作人。2012年6月23日，凭借专辑获得第二十三届金曲奖最佳国语女歌手奖，这是她第三次获得这一奖项，颁奖典礼上她含泪致辞，感谢多年来支持她的歌迷和音乐伙伴。</div>
+<h2>早年经历</h2><a class="edit">编辑</a>
+<div class="para">她自幼喜爱音乐，中学时开始创作歌曲，后来进入唱片公司担任词曲作者，为多位歌手写歌，积累了丰富的经验。</div></div>
+<div class="refs"><h3>参考资料</h3><ul><li><a href="/r/1">金曲奖五月天拿六项大奖</a> ．南海网．2012-06-24[引用日期2014-06-01]</li></ul></div>
+<script>var refs=[{"publishDate":"2012-06-24"},{"publishDate":"2016-06-25"}];</script>
+</body></html>`)
+	}
+	for _, tc := range []struct{ name, metas, url, want string }{
+		{"modified meta", `<meta itemprop="dateUpdate" content="2020-02-14 10:47:36" />`, "https://baike.example.com/item/x", "2020-02-14T10:47:36+08:00"},
+		{"publish meta wins", `<meta itemprop="dateUpdate" content="2020-02-14 10:47:36" /><meta name="publishdate" content="2019-05-01 08:00">`, "https://baike.example.com/item/x", "2019-05-01T08:00:00+08:00"},
+		{"URL date wins", `<meta property="article:modified_time" content="2020-02-14T10:47:36+00:00" />`, "https://baike.example.com/2019/0501/x.html", "2019-05-01T00:00:00+08:00"},
+		{"zone kept", `<meta property="article:modified_time" content="2020-02-14T10:47:36+05:30" />`, "https://baike.example.com/item/x", "2020-02-14T10:47:36+05:30"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex, err := New(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := ex.Extract(tc.url, page(tc.metas))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := a.PublishedAt.Format(time.RFC3339); got != tc.want {
+				t.Errorf("PublishedAt %s, want %s", got, tc.want)
+			}
+			if a.Author != "" {
+				t.Errorf("author %q from an edit link", a.Author)
+			}
+		})
+	}
+}

@@ -220,8 +220,12 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 	metaTime, metaOK := parseTime(meta.published)
 	li.urlDay, _ = urlDate(pageURL)
 	li.yearHint = li.urlDay
-	if metaOK {
+	modTime, modOK := parseTime(meta.modified)
+	switch {
+	case metaOK:
 		li.yearHint = metaTime
+	case li.yearHint.IsZero() && modOK:
+		li.yearHint = modTime
 	}
 	switch t, ok := metaTime, metaOK; {
 	case haveSelTime:
@@ -236,9 +240,16 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 			}
 		}
 	default:
-		if t, ok := textDate(li); ok {
+		t, score, ok := textDateScored(li)
+		switch {
+		case modOK && li.urlDay.IsZero() && (!ok || score < scoreTrusted):
+			// No publish time stated and no date labelled near the
+			// headline: the page's last-modified meta, not a date
+			// from its reference list or prose.
+			art.PublishedAt = modTime
+		case ok:
 			art.PublishedAt = t
-		} else if !li.urlDay.IsZero() {
+		case !li.urlDay.IsZero():
 			art.PublishedAt = li.urlDay
 		}
 	}

@@ -23,6 +23,7 @@ type pageMeta struct {
 	ogTitle    string   // og:title / twitter:title
 	headings   []string // texts of <h1> elements, then <h2>, in order
 	published  string   // raw publish time from <meta> or JSON-LD
+	modified   string   // raw last-modified time from <meta> or JSON-LD
 	author     string   // <meta name=author>
 	hasOGVideo bool
 	ogType     string
@@ -41,6 +42,14 @@ var publishTimeMetas = map[string]int{
 	"release_date": 2, "created": 4, "ptime": 2,
 }
 
+// modifiedTimeMetas are <meta> names/properties that carry the time a
+// page was last changed: the publish time of a page that states no other
+// (a wiki entry's last edit), never preferred to a publish time.
+var modifiedTimeMetas = map[string]int{
+	"article:modified_time": 1, "og:updated_time": 1, "datemodified": 1, "dateupdate": 2,
+	"dcterms.modified": 2, "dc.date.modified": 2, "last-modified": 3, "lastmod": 3,
+}
+
 // scriptDateRank ranks a publish time assigned in a script below every
 // <meta> name.
 const scriptDateRank = 5
@@ -49,7 +58,7 @@ const scriptDateRank = 5
 // JSON-LD.
 func collectMeta(doc *html.Node) pageMeta {
 	var m pageMeta
-	pubRank := 1 << 30
+	pubRank, modRank := 1<<30, 1<<30
 	var h1, h2 []string
 	var walk func(n *html.Node, depth int)
 	walk = func(n *html.Node, depth int) {
@@ -88,6 +97,12 @@ func collectMeta(doc *html.Node) pageMeta {
 				}
 				if img, r := metaImage(key, content); img != "" && (m.imageRank == 0 || r < m.imageRank) && isPhotoURL(img) {
 					m.image, m.imageRank = img, r
+				}
+				if r, ok := modifiedTimeMetas[key]; ok && r < modRank {
+					if _, ok := parseTime(content); ok {
+						modRank = r
+						m.modified = content
+					}
 				}
 				if r, ok := publishTimeMetas[key]; ok && r < pubRank {
 					if _, ok := parseTime(content); ok {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -156,6 +157,8 @@ func TestAuthorIsNotASource(t *testing.T) {
 		{"name under headline", "李四", "李四", ""},
 		{"column label under headline", "导读", "", ""},
 		{"navigation link under headline", "返目录", "", ""},
+		{"edit link under headline", "编辑", "", ""},
+		{"role word under headline", "作者", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			page := []string{"标题是这样的一句话", tc.header, "正文第一段，内容足够长，讲了一件事情的来龙去脉。"}
@@ -195,6 +198,36 @@ func TestBylineShapes(t *testing.T) {
 			findMeta(li, a, "")
 			if a.Author != tc.wantAuthor {
 				t.Errorf("author %q, want %q", a.Author, tc.wantAuthor)
+			}
+		})
+	}
+}
+
+// TestFooterEditor: the 责任编辑 and 来源 lines just after the article's
+// text block (outside it) are the article's own.
+func TestFooterEditor(t *testing.T) {
+	// A body longer than the header's reach, so that only the footer
+	// holds the lines after it.
+	var body []string
+	for i := range headerLines + 2 {
+		body = append(body, fmt.Sprintf("正文第%d段，内容足够长，讲了一件事情的来龙去脉和结果。", i+1))
+	}
+	for _, tc := range []struct {
+		name                   string
+		after                  []string
+		wantEditor, wantSource string
+	}{
+		{"editor after the text block", []string{"责任编辑： 焦鹏", "相关新闻"}, "焦鹏", ""},
+		{"source and editor after the text block", []string{"来源：半月谈", "[责任编辑：孔德明]"}, "孔德明", "半月谈"},
+		{"an editor past the footer is not the article's", []string{"分享到", "微博", "微信", "责任编辑：某某"}, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := append(append([]string{"标题是这样的一句话"}, body...), tc.after...)
+			li := lineInfo{page: page, body: body, titleLine: 0, bodyLine: 1}
+			a := &Article{}
+			findMeta(li, a, "")
+			if a.Editor != tc.wantEditor || a.Source != tc.wantSource {
+				t.Errorf("editor %q source %q, want %q %q", a.Editor, a.Source, tc.wantEditor, tc.wantSource)
 			}
 		})
 	}

@@ -371,8 +371,9 @@ func runBench(ctx context.Context, xs *extractors, split string, r *Report) erro
 	firstTiming := len(r.Timings)
 	var sumF1 float64
 	var ge09, leaks, withBlock, dates, titleExact, empty, noArticle, authors int
-	var badAuthors []string
+	var badAuthors, metaMisses []string
 	var sumDrop, sumKeep float64
+	var nSource, okSource, nEditor, okEditor int
 	for _, p := range pages {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -406,6 +407,29 @@ func runBench(ctx context.Context, xs *extractors, split string, r *Report) erro
 		if title == p.Truth.Title {
 			titleExact++
 		}
+		var got extract.Article
+		if a != nil {
+			got = *a
+		}
+		for _, e := range p.Truth.Edits {
+			want := labelledName(e.Text)
+			switch {
+			case e.Op == "source_line" && want != "":
+				nSource++
+				if got.Source == want {
+					okSource++
+				} else {
+					metaMisses = append(metaMisses, fmt.Sprintf("%s%s source %q got %q", p.Site, p.Path, want, got.Source))
+				}
+			case e.Op == "editor_line" && want != "":
+				nEditor++
+				if got.Editor == want {
+					okEditor++
+				} else {
+					metaMisses = append(metaMisses, fmt.Sprintf("%s%s editor %q got %q", p.Site, p.Path, want, got.Editor))
+				}
+			}
+		}
 		if a != nil && a.Author != "" {
 			authors++
 			if !isNameList(a.Author) {
@@ -438,6 +462,10 @@ func runBench(ctx context.Context, xs *extractors, split string, r *Report) erro
 		return err
 	}
 	r.addCount("reprint-web", n, "publish dates found", dates, "")
+	r.add("reprint-web", n, "date accuracy", math.NaN(), "truth.jsonl labels no publish dates (the pages are real templates around replaced stories)")
+	r.add("reprint-web", nSource, "source accuracy (来源 lines added)", ratio(okSource, nSource), fmt.Sprintf("%d of %d: Source equals the name of the source_line edit", okSource, nSource))
+	r.add("reprint-web", nEditor, "editor accuracy (责任编辑 lines added)", ratio(okEditor, nEditor), fmt.Sprintf("%d of %d: Editor equals the name of the editor_line edit", okEditor, nEditor))
+	r.addCount("reprint-web", nSource+nEditor, "source and editor misses", len(metaMisses), strings.Join(metaMisses[:min(8, len(metaMisses))], "; "))
 	note := "authors that are not person names (headline fragments, prose)"
 	if len(badAuthors) > 0 {
 		note += ": " + strings.Join(badAuthors[:min(5, len(badAuthors))], " ")
@@ -497,6 +525,18 @@ func runBenchNonArticles(xs *extractors, split string, r *Report) error {
 	}
 	r.addCount("reprint-web", total, "non-article pages rejected (ErrNoArticle)", rejected, note)
 	return nil
+}
+
+// labelledName is the name in a bench source or editor line
+// ("（来源：光明日报）", "[责任编辑：郭婷]", "本文来源：新华社"): the text after
+// the colon without the closing bracket; "" when there is no colon.
+func labelledName(line string) string {
+	i := strings.IndexAny(line, ":：")
+	if i < 0 {
+		return ""
+	}
+	name := strings.TrimLeft(line[i:], ":：")
+	return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(name), ")）]】"))
 }
 
 // dropMetaLines removes the inside-body source/editor lines from the truth.
@@ -564,16 +604,21 @@ func relatedPieces(body []byte, contentType string) []string {
 	}
 }
 
-// cwcedDate is a CWCED truth date: year, and month/day when given.
-type cwcedDate struct{ y, m, d int }
+// cwcedDate is a CWCED truth date: year, and month/day when given, and
+// the time of day (hour and minute) when the label writes one.
+type cwcedDate struct {
+	y, m, d int
+	hh, mm  int
+	hasTime bool
+}
 
 func parseCWCEDDate(s string) (cwcedDate, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" || s == "UNKNOWN" {
 		return cwcedDate{}, false
 	}
-	f := strings.Fields(s)[0]
-	parts := strings.Split(f, "-")
+	fields := strings.Fields(s)
+	parts := strings.Split(fields[0], "-")
 	var d cwcedDate
 	var nums []int
 	for _, p := range parts {
@@ -593,6 +638,12 @@ func parseCWCEDDate(s string) (cwcedDate, bool) {
 	if len(nums) > 2 {
 		d.d = nums[2]
 	}
+	if len(fields) > 1 && d.d != 0 {
+		var hh, mm int
+		if n, _ := fmt.Sscanf(fields[1], "%d:%d", &hh, &mm); n == 2 && hh < 24 && mm < 60 {
+			d.hh, d.mm, d.hasTime = hh, mm, true
+		}
+	}
 	return d, true
 }
 
@@ -607,6 +658,13 @@ func (d cwcedDate) matches(t time.Time) bool {
 		return false
 	}
 	return d.d == 0 || t.Day() == d.d
+}
+
+// matchesTime reports whether t is the labelled day and, on the wall
+// clock of t's own zone (the portal's, UTC+8 unless the page states
+// another), the labelled hour and minute.
+func (d cwcedDate) matchesTime(t time.Time) bool {
+	return d.hasTime && d.matches(t) && t.Hour() == d.hh && t.Minute() == d.mm
 }
 
 // normNames splits an author field into a set of names.
@@ -645,8 +703,8 @@ func runCWCED(ctx context.Context, xs *extractors, shared string, r *Report) err
 	}
 	urls := cwcedURLs(filepath.Join(dir, "pages.tsv"))
 	var sumF1 float64
-	var nDate, okDate, okAuthor, nAuthor, noArt int
-	var dateNotes, editorLabels, textNotes []string
+	var nDate, okDate, nTime, okTime, okAuthor, nAuthor, noArt int
+	var dateNotes, editorLabels, textNotes, zones []string
 	notes, tnotes := cwcedDateNotes(), cwcedTextNotes()
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -681,6 +739,17 @@ func runCWCED(ctx context.Context, xs *extractors, shared string, r *Report) err
 		if raw, err := os.ReadFile(filepath.Join(dir, "date", id+".txt")); err == nil {
 			if d, ok := parseCWCEDDate(string(raw)); ok {
 				nDate++
+				if d.hasTime {
+					nTime++
+					if d.matchesTime(got.PublishedAt) {
+						okTime++
+					} else if d.matches(got.PublishedAt) {
+						ps.Err += fmt.Sprintf(" time: want %s got %s;", strings.TrimSpace(string(raw)), got.PublishedAt.Format(time.RFC3339))
+					}
+				}
+				if _, off := got.PublishedAt.Zone(); !got.PublishedAt.IsZero() && off != utc8Offset {
+					zones = append(zones, fmt.Sprintf("%s %s", id[:8], got.PublishedAt.Format(time.RFC3339)))
+				}
 				if d.matches(got.PublishedAt) {
 					okDate++
 				} else {
@@ -708,7 +777,9 @@ func runCWCED(ctx context.Context, xs *extractors, shared string, r *Report) err
 	}
 	n := len(files)
 	r.add("cwced", n, "mean bigram F1", sumF1/float64(n), fmt.Sprintf("vs cleaned/; %d ErrNoArticle", noArt))
-	r.add("cwced", nDate, "date accuracy (same day)", ratio(okDate, nDate), "pages with a dated truth; year/month-only truths compared at their precision")
+	r.add("cwced", nDate, "date accuracy (same day)", ratio(okDate, nDate), fmt.Sprintf("%d of %d pages with a dated truth; year/month-only truths compared at their precision", okDate, nDate))
+	r.add("cwced", nTime, "date+time accuracy (labels with a time)", ratio(okTime, nTime), fmt.Sprintf("%d of %d: same day and same hour:minute on the wall clock of our time's zone", okTime, nTime))
+	r.addCount("cwced", nDate, "dates not in UTC+8", len(zones), "the portal's zone unless the page states another; "+strings.Join(zones, " "))
 	r.add("cwced", nAuthor, "author accuracy", ratio(okAuthor, nAuthor), "name sets equal; UNKNOWN = no author")
 	r.addCount("cwced", n, "text labels that are not the article", len(textNotes), "counted as they are in the F1 above; "+strings.Join(textNotes, "; "))
 	r.addCount("cwced", nDate-okDate, "date misses that are label disagreements", len(dateNotes), "counted as misses above; "+strings.Join(dateNotes, "; "))
@@ -732,6 +803,10 @@ func cwcedURLs(path string) map[string]string {
 	}
 	return out
 }
+
+// utc8Offset is China Standard Time, the zone of a time a page writes
+// without one.
+const utc8Offset = 8 * 3600
 
 func ratio(a, b int) float64 {
 	if b == 0 {
@@ -788,6 +863,7 @@ func runScrapingHub(ctx context.Context, xs *extractors, shared string, r *Repor
 	r.add("scrapinghub-en", n, "precision", p, "")
 	r.add("scrapinghub-en", n, "recall", rc, "")
 	r.add("scrapinghub-en", n, "accuracy", acc/float64(n), "")
+	r.add("scrapinghub-en", 0, "date accuracy", math.NaN(), "ground-truth.json labels articleBody and url only")
 	return nil
 }
 
@@ -823,7 +899,8 @@ func runTrafilatura(ctx context.Context, xs *extractors, shared string, r *Repor
 		return err
 	}
 	urls := slices.Sorted(maps.Keys(ev))
-	var with, withN, without, withoutN, dateOK, titleOK int
+	var with, withN, without, withoutN, dateOK, titleOK, authorOK int
+	var misses []string
 	for _, u := range urls {
 		e := ev[u]
 		body, err := os.ReadFile(filepath.Join(dir, "html", e.File))
@@ -850,8 +927,19 @@ func runTrafilatura(ctx context.Context, xs *extractors, shared string, r *Repor
 				pass++
 			}
 		}
-		if !got.PublishedAt.IsZero() && got.PublishedAt.Format("2006-01-02") == e.Date {
+		if !got.PublishedAt.IsZero() && got.PublishedAt.Format(time.DateOnly) == e.Date {
 			dateOK++
+		} else {
+			misses = append(misses, fmt.Sprintf("%s date: want %s got %s", e.File, e.Date, got.PublishedAt.Format(time.DateTime)))
+		}
+		// An empty label: the page names no author.
+		switch {
+		case sameNames(normNames(e.Author), normNames(got.Author)):
+			authorOK++
+		case e.Author != "" && sameNames(normNames(e.Author), normNames(got.Editor)):
+			misses = append(misses, fmt.Sprintf("%s author: want %q got %q, the label is the page's 责任编辑 (our Editor)", e.File, e.Author, got.Author))
+		default:
+			misses = append(misses, fmt.Sprintf("%s author: want %q got %q", e.File, e.Author, got.Author))
 		}
 		if strings.TrimSpace(got.Title) == strings.TrimSpace(e.Title) {
 			titleOK++
@@ -861,8 +949,10 @@ func runTrafilatura(ctx context.Context, xs *extractors, shared string, r *Repor
 	n := len(urls)
 	r.addCount("trafilatura-zh", n, "must-contain snippets found", with, fmt.Sprintf("of %d", withN))
 	r.addCount("trafilatura-zh", n, "must-not-contain snippets absent", without, fmt.Sprintf("of %d", withoutN))
-	r.addCount("trafilatura-zh", n, "date exact", dateOK, fmt.Sprintf("of %d", n))
+	r.add("trafilatura-zh", n, "date accuracy", ratio(dateOK, n), fmt.Sprintf("%d of %d: the labelled day (evaldata-zh.json date)", dateOK, n))
+	r.add("trafilatura-zh", n, "author accuracy", ratio(authorOK, n), fmt.Sprintf("%d of %d: name sets equal, an empty label wants no author", authorOK, n))
 	r.addCount("trafilatura-zh", n, "title exact", titleOK, fmt.Sprintf("of %d", n))
+	r.addCount("trafilatura-zh", n, "date and author misses", len(misses), strings.Join(misses, "; "))
 	return nil
 }
 
@@ -871,23 +961,29 @@ func runTrafilatura(ctx context.Context, xs *extractors, shared string, r *Repor
 // "share_f1_ge_0.9" bar).
 const expectedTextCheck = 0.9
 
-func scoreExpected(xs *extractors, r *Report, ds, id string, body []byte, want string) float64 {
+func scoreExpected(xs *extractors, r *Report, ds, id string, body []byte, want string) (float64, extract.Article) {
 	a, err := extractBytes(xs, r, ds, id, "", body, "")
-	got := ""
+	var got extract.Article
 	ps := PageScore{Dataset: ds, ID: id}
 	if err != nil {
 		ps.Err = err.Error()
 	} else {
-		got = a.Text
+		got = *a
 	}
-	ps.F1 = BigramF1(got, want)
+	ps.F1 = BigramF1(got.Text, want)
 	r.Pages = append(r.Pages, ps)
-	return ps.F1
+	return ps.F1, got
 }
 
-func runExpectedSet(xs *extractors, r *Report, ds string, pairs [][3]string) error {
+// runExpectedSet scores the {ID, html path, expected text path} pairs of
+// a dataset, and the publish dates of the pages dates labels (ID: a date
+// or time parseTime-like "2023-11-17T00:00:00", compared by day); a set
+// without date labels gets a "date accuracy" row of n/a saying why
+// (noDates).
+func runExpectedSet(xs *extractors, r *Report, ds string, pairs [][3]string, dates map[string]string, noDates string) error {
 	var sum float64
-	pass := 0
+	pass, nDate, okDate := 0, 0, 0
+	var misses []string
 	for _, p := range pairs {
 		body, err := os.ReadFile(p[1])
 		if err != nil {
@@ -901,27 +997,55 @@ func runExpectedSet(xs *extractors, r *Report, ds string, pairs [][3]string) err
 		if strings.HasSuffix(p[2], ".html") {
 			w = htmlText(want)
 		}
-		f := scoreExpected(xs, r, ds, p[0], body, w)
+		f, got := scoreExpected(xs, r, ds, p[0], body, w)
 		sum += f
 		if f >= expectedTextCheck {
 			pass++
+		}
+		if label, ok := dates[p[0]]; ok {
+			nDate++
+			if d, ok := parseCWCEDDate(strings.Replace(label, "T", " ", 1)); ok && d.matches(got.PublishedAt) {
+				okDate++
+			} else {
+				misses = append(misses, fmt.Sprintf("%s: want %s got %s", p[0], label, got.PublishedAt.Format(time.DateTime)))
+			}
 		}
 	}
 	if len(pairs) == 0 {
 		return fmt.Errorf("no pages")
 	}
 	r.addCount(ds, len(pairs), "pages with bigram F1>=0.9", pass, fmt.Sprintf("of %d; mean F1 %.3f", len(pairs), sum/float64(len(pairs))))
+	if nDate == 0 {
+		r.add(ds, 0, "date accuracy", math.NaN(), noDates)
+		return nil
+	}
+	note := fmt.Sprintf("%d of %d: the labelled day", okDate, nDate)
+	if len(misses) > 0 {
+		note += "; " + strings.Join(misses, "; ")
+	}
+	r.add(ds, nDate, "date accuracy", ratio(okDate, nDate), note)
 	return nil
 }
 
 func runNewspaper(_ context.Context, xs *extractors, shared string, r *Report) error {
 	dir := filepath.Join(shared, "data", "extraction", "newspaper4k-zh", "tests", "data")
-	return runExpectedSet(xs, r, "newspaper4k-zh", htmlTextPairs(dir, "txt"))
+	pairs := htmlTextPairs(dir, "txt")
+	// metadata/ID.json holds the publish_date newspaper4k's tests expect.
+	labels := map[string]string{}
+	for _, p := range pairs {
+		var m struct {
+			PublishDate string `json:"publish_date"`
+		}
+		if err := readJSON(filepath.Join(dir, "metadata", p[0]+".json"), &m); err == nil && m.PublishDate != "" {
+			labels[p[0]] = m.PublishDate
+		}
+	}
+	return runExpectedSet(xs, r, "newspaper4k-zh", pairs, labels, "")
 }
 
 func runHTMLToText(_ context.Context, xs *extractors, shared string, r *Report) error {
 	dir := filepath.Join(shared, "data", "extraction", "htmltotext-benchmark-zh", "benchmarkdata", "zh")
-	return runExpectedSet(xs, r, "htmltotext-zh", htmlTextPairs(dir, "text"))
+	return runExpectedSet(xs, r, "htmltotext-zh", htmlTextPairs(dir, "text"), nil, "the benchmark labels texts only")
 }
 
 // htmlTextPairs pairs every dir/html/ID.html with dir/textDir/ID.txt as
@@ -949,7 +1073,18 @@ func runReadabilityPages(_ context.Context, xs *extractors, shared string, r *Re
 			pairs = append(pairs, [3]string{e.Name(), filepath.Join(dir, e.Name(), "source.html"), filepath.Join(dir, e.Name(), "expected.html")})
 		}
 	}
-	return runExpectedSet(xs, r, "readability-zh", pairs)
+	// expected-metadata.json has a publishedTime field; every page of the
+	// set leaves it null.
+	dates := map[string]string{}
+	for _, p := range pairs {
+		var m struct {
+			PublishedTime *string `json:"publishedTime"`
+		}
+		if err := readJSON(filepath.Join(dir, p[0], "expected-metadata.json"), &m); err == nil && m.PublishedTime != nil && *m.PublishedTime != "" {
+			dates[p[0]] = *m.PublishedTime
+		}
+	}
+	return runExpectedSet(xs, r, "readability-zh", pairs, dates, "no page labels a date (publishedTime is null in every expected-metadata.json)")
 }
 
 // Value returns the value of a row by dataset and metric name.

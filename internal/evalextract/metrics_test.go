@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Expected values were computed with the reference implementations:
@@ -81,9 +82,12 @@ func TestParseCWCEDDate(t *testing.T) {
 		want cwcedDate
 		ok   bool
 	}{
-		{"2005-5-7 21:23:57", cwcedDate{2005, 5, 7}, true},
-		{"1998-3", cwcedDate{1998, 3, 0}, true},
-		{"2018", cwcedDate{2018, 0, 0}, true},
+		{"2005-5-7 21:23:57", cwcedDate{y: 2005, m: 5, d: 7, hh: 21, mm: 23, hasTime: true}, true},
+		{"2004-09-17 5:54:13", cwcedDate{y: 2004, m: 9, d: 17, hh: 5, mm: 54, hasTime: true}, true},
+		{"2005-07-31 12:30", cwcedDate{y: 2005, m: 7, d: 31, hh: 12, mm: 30, hasTime: true}, true},
+		{"2005-07-31 25:30", cwcedDate{y: 2005, m: 7, d: 31}, true},
+		{"1998-3", cwcedDate{y: 1998, m: 3}, true},
+		{"2018", cwcedDate{y: 2018}, true},
 		{"UNKNOWN", cwcedDate{}, false},
 		{"刘涛", cwcedDate{}, false},
 		{"", cwcedDate{}, false},
@@ -93,5 +97,31 @@ func TestParseCWCEDDate(t *testing.T) {
 		if ok != tt.ok || got != tt.want {
 			t.Errorf("parseCWCEDDate(%q) = %+v, %v; want %+v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+func TestCWCEDDateMatchesTime(t *testing.T) {
+	utc8 := time.FixedZone("UTC+8", 8*3600)
+	label := cwcedDate{y: 2005, m: 7, d: 31, hh: 12, mm: 30, hasTime: true}
+	tests := []struct {
+		name string
+		t    time.Time
+		want bool
+	}{
+		{"same wall clock", time.Date(2005, 7, 31, 12, 30, 59, 0, utc8), true},
+		{"other minute", time.Date(2005, 7, 31, 12, 31, 0, 0, utc8), false},
+		{"same instant in UTC", time.Date(2005, 7, 31, 4, 30, 0, 0, time.UTC), false},
+		{"other day", time.Date(2005, 7, 30, 12, 30, 0, 0, utc8), false},
+		{"zero", time.Time{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := label.matchesTime(tt.t); got != tt.want {
+				t.Errorf("matchesTime(%v) = %v, want %v", tt.t, got, tt.want)
+			}
+		})
+	}
+	if (cwcedDate{y: 2005, m: 7, d: 31}).matchesTime(time.Date(2005, 7, 31, 0, 0, 0, 0, utc8)) {
+		t.Error("a label without a time matched a time")
 	}
 }
