@@ -96,12 +96,14 @@ func TestRelatedRegionsGiveNoMetadata(t *testing.T) {
 	}
 }
 
-// FuzzDates: the URL, script and year-less date parsers never panic and
-// return only valid dates in the plausible range.
+// FuzzDates: the URL, script, meta-time, year-less and page-line date
+// parsers never panic and return only valid dates in the plausible range.
 func FuzzDates(f *testing.F) {
 	f.Add("http://x.example/2012-06-15/a.html", `var publishTime = "2015-10-08 12:00:00";`, "10-08 12:00")
 	f.Add("https://money.163.com/15/0612/09/AB.html", `pubDate: escape('2005-03-06 16:17:00')`, "10月08日 12:00:30")
 	f.Add("http://[::1", `ptime="`, "99-99 99:99")
+	f.Add("http://x.example/item/a", `[{"publishDate":"2012-06-24"},{"publishDate":"2016-06-25"}]`, "．南海网．2012-06-24[引用日期2014-06-01]")
+	f.Add("", `var ptime = "2020-02-14 10:47"`, "签署命令，发布《规定》，自2022年2月10日起施行 2022-02-13 07:00:00来源：央广网")
 	hint := time.Date(2015, 10, 8, 0, 0, 0, 0, cst)
 	f.Fuzz(func(t *testing.T, u, script, line string) {
 		if d, ok := urlDate(u); ok && (d.Year() < minYear || d.Year() > maxYear) {
@@ -109,6 +111,13 @@ func FuzzDates(f *testing.F) {
 		}
 		if v := scriptDate(script); v != "" && !strings.Contains(script, v) {
 			t.Fatalf("scriptDate(%q) = %q, not in the script", script, v)
+		}
+		if d, ok := parseTime(line); ok && (d.Year() < minYear || d.Year() > maxYear) {
+			t.Fatalf("parseTime(%q) = %v", line, d)
+		}
+		li := lineInfo{page: []string{"标题", line, line + "。"}, body: []string{line + "。"}, titleLine: 0, bodyLine: 2, yearHint: hint}
+		if d, ok := textDate(li); ok && (d.Year() < minYear || d.Year() > maxYear+1) {
+			t.Fatalf("textDate(%q) = %v", line, d)
 		}
 		for _, m := range rxNoYearDate.FindAllStringSubmatch(line, -1) {
 			if d, ok := noYearDate(m, hint); ok && (d.Sub(hint) > halfYear+24*time.Hour || hint.Sub(d) > halfYear+24*time.Hour) {
