@@ -242,6 +242,47 @@ func findMeta(li lineInfo, art *Article, metaAuthor string) {
 	}
 }
 
+// ownerAuthor returns the author of a personal site's page that names
+// none in its header or footer: the blog owner its links name
+// (pageMeta.linkAuthor), else the person the site's first lines and its
+// copyright line both name ("李建忠" … "Copyright © 李建忠"). An account
+// or organisation is no owner.
+func ownerAuthor(li lineInfo, m pageMeta) string {
+	name := m.linkAuthor()
+	if name == "" {
+		name = siteOwner(li.page)
+	}
+	if name == "" || isAccountName(name) || notNames[name] {
+		return ""
+	}
+	return name
+}
+
+// rxCopyrightName is a copyright line naming a person: "Copyright © 李建忠",
+// "© 2005 王五".
+var rxCopyrightName = regexp.MustCompile(`(?i)^(?:copyright\s*)?(?:©|\(c\))\s*(?:(?:19|20)\d\d(?:\s*-\s*(?:19|20)\d\d)?\s*)?(\p{Han}{2,4})$`)
+
+// siteLines is how many first and last page lines hold a site's name
+// and its copyright line.
+const siteLines = 5
+
+// siteOwner returns the person both the first lines and the copyright
+// line of a page name, or "".
+func siteOwner(page []string) string {
+	for _, l := range lastN(page, siteLines) {
+		m := rxCopyrightName.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil || !isHanName(m[1]) {
+			continue
+		}
+		for _, h := range firstN(page, siteLines) {
+			if strings.TrimSpace(h) == m[1] {
+				return m[1]
+			}
+		}
+	}
+	return ""
+}
+
 // header returns the page lines of the article's header: headerLines
 // lines from the headline, or, when the headline is not found, the
 // headerLines/2 lines before the body, nearest first; foreign regions

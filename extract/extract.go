@@ -254,6 +254,9 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 		}
 	}
 	findMeta(li, art, meta.author)
+	if art.Author == "" {
+		art.Author = ownerAuthor(li, meta)
+	}
 	if e.opts.StripMetaLines {
 		kept := lines[:0]
 		for _, l := range lines {

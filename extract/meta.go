@@ -2,7 +2,10 @@ package extract
 
 import (
 	"encoding/json"
+	"maps"
+	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +28,10 @@ type pageMeta struct {
 	published  string   // raw publish time from <meta> or JSON-LD
 	modified   string   // raw last-modified time from <meta> or JSON-LD
 	author     string   // <meta name=author>
+	// authorLinks counts the links to each author page of the site
+	// (rel=author, ?author=ID, /author/ID/) with the first name-like text
+	// linking there; see linkAuthor.
+	authorLinks map[string]*authorLink
 	hasOGVideo bool
 	ogType     string
 	image      string // og:image / twitter:image, as written
@@ -64,6 +71,8 @@ func collectMeta(doc *html.Node) pageMeta {
 	walk = func(n *html.Node, depth int) {
 		if n.Type == html.ElementNode {
 			switch n.DataAtom {
+			case atom.A:
+				m.addAuthorLink(n)
 			case atom.Title:
 				if m.titleTag == "" {
 					m.titleTag = strings.TrimSpace(collapse(rawText(n)))
@@ -157,6 +166,91 @@ func collectMeta(doc *html.Node) pageMeta {
 	m.headings = append(h1, h2...)
 	return m
 }
+
+// authorLink is one author page linked from a page.
+type authorLink struct {
+	n    int    // links to it
+	name string // the first link text that can be a name
+	rel  bool   // a link to it says rel="author"
+}
+
+// rxAuthorHref is the author page of blog software: ?author=102,
+// /author/name/.
+var rxAuthorHref = regexp.MustCompile(`(?i)[?&]author=([^&#]+)|/author/([^/?#]+)`)
+
+// maxAuthorLinkRunes bounds the text of a link read as a name.
+const maxAuthorLinkRunes = 20
+
+func (m *pageMeta) addAuthorLink(n *html.Node) {
+	rel := strings.Contains(strings.ToLower(attr(n, "rel")), "author")
+	href := attr(n, "href")
+	id := ""
+	if sm := rxAuthorHref.FindStringSubmatch(href); sm != nil {
+		id = sm[1] + sm[2]
+	} else if rel {
+		id = href
+	}
+	if id == "" {
+		return
+	}
+	if m.authorLinks == nil {
+		m.authorLinks = map[string]*authorLink{}
+	}
+	a := m.authorLinks[id]
+	if a == nil {
+		a = &authorLink{}
+		m.authorLinks[id] = a
+	}
+	a.n++
+	a.rel = a.rel || rel
+	// The name is the text of a link to the author page itself; a link
+	// that also selects a category or a month (?pc=125&author=102) is
+	// labelled with that.
+	if t := textOf(n); a.name == "" && (rel || authorPageOnly(href)) && t != "" && runeLen(t) <= maxAuthorLinkRunes && looksLikePerson(t) && !notNames[t] && !strings.Contains(strings.ToLower(t), "admin") {
+		a.name = t
+	}
+}
+
+// authorPageOnly reports whether href selects nothing but an author:
+// ?author=102 alone, or /author/name/ without a query.
+func authorPageOnly(href string) bool {
+	u, err := url.Parse(href)
+	if err != nil {
+		return false
+	}
+	q := u.Query()
+	if q.Has("author") {
+		return len(q) == 1
+	}
+	return u.RawQuery == ""
+}
+
+// linkAuthor returns the name linking to the page's author: the
+// rel="author" link, else the author page the page links to most (a blog
+// links its owner's categories and archives; a commenter's page is linked
+// once per comment), when no other author page is linked as often.
+func (m pageMeta) linkAuthor() string {
+	best, bestN, tie := "", 0, false
+	for _, id := range slices.Sorted(maps.Keys(m.authorLinks)) {
+		a := m.authorLinks[id]
+		switch {
+		case a.name == "":
+		case a.rel:
+			return a.name
+		case a.n > bestN:
+			best, bestN, tie = a.name, a.n, false
+		case a.n == bestN:
+			tie = true
+		}
+	}
+	if tie || bestN < minAuthorLinks {
+		return ""
+	}
+	return best
+}
+
+// minAuthorLinks: an author page linked once may be a commenter's.
+const minAuthorLinks = 3
 
 // jsonLDPublished returns datePublished from a JSON-LD script, if any.
 func jsonLDPublished(s string) string {

@@ -232,3 +232,37 @@ func TestFooterEditor(t *testing.T) {
 		})
 	}
 }
+
+// TestOwnerAuthor: a personal site's page that names no author in its
+// header or footer takes the owner its author links or its site name and
+// copyright line name.
+func TestOwnerAuthor(t *testing.T) {
+	post := `<div class="post"><h2>很高兴入住博客堂</h2><p>各位朋友好，今天开始在这里写博客，以后会在这里分享软件开发方面的心得体会，也欢迎大家多多交流，提出宝贵的意见和建议。</p>
+<p>目前我在上海担任软件架构师，业余时间写作和翻译技术书籍，希望以后和各位多多交流，共同进步。</p><p class="postfoot">发表于 2004年12月27日 12:40</p></div>`
+	for _, tc := range []struct{ name, page, want string }{
+		{"blog owner's author page linked most", `<div class="side"><a href="/?author=102" title="[太小心]的博客">太小心</a>
+<a href="/?pc=1&author=102">未归类</a> <a href="/?pc=2&author=102">历史</a> <a href="/?m=200508&author=102">August 2005</a></div>` + post +
+			`<div class="comments"><a href="/?author=1470">century</a> 回复：说得好</div>`, "太小心"},
+		{"commenters linked once each", post + `<div class="comments"><a href="/?author=1470">century</a> 回复：说得好 <a href="/?author=1471">张三</a> 回复：同意</div>`, ""},
+		{"a category of the author's pages is no name", `<a href="/?pc=125&author=102">补文化</a> <a href="/?pc=126&author=102">历史</a> <a href="/?m=200508&author=102">八月</a>` + post, ""},
+		{"rel=author", `<a rel="author" href="/people/wang">王五</a>` + post, "王五"},
+		{"an admin account is no name", `<a href="/author/admin/">admin</a><a href="/author/admin/">admin</a><a href="/author/admin/">admin</a>` + post, ""},
+		{"site name and copyright name one person", `<h1><a href="/lijianzhong/">李建忠</a></h1><p>C#/.NET 培训/咨询</p>` + post + `<div class="footer">Copyright © 李建忠</div>`, "李建忠"},
+		{"copyright of an organisation", `<h1><a href="/">示例网</a></h1>` + post + `<div class="footer">Copyright © 示例网</div>`, ""},
+		{"copyright name not the site's", `<h1><a href="/">技术博客堂</a></h1>` + post + `<div class="footer">Copyright © 李建忠</div>`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex, err := New(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := ex.Extract("http://blog.example.com/archive/41810.aspx", []byte("<html><head><title>很高兴入住博客堂</title></head><body>"+tc.page+"</body></html>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Author != tc.want {
+				t.Errorf("author %q, want %q", a.Author, tc.want)
+			}
+		})
+	}
+}
