@@ -22,20 +22,20 @@ var cst = time.FixedZone("CST", 8*3600)
 // pageMeta is the evidence collected from the whole page before the body is
 // extracted.
 type pageMeta struct {
-	titleTag   string   // text of <title>
-	ogTitle    string   // og:title / twitter:title
-	headings   []string // texts of <h1> elements, then <h2>, in order
-	published  string   // raw publish time from <meta> or JSON-LD
-	modified   string   // raw last-modified time from <meta> or JSON-LD
-	author     string   // <meta name=author>
+	titleTag  string   // text of <title>
+	ogTitle   string   // og:title / twitter:title
+	headings  []string // texts of <h1> elements, then <h2>, in order
+	published string   // raw publish time from <meta> or JSON-LD
+	modified  string   // raw last-modified time from <meta> or JSON-LD
+	author    string   // <meta name=author>
 	// authorLinks counts the links to each author page of the site
 	// (rel=author, ?author=ID, /author/ID/) with the first name-like text
 	// linking there; see linkAuthor.
 	authorLinks map[string]*authorLink
-	hasOGVideo bool
-	ogType     string
-	image      string // og:image / twitter:image, as written
-	imageRank  int    // imageMetas rank of image (0: none)
+	hasOGVideo  bool
+	ogType      string
+	image       string // og:image / twitter:image, as written
+	imageRank   int    // imageMetas rank of image (0: none)
 }
 
 // publishTimeMetas are <meta> names/properties that carry the publish time
