@@ -654,74 +654,9 @@ func textDateScored(li lineInfo) (time.Time, int, bool) {
 		if li.isForeign(i) || !strings.ContainsAny(l, "0123456789") {
 			continue
 		}
-		type match struct {
-			m          []string
-			at         [2]int // byte offsets of the match in l
-			us, noYear bool
-		}
-		var ms []match
-		add := func(rx *regexp.Regexp, n int, us, noYear bool) {
-			for _, ix := range rx.FindAllStringSubmatchIndex(l, n) {
-				ms = append(ms, match{m: submatches(l, ix), at: [2]int{ix[0], ix[1]}, us: us, noYear: noYear})
-			}
-		}
-		add(rxDateTime, 4, false, false)
-		if len(ms) == 0 {
-			add(rxUSDate, 2, true, false)
-		}
-		if len(ms) == 0 && !li.yearHint.IsZero() {
-			add(rxNoYearDate, 2, false, true)
-		}
-		for _, mm := range ms {
-			var t time.Time
-			var hasTime, ok bool
-			score := 0
-			switch {
-			case mm.us:
-				t, hasTime, ok = usDateFromMatch(mm.m)
-				score += scoreUSForm
-			case mm.noYear:
-				t, ok = noYearDate(mm.m, li.yearHint)
-				hasTime = true
-				score += scoreNoYear
-			default:
-				t, hasTime, ok = dateFromMatch(mm.m)
-			}
-			if !ok {
-				continue
-			}
-			if !li.urlDay.IsZero() && sameDay(t, li.urlDay) {
-				score += scoreURLDay
-			}
-			if hasTime {
-				score += scoreTime
-			}
-			// A keyword labels the date only next to it: "发布" in the
-			// article's first sentence ("…签署命令，发布《规定》，自2022年
-			// 2月10日起施行") does not make that date the publish date.
-			around := dateContext(l, mm.at)
-			if rxDateKeyword.MatchString(around) {
-				score += scoreKeyword
-			}
-			if rxDateNegKeyword.MatchString(around) {
-				// A copyright year, a founding date, a reference's
-				// access date: never the publish date.
-				continue
-			}
-			// A date inside a sentence of prose is an event's date even
-			// when the sentence stands under the headline.
-			prose := runeLen(l) > maxMetaLineRunes
-			switch {
-			case prose:
-			case li.titleLine >= 0 && i >= li.titleLine && i < li.titleLine+headerLines:
-				score += scoreNearTitle
-			case li.bodyLine >= 0 && i <= li.bodyLine && i > li.bodyLine-headerLines:
-				score += scoreNearTitle
-			}
-			if inBody[l] {
-				score += scoreInBody
-			}
-			if !found || score > bestScore {
+		for _, mm := range dateMatches(l, li.yearHint) {
+			t, score, ok := li.scoreDate(i, l, mm, inBody[l])
+			if ok && (!found || score > bestScore) {
 				best, bestScore, found = t, score, true
 			}
 		}
@@ -748,4 +683,83 @@ func textDateScored(li lineInfo) (time.Time, int, bool) {
 		}
 	}
 	return time.Time{}, 0, false
+}
+
+// dateMatch is one date written in a page line.
+type dateMatch struct {
+	m          []string
+	at         [2]int // byte offsets of the match in the line
+	us, noYear bool
+}
+
+// dateMatches returns the dates of line l: full dates, else US-order
+// dates, else (with a year hint) year-less dates.
+func dateMatches(l string, yearHint time.Time) []dateMatch {
+	var ms []dateMatch
+	add := func(rx *regexp.Regexp, n int, us, noYear bool) {
+		for _, ix := range rx.FindAllStringSubmatchIndex(l, n) {
+			ms = append(ms, dateMatch{m: submatches(l, ix), at: [2]int{ix[0], ix[1]}, us: us, noYear: noYear})
+		}
+	}
+	add(rxDateTime, 4, false, false)
+	if len(ms) == 0 {
+		add(rxUSDate, 2, true, false)
+	}
+	if len(ms) == 0 && !yearHint.IsZero() {
+		add(rxNoYearDate, 2, false, true)
+	}
+	return ms
+}
+
+// scoreDate validates and scores the date mm of page line i (text l);
+// ok is false for an invalid date and for a date a negative keyword
+// labels.
+func (li lineInfo) scoreDate(i int, l string, mm dateMatch, inBody bool) (t time.Time, score int, ok bool) {
+	var hasTime bool
+	switch {
+	case mm.us:
+		t, hasTime, ok = usDateFromMatch(mm.m)
+		score += scoreUSForm
+	case mm.noYear:
+		t, ok = noYearDate(mm.m, li.yearHint)
+		hasTime = true
+		score += scoreNoYear
+	default:
+		t, hasTime, ok = dateFromMatch(mm.m)
+	}
+	if !ok {
+		return t, 0, false
+	}
+	if !li.urlDay.IsZero() && sameDay(t, li.urlDay) {
+		score += scoreURLDay
+	}
+	if hasTime {
+		score += scoreTime
+	}
+	// A keyword labels the date only next to it: "发布" in the article's
+	// first sentence ("…签署命令，发布《规定》，自2022年2月10日起施行")
+	// does not make that date the publish date.
+	around := dateContext(l, mm.at)
+	if rxDateNegKeyword.MatchString(around) {
+		// A copyright year, a founding date, a reference's access date:
+		// never the publish date.
+		return t, 0, false
+	}
+	if rxDateKeyword.MatchString(around) {
+		score += scoreKeyword
+	}
+	// A date inside a sentence of prose is an event's date even when the
+	// sentence stands under the headline.
+	prose := runeLen(l) > maxMetaLineRunes
+	switch {
+	case prose:
+	case li.titleLine >= 0 && i >= li.titleLine && i < li.titleLine+headerLines:
+		score += scoreNearTitle
+	case li.bodyLine >= 0 && i <= li.bodyLine && i > li.bodyLine-headerLines:
+		score += scoreNearTitle
+	}
+	if inBody {
+		score += scoreInBody
+	}
+	return t, score, true
 }

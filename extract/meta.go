@@ -26,7 +26,7 @@ type pageMeta struct {
 	ogTitle   string   // og:title / twitter:title
 	headings  []string // texts of <h1> elements, then <h2>, in order
 	published string   // raw publish time from <meta> or JSON-LD
-	modified  string   // raw last-modified time from <meta> or JSON-LD
+	modified  string   // raw last-modified time from <meta>
 	author    string   // <meta name=author>
 	// authorLinks counts the links to each author page of the site
 	// (rel=author, ?author=ID, /author/ID/) with the first name-like text
@@ -79,46 +79,7 @@ func collectMeta(doc *html.Node) pageMeta {
 				}
 				return
 			case atom.Meta:
-				key := strings.ToLower(strings.TrimSpace(attr(n, "property")))
-				if key == "" {
-					key = strings.ToLower(strings.TrimSpace(attr(n, "name")))
-				}
-				if key == "" {
-					key = strings.ToLower(strings.TrimSpace(attr(n, "itemprop")))
-				}
-				content := strings.TrimSpace(attr(n, "content"))
-				if key == "" || content == "" {
-					break
-				}
-				switch key {
-				case "og:title", "twitter:title":
-					if m.ogTitle == "" {
-						m.ogTitle = collapse(content)
-					}
-				case "author", "article:author":
-					if m.author == "" {
-						m.author = collapse(content)
-					}
-				case "og:type":
-					m.ogType = strings.ToLower(content)
-				case "og:video", "og:video:url":
-					m.hasOGVideo = true
-				}
-				if img, r := metaImage(key, content); img != "" && (m.imageRank == 0 || r < m.imageRank) && isPhotoURL(img) {
-					m.image, m.imageRank = img, r
-				}
-				if r, ok := modifiedTimeMetas[key]; ok && r < modRank {
-					if _, ok := parseTime(content); ok {
-						modRank = r
-						m.modified = content
-					}
-				}
-				if r, ok := publishTimeMetas[key]; ok && r < pubRank {
-					if _, ok := parseTime(content); ok {
-						pubRank = r
-						m.published = content
-					}
-				}
+				m.addMeta(n, &pubRank, &modRank)
 			case atom.Script:
 				if n.FirstChild != nil && pubRank > scriptDateRank && !strings.Contains(attr(n, "type"), "json") {
 					if v := scriptDate(n.FirstChild.Data); v != "" {
@@ -165,6 +126,52 @@ func collectMeta(doc *html.Node) pageMeta {
 	walk(doc, 0)
 	m.headings = append(h1, h2...)
 	return m
+}
+
+// addMeta records what a <meta> element says: titles, author, type,
+// image, and the publish and modified times, each kept when its name
+// ranks above the one recorded (pubRank, modRank).
+func (m *pageMeta) addMeta(n *html.Node, pubRank, modRank *int) {
+	key := strings.ToLower(strings.TrimSpace(attr(n, "property")))
+	if key == "" {
+		key = strings.ToLower(strings.TrimSpace(attr(n, "name")))
+	}
+	if key == "" {
+		key = strings.ToLower(strings.TrimSpace(attr(n, "itemprop")))
+	}
+	content := strings.TrimSpace(attr(n, "content"))
+	if key == "" || content == "" {
+		return
+	}
+	switch key {
+	case "og:title", "twitter:title":
+		if m.ogTitle == "" {
+			m.ogTitle = collapse(content)
+		}
+	case "author", "article:author":
+		if m.author == "" {
+			m.author = collapse(content)
+		}
+	case "og:type":
+		m.ogType = strings.ToLower(content)
+	case "og:video", "og:video:url":
+		m.hasOGVideo = true
+	}
+	if img, r := metaImage(key, content); img != "" && (m.imageRank == 0 || r < m.imageRank) && isPhotoURL(img) {
+		m.image, m.imageRank = img, r
+	}
+	if r, ok := modifiedTimeMetas[key]; ok && r < *modRank {
+		if _, ok := parseTime(content); ok {
+			*modRank = r
+			m.modified = content
+		}
+	}
+	if r, ok := publishTimeMetas[key]; ok && r < *pubRank {
+		if _, ok := parseTime(content); ok {
+			*pubRank = r
+			m.published = content
+		}
+	}
 }
 
 // authorLink is one author page linked from a page.

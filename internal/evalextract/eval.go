@@ -371,9 +371,9 @@ func runBench(ctx context.Context, xs *extractors, split string, r *Report) erro
 	firstTiming := len(r.Timings)
 	var sumF1 float64
 	var ge09, leaks, withBlock, dates, titleExact, empty, noArticle, authors int
-	var badAuthors, metaMisses []string
+	var badAuthors []string
 	var sumDrop, sumKeep float64
-	var nSource, okSource, nEditor, okEditor int
+	var lines metaLineScore
 	for _, p := range pages {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -407,29 +407,7 @@ func runBench(ctx context.Context, xs *extractors, split string, r *Report) erro
 		if title == p.Truth.Title {
 			titleExact++
 		}
-		var got extract.Article
-		if a != nil {
-			got = *a
-		}
-		for _, e := range p.Truth.Edits {
-			want := labelledName(e.Text)
-			switch {
-			case e.Op == "source_line" && want != "":
-				nSource++
-				if got.Source == want {
-					okSource++
-				} else {
-					metaMisses = append(metaMisses, fmt.Sprintf("%s%s source %q got %q", p.Site, p.Path, want, got.Source))
-				}
-			case e.Op == "editor_line" && want != "":
-				nEditor++
-				if got.Editor == want {
-					okEditor++
-				} else {
-					metaMisses = append(metaMisses, fmt.Sprintf("%s%s editor %q got %q", p.Site, p.Path, want, got.Editor))
-				}
-			}
-		}
+		lines.add(p, a)
 		if a != nil && a.Author != "" {
 			authors++
 			if !isNameList(a.Author) {
@@ -463,9 +441,7 @@ func runBench(ctx context.Context, xs *extractors, split string, r *Report) erro
 	}
 	r.addCount("reprint-web", n, "publish dates found", dates, "")
 	r.add("reprint-web", n, "date accuracy", math.NaN(), "truth.jsonl labels no publish dates (the pages are real templates around replaced stories)")
-	r.add("reprint-web", nSource, "source accuracy (来源 lines added)", ratio(okSource, nSource), fmt.Sprintf("%d of %d: Source equals the name of the source_line edit", okSource, nSource))
-	r.add("reprint-web", nEditor, "editor accuracy (责任编辑 lines added)", ratio(okEditor, nEditor), fmt.Sprintf("%d of %d: Editor equals the name of the editor_line edit", okEditor, nEditor))
-	r.addCount("reprint-web", nSource+nEditor, "source and editor misses", len(metaMisses), strings.Join(metaMisses[:min(8, len(metaMisses))], "; "))
+	lines.rows(r)
 	note := "authors that are not person names (headline fragments, prose)"
 	if len(badAuthors) > 0 {
 		note += ": " + strings.Join(badAuthors[:min(5, len(badAuthors))], " ")
@@ -525,6 +501,46 @@ func runBenchNonArticles(xs *extractors, split string, r *Report) error {
 	}
 	r.addCount("reprint-web", total, "non-article pages rejected (ErrNoArticle)", rejected, note)
 	return nil
+}
+
+// metaLineScore compares Source and Editor with the 来源/责任编辑 lines
+// the reprint web's generator added to a page (its source_line and
+// editor_line edits).
+type metaLineScore struct {
+	nSource, okSource, nEditor, okEditor int
+	misses                               []string
+}
+
+func (s *metaLineScore) add(p BenchPage, a *extract.Article) {
+	var got extract.Article
+	if a != nil {
+		got = *a
+	}
+	for _, e := range p.Truth.Edits {
+		want := labelledName(e.Text)
+		switch {
+		case e.Op == "source_line" && want != "":
+			s.nSource++
+			if got.Source == want {
+				s.okSource++
+			} else {
+				s.misses = append(s.misses, fmt.Sprintf("%s%s source %q got %q", p.Site, p.Path, want, got.Source))
+			}
+		case e.Op == "editor_line" && want != "":
+			s.nEditor++
+			if got.Editor == want {
+				s.okEditor++
+			} else {
+				s.misses = append(s.misses, fmt.Sprintf("%s%s editor %q got %q", p.Site, p.Path, want, got.Editor))
+			}
+		}
+	}
+}
+
+func (s *metaLineScore) rows(r *Report) {
+	r.add("reprint-web", s.nSource, "source accuracy (来源 lines added)", ratio(s.okSource, s.nSource), fmt.Sprintf("%d of %d: Source equals the name of the source_line edit", s.okSource, s.nSource))
+	r.add("reprint-web", s.nEditor, "editor accuracy (责任编辑 lines added)", ratio(s.okEditor, s.nEditor), fmt.Sprintf("%d of %d: Editor equals the name of the editor_line edit", s.okEditor, s.nEditor))
+	r.addCount("reprint-web", s.nSource+s.nEditor, "source and editor misses", len(s.misses), strings.Join(s.misses[:min(8, len(s.misses))], "; "))
 }
 
 // labelledName is the name in a bench source or editor line
@@ -783,6 +799,7 @@ func runCWCED(ctx context.Context, xs *extractors, shared string, r *Report) err
 	r.add("cwced", nAuthor, "author accuracy", ratio(okAuthor, nAuthor), "name sets equal; UNKNOWN = no author")
 	r.addCount("cwced", n, "text labels that are not the article", len(textNotes), "counted as they are in the F1 above; "+strings.Join(textNotes, "; "))
 	r.addCount("cwced", nDate-okDate, "date misses that are label disagreements", len(dateNotes), "counted as misses above; "+strings.Join(dateNotes, "; "))
+	r.add("cwced", nDate-len(dateNotes), "date accuracy without those labels", ratio(okDate, nDate-len(dateNotes)), fmt.Sprintf("%d of %d: the pages whose label disagrees with the page (evidence above) left out", okDate, nDate-len(dateNotes)))
 	r.addCount("cwced", nAuthor-okAuthor, "author misses: label names the editor", len(editorLabels), "counted as misses above; the page shows no author, the label is the name our Editor field holds (责任编辑/编辑): "+strings.Join(editorLabels, " "))
 	return nil
 }

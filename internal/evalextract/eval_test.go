@@ -33,12 +33,23 @@ func TestEvalReport(t *testing.T) {
 			{"reprint-web", "mean bigram F1", 0.97},
 			{"cwced", "mean bigram F1", 0.94},
 			{"cwced", "date accuracy (same day)", 0.85},
-			{"cwced", "author accuracy", 0.85},
+			{"cwced", "author accuracy", 0.9},
+			{"cwced", "date+time accuracy (labels with a time)", 0.85},
+			{"trafilatura-zh", "date accuracy", 0.99},
+			{"newspaper4k-zh", "date accuracy", 0.99},
+			{"reprint-web", "editor accuracy (责任编辑 lines added)", 0.95},
 			{"scrapinghub-en", "F1 (shingle, evaluate.py)", 0.96},
 		}
 		for _, f := range floors {
 			if v, ok := r.Value(f.ds, f.metric); !ok || v < f.min {
 				t.Errorf("%s %s = %.4f (found %v), want >= %.2f", f.ds, f.metric, v, ok, f.min)
+			}
+		}
+		// Every set has a date accuracy row, n/a when its truth labels
+		// no dates.
+		for _, ds := range []string{"reprint-web", "scrapinghub-en", "trafilatura-zh", "newspaper4k-zh", "htmltotext-zh", "readability-zh"} {
+			if _, ok := r.Value(ds, "date accuracy"); !ok {
+				t.Errorf("%s: no date accuracy row", ds)
 			}
 		}
 		if v, _ := r.Value("reprint-web", "pages leaking 相关阅读 block text"); v != 0 {
