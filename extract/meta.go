@@ -192,6 +192,9 @@ func (m *pageMeta) addAuthorLink(n *html.Node) {
 	rel := strings.Contains(strings.ToLower(attr(n, "rel")), "author")
 	href := attr(n, "href")
 	id := ""
+	if !rel && !containsFold(href, "author") {
+		return // most links: no regexp run
+	}
 	if sm := rxAuthorHref.FindStringSubmatch(href); sm != nil {
 		id = sm[1] + sm[2]
 	} else if rel {
@@ -216,6 +219,17 @@ func (m *pageMeta) addAuthorLink(n *html.Node) {
 	if t := textOf(n); a.name == "" && (rel || authorPageOnly(href)) && t != "" && runeLen(t) <= maxAuthorLinkRunes && looksLikePerson(t) && !notNames[t] && !strings.Contains(strings.ToLower(t), "admin") {
 		a.name = t
 	}
+}
+
+// containsFold reports whether s contains the lower-case ASCII word w in
+// any case, without allocating.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
 }
 
 // authorPageOnly reports whether href selects nothing but an author:
