@@ -44,8 +44,10 @@ const ImportSite = "import"
 const ImportBatch = 500
 
 // StreamImport yields the records of a JSONL import file one by one. A
-// line that is not a JSON object of the known keys, or lacks url or text,
-// is an error naming the line; blank lines are skipped.
+// line that is not a JSON object of the known keys, lacks url or text, or
+// has what encoding/json would change silently (a key given twice, bytes
+// that are not UTF-8, an escaped lone surrogate: dedupin.CheckLine) is an
+// error naming the line; blank lines are skipped.
 func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 	return func(yield func(ImportRecord, error) bool) {
 		sc := bufio.NewScanner(r)
@@ -56,6 +58,10 @@ func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 			b := sc.Bytes()
 			if len(bytes.TrimSpace(b)) == 0 {
 				continue
+			}
+			if err := dedupin.CheckLine(b, "url", "title", "text", "site", "published_at"); err != nil {
+				yield(ImportRecord{}, fmt.Errorf("%s:%d: %w", name, line, err))
+				return
 			}
 			var rec ImportRecord
 			dec := json.NewDecoder(bytes.NewReader(b))
@@ -83,6 +89,9 @@ func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 			}
 		}
 		if err := sc.Err(); err != nil {
+			if errors.Is(err, bufio.ErrTooLong) {
+				err = fmt.Errorf("line longer than %d MiB: %w", dedupin.MaxLine>>20, err)
+			}
 			yield(ImportRecord{}, fmt.Errorf("%s:%d: %w", name, line+1, err))
 		}
 	}

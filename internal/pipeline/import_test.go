@@ -11,6 +11,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/internal/dedupin"
 	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
@@ -29,6 +30,11 @@ func TestStreamImport(t *testing.T) {
 		{"bad JSON", "{\"url\":\"u\",\n", "in.jsonl:1:", 0},
 		{"bad date", "{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"yesterday\"}\n", "in.jsonl:1:", 0},
 		{"two values", "{\"url\":\"u\",\"text\":\"t\"} {}\n", "in.jsonl:1: more than one JSON value", 0},
+		{"text given twice", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u\",\"text\":\"t\",\"text\":\"\"}\n", "in.jsonl:2: key \"text\" given twice", 1},
+		{"url given twice in two cases", "{\"url\":\"u\",\"URL\":\"v\",\"text\":\"t\"}\n", "in.jsonl:1: keys \"url\" and \"URL\" both set \"url\"", 0},
+		{"invalid UTF-8", "{\"url\":\"u\",\"text\":\"\xb1\xb1\xbe\xa9\"}\n", "in.jsonl:1: not valid UTF-8 at byte 20", 0},
+		{"lone surrogate", "{\"url\":\"u\",\"text\":\"\\udead\"}\n", "in.jsonl:1: escape \\udead at byte 20 is half a UTF-16 surrogate pair", 0},
+		{"line too long", "{\"url\":\"u\",\"text\":\"" + strings.Repeat("x", dedupin.MaxLine) + "\"}\n", "in.jsonl:1: line longer than 64 MiB", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0
