@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/storage"
@@ -29,6 +30,9 @@ func TestRobotsEndToEnd(t *testing.T) {
 		{"longer disallow beats wildcard allow", "User-agent: *\nDisallow: /private/\nAllow: /pub*.html\n", []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
 		{"bad lines ignored", "Crawl-delay: NaN\nDisallow /x\nUser-agent: *\nCrawl-delay: NaN\nDisallow: /private/\n", []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
 		{"html error page", "<!DOCTYPE html><html><body><h1>Error: User-agent</h1></body></html>", []string{"/art/1", "/private/pub/art/3.html"}, nil},
+		{"UTF-16LE with BOM", utf16BOM(false, "User-agent: *\nDisallow: /新闻/\nDisallow: /private/\n"), []string{"/art/1"}, []string{"/%E6%96%B0%E9%97%BB/art/2", "/private/pub/art/3.html"}},
+		{"UTF-16BE with BOM", utf16BOM(true, "User-agent: *\r\nDisallow: /private/\r\n"), []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
+		{"UTF-16 over 500 KiB parsed up to 500 KiB", utf16BOM(false, "User-agent: *\nDisallow: /private/\n"+strings.Repeat("# filler\n", 600<<10/9)), []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
 		{"over 500 KiB parsed up to 500 KiB", "User-agent: *\nDisallow: /private/\n" + strings.Repeat("# filler\n", 600<<10/9), []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
 	}
 	for _, tc := range tests {
@@ -407,4 +411,23 @@ func TestMetaRefreshInConditionalComment(t *testing.T) {
 			}
 		})
 	}
+}
+
+// utf16BOM encodes s as UTF-16 with a byte order mark.
+func utf16BOM(bigEndian bool, s string) string {
+	var b strings.Builder
+	put := func(u uint16) {
+		if bigEndian {
+			b.WriteByte(byte(u >> 8))
+			b.WriteByte(byte(u))
+			return
+		}
+		b.WriteByte(byte(u))
+		b.WriteByte(byte(u >> 8))
+	}
+	put(0xfeff)
+	for _, u := range utf16.Encode([]rune(s)) {
+		put(u)
+	}
+	return b.String()
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/text/encoding"
+	xunicode "golang.org/x/text/encoding/unicode"
 )
 
 // robots.txt handling follows RFC 9309, with Google's reading of what the
@@ -68,6 +71,7 @@ func productToken(ua string) string {
 // Lines that cannot be parsed are ignored, as Google does; nothing in the
 // body makes the host unreachable.
 func parseRobots(body []byte, token string, maxDelay time.Duration) *robotsRules {
+	body = robotsUTF8(body)
 	truncated := len(body) > robotsLimit
 	if truncated {
 		body = body[:robotsLimit]
@@ -82,6 +86,32 @@ func parseRobots(body []byte, token string, maxDelay time.Duration) *robotsRules
 		r.reason = fmt.Sprintf("robots.txt Crawl-delay %s exceeds fetch.max_crawl_delay %s", r.crawlDelay, maxDelay)
 	}
 	return r
+}
+
+// robotsUTF8 transcodes a robots.txt that starts with a UTF-16 byte order
+// mark (Windows editors save text so) to UTF-8, the encoding RFC 9309
+// requires and the parser reads: read as bytes, its every line is
+// unparsable and the file allowed everything it disallows. Other bodies
+// are returned as they are. Only the start that can give robotsLimit bytes
+// of UTF-8 is transcoded.
+func robotsUTF8(body []byte) []byte {
+	var e encoding.Encoding
+	switch {
+	case bytes.HasPrefix(body, []byte{0xff, 0xfe}):
+		e = xunicode.UTF16(xunicode.LittleEndian, xunicode.ExpectBOM)
+	case bytes.HasPrefix(body, []byte{0xfe, 0xff}):
+		e = xunicode.UTF16(xunicode.BigEndian, xunicode.ExpectBOM)
+	default:
+		return body
+	}
+	if n := 2*robotsLimit + 2; len(body) > n {
+		body = body[:n]
+	}
+	out, err := e.NewDecoder().Bytes(body[:len(body)&^1])
+	if err != nil {
+		return body // cannot happen: bad UTF-16 becomes U+FFFD
+	}
+	return out
 }
 
 // robotsCache holds one robots.txt per origin (scheme://host:port) for the

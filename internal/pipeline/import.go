@@ -11,6 +11,7 @@ import (
 	"iter"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,7 +73,7 @@ func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 				err = fmt.Errorf("%s:%d: %w", name, line, err)
 			case dec.More():
 				err = fmt.Errorf("%s:%d: more than one JSON value on the line", name, line)
-			case rec.URL == "":
+			case strings.TrimSpace(rec.URL) == "":
 				err = fmt.Errorf("%s:%d: missing url", name, line)
 			case rec.Text == "":
 				err = fmt.Errorf("%s:%d: missing text", name, line)

@@ -26,6 +26,7 @@ func TestStreamImport(t *testing.T) {
 		{"records and a blank line", "{\"url\":\"u1\",\"text\":\"t\"}\n\n{\"url\":\"u2\",\"title\":\"h\",\"text\":\"t\",\"site\":\"s\",\"published_at\":\"2026-11-01T08:00:00+08:00\"}\n", "", 2},
 		{"unknown key", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u2\",\"text\":\"t\",\"body\":\"x\"}\n", "in.jsonl:2: json: unknown field \"body\"", 1},
 		{"missing url", "{\"text\":\"t\"}\n", "in.jsonl:1: missing url", 0},
+		{"blank url", "{\"url\":\" \\t \",\"text\":\"t\"}\n", "in.jsonl:1: missing url", 0},
 		{"missing text", "{\"url\":\"u\",\"title\":\"t\"}\n", "in.jsonl:1: missing text", 0},
 		{"bad JSON", "{\"url\":\"u\",\n", "in.jsonl:1:", 0},
 		{"bad date", "{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"yesterday\"}\n", "in.jsonl:1:", 0},
