@@ -229,7 +229,8 @@ const utf16Sample = 1024
 // byte in every other position (after the character in little-endian,
 // before it in big-endian). ASCII-compatible encodings (UTF-8, GB18030,
 // Big5) have no zero bytes in text, so a page whose sample has zeros in
-// at least a quarter of one parity's positions and in almost none of the
+// at least a tenth of one parity's positions (16 at least; Chinese text
+// has none, the markup before it does) and twenty times fewer in the
 // other is UTF-16, whatever it declares: a <meta> or a header saying
 // "utf-16" is otherwise read as UTF-8 (WHATWG), and a page sent as UTF-16
 // without a BOM came out as mojibake and was stored as such.
@@ -245,14 +246,14 @@ func decodeUTF16Bytes(body []byte) (Result, bool) {
 		}
 	}
 	pairs := n / 2
-	if pairs < 8 {
+	if pairs < 16 {
 		return Result{}, false
 	}
 	var r Result
 	switch {
-	case odd*4 >= pairs && even*50 <= pairs:
+	case odd >= 16 && odd*10 >= pairs && even*20 <= odd:
 		r = decodeWith(body, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "utf-16le")
-	case even*4 >= pairs && odd*50 <= pairs:
+	case even >= 16 && even*10 >= pairs && odd*20 <= even:
 		r = decodeWith(body, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "utf-16be")
 	default:
 		return Result{}, false

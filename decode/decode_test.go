@@ -65,6 +65,7 @@ func TestDecode(t *testing.T) {
 		{"utf-16le without bom, header", encodeWith(t, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), page("", article)), "text/html; charset=utf-16le", "", "utf-16le", SourceBytes},
 		{"utf-16le without bom, meta utf-16", encodeWith(t, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), page(`<meta charset="utf-16">`, article)), "", "", "utf-16le", SourceBytes},
 		{"utf-16le without bom, gbk header", encodeWith(t, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), page("", article)), "text/html; charset=gbk", "", "utf-16le", SourceBytes},
+		{"utf-16le without bom, mostly Chinese", encodeWith(t, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), page(`<meta charset="utf-16">`, strings.Repeat(article, 20))), "", "", "utf-16le", SourceBytes},
 		{"utf-16be without bom, undeclared", encodeWith(t, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), page("", article)), "", "", "utf-16be", SourceBytes},
 		{"utf-8 with NUL bytes", []byte(page(metaUTF8, strings.Repeat("\x00"+article, 3))), "", "", "utf-8", SourceMeta},
 		{"conflicting metas, gbk bytes", gbkPage(metaUTF8 + metaGB), "", "", "gb18030", SourceMeta},
