@@ -19,6 +19,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -291,14 +292,58 @@ func Parse(r io.Reader) (Config, error) {
 			d.mapping(doc.Content[0], "", reflect.ValueOf(&c).Elem(), 0)
 		}
 	}
-	if len(d.problems) > 0 {
-		return Config{}, newValidationError(d.problems)
-	}
 	c.lines = d.lines
-	if err := c.Validate(); err != nil {
-		return Config{}, err
+	// The values are validated even when some could not be decoded (those
+	// keep their defaults), so that one wrong type does not hide every
+	// invalid value after it; a value's own decoding problem is not
+	// repeated by its validation.
+	problems := append(d.problems, notUnder(c.problems(), d.problems)...)
+	if len(d.problems) > 0 {
+		// In file order, problems without a line last.
+		slices.SortStableFunc(problems, func(a, b Problem) int {
+			return cmp.Compare(lineOrder(a.Line), lineOrder(b.Line))
+		})
+	}
+	if len(problems) > 0 {
+		return Config{}, newValidationError(problems)
 	}
 	return c, nil
+}
+
+func lineOrder(line int) int {
+	if line == 0 {
+		return math.MaxInt
+	}
+	return line
+}
+
+// notUnder returns the problems of p whose path is neither the path of a
+// problem of decoded, nor inside it, nor above it ("sites" and
+// "sites[0].delay" cover each other).
+func notUnder(p, decoded []Problem) []Problem {
+	var out []Problem
+	for _, v := range p {
+		covered := false
+		for _, d := range decoded {
+			if d.Path != "" && (pathWithin(v.Path, d.Path) || pathWithin(d.Path, v.Path)) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// pathWithin reports whether path is outer or a value inside it.
+func pathWithin(path, outer string) bool {
+	if !strings.HasPrefix(path, outer) {
+		return false
+	}
+	rest := path[len(outer):]
+	return rest == "" || rest[0] == '.' || rest[0] == '['
 }
 
 // ValidationError lists every problem found, each with its path and line.
@@ -323,6 +368,14 @@ func (e *ValidationError) Error() string {
 // Validate checks every value and compiles the URL patterns. It reports all
 // problems at once as a *ValidationError.
 func (c *Config) Validate() error {
+	if p := c.problems(); len(p) > 0 {
+		return newValidationError(p)
+	}
+	return nil
+}
+
+// problems lists every problem of Validate.
+func (c *Config) problems() []Problem {
 	var p []Problem
 	add := func(path, format string, a ...any) {
 		p = append(p, Problem{Path: path, Line: c.lines[path], Msg: fmt.Sprintf(format, a...)})
@@ -337,10 +390,7 @@ func (c *Config) Validate() error {
 	for i := range c.Sites {
 		c.Sites[i].validate(fmt.Sprintf("sites[%d]", i), i, names, add)
 	}
-	if len(p) > 0 {
-		return newValidationError(p)
-	}
-	return nil
+	return p
 }
 
 // addFunc records a problem at a path.
