@@ -28,6 +28,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/net/http/httpguts"
+	"golang.org/x/net/idna"
 )
 
 // Defaults. Each is the value a site or section gets when the file is silent.
@@ -568,8 +569,18 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 // checkDomains checks a list of host names or host:port entries.
 func checkDomains(at string, domains []string, add addFunc) {
 	for j, d := range domains {
-		if d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1 {
-			add(fmt.Sprintf("%s[%d]", at, j), "must be a host name or host:port, got %q", d)
+		at := fmt.Sprintf("%s[%d]", at, j)
+		switch {
+		case d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1:
+			add(at, "must be a host name or host:port, got %q", d)
+		case strings.Contains(d, "*"):
+			add(at, "wildcards are not supported, got %q (an entry allows its subdomains: write %q)", d, strings.TrimLeft(d, "*."))
+		case strings.HasPrefix(d, "."):
+			add(at, "must not start with a dot, got %q (an entry allows its subdomains: write %q)", d, strings.TrimLeft(d, "."))
+		default:
+			if _, err := idna.Lookup.ToASCII(strings.TrimSuffix(d, ".")); err != nil && !strings.Contains(d, ":") {
+				add(at, "invalid host name %q: %v", d, err)
+			}
 		}
 	}
 }
@@ -584,9 +595,12 @@ func HostAllowed(hostport string, domains []string) bool {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
-	host = strings.TrimSuffix(host, ".")
+	host = asciiHost(strings.TrimSuffix(host, "."))
 	for _, d := range domains {
 		d = strings.ToLower(d)
+		if !strings.Contains(d, ":") {
+			d = asciiHost(strings.TrimSuffix(d, "."))
+		}
 		if strings.Contains(d, ":") {
 			if hostport == d {
 				return true
@@ -598,6 +612,23 @@ func HostAllowed(hostport string, domains []string) bool {
 		}
 	}
 	return false
+}
+
+// asciiHost is the IDNA ASCII form of a host name ("新闻.中国" ->
+// "xn--efvy88h.xn--fiqs8s"), the form canonical URLs carry, so that an
+// entry of allowed_domains written in Unicode matches them (it matched
+// nothing: every link of such a site was out of scope). An ASCII name, or
+// one IDNA refuses, is returned as it is.
+func asciiHost(h string) string {
+	for i := 0; i < len(h); i++ {
+		if h[i] >= 0x80 {
+			if a, err := idna.Lookup.ToASCII(h); err == nil {
+				return strings.ToLower(a)
+			}
+			return h
+		}
+	}
+	return h
 }
 
 // KnownCharset reports whether label names an encoding the decoder knows.

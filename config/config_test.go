@@ -173,6 +173,8 @@ func TestParseRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc, want string
 	}{
+		{"wildcard domain", strings.Replace(site, "[a.example]", `[a.example, "*.cdn.example"]`, 1), `sites[0].allowed_domains[1] (line 4): wildcards are not supported, got "*.cdn.example" (an entry allows its subdomains: write "cdn.example")`},
+		{"domain with a leading dot", strings.Replace(site, "[a.example]", "[a.example, .cdn.example]", 1), `sites[0].allowed_domains[1] (line 4): must not start with a dot`},
 		{"unknown top-level key", "storge: x\n" + site, "storge (line 1): unknown key (did you mean storage?)"},
 		{"unknown site key", site + "    start_url: [x]\n", "sites[0].start_url (line 6): unknown key (did you mean start_urls?)"},
 		{"unknown key far from any", site + "    colour: red\n", "sites[0].colour (line 6): unknown key\n"},
@@ -385,6 +387,13 @@ func TestHostAllowed(t *testing.T) {
 		{"127.0.0.1:8081", []string{"127.0.0.1:8080"}, false},
 		{"127.0.0.1:8081", []string{"127.0.0.1"}, true},
 		{"NEWS.QQ.COM", []string{"news.qq.com"}, true},
+		// Canonical URLs carry the IDNA ASCII form of a host; an entry in
+		// Unicode (or a host so written) matches it.
+		{"xn--efvy88h.xn--fiqs8s", []string{"新闻.中国"}, true},
+		{"www.xn--efvy88h.xn--fiqs8s", []string{"新闻.中国"}, true},
+		{"新闻.中国", []string{"xn--efvy88h.xn--fiqs8s"}, true},
+		{"xn--fiqs8s", []string{"新闻.中国"}, false},
+		{"www.example.com", []string{"example.com."}, true},
 	} {
 		if got := HostAllowed(tc.host, tc.domains); got != tc.want {
 			t.Errorf("HostAllowed(%q, %v) = %v", tc.host, tc.domains, got)
