@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/newsdedup/newscrawl/config"
 )
 
 func TestExtractLinks(t *testing.T) {
@@ -243,4 +245,35 @@ func FuzzExtractLinks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCompileSiteUnicodeDomain: a site whose start URL and allowed_domains
+// are written in Unicode is in scope after canonicalisation (the IDNA
+// form): before, the config validated and the crawl failed with "start
+// URL ... is outside allowed_domains".
+func TestCompileSiteUnicodeDomain(t *testing.T) {
+	for _, tc := range []struct {
+		name, start string
+		domains     []string
+	}{
+		{"unicode entry", "http://新闻.中国/", []string{"新闻.中国"}},
+		{"unicode entry, subdomain", "http://www.新闻.中国/", []string{"新闻.中国"}},
+		{"ascii entry, unicode URL", "http://新闻.中国/", []string{"xn--efvy88h.xn--fiqs8s"}},
+		{"trailing dot entry", "http://www.example.com/", []string{"example.com."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := config.Site{Name: "s", StartURLs: []string{tc.start}, AllowedDomains: tc.domains, ArticleURL: "x", Parallelism: 1}
+			st, err := compileSite(&s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, _ := url.Parse("http://www.xn--efvy88h.xn--fiqs8s/a.html")
+			if strings.Contains(tc.start, "example") {
+				u, _ = url.Parse("http://news.example.com/a.html")
+			}
+			if !st.inScope(u) {
+				t.Errorf("%s not in scope of %v", u, tc.domains)
+			}
+		})
+	}
 }
