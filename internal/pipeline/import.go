@@ -77,6 +77,10 @@ func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 				err = fmt.Errorf("%s:%d: missing url", name, line)
 			case rec.Text == "":
 				err = fmt.Errorf("%s:%d: missing text", name, line)
+			default:
+				if verr := storage.ValidTime("published_at", rec.PublishedAt); verr != nil {
+					err = fmt.Errorf("%s:%d: %w", name, line, verr)
+				}
 			}
 			if err != nil {
 				yield(ImportRecord{}, err)

@@ -31,6 +31,8 @@ func TestStreamImport(t *testing.T) {
 		{"bad JSON", "{\"url\":\"u\",\n", "in.jsonl:1:", 0},
 		{"bad date", "{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"yesterday\"}\n", "in.jsonl:1:", 0},
 		{"two values", "{\"url\":\"u\",\"text\":\"t\"} {}\n", "in.jsonl:1: more than one JSON value", 0},
+		{"date before 1678", "{\"url\":\"u1\",\"text\":\"t\",\"published_at\":\"2026-11-01T08:00:00Z\"}\n{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"1500-01-01T00:00:00Z\"}\n", "in.jsonl:2: invalid argument: published_at 1500-01-01T00:00:00Z outside 1678..2261", 1},
+		{"date after 2261", "{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"9999-12-31T23:59:59Z\"}\n", "in.jsonl:1: invalid argument: published_at 9999-12-31T23:59:59Z outside 1678..2261", 0},
 		{"text given twice", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u\",\"text\":\"t\",\"text\":\"\"}\n", "in.jsonl:2: key \"text\" given twice", 1},
 		{"url given twice in two cases", "{\"url\":\"u\",\"URL\":\"v\",\"text\":\"t\"}\n", "in.jsonl:1: keys \"url\" and \"URL\" both set \"url\"", 0},
 		{"invalid UTF-8", "{\"url\":\"u\",\"text\":\"\xb1\xb1\xbe\xa9\"}\n", "in.jsonl:1: not valid UTF-8 at byte 20", 0},
