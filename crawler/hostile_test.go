@@ -431,3 +431,36 @@ func utf16BOM(bigEndian bool, s string) string {
 	}
 	return b.String()
 }
+
+// TestRobotsTruncationReported: a robots.txt over the 500 KiB that are
+// parsed is reported in the summary once per host (before: its end was
+// ignored without a word).
+func TestRobotsTruncationReported(t *testing.T) {
+	const warning = "robots.txt is larger than 500 KiB: its first 500 KiB were parsed, the rest ignored"
+	for _, tc := range []struct {
+		name, robots string
+		warned       bool
+	}{
+		{"over 500 KiB", "User-agent: *\nDisallow: /private/\n" + strings.Repeat("# filler\n", 600<<10/9), true},
+		{"UTF-16 over 500 KiB", utf16BOM(false, "User-agent: *\nDisallow: /private/\n"+strings.Repeat("# filler\n", 600<<10/9)), true},
+		{"small", "User-agent: *\nDisallow: /private/\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestServer(t, map[string]http.HandlerFunc{
+				"/robots.txt": text(200, tc.robots),
+				"/":           listPage("/art/1", "/art/2"),
+				"/art/*":      article("a"),
+			})
+			sum, _, _ := crawlOnce(t, testConfig(t, ts.URL), Options{})
+			n := 0
+			for _, w := range sum.Warnings {
+				if strings.Contains(w, warning) {
+					n++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[tc.warned]; n != want {
+				t.Errorf("%d truncation warnings, want %d: %q", n, want, sum.Warnings)
+			}
+		})
+	}
+}

@@ -71,11 +71,11 @@ func productToken(ua string) string {
 // Lines that cannot be parsed are ignored, as Google does; nothing in the
 // body makes the host unreachable.
 func parseRobots(body []byte, token string, maxDelay time.Duration) *robotsRules {
-	body = robotsUTF8(body)
 	truncated := len(body) > robotsLimit
 	if truncated {
 		body = body[:robotsLimit]
 	}
+	body = robotsUTF8(body)
 	g := compileRobots(string(body), token)
 	r := &robotsRules{group: g, truncated: truncated}
 	if g.hasDelay {
@@ -92,8 +92,8 @@ func parseRobots(body []byte, token string, maxDelay time.Duration) *robotsRules
 // mark (Windows editors save text so) to UTF-8, the encoding RFC 9309
 // requires and the parser reads: read as bytes, its every line is
 // unparsable and the file allowed everything it disallows. Other bodies
-// are returned as they are. Only the start that can give robotsLimit bytes
-// of UTF-8 is transcoded.
+// are returned as they are. (The limit of robotsLimit bytes applies to the
+// file as sent, before this.)
 func robotsUTF8(body []byte) []byte {
 	var e encoding.Encoding
 	switch {
@@ -103,9 +103,6 @@ func robotsUTF8(body []byte) []byte {
 		e = xunicode.UTF16(xunicode.BigEndian, xunicode.ExpectBOM)
 	default:
 		return body
-	}
-	if n := 2*robotsLimit + 2; len(body) > n {
-		body = body[:n]
 	}
 	out, err := e.NewDecoder().Bytes(body[:len(body)&^1])
 	if err != nil {
