@@ -464,3 +464,38 @@ func TestRobotsTruncationReported(t *testing.T) {
 		})
 	}
 }
+
+// TestUTF16ListPageLinks: the links of a list page sent in UTF-16, with a
+// byte order mark or without one, are followed (before: the tokenizer read
+// the bytes, found no tag, and the page had no links, without a word).
+func TestUTF16ListPageLinks(t *testing.T) {
+	list := "<html><head><title>列表</title></head><body><ul><li><a href=\"/art/1\">新闻一</a></li><li><a href='/art/2'>新闻二</a></li></ul></body></html>"
+	for _, tc := range []struct {
+		name, contentType, body string
+	}{
+		{"little-endian with BOM", "text/html", utf16BOM(false, list)},
+		{"big-endian with BOM", "text/html", utf16BOM(true, list)},
+		{"little-endian without BOM", "text/html; charset=utf-16le", utf16BOM(false, list)[2:]},
+		{"big-endian without BOM, no charset", "text/html", utf16BOM(true, list)[2:]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestServer(t, map[string]http.HandlerFunc{
+				"/robots.txt": text(404, ""),
+				"/": func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", tc.contentType)
+					fmt.Fprint(w, tc.body)
+				},
+				"/art/*": article("a"),
+			})
+			_, _, proc := crawlOnce(t, testConfig(t, ts.URL), Options{})
+			for _, p := range []string{"/art/1", "/art/2"} {
+				if ts.hit(p) != 1 {
+					t.Errorf("%s fetched %d times, want 1 (requests %v)", p, ts.hit(p), ts.requests())
+				}
+			}
+			if proc.count() != 2 {
+				t.Errorf("%d articles processed, want 2", proc.count())
+			}
+		})
+	}
+}

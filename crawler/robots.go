@@ -10,9 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/text/encoding"
-	xunicode "golang.org/x/text/encoding/unicode"
 )
 
 // robots.txt handling follows RFC 9309, with Google's reading of what the
@@ -95,20 +92,10 @@ func parseRobots(body []byte, token string, maxDelay time.Duration) *robotsRules
 // are returned as they are. (The limit of robotsLimit bytes applies to the
 // file as sent, before this.)
 func robotsUTF8(body []byte) []byte {
-	var e encoding.Encoding
-	switch {
-	case bytes.HasPrefix(body, []byte{0xff, 0xfe}):
-		e = xunicode.UTF16(xunicode.LittleEndian, xunicode.ExpectBOM)
-	case bytes.HasPrefix(body, []byte{0xfe, 0xff}):
-		e = xunicode.UTF16(xunicode.BigEndian, xunicode.ExpectBOM)
-	default:
-		return body
+	if e := bomEncoding(body); e != nil {
+		return fromUTF16(body, e)
 	}
-	out, err := e.NewDecoder().Bytes(body[:len(body)&^1])
-	if err != nil {
-		return body // cannot happen: bad UTF-16 becomes U+FFFD
-	}
-	return out
+	return body
 }
 
 // robotsCache holds one robots.txt per origin (scheme://host:port) for the
