@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/newsdedup/newscrawl/internal/fixture"
 )
@@ -115,6 +117,64 @@ func TestDedupCommandHTMLDir(t *testing.T) {
 	}
 	if !strings.Contains(se.String(), "no extractable article") {
 		t.Errorf("video page not reported: %s", se.String())
+	}
+}
+
+// TestDedupCommandHTMLDirSpecialFiles: names under --in DIR that are not
+// regular files are skipped with a message and no document (before: a
+// named pipe "x.html" blocked the read for ever, and SIGTERM could not end
+// it).
+func TestDedupCommandHTMLDirSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	page := "<html><head><meta charset=utf-8><title>标题</title></head><body><p>" + strings.Repeat("中国新闻网北京报道今天的天气非常好，市民纷纷外出游玩。", 10) + "</p></body></html>"
+	if err := os.WriteFile(filepath.Join(dir, "a.html"), []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.html"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "dir.html")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(os.DevNull, filepath.Join(dir, "sub", "null.htm")); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var so, se bytes.Buffer
+		code := run([]string{"dedup", "--in", dir, "--out", out}, &so, &se)
+		done <- result{code, se.String()}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("dedup --in DIR blocked on a named pipe")
+	}
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := readResults(t, out)
+	if len(res) != 1 || !res["a.html"].Kept {
+		t.Errorf("results %v, want a.html alone", res)
+	}
+	for _, want := range []string{
+		"pipe.html: skipped: not a regular file: named pipe",
+		"dir.html: skipped: not a regular file: directory",
+		"null.htm: skipped: not a regular file: device",
+		"3 names were not regular files",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr %q does not say %q", r.stderr, want)
+		}
 	}
 }
 

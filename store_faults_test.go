@@ -204,6 +204,68 @@ func TestExportOutputIsReplacedAtomically(t *testing.T) {
 			t.Errorf("--out is not a regular file after export: %v %v", fi, err)
 		}
 	})
+	// A pipe or a device at --out (or a symlink to one: /dev/stdout) is
+	// written into, never replaced by a regular file (before: the rename
+	// put a file in place of the pipe, and as root of /dev/null itself).
+	t.Run("named pipe at --out", func(t *testing.T) {
+		out := filepath.Join(dir, "pipe.jsonl")
+		if err := syscall.Mkfifo(out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan []byte, 1)
+		go func() {
+			f, err := os.Open(out)
+			if err != nil {
+				got <- nil
+				return
+			}
+			defer f.Close()
+			b, _ := io.ReadAll(f)
+			got <- b
+		}()
+		if res := runExport("--db", db, "--out", out); res.code != exitOK {
+			t.Fatal(res)
+		}
+		select {
+		case b := <-got:
+			if n := bytes.Count(b, []byte("\n")); n != 30 {
+				t.Errorf("the reader of the pipe got %d lines, want 30", n)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the reader of the pipe got nothing")
+		}
+		if fi, err := os.Lstat(out); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Errorf("the pipe was replaced: %v %v", fi, err)
+		}
+	})
+	t.Run("symlink to a device at --out", func(t *testing.T) {
+		out := filepath.Join(dir, "null.jsonl")
+		if err := os.Symlink(os.DevNull, out); err != nil {
+			t.Fatal(err)
+		}
+		if res := runExport("--db", db, "--out", out); res.code != exitOK {
+			t.Fatal(res)
+		}
+		if to, err := os.Readlink(out); err != nil || to != os.DevNull {
+			t.Errorf("the symlink to %s was replaced: %q %v", os.DevNull, to, err)
+		}
+		if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("%s is no longer a device: %v %v", os.DevNull, fi, err)
+		}
+	})
+	t.Run("directory at --out", func(t *testing.T) {
+		out := filepath.Join(dir, "outdir")
+		if err := os.Mkdir(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		res := runExport("--db", db, "--out", out)
+		if res.code != exitFailure || !strings.Contains(res.stderr, "is a directory") {
+			t.Fatalf("export to a directory: %+v", res)
+		}
+		if fi, err := os.Stat(out); err != nil || !fi.IsDir() {
+			t.Errorf("the directory was replaced: %v %v", fi, err)
+		}
+	})
 	t.Run("missing directory", func(t *testing.T) {
 		out := filepath.Join(dir, "none", "c.jsonl")
 		if res := runExport("--db", db, "--out", out); res.code != exitFailure {

@@ -19,6 +19,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/net/http/httpguts"
+	"golang.org/x/net/idna"
 )
 
 // Defaults. Each is the value a site or section gets when the file is silent.
@@ -291,14 +293,58 @@ func Parse(r io.Reader) (Config, error) {
 			d.mapping(doc.Content[0], "", reflect.ValueOf(&c).Elem(), 0)
 		}
 	}
-	if len(d.problems) > 0 {
-		return Config{}, newValidationError(d.problems)
-	}
 	c.lines = d.lines
-	if err := c.Validate(); err != nil {
-		return Config{}, err
+	// The values are validated even when some could not be decoded (those
+	// keep their defaults), so that one wrong type does not hide every
+	// invalid value after it; a value's own decoding problem is not
+	// repeated by its validation.
+	problems := append(d.problems, notUnder(c.problems(), d.problems)...)
+	if len(d.problems) > 0 {
+		// In file order, problems without a line last.
+		slices.SortStableFunc(problems, func(a, b Problem) int {
+			return cmp.Compare(lineOrder(a.Line), lineOrder(b.Line))
+		})
+	}
+	if len(problems) > 0 {
+		return Config{}, newValidationError(problems)
 	}
 	return c, nil
+}
+
+func lineOrder(line int) int {
+	if line == 0 {
+		return math.MaxInt
+	}
+	return line
+}
+
+// notUnder returns the problems of p whose path is neither the path of a
+// problem of decoded, nor inside it, nor above it ("sites" and
+// "sites[0].delay" cover each other).
+func notUnder(p, decoded []Problem) []Problem {
+	var out []Problem
+	for _, v := range p {
+		covered := false
+		for _, d := range decoded {
+			if d.Path != "" && (pathWithin(v.Path, d.Path) || pathWithin(d.Path, v.Path)) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// pathWithin reports whether path is outer or a value inside it.
+func pathWithin(path, outer string) bool {
+	if !strings.HasPrefix(path, outer) {
+		return false
+	}
+	rest := path[len(outer):]
+	return rest == "" || rest[0] == '.' || rest[0] == '['
 }
 
 // ValidationError lists every problem found, each with its path and line.
@@ -323,6 +369,14 @@ func (e *ValidationError) Error() string {
 // Validate checks every value and compiles the URL patterns. It reports all
 // problems at once as a *ValidationError.
 func (c *Config) Validate() error {
+	if p := c.problems(); len(p) > 0 {
+		return newValidationError(p)
+	}
+	return nil
+}
+
+// problems lists every problem of Validate.
+func (c *Config) problems() []Problem {
 	var p []Problem
 	add := func(path, format string, a ...any) {
 		p = append(p, Problem{Path: path, Line: c.lines[path], Msg: fmt.Sprintf(format, a...)})
@@ -337,10 +391,7 @@ func (c *Config) Validate() error {
 	for i := range c.Sites {
 		c.Sites[i].validate(fmt.Sprintf("sites[%d]", i), i, names, add)
 	}
-	if len(p) > 0 {
-		return newValidationError(p)
-	}
-	return nil
+	return p
 }
 
 // addFunc records a problem at a path.
@@ -518,8 +569,18 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 // checkDomains checks a list of host names or host:port entries.
 func checkDomains(at string, domains []string, add addFunc) {
 	for j, d := range domains {
-		if d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1 {
-			add(fmt.Sprintf("%s[%d]", at, j), "must be a host name or host:port, got %q", d)
+		at := fmt.Sprintf("%s[%d]", at, j)
+		switch {
+		case d == "" || strings.ContainsAny(d, "/ ") || strings.Count(d, ":") > 1:
+			add(at, "must be a host name or host:port, got %q", d)
+		case strings.Contains(d, "*"):
+			add(at, "wildcards are not supported, got %q (an entry allows its subdomains: write %q)", d, strings.TrimLeft(d, "*."))
+		case strings.HasPrefix(d, "."):
+			add(at, "must not start with a dot, got %q (an entry allows its subdomains: write %q)", d, strings.TrimLeft(d, "."))
+		default:
+			if _, err := idna.Lookup.ToASCII(strings.TrimSuffix(d, ".")); err != nil && !strings.Contains(d, ":") {
+				add(at, "invalid host name %q: %v", d, err)
+			}
 		}
 	}
 }
@@ -534,9 +595,12 @@ func HostAllowed(hostport string, domains []string) bool {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
-	host = strings.TrimSuffix(host, ".")
+	host = asciiHost(strings.TrimSuffix(host, "."))
 	for _, d := range domains {
 		d = strings.ToLower(d)
+		if !strings.Contains(d, ":") {
+			d = asciiHost(strings.TrimSuffix(d, "."))
+		}
 		if strings.Contains(d, ":") {
 			if hostport == d {
 				return true
@@ -548,6 +612,23 @@ func HostAllowed(hostport string, domains []string) bool {
 		}
 	}
 	return false
+}
+
+// asciiHost is the IDNA ASCII form of a host name ("新闻.中国" ->
+// "xn--efvy88h.xn--fiqs8s"), the form canonical URLs carry, so that an
+// entry of allowed_domains written in Unicode matches them (it matched
+// nothing: every link of such a site was out of scope). An ASCII name, or
+// one IDNA refuses, is returned as it is.
+func asciiHost(h string) string {
+	for i := 0; i < len(h); i++ {
+		if h[i] >= 0x80 {
+			if a, err := idna.Lookup.ToASCII(h); err == nil {
+				return strings.ToLower(a)
+			}
+			return h
+		}
+	}
+	return h
 }
 
 // KnownCharset reports whether label names an encoding the decoder knows.

@@ -125,9 +125,47 @@ sites:
 		`fetch.max_body (line 6): invalid size "1.5": not a whole number of bytes`,
 		"sites[0].artcle_url (line 11): unknown key (did you mean article_url?)",
 		`sites[0].delay (line 12): invalid duration "fast" (want e.g. 1s, 500ms or 30d)`,
+		// The values are validated too, though some could not be decoded
+		// (before: a wrong type hid every invalid value).
+		"sites[0].parallelism (line 13): must be in [1, 64], got 100",
+		"sites[0].article_url: must not be empty",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestParseDecodeAndValueProblemsTogether: a value of the wrong type
+// does not hide the invalid values around it, and is not reported twice
+// (its default is not validated in its place); a whole section of the
+// wrong type covers the problems inside it.
+func TestParseDecodeAndValueProblemsTogether(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		want      []string
+	}{
+		{"size and values", "storage: x.db\nfetch:\n  max_image: -1\n  retries: -1\n" + site,
+			[]string{`fetch.max_image (line 3): invalid size "-1"`, "fetch.retries (line 4): must be in [0, 10], got -1"}},
+		{"duration and values", site + "    delay: fast\n    parallelism: 0\n",
+			[]string{`sites[0].delay (line 6): invalid duration "fast"`, "sites[0].parallelism (line 7): must be in [1, 64], got 0"}},
+		{"sites of the wrong type", "storage: x.db\nfetch: {retries: 99}\nsites: many\n",
+			[]string{"fetch.retries (line 2): must be in [0, 10], got 99", "sites (line 3):"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tc.doc))
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("want ValidationError, got %v", err)
+			}
+			if len(ve.Problems) != len(tc.want) {
+				t.Fatalf("problems %v, want %d: %q", ve.Problems, len(tc.want), tc.want)
+			}
+			for i, w := range tc.want {
+				if got := ve.Problems[i].String(); !strings.Contains(got, w) {
+					t.Errorf("problem %d: %q, want %q", i, got, w)
+				}
+			}
+		})
 	}
 }
 
@@ -135,6 +173,8 @@ func TestParseRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc, want string
 	}{
+		{"wildcard domain", strings.Replace(site, "[a.example]", `[a.example, "*.cdn.example"]`, 1), `sites[0].allowed_domains[1] (line 4): wildcards are not supported, got "*.cdn.example" (an entry allows its subdomains: write "cdn.example")`},
+		{"domain with a leading dot", strings.Replace(site, "[a.example]", "[a.example, .cdn.example]", 1), `sites[0].allowed_domains[1] (line 4): must not start with a dot`},
 		{"unknown top-level key", "storge: x\n" + site, "storge (line 1): unknown key (did you mean storage?)"},
 		{"unknown site key", site + "    start_url: [x]\n", "sites[0].start_url (line 6): unknown key (did you mean start_urls?)"},
 		{"unknown key far from any", site + "    colour: red\n", "sites[0].colour (line 6): unknown key\n"},
@@ -347,6 +387,13 @@ func TestHostAllowed(t *testing.T) {
 		{"127.0.0.1:8081", []string{"127.0.0.1:8080"}, false},
 		{"127.0.0.1:8081", []string{"127.0.0.1"}, true},
 		{"NEWS.QQ.COM", []string{"news.qq.com"}, true},
+		// Canonical URLs carry the IDNA ASCII form of a host; an entry in
+		// Unicode (or a host so written) matches it.
+		{"xn--efvy88h.xn--fiqs8s", []string{"新闻.中国"}, true},
+		{"www.xn--efvy88h.xn--fiqs8s", []string{"新闻.中国"}, true},
+		{"新闻.中国", []string{"xn--efvy88h.xn--fiqs8s"}, true},
+		{"xn--fiqs8s", []string{"新闻.中国"}, false},
+		{"www.example.com", []string{"example.com."}, true},
 	} {
 		if got := HostAllowed(tc.host, tc.domains); got != tc.want {
 			t.Errorf("HostAllowed(%q, %v) = %v", tc.host, tc.domains, got)

@@ -718,6 +718,9 @@ func (r *run) admit(ctx context.Context, st *siteState, it storage.FrontierItem)
 		r.recordError(bg, st, it.URL, it.URL, &FetchError{Kind: kind, Err: errors.New(rules.reason)})
 		return nil, nil, rules.reason
 	}
+	if rules.truncated {
+		r.warn(st, fmt.Sprintf("host %s: robots.txt is larger than %d KiB: its first %d KiB were parsed, the rest ignored", u.Host, robotsLimit>>10, robotsLimit>>10))
+	}
 	if !rules.allowed(u) {
 		st.stats.robotsBlocked.Add(1)
 		r.log.Info("skipped", "site", st.name, "url", it.URL, "reason", "robots")

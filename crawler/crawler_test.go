@@ -691,6 +691,45 @@ func TestURLVariantsFetchedOnce(t *testing.T) {
 	}
 }
 
+// TestSessionIDsFetchedOnce: a site that writes a fresh session id into
+// every link of every response (";jsessionid=", PHPSESSID) is not an
+// endless supply of new URLs: each list page and article is fetched once.
+func TestSessionIDsFetchedOnce(t *testing.T) {
+	var n atomic.Int64
+	session := func(w http.ResponseWriter, r *http.Request) {
+		id := n.Add(1)
+		listPage(
+			fmt.Sprintf("/list;jsessionid=%08X", id),
+			fmt.Sprintf("/list2?PHPSESSID=%d", id),
+			fmt.Sprintf("/art/1;jsessionid=%08X", id),
+			fmt.Sprintf("/art/2?PHPSESSID=%d&sessionid=%d", id, id),
+		)(w, r)
+	}
+	ts := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(404, ""),
+		"/":           session,
+		"/list*":      session,
+		"/art/*":      article("a"),
+	})
+	cfg := testConfig(t, ts.URL, func(c *config.Config) {
+		c.Sites[0].FollowURL = `/list`
+		c.Sites[0].MaxDepth = 4
+	})
+	crawlOnce(t, cfg, Options{})
+	counts := map[string]int{}
+	for _, r := range ts.requests() {
+		counts[r]++
+	}
+	for _, want := range []string{"/", "/list", "/list2", "/art/1", "/art/2"} {
+		if counts[want] != 1 {
+			t.Errorf("%s requested %d times, want once (requests %v)", want, counts[want], ts.requests())
+		}
+	}
+	if len(ts.requests()) != 6 {
+		t.Errorf("%d requests, want 6 (robots.txt and five pages): %v", len(ts.requests()), ts.requests())
+	}
+}
+
 func TestSitesOnOneHostStayApart(t *testing.T) {
 	b := newTestServer(t, map[string]http.HandlerFunc{"/*": article("b")})
 	a := newTestServer(t, map[string]http.HandlerFunc{

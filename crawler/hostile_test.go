@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/storage"
@@ -29,6 +30,9 @@ func TestRobotsEndToEnd(t *testing.T) {
 		{"longer disallow beats wildcard allow", "User-agent: *\nDisallow: /private/\nAllow: /pub*.html\n", []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
 		{"bad lines ignored", "Crawl-delay: NaN\nDisallow /x\nUser-agent: *\nCrawl-delay: NaN\nDisallow: /private/\n", []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
 		{"html error page", "<!DOCTYPE html><html><body><h1>Error: User-agent</h1></body></html>", []string{"/art/1", "/private/pub/art/3.html"}, nil},
+		{"UTF-16LE with BOM", utf16BOM(false, "User-agent: *\nDisallow: /新闻/\nDisallow: /private/\n"), []string{"/art/1"}, []string{"/%E6%96%B0%E9%97%BB/art/2", "/private/pub/art/3.html"}},
+		{"UTF-16BE with BOM", utf16BOM(true, "User-agent: *\r\nDisallow: /private/\r\n"), []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
+		{"UTF-16 over 500 KiB parsed up to 500 KiB", utf16BOM(false, "User-agent: *\nDisallow: /private/\n"+strings.Repeat("# filler\n", 600<<10/9)), []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
 		{"over 500 KiB parsed up to 500 KiB", "User-agent: *\nDisallow: /private/\n" + strings.Repeat("# filler\n", 600<<10/9), []string{"/art/1"}, []string{"/private/pub/art/3.html"}},
 	}
 	for _, tc := range tests {
@@ -404,6 +408,93 @@ func TestMetaRefreshInConditionalComment(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := extractLinks([]byte(tc.page), 10).refresh; got != tc.want {
 				t.Errorf("refresh %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// utf16BOM encodes s as UTF-16 with a byte order mark.
+func utf16BOM(bigEndian bool, s string) string {
+	var b strings.Builder
+	put := func(u uint16) {
+		if bigEndian {
+			b.WriteByte(byte(u >> 8))
+			b.WriteByte(byte(u))
+			return
+		}
+		b.WriteByte(byte(u))
+		b.WriteByte(byte(u >> 8))
+	}
+	put(0xfeff)
+	for _, u := range utf16.Encode([]rune(s)) {
+		put(u)
+	}
+	return b.String()
+}
+
+// TestRobotsTruncationReported: a robots.txt over the 500 KiB that are
+// parsed is reported in the summary once per host (before: its end was
+// ignored without a word).
+func TestRobotsTruncationReported(t *testing.T) {
+	const warning = "robots.txt is larger than 500 KiB: its first 500 KiB were parsed, the rest ignored"
+	for _, tc := range []struct {
+		name, robots string
+		warned       bool
+	}{
+		{"over 500 KiB", "User-agent: *\nDisallow: /private/\n" + strings.Repeat("# filler\n", 600<<10/9), true},
+		{"UTF-16 over 500 KiB", utf16BOM(false, "User-agent: *\nDisallow: /private/\n"+strings.Repeat("# filler\n", 600<<10/9)), true},
+		{"small", "User-agent: *\nDisallow: /private/\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestServer(t, map[string]http.HandlerFunc{
+				"/robots.txt": text(200, tc.robots),
+				"/":           listPage("/art/1", "/art/2"),
+				"/art/*":      article("a"),
+			})
+			sum, _, _ := crawlOnce(t, testConfig(t, ts.URL), Options{})
+			n := 0
+			for _, w := range sum.Warnings {
+				if strings.Contains(w, warning) {
+					n++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[tc.warned]; n != want {
+				t.Errorf("%d truncation warnings, want %d: %q", n, want, sum.Warnings)
+			}
+		})
+	}
+}
+
+// TestUTF16ListPageLinks: the links of a list page sent in UTF-16, with a
+// byte order mark or without one, are followed (before: the tokenizer read
+// the bytes, found no tag, and the page had no links, without a word).
+func TestUTF16ListPageLinks(t *testing.T) {
+	list := "<html><head><title>列表</title></head><body><ul><li><a href=\"/art/1\">新闻一</a></li><li><a href='/art/2'>新闻二</a></li></ul></body></html>"
+	for _, tc := range []struct {
+		name, contentType, body string
+	}{
+		{"little-endian with BOM", "text/html", utf16BOM(false, list)},
+		{"big-endian with BOM", "text/html", utf16BOM(true, list)},
+		{"little-endian without BOM", "text/html; charset=utf-16le", utf16BOM(false, list)[2:]},
+		{"big-endian without BOM, no charset", "text/html", utf16BOM(true, list)[2:]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestServer(t, map[string]http.HandlerFunc{
+				"/robots.txt": text(404, ""),
+				"/": func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", tc.contentType)
+					fmt.Fprint(w, tc.body)
+				},
+				"/art/*": article("a"),
+			})
+			_, _, proc := crawlOnce(t, testConfig(t, ts.URL), Options{})
+			for _, p := range []string{"/art/1", "/art/2"} {
+				if ts.hit(p) != 1 {
+					t.Errorf("%s fetched %d times, want 1 (requests %v)", p, ts.hit(p), ts.requests())
+				}
+			}
+			if proc.count() != 2 {
+				t.Errorf("%d articles processed, want 2", proc.count())
 			}
 		})
 	}

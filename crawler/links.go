@@ -23,11 +23,12 @@ type pageLinks struct {
 // and <area> elements (at most limit, the rest only counted), of its first
 // <base> element, and the URL of its first meta refresh. It runs the
 // golang.org/x/net/html tokenizer over the raw bytes: URLs in news pages are
-// ASCII (or percent-encoded), so the page's charset does not matter here,
-// and script/style contents are skipped by the tokenizer.
+// ASCII (or percent-encoded), so the page's charset does not matter here
+// (except UTF-16, transcoded first: htmlBytes), and script/style contents
+// are skipped by the tokenizer.
 func extractLinks(body []byte, limit int) pageLinks {
 	var pl pageLinks
-	z := html.NewTokenizer(bytes.NewReader(body))
+	z := html.NewTokenizer(bytes.NewReader(htmlBytes(body)))
 	for {
 		switch z.Next() {
 		case html.ErrorToken:

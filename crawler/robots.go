@@ -72,6 +72,7 @@ func parseRobots(body []byte, token string, maxDelay time.Duration) *robotsRules
 	if truncated {
 		body = body[:robotsLimit]
 	}
+	body = robotsUTF8(body)
 	g := compileRobots(string(body), token)
 	r := &robotsRules{group: g, truncated: truncated}
 	if g.hasDelay {
@@ -82,6 +83,19 @@ func parseRobots(body []byte, token string, maxDelay time.Duration) *robotsRules
 		r.reason = fmt.Sprintf("robots.txt Crawl-delay %s exceeds fetch.max_crawl_delay %s", r.crawlDelay, maxDelay)
 	}
 	return r
+}
+
+// robotsUTF8 transcodes a robots.txt that starts with a UTF-16 byte order
+// mark (Windows editors save text so) to UTF-8, the encoding RFC 9309
+// requires and the parser reads: read as bytes, its every line is
+// unparsable and the file allowed everything it disallows. Other bodies
+// are returned as they are. (The limit of robotsLimit bytes applies to the
+// file as sent, before this.)
+func robotsUTF8(body []byte) []byte {
+	if e := bomEncoding(body); e != nil {
+		return fromUTF16(body, e)
+	}
+	return body
 }
 
 // robotsCache holds one robots.txt per origin (scheme://host:port) for the

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // googleRobotsCase is one EXPECT of Google's robots.txt test suite
@@ -410,6 +411,25 @@ func FuzzRobots(f *testing.F) {
 		first := g.matcher.allowed(p)
 		if again := g.matcher.allowed(p); again != first {
 			t.Fatalf("allowed(%q) changed from %v to %v", p, first, again)
+		}
+	})
+}
+
+// FuzzParseRobots: any robots.txt body (UTF-16 with a byte order mark
+// included) parses without a panic into a non-negative Crawl-delay, and
+// a host is skipped exactly when that delay is above the limit.
+func FuzzParseRobots(f *testing.F) {
+	f.Add([]byte("User-agent: *\nCrawl-delay: 1e400\nDisallow: /x/\n"))
+	f.Add([]byte(utf16BOM(false, "User-agent: *\nCrawl-delay: 5\nDisallow: /新闻/\n")))
+	f.Add([]byte(utf16BOM(true, "User-agent: *\r\nCrawl-delay: inf\r\n")))
+	f.Add([]byte("\xfe\xff\x00"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := parseRobots(body, "newscrawl", time.Minute)
+		if r.crawlDelay < 0 {
+			t.Fatalf("negative Crawl-delay %s", r.crawlDelay)
+		}
+		if (r.crawlDelay > time.Minute) != (r.state == robotsDelayTooLarge) {
+			t.Fatalf("Crawl-delay %s with state %v", r.crawlDelay, r.state)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"errors"
 	"math"
 	"sort"
 	"strconv"
@@ -41,8 +42,12 @@ const (
 	// "Disallow: /x" lines is about 40,000 rules, so the bound only stops
 	// a pathological file (the rest of the file is ignored and reported).
 	robotsMaxRules = 100_000
-	// robotsMaxCrawlDelaySeconds: larger Crawl-delay values are ignored as
-	// unparsable (they overflow time.Duration long before this).
+	// robotsMaxCrawlDelaySeconds: larger Crawl-delay values (up to
+	// "inf" and numbers past float64) are read as this many seconds (31
+	// years, within time.Duration), far above any fetch.max_crawl_delay,
+	// so the host is skipped as asking too long a delay. (They were
+	// ignored once, and the host that asked for the longest wait was
+	// crawled at the site's pace.)
 	robotsMaxCrawlDelaySeconds = 1e9
 )
 
@@ -175,9 +180,13 @@ func (c *robotsCollector) HandleUnknownAction(_ int, action, value string) {
 		return
 	}
 	f, err := strconv.ParseFloat(value, 64)
-	if err != nil || math.IsNaN(f) || f < 0 || f > robotsMaxCrawlDelaySeconds {
+	if errors.Is(err, strconv.ErrRange) && f > 0 {
+		err = nil // past float64: +Inf, capped below
+	}
+	if err != nil || math.IsNaN(f) || f < 0 {
 		return
 	}
+	f = min(f, robotsMaxCrawlDelaySeconds)
 	if c.seenSpecific && !c.specificHasDelay {
 		c.specificDelay, c.specificHasDelay = f, true
 	}

@@ -4,8 +4,11 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/newsdedup/newscrawl/config"
 )
 
 func TestExtractLinks(t *testing.T) {
@@ -167,6 +170,45 @@ func TestRobotsCrawlDelay(t *testing.T) {
 	}
 }
 
+// TestRobotsCrawlDelayValues: absurd Crawl-delay values. A delay too large
+// for time.Duration ("1e10", "inf") once was ignored as unparsable, so the
+// host that asked for the longest wait was crawled at the site's pace.
+func TestRobotsCrawlDelayValues(t *testing.T) {
+	tests := []struct {
+		name, value string
+		state       robotsState
+		delay       time.Duration // when state is robotsOK
+	}{
+		{"zero", "0", robotsOK, 0},
+		{"fraction", "0.5", robotsOK, 500 * time.Millisecond},
+		{"at the limit", "60", robotsOK, time.Minute},
+		{"above the limit", "61", robotsDelayTooLarge, 0},
+		{"a billion seconds", "1e9", robotsDelayTooLarge, 0},
+		{"past time.Duration", "1e10", robotsDelayTooLarge, 0},
+		{"past float64", "1e400", robotsDelayTooLarge, 0},
+		{"infinite", "inf", robotsDelayTooLarge, 0},
+		{"huge integer", "99999999999999999999999", robotsDelayTooLarge, 0},
+		{"negative: ignored", "-5", robotsOK, 0},
+		{"negative infinite: ignored", "-inf", robotsOK, 0},
+		{"NaN: ignored", "NaN", robotsOK, 0},
+		{"not a number: ignored", "fast", robotsOK, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := parseRobots([]byte("User-agent: *\nCrawl-delay: "+tc.value+"\n"), "newscrawl", time.Minute)
+			if r.state != tc.state {
+				t.Fatalf("Crawl-delay %s: state %v (delay %s), want %v", tc.value, r.state, r.crawlDelay, tc.state)
+			}
+			if r.state == robotsOK && r.crawlDelay != tc.delay {
+				t.Errorf("Crawl-delay %s: delay %s, want %s", tc.value, r.crawlDelay, tc.delay)
+			}
+			if r.state == robotsDelayTooLarge && !strings.Contains(r.reason, "exceeds fetch.max_crawl_delay") {
+				t.Errorf("reason %q", r.reason)
+			}
+		})
+	}
+}
+
 func TestIsHTML(t *testing.T) {
 	tests := []struct {
 		ct, body string
@@ -203,4 +245,35 @@ func FuzzExtractLinks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCompileSiteUnicodeDomain: a site whose start URL and allowed_domains
+// are written in Unicode is in scope after canonicalisation (the IDNA
+// form): before, the config validated and the crawl failed with "start
+// URL ... is outside allowed_domains".
+func TestCompileSiteUnicodeDomain(t *testing.T) {
+	for _, tc := range []struct {
+		name, start string
+		domains     []string
+	}{
+		{"unicode entry", "http://新闻.中国/", []string{"新闻.中国"}},
+		{"unicode entry, subdomain", "http://www.新闻.中国/", []string{"新闻.中国"}},
+		{"ascii entry, unicode URL", "http://新闻.中国/", []string{"xn--efvy88h.xn--fiqs8s"}},
+		{"trailing dot entry", "http://www.example.com/", []string{"example.com."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := config.Site{Name: "s", StartURLs: []string{tc.start}, AllowedDomains: tc.domains, ArticleURL: "x", Parallelism: 1}
+			st, err := compileSite(&s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, _ := url.Parse("http://www.xn--efvy88h.xn--fiqs8s/a.html")
+			if strings.Contains(tc.start, "example") {
+				u, _ = url.Parse("http://news.example.com/a.html")
+			}
+			if !st.inScope(u) {
+				t.Errorf("%s not in scope of %v", u, tc.domains)
+			}
+		})
+	}
 }

@@ -4,7 +4,9 @@
 // HTML "determining the character encoding"): a per-site override from the
 // configuration, a byte order mark, the HTTP Content-Type charset, the
 // <meta charset> / <meta http-equiv> declarations found in the first
-// PrescanLimit bytes, and finally sniffing. Unlike a browser, a declared
+// PrescanLimit bytes, and finally sniffing; UTF-16 without a byte order
+// mark is recognised by its zero bytes before any label is read
+// (decodeUTF16Bytes). Unlike a browser, a declared
 // label is checked against the bytes, because Chinese portals often
 // mislabel pages: a page declared as gb2312/gbk/gb18030 whose bytes are valid
 // UTF-8 (with non-ASCII content) is decoded as UTF-8, and a page declared
@@ -102,6 +104,15 @@ func Decode(body []byte, contentType, override string) (Result, error) {
 		return r, nil
 	}
 	if r, ok := decodeBOM(body); ok {
+		return r, nil
+	}
+	if r, ok := decodeUTF16Bytes(body); ok {
+		r.Declared = headerCharset(contentType)
+		if r.Declared == "" {
+			if labels := MetaCharsets(body); len(labels) > 0 {
+				r.Declared = labels[0]
+			}
+		}
 		return r, nil
 	}
 	if label := headerCharset(contentType); label != "" {
@@ -208,6 +219,47 @@ func decodeBOM(body []byte) (Result, bool) {
 		return r, true
 	}
 	return Result{}, false
+}
+
+// utf16Sample is how many leading bytes decodeUTF16Bytes looks at.
+const utf16Sample = 1024
+
+// decodeUTF16Bytes recognises UTF-16 without a byte order mark by its
+// bytes: the markup of a page is ASCII, which UTF-16 writes with a zero
+// byte in every other position (after the character in little-endian,
+// before it in big-endian). ASCII-compatible encodings (UTF-8, GB18030,
+// Big5) have no zero bytes in text, so a page whose sample has zeros in
+// at least a tenth of one parity's positions (16 at least; Chinese text
+// has none, the markup before it does) and twenty times fewer in the
+// other is UTF-16, whatever it declares: a <meta> or a header saying
+// "utf-16" is otherwise read as UTF-8 (WHATWG), and a page sent as UTF-16
+// without a BOM came out as mojibake and was stored as such.
+func decodeUTF16Bytes(body []byte) (Result, bool) {
+	n := min(len(body), utf16Sample) &^ 1
+	var even, odd int // zero bytes at even and odd offsets
+	for i := 0; i < n; i += 2 {
+		if body[i] == 0 {
+			even++
+		}
+		if body[i+1] == 0 {
+			odd++
+		}
+	}
+	pairs := n / 2
+	if pairs < 16 {
+		return Result{}, false
+	}
+	var r Result
+	switch {
+	case odd >= 16 && odd*10 >= pairs && even*20 <= odd:
+		r = decodeWith(body, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "utf-16le")
+	case even >= 16 && even*10 >= pairs && odd*20 <= even:
+		r = decodeWith(body, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "utf-16be")
+	default:
+		return Result{}, false
+	}
+	r.Source = SourceBytes
+	return r, true
 }
 
 // MetaCharsets returns the charset labels declared by <meta charset> and

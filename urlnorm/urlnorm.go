@@ -42,7 +42,8 @@ var (
 var trackingPrefixes = []string{"utm_", "share"}
 
 // trackingParams are exact parameter names (lower case) that only carry
-// attribution or click ids, never article identity:
+// attribution, click ids or session ids, never article identity:
+//
 //   - spm, scm: Alibaba/UC and Sohu "super position model" click tracking;
 //   - from: entry-point tags (from=wap, from=timeline, from=singlemessage);
 //   - adtag: Tencent (qq.com) ad tracking;
@@ -51,15 +52,56 @@ var trackingPrefixes = []string{"utm_", "share"}
 //   - isappinstalled: WeChat share tag;
 //   - vd_source: Bilibili share tag;
 //   - fbclid, gclid, dclid, msclkid, yclid, igshid: ad-network click ids;
-//   - mc_cid, mc_eid: Mailchimp; _hsenc, _hsmi: HubSpot.
+//   - mc_cid, mc_eid: Mailchimp; _hsenc, _hsmi: HubSpot;
+//   - jsessionid, phpsessid, aspsessionid, sessionid, session_id, cfid,
+//     cftoken: session ids (Java servlets, PHP, ASP, ColdFusion) that a
+//     site without cookies writes into every link; a fresh one per
+//     response made every link of every page a new URL, so one article
+//     was fetched again through each page that linked to it (a crawler
+//     trap). Java's path form ";jsessionid=..." is removed from the path.
 //
 // Parameters that can identify an article (id, aid, docid, p, page, ...)
-// are deliberately not listed.
+// are deliberately not listed, nor is the ambiguous "sid" (a section id on
+// some portals).
 var trackingParams = map[string]bool{
 	"spm": true, "scm": true, "from": true, "adtag": true, "wfr": true,
 	"tt_from": true, "isappinstalled": true, "vd_source": true,
 	"fbclid": true, "gclid": true, "dclid": true, "msclkid": true, "yclid": true, "igshid": true,
 	"mc_cid": true, "mc_eid": true, "_hsenc": true, "_hsmi": true,
+	"jsessionid": true, "phpsessid": true, "aspsessionid": true, "sessionid": true, "session_id": true,
+	"cfid": true, "cftoken": true,
+}
+
+// sessionPathParam is the path parameter of Java servlets' URL rewriting
+// ("/a.html;jsessionid=0A1B?x=1"), compared in lower case.
+const sessionPathParam = ";jsessionid="
+
+// indexFoldASCII is strings.Index of the lower-case ASCII sub in s,
+// ignoring the case of s's ASCII letters (byte offsets of s).
+func indexFoldASCII(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+// dropSessionPathParams removes every ";jsessionid=..." from an escaped
+// path, each up to the end of its segment.
+func dropSessionPathParams(p string) string {
+	for {
+		i := indexFoldASCII(p, sessionPathParam)
+		if i < 0 {
+			return p
+		}
+		j := strings.IndexByte(p[i+1:], '/')
+		if j < 0 {
+			p = p[:i]
+		} else {
+			p = p[:i] + p[i+1+j:]
+		}
+	}
 }
 
 // IsTrackingParam reports whether a query parameter name (already
@@ -86,8 +128,8 @@ func IsTrackingParam(name string) bool {
 // converted to IDNA ASCII form and loses a trailing dot; default ports and
 // user info are dropped; percent-encodings of unreserved characters are
 // decoded, the others upper-cased, and characters that must be encoded are
-// encoded; dot segments are removed; an empty path becomes "/"; tracking
-// parameters are removed and the remaining parameters are sorted; the
+// encoded; ";jsessionid=" path parameters and dot segments are removed;
+// an empty path becomes "/"; tracking and session parameters are removed and the remaining parameters are sorted; the
 // fragment is dropped.
 func Canonical(raw string, base *url.URL) (string, error) {
 	s := preclean(raw)
@@ -137,7 +179,7 @@ func Canonical(raw string, base *url.URL) (string, error) {
 		b.WriteByte(':')
 		b.WriteString(port)
 	}
-	p := removeDotSegments(normEscapes(u.EscapedPath(), pathOK))
+	p := removeDotSegments(dropSessionPathParams(normEscapes(u.EscapedPath(), pathOK)))
 	if p == "" || p[0] != '/' {
 		p = "/" + p
 	}

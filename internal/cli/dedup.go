@@ -113,8 +113,13 @@ func readDedupInput(in string, stderr io.Writer) ([]pipeline.OfflineDoc, error) 
 	if !st.IsDir() {
 		return pipeline.ReadJSONL(in)
 	}
-	skipped := 0
+	skipped, special := 0, 0
 	docs, err := pipeline.ReadHTMLDir(in, func(rel string, err error) {
+		if errors.Is(err, pipeline.ErrNotRegular) {
+			special++
+			fmt.Fprintf(stderr, "dedup: %s: skipped: %v\n", rel, err)
+			return
+		}
 		skipped++
 		if !errors.Is(err, extract.ErrNoArticle) {
 			fmt.Fprintf(stderr, "dedup: %s: %v\n", rel, err)
@@ -122,6 +127,9 @@ func readDedupInput(in string, stderr io.Writer) ([]pipeline.OfflineDoc, error) 
 	})
 	if skipped > 0 {
 		fmt.Fprintf(stderr, "dedup: %d pages had no extractable article (kept as singletons)\n", skipped)
+	}
+	if special > 0 {
+		fmt.Fprintf(stderr, "dedup: %d names were not regular files (skipped, no document)\n", special)
 	}
 	return docs, err
 }

@@ -1,9 +1,12 @@
 // Package dedupin reads the input of offline dedup: JSON lines of
 // {"id", "title", "text"}. Reading is strict, because a silently empty
 // document would be "kept" and reported as a clean result: a line without
-// "text", with a key it does not know, without an id, or repeating an
-// earlier id is an error naming the line. A UTF-8 byte order mark at the
-// start of the file is accepted, as are blank lines.
+// "text", with a key it does not know or given twice, without an id,
+// repeating an earlier id (a string id by its value, however escaped), or
+// with bytes that are not UTF-8 or an escaped lone surrogate (which
+// encoding/json would turn into U+FFFD) is an error naming the line. A
+// UTF-8 byte order mark at the start of the file is accepted, as are
+// blank lines.
 package dedupin
 
 import (
@@ -95,6 +98,9 @@ func (r *Reader) next() (Doc, error) {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
+		if err := CheckLine(b, "id", "title", "text"); err != nil {
+			return Doc{}, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		var l line
@@ -114,10 +120,11 @@ func (r *Reader) next() (Doc, error) {
 		if err := json.Compact(&key, l.ID); err != nil {
 			return Doc{}, fmt.Errorf("%s:%d: id: %w", name, n, err)
 		}
-		if first, ok := r.seen[key.String()]; ok {
+		seenKey := idKey(key.Bytes())
+		if first, ok := r.seen[seenKey]; ok {
 			return Doc{}, fmt.Errorf("%s:%d: id %s repeats line %d", name, n, key.String(), first)
 		}
-		r.seen[key.String()] = n
+		r.seen[seenKey] = n
 		d := Doc{ID: json.RawMessage(key.Bytes()), Text: *l.Text, Line: n}
 		if l.Title != nil {
 			d.Title = *l.Title
@@ -131,6 +138,20 @@ func (r *Reader) next() (Doc, error) {
 		return Doc{}, fmt.Errorf("%s:%d: %w", name, r.n+1, err)
 	}
 	return Doc{}, io.EOF
+}
+
+// idKey is the form of a compacted id under which repeats are found: a
+// string id by its value, so "a" and "\u0061" are one id; other values as
+// written.
+func idKey(id []byte) string {
+	var s string
+	if len(id) > 0 && id[0] == '"' && json.Unmarshal(id, &s) == nil {
+		b, err := json.Marshal(s)
+		if err == nil {
+			return string(b)
+		}
+	}
+	return string(id)
 }
 
 // describe turns encoding/json's messages into ones that name the key.

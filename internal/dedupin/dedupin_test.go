@@ -28,6 +28,18 @@ func TestReadJSONL(t *testing.T) {
 		{"bad json", `{"id":1,"text":}`, nil, "in.jsonl:1: invalid character"},
 		{"text not string", `{"id":1,"text":5}`, nil, `in.jsonl:1: key "text": want a string, got number`},
 		{"two values", `{"id":1,"text":"a"} {"id":2,"text":"b"}`, nil, "in.jsonl:1: more than one JSON value"},
+		{"text given twice", `{"id":1,"text":"a","text":"b"}`, nil, `in.jsonl:1: key "text" given twice`},
+		{"text given twice, other case", `{"id":1,"text":"a","Text":"b"}`, nil, `in.jsonl:1: keys "text" and "Text" both set "text"`},
+		{"text given twice, escaped", `{"id":1,"text":"a","\u0074ext":"b"}`, nil, `in.jsonl:1: key "text" given twice`},
+		{"id given twice", `{"id":1,"id":2,"text":"a"}`, nil, `in.jsonl:1: key "id" given twice`},
+		{"nested keys may repeat", `{"id":{"k":1,"k":2},"text":"a"}`, []string{`{"k":1,"k":2}`}, ""},
+		{"invalid UTF-8 in text", "{\"id\":1,\"text\":\"a\xff\xfeb\"}", nil, "in.jsonl:1: not valid UTF-8 at byte 18"},
+		{"invalid UTF-8 in id", "{\"id\":\"\xc3\",\"text\":\"a\"}", nil, "in.jsonl:1: not valid UTF-8"},
+		{"lone high surrogate", `{"id":1,"text":"a\ud83db"}`, nil, `in.jsonl:1: escape \ud83d at byte 18 is half a UTF-16 surrogate pair`},
+		{"lone low surrogate", `{"id":1,"text":"\uDC00"}`, nil, "half a UTF-16 surrogate pair"},
+		{"surrogate pair", `{"id":1,"text":"\ud83d\ude00 \\ud800"}`, []string{"1"}, ""},
+		{"escaped backslash before u", `{"id":1,"text":"\\udc00"}`, []string{"1"}, ""},
+		{"id repeated with an escape", `{"id":"a","text":"1"}` + "\n" + `{"id":"\u0061","text":"2"}`, nil, `in.jsonl:2: id "\u0061" repeats line 1`},
 		{"bom not at start", `{"id":1,"text":"a"}` + "\n\xef\xbb\xbf" + `{"id":2,"text":"b"}`, nil, "in.jsonl:2: invalid character"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

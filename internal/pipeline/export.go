@@ -91,12 +91,19 @@ func ExportDB(ctx context.Context, db string, w io.Writer, o ExportOptions) (int
 // through a planted symlink) that replaces out only when the export is
 // complete and synced. On any error out is left as it was (absent, or the
 // previous export), never truncated or empty. A symlink at out is replaced,
-// not followed.
+// not followed, unless it leads to a pipe or a device: a named pipe, a
+// device or a symlink to one (/dev/stdout, /dev/null) is written into as a
+// stream, never replaced (a rename put a regular file in place of the
+// pipe, or, for a user who can write /dev, of /dev/null). A directory is
+// an error.
 func ExportFile(ctx context.Context, db, out string, o ExportOptions) (int, error) {
 	if !IsPostgres(db) {
 		if _, err := os.Stat(db); err != nil {
 			return 0, err
 		}
+	}
+	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
+		return exportStream(ctx, db, out, fi, o)
 	}
 	f, err := renameio.NewPendingFile(out, renameio.WithTempDir(filepath.Dir(out)), renameio.WithPermissions(0o644))
 	if err != nil {
@@ -111,6 +118,29 @@ func ExportFile(ctx context.Context, db, out string, o ExportOptions) (int, erro
 		return n, fmt.Errorf("write %s: %w", out, err)
 	}
 	return n, nil
+}
+
+// exportStream exports into out, an existing file that is not a regular
+// file: a pipe or a device is opened for writing (not truncated, not
+// replaced); anything else is refused.
+func exportStream(ctx context.Context, db, out string, fi fs.FileInfo, o ExportOptions) (int, error) {
+	m := fi.Mode()
+	if m&(os.ModeNamedPipe|os.ModeCharDevice) == 0 {
+		kind := "not a regular file"
+		if m.IsDir() {
+			kind = "a directory"
+		}
+		return 0, fmt.Errorf("export to %s: it is %s", out, kind)
+	}
+	f, err := os.OpenFile(out, os.O_WRONLY, 0)
+	if err != nil {
+		return 0, fmt.Errorf("export to %s: %w", out, err)
+	}
+	n, err := ExportDB(ctx, db, f, o)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("write %s: %w", out, cerr)
+	}
+	return n, err
 }
 
 // OpenExisting opens the store db names for the reading commands (export,

@@ -11,6 +11,7 @@ import (
 	"iter"
 	"log/slog"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,8 +45,10 @@ const ImportSite = "import"
 const ImportBatch = 500
 
 // StreamImport yields the records of a JSONL import file one by one. A
-// line that is not a JSON object of the known keys, or lacks url or text,
-// is an error naming the line; blank lines are skipped.
+// line that is not a JSON object of the known keys, lacks url or text, or
+// has what encoding/json would change silently (a key given twice, bytes
+// that are not UTF-8, an escaped lone surrogate: dedupin.CheckLine) is an
+// error naming the line; blank lines are skipped.
 func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 	return func(yield func(ImportRecord, error) bool) {
 		sc := bufio.NewScanner(r)
@@ -57,6 +60,10 @@ func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 			if len(bytes.TrimSpace(b)) == 0 {
 				continue
 			}
+			if err := dedupin.CheckLine(b, "url", "title", "text", "site", "published_at"); err != nil {
+				yield(ImportRecord{}, fmt.Errorf("%s:%d: %w", name, line, err))
+				return
+			}
 			var rec ImportRecord
 			dec := json.NewDecoder(bytes.NewReader(b))
 			dec.DisallowUnknownFields()
@@ -66,10 +73,14 @@ func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 				err = fmt.Errorf("%s:%d: %w", name, line, err)
 			case dec.More():
 				err = fmt.Errorf("%s:%d: more than one JSON value on the line", name, line)
-			case rec.URL == "":
+			case strings.TrimSpace(rec.URL) == "":
 				err = fmt.Errorf("%s:%d: missing url", name, line)
 			case rec.Text == "":
 				err = fmt.Errorf("%s:%d: missing text", name, line)
+			default:
+				if verr := storage.ValidTime("published_at", rec.PublishedAt); verr != nil {
+					err = fmt.Errorf("%s:%d: %w", name, line, verr)
+				}
 			}
 			if err != nil {
 				yield(ImportRecord{}, err)
@@ -83,6 +94,9 @@ func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 			}
 		}
 		if err := sc.Err(); err != nil {
+			if errors.Is(err, bufio.ErrTooLong) {
+				err = fmt.Errorf("line longer than %d MiB: %w", dedupin.MaxLine>>20, err)
+			}
 			yield(ImportRecord{}, fmt.Errorf("%s:%d: %w", name, line+1, err))
 		}
 	}

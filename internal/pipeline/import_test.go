@@ -11,6 +11,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/internal/dedupin"
 	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
@@ -25,10 +26,18 @@ func TestStreamImport(t *testing.T) {
 		{"records and a blank line", "{\"url\":\"u1\",\"text\":\"t\"}\n\n{\"url\":\"u2\",\"title\":\"h\",\"text\":\"t\",\"site\":\"s\",\"published_at\":\"2026-11-01T08:00:00+08:00\"}\n", "", 2},
 		{"unknown key", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u2\",\"text\":\"t\",\"body\":\"x\"}\n", "in.jsonl:2: json: unknown field \"body\"", 1},
 		{"missing url", "{\"text\":\"t\"}\n", "in.jsonl:1: missing url", 0},
+		{"blank url", "{\"url\":\" \\t \",\"text\":\"t\"}\n", "in.jsonl:1: missing url", 0},
 		{"missing text", "{\"url\":\"u\",\"title\":\"t\"}\n", "in.jsonl:1: missing text", 0},
 		{"bad JSON", "{\"url\":\"u\",\n", "in.jsonl:1:", 0},
 		{"bad date", "{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"yesterday\"}\n", "in.jsonl:1:", 0},
 		{"two values", "{\"url\":\"u\",\"text\":\"t\"} {}\n", "in.jsonl:1: more than one JSON value", 0},
+		{"date before 1678", "{\"url\":\"u1\",\"text\":\"t\",\"published_at\":\"2026-11-01T08:00:00Z\"}\n{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"1500-01-01T00:00:00Z\"}\n", "in.jsonl:2: invalid argument: published_at 1500-01-01T00:00:00Z outside 1678..2261", 1},
+		{"date after 2261", "{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"9999-12-31T23:59:59Z\"}\n", "in.jsonl:1: invalid argument: published_at 9999-12-31T23:59:59Z outside 1678..2261", 0},
+		{"text given twice", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u\",\"text\":\"t\",\"text\":\"\"}\n", "in.jsonl:2: key \"text\" given twice", 1},
+		{"url given twice in two cases", "{\"url\":\"u\",\"URL\":\"v\",\"text\":\"t\"}\n", "in.jsonl:1: keys \"url\" and \"URL\" both set \"url\"", 0},
+		{"invalid UTF-8", "{\"url\":\"u\",\"text\":\"\xb1\xb1\xbe\xa9\"}\n", "in.jsonl:1: not valid UTF-8 at byte 20", 0},
+		{"lone surrogate", "{\"url\":\"u\",\"text\":\"\\udead\"}\n", "in.jsonl:1: escape \\udead at byte 20 is half a UTF-16 surrogate pair", 0},
+		{"line too long", "{\"url\":\"u\",\"text\":\"" + strings.Repeat("x", dedupin.MaxLine) + "\"}\n", "in.jsonl:1: line longer than 64 MiB", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0

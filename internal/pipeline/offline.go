@@ -95,7 +95,9 @@ func StreamJSONL(path string) iter.Seq2[OfflineDoc, error] {
 // ReadHTMLDir extracts every .html/.htm/.shtml/.xhtml file under dir (see
 // ExtractPage); the id is the path relative to dir. Pages without an
 // article are kept with empty text (they never join a cluster); skip is
-// called for each of them with the reason.
+// called for each of them with the reason. A name that is not a regular
+// file (a named pipe "x.html", which would block the read for ever) is no
+// document: skip is called with an error wrapping ErrNotRegular.
 func ReadHTMLDir(dir string, skip func(rel string, err error)) ([]OfflineDoc, error) {
 	ex, err := extract.New(extract.Options{})
 	if err != nil {
@@ -112,6 +114,11 @@ func ReadHTMLDir(dir string, skip func(rel string, err error)) ([]OfflineDoc, er
 		rel, _ := filepath.Rel(dir, path)
 		id, _ := json.Marshal(filepath.ToSlash(rel))
 		doc := OfflineDoc{ID: id}
+		if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+			// not a page: no document
+			skip(rel, fmt.Errorf("%w: %s", ErrNotRegular, fileKind(fi.Mode())))
+			return nil
+		}
 		raw, err := ReadLimited(path, MaxPageBytes)
 		if errors.Is(err, ErrTooLarge) {
 			skip(rel, err)

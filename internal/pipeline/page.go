@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/newsdedup/newscrawl/decode"
@@ -17,6 +18,12 @@ const MaxPageBytes = 10 << 20
 
 // ErrTooLarge is a page over the size limit of ReadLimited.
 var ErrTooLarge = errors.New("page too large")
+
+// ErrNotRegular is a file found in a directory walk that is not a regular
+// file (a named pipe, a device, a socket, or a symlink to one): it is not
+// read, since reading a pipe without a writer blocks for ever. (A path the
+// user names, such as /dev/stdin for extract, is read whatever it is.)
+var ErrNotRegular = errors.New("not a regular file")
 
 // Page is a page's raw bytes and what its origin says about their charset.
 type Page struct {
@@ -66,4 +73,19 @@ func ReadLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, path, limit)
 	}
 	return b, nil
+}
+
+// fileKind names the type of a file that is not regular.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	}
+	return "special file"
 }

@@ -38,6 +38,29 @@ func ReadOnly() Option { return func(o *options) { o.readOnly = true } }
 // sqliteHeader starts every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
 
+// checkRegular refuses a store path that exists and is not a regular
+// file: a directory failed deep inside SQLite ("disk I/O error"), and a
+// device such as /dev/null was opened as an empty database while SQLite
+// created its journal beside it (/dev/null-journal).
+func checkRegular(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil // a missing file is created; other errors are SQLite's to report
+	}
+	kind := "not a regular file"
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		kind = "a directory"
+	case m&os.ModeDevice != 0:
+		kind = "a device"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	}
+	return fmt.Errorf("%s is %s, not a store file", path, kind)
+}
+
 // checkNotPlanted refuses to open a store through a symlink planted where
 // the program would create a file: the database path may be a symlink only
 // to an existing SQLite file (a store moved to another disk), never a
@@ -46,6 +69,9 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 // SQLite's side files (-wal, -shm, -journal), which it creates next to the
 // database and writes headers into, must not be symlinks at all.
 func checkNotPlanted(path string) error {
+	if err := checkRegular(path); err != nil {
+		return err
+	}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		f, err := os.Open(path)
 		if err != nil {

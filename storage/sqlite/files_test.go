@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
@@ -246,5 +247,68 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOpenRefusesNonRegularFiles: --db naming a directory, a device or a
+// named pipe is refused with a message saying what it is, before SQLite
+// opens it (a directory gave "disk I/O error"; /dev/null opened as an
+// empty store with /dev/null-journal created beside it; a pipe blocked).
+func TestOpenRefusesNonRegularFiles(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, want string
+		make       func(t *testing.T, dir string) string
+	}{
+		{"directory", "is a directory", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "store.db")
+			must(t, os.Mkdir(p, 0o755))
+			return p
+		}},
+		{"named pipe", "is a named pipe", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "store.db")
+			must(t, syscall.Mkfifo(p, 0o644))
+			return p
+		}},
+		{"symlink to a directory", "is a directory", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "store.db")
+			must(t, os.Symlink(dir, p))
+			return p
+		}},
+		{"device", "is a device", func(t *testing.T, dir string) string { return os.DevNull }},
+	} {
+		for _, ro := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/readonly=%v", tc.name, ro), func(t *testing.T) {
+				dir := t.TempDir()
+				path := tc.make(t, dir)
+				var opts []sqlite.Option
+				if ro {
+					opts = append(opts, sqlite.ReadOnly())
+				}
+				done := make(chan error, 1)
+				go func() {
+					s, err := sqlite.Open(ctx, path, opts...)
+					if err == nil {
+						s.Close()
+					}
+					done <- err
+				}()
+				var err error
+				select {
+				case err = <-done:
+				case <-time.After(10 * time.Second):
+					t.Fatal("Open blocked")
+				}
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("Open(%s): error %v, want %q", path, err, tc.want)
+				}
+				for _, side := range []string{"-journal", "-wal", "-shm"} {
+					if _, err := os.Lstat(path + side); err == nil {
+						os.Remove(path + side)
+						t.Errorf("%s created", path+side)
+					}
+				}
+			})
+		}
 	}
 }
