@@ -222,11 +222,15 @@ func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic bool, 
 			st.Head += s.Head
 			st.Met += s.Met
 			st.Bitmap += s.Bitmap
+			st.HeadLong += s.HeadLong
+			st.Checked += s.Checked
 		}
 		nq := float64(len(queries))
 		b.ReportMetric(float64(st.LSH)/nq, "lsh-hits/decision")
 		b.ReportMetric(float64(st.Head)/nq, "head-postings/decision")
 		b.ReportMetric(float64(st.Met)/nq, "met/decision")
+		b.ReportMetric(float64(st.HeadLong)/nq, "head-long-postings/decision")
+		b.ReportMetric(float64(st.Checked)/nq, "checked/decision")
 		b.ReportMetric(float64(st.Bitmap)/nq, "bitmap-dropped/decision")
 		xs := lsh.Stats()
 		b.Logf("lsh index: %+v", xs)

@@ -395,6 +395,8 @@ type Probe struct {
 	LSH      int // slots met through the bands (with repeats)
 	Head     int // head postings read
 	Met      int // distinct live slots met
+	HeadLong int // head postings read from the lists of longer entries
+	Checked  int // distinct slots whose length was read
 	Bitmap   int // slots the bitmap filter dropped
 	Proposed int // candidates returned
 	// FromLSH and FromHead are the proposed candidates each path met
@@ -456,42 +458,24 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	lx := len(toks)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	var met []uint64 // slot<<2 | the path that met it
+	met := getMetTable() // per slot: the paths that met it | head hits<<2
+	defer putMetTable(met)
 	for b, k := range keys {
 		x.bands.lookup(b, k, func(s uint32) {
-			met = append(met, uint64(s)<<2|fromLSH)
+			st.LSH++
+			met.add(s, fromLSH, 0)
 		})
 	}
-	st.LSH = len(met)
 	cont := q.Containment > 0 && x.cfg.Containment > 0 && lx >= x.cfg.MinContainment
 	if cont {
-		classes := briefClasses(lx, x.cfg.MinContainment)
-		classes = slices.DeleteFunc(classes, func(c uint32) bool { return x.classes[c] == 0 })
-		for _, t := range toks {
-			k := t.Key()
-			for _, c := range classes {
-				l := x.head.get(headKey(k, c))
-				st.Head += len(l)
-				for _, s := range l {
-					met = append(met, uint64(s)<<2|fromHead)
-				}
-			}
-		}
+		x.headCandidates(met, toks, lx, &st)
 	}
-	slices.Sort(met)
 	qb := appendBitmap(nil, toks)
-	var out []uint32
-	var paths []uint8
-	for i := 0; i < len(met); {
-		s := uint32(met[i] >> 2)
-		var flags uint64
-		hits := 0
-		for ; i < len(met) && uint32(met[i]>>2) == s; i++ {
-			flags |= met[i] & 3
-			if met[i]&fromHead != 0 {
-				hits++
-			}
-		}
+	var out []uint64 // slot<<2 | paths
+	for _, s := range met.slots {
+		v := met.get(s)
+		flags, hits := uint64(v&3), int(v>>2)
+		st.Checked++
 		ln := x.lens[s]
 		if ln&deadBit != 0 {
 			continue
@@ -505,8 +489,7 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 			st.Bitmap++
 			continue
 		}
-		out = append(out, s)
-		paths = append(paths, uint8(flags))
+		out = append(out, uint64(s)<<2|flags)
 		st.Proposed++
 		if flags&1 != 0 {
 			st.FromLSH++
@@ -515,7 +498,12 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 			st.FromHead++
 		}
 	}
-	return out, paths, st
+	slices.Sort(out) // slot order, as the callers' verification expects
+	slots, paths := make([]uint32, len(out)), make([]uint8, len(out))
+	for i, o := range out {
+		slots[i], paths[i] = uint32(o>>2), uint8(o&3)
+	}
+	return slots, paths, st
 }
 
 func xorCount(a, b []uint64) int {
