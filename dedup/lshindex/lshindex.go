@@ -460,12 +460,10 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	defer x.mu.RUnlock()
 	met := getMetTable() // per slot: the paths that met it | head hits<<2
 	defer putMetTable(met)
-	for b, k := range keys {
-		x.bands.lookup(b, k, func(s uint32) {
-			st.LSH++
-			met.add(s, fromLSH, 0)
-		})
-	}
+	x.bands.lookupAll(&keys, func(s uint32) {
+		st.LSH++
+		met.add(s, fromLSH, 0)
+	})
 	cont := q.Containment > 0 && x.cfg.Containment > 0 && lx >= x.cfg.MinContainment
 	if cont {
 		x.headCandidates(met, toks, lx, &st)
