@@ -402,6 +402,9 @@ type Probe struct {
 	// FromLSH and FromHead are the proposed candidates each path met
 	// (a candidate met by both counts in both).
 	FromLSH, FromHead int
+	// touched sums the values read to bring memory into the cache ahead
+	// of use (software prefetches), so that the loads are not dropped.
+	touched uint64
 }
 
 // Candidates implements dedup.Index.
@@ -460,7 +463,7 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	defer x.mu.RUnlock()
 	met := getMetTable() // per slot: the paths that met it | head hits<<2
 	defer putMetTable(met)
-	x.bands.lookupAll(&keys, func(s uint32) {
+	st.touched = x.bands.lookupAll(&keys, func(s uint32) {
 		st.LSH++
 		met.add(s, fromLSH, 0)
 	})
@@ -469,39 +472,57 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 		x.headCandidates(met, toks, lx, &st)
 	}
 	qb := appendBitmap(nil, toks)
-	var out []uint64 // slot<<2 | paths
-	for _, s := range met.slots {
-		v := met.get(s)
-		flags, hits := uint64(v&3), int(v>>2)
-		st.Checked++
-		ln := x.lens[s]
-		if ln&deadBit != 0 {
-			continue
-		}
-		ly := int(ln)
-		if !x.cfg.pathOK(lx, ly, flags, hits) {
-			continue // a pair LSH is responsible for, or too few head tokens shared
-		}
-		st.Met++
-		if !x.cfg.bitmapOK(q, cont, lx, ly, qb, x.bits[int(s)*bitmapWords:]) {
-			st.Bitmap++
-			continue
-		}
-		out = append(out, uint64(s)<<2|flags)
-		st.Proposed++
-		if flags&1 != 0 {
-			st.FromLSH++
-		}
-		if flags&2 != 0 {
-			st.FromHead++
-		}
-	}
+	out := x.filterMet(met, q, cont, lx, qb, &st)
 	slices.Sort(out) // slot order, as the callers' verification expects
 	slots, paths := make([]uint32, len(out)), make([]uint8, len(out))
 	for i, o := range out {
 		slots[i], paths[i] = uint32(o>>2), uint8(o&3)
 	}
 	return slots, paths, st
+}
+
+// filterMet returns the slots of met (slot<<2 | paths) that are live,
+// pass the path rule and the bitmap filter. It reads the lengths of all
+// slots first and then touches the bitmaps of the survivors before
+// checking them: loads that do not depend on each other, so that their
+// cache misses overlap (a software prefetch).
+func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []uint64, st *Probe) []uint64 {
+	lens := make([]uint32, len(met.slots))
+	for i, s := range met.slots {
+		lens[i] = x.lens[s]
+	}
+	st.Checked += len(lens)
+	pass := make([]uint64, 0, 64) // slot<<2 | paths
+	var sink uint64
+	for i, s := range met.slots {
+		v := met.get(s)
+		flags, hits := uint64(v&3), int(v>>2)
+		ln := lens[i]
+		if ln&deadBit != 0 || !x.cfg.pathOK(lx, int(ln), flags, hits) {
+			continue // removed, a pair LSH is responsible for, or too few head tokens shared
+		}
+		pass = append(pass, uint64(s)<<2|flags)
+		sink += x.bits[int(s)*bitmapWords] + x.bits[int(s)*bitmapWords+bitmapWords/2]
+	}
+	st.Met += len(pass)
+	var out []uint64
+	for _, p := range pass {
+		s := uint32(p >> 2)
+		if !x.cfg.bitmapOK(q, cont, lx, int(x.lens[s]), qb, x.bits[int(s)*bitmapWords:]) {
+			st.Bitmap++
+			continue
+		}
+		out = append(out, p)
+		st.Proposed++
+		if p&fromLSH != 0 {
+			st.FromLSH++
+		}
+		if p&fromHead != 0 {
+			st.FromHead++
+		}
+	}
+	st.touched += sink
+	return out
 }
 
 func xorCount(a, b []uint64) int {

@@ -50,6 +50,19 @@ func (r *run) lookup(key uint32, fn func(slot uint32)) {
 	r.scan(key, lo, hi, fn)
 }
 
+// touch reads the first pair of a bucket lo..hi and returns a value
+// derived from it: a load the caller issues early, so that the bucket is
+// in the cache when scan reads it (a software prefetch).
+func (r *run) touch(lo, hi uint32) uint64 {
+	if lo >= hi {
+		return 0
+	}
+	if r.dir == nil {
+		return r.plain[lo]
+	}
+	return uint64(r.low[lo])
+}
+
 // bucket returns the range of the run's pairs that can hold key: one
 // directory read.
 func (r *run) bucket(key uint32) (lo, hi uint32) {
@@ -309,8 +322,10 @@ func (bs *bands) flush(keep func(uint32) bool) {
 // once per band it shares). Level by level, it first reads every band's
 // directory bucket and then searches the buckets: the directory reads of
 // the bands do not depend on each other, so their cache misses overlap
-// instead of being paid one after another.
-func (bs *bands) lookupAll(keys *[Bands]uint32, fn func(slot uint32)) {
+// instead of being paid one after another; then it reads the first pair
+// of every bucket (touch) for the same reason before the searches.
+func (bs *bands) lookupAll(keys *[Bands]uint32, fn func(slot uint32)) uint64 {
+	var sink uint64
 	for b, k := range keys {
 		bs.tail.get(uint64(b)<<32|uint64(k), fn)
 	}
@@ -321,9 +336,13 @@ func (bs *bands) lookupAll(keys *[Bands]uint32, fn func(slot uint32)) {
 			lo[b], hi[b] = lv[b].bucket(keys[b])
 		}
 		for b := range Bands {
+			sink += lv[b].touch(lo[b], hi[b])
+		}
+		for b := range Bands {
 			lv[b].scan(keys[b], lo[b], hi[b], fn)
 		}
 	}
+	return sink
 }
 
 // keys returns the number of stored keys (memory figures).
