@@ -166,8 +166,8 @@ func (x *Index) headCandidates(met *metTable, toks []spotsigs.Token, lx int, st 
 			short = append(short, c)
 		}
 	}
-	counted := getMetTable() // per slot of a shorter class: hits<<classBits | class
-	defer putMetTable(counted)
+	counted := x.metPool.get() // per slot of a shorter class: hits<<classBits | class
+	defer x.metPool.put(counted)
 	for _, t := range toks {
 		k := t.Key()
 		for _, c := range short {

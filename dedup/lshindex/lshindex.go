@@ -82,6 +82,8 @@ type Index struct {
 	lastMu   sync.Mutex
 	lastSig  spotsigs.Signature
 	lastKeys [Bands]uint32
+	// metPool holds the queries' slot tables for reuse (met.go).
+	metPool metPool
 }
 
 var _ dedup.Index = (*Index)(nil)
@@ -461,8 +463,8 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	lx := len(toks)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	met := getMetTable() // per slot: the paths that met it | head hits<<2
-	defer putMetTable(met)
+	met := x.metPool.get() // per slot: the paths that met it | head hits<<2
+	defer x.metPool.put(met)
 	st.touched = x.bands.lookupAll(&keys, func(s uint32) {
 		st.LSH++
 		met.add(s, fromLSH, 0)

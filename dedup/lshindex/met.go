@@ -12,16 +12,19 @@ type metTable struct {
 	slots []uint32 // the distinct slots, in the order first met
 }
 
-// metTables keeps emptied tables for reuse: a table grown by one query
-// is not allocated and zeroed again by the next.
-var metTables = sync.Pool{New: func() any {
+// metPool keeps emptied tables for reuse (Index.metPool): a table grown
+// by one query is not allocated and zeroed again by the next.
+type metPool struct{ p sync.Pool }
+
+// get returns an empty table; put gives it back.
+func (mp *metPool) get() *metTable {
+	if t, ok := mp.p.Get().(*metTable); ok {
+		return t
+	}
 	return &metTable{keys: make([]uint32, 1024), vals: make([]uint32, 1024)}
-}}
+}
 
-// getMetTable returns an empty table; putMetTable gives it back.
-func getMetTable() *metTable { return metTables.Get().(*metTable) }
-
-func putMetTable(t *metTable) {
+func (mp *metPool) put(t *metTable) {
 	if len(t.slots) > len(t.keys)/8 {
 		clear(t.keys)
 	} else {
@@ -36,7 +39,7 @@ func putMetTable(t *metTable) {
 		}
 	}
 	t.slots = t.slots[:0]
-	metTables.Put(t)
+	mp.p.Put(t)
 }
 
 // add ORs or into slot's value and adds inc to it.

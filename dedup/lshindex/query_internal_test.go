@@ -18,8 +18,9 @@ func TestMetTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{0, 1, 100, 5000, 40000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var pool metPool
 			for round := range 3 { // rounds reuse pooled tables
-				m := getMetTable()
+				m := pool.get()
 				want := map[uint32]uint32{}
 				var order []uint32
 				for range n {
@@ -45,7 +46,7 @@ func TestMetTable(t *testing.T) {
 				if g := m.get(MaxSlots - 10); g != 0 && want[MaxSlots-10] == 0 {
 					t.Fatalf("slot never added has value %d", g)
 				}
-				putMetTable(m)
+				pool.put(m)
 			}
 		})
 	}
