@@ -216,17 +216,25 @@ func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic bool, 
 	}
 	if lsh != nil {
 		var st lshindex.Probe
+		hits := make([]int, 0, len(queries)) // band hits of each query
 		for _, q := range queries {
 			s := lsh.ProbeStats(q)
+			hits = append(hits, s.LSH)
 			st.LSH += s.LSH
 			st.Head += s.Head
 			st.Met += s.Met
 			st.Bitmap += s.Bitmap
+			st.HeadLong += s.HeadLong
+			st.Checked += s.Checked
 		}
 		nq := float64(len(queries))
 		b.ReportMetric(float64(st.LSH)/nq, "lsh-hits/decision")
+		slices.Sort(hits)
+		b.ReportMetric(float64(hits[len(hits)*99/100]), "lsh-hits-p99")
 		b.ReportMetric(float64(st.Head)/nq, "head-postings/decision")
 		b.ReportMetric(float64(st.Met)/nq, "met/decision")
+		b.ReportMetric(float64(st.HeadLong)/nq, "head-long-postings/decision")
+		b.ReportMetric(float64(st.Checked)/nq, "checked/decision")
 		b.ReportMetric(float64(st.Bitmap)/nq, "bitmap-dropped/decision")
 		xs := lsh.Stats()
 		b.Logf("lsh index: %+v", xs)

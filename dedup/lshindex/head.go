@@ -2,6 +2,8 @@ package lshindex
 
 import (
 	"math/bits"
+
+	"github.com/newsdedup/newscrawl/spotsigs"
 )
 
 // Containment of briefs. LSH at Jaccard 0.35 finds a containment pair
@@ -137,4 +139,75 @@ func (h *headLists) postings() int {
 		n += len(l)
 	}
 	return n
+}
+
+// headCandidates adds to met (fromHead, one hit per head token) the
+// head-index postings of a query of lx tokens toks that can pass pathOK,
+// and counts the postings read in st.
+//
+// A length class is wholly shorter or wholly longer than the query (the
+// query's own class is never a brief class). An entry of a shorter class
+// met only through the head index needs at least headHits(lx, ly) hits,
+// and it is posted only in lists of its own class, so its hits are counted
+// over that class's lists and a slot with fewer hits than the least
+// headHits of its class is dropped here, before its length is read (a
+// slot the bands also met does not need its head hits). An entry of a
+// longer class needs one hit: every posting is kept.
+func (x *Index) headCandidates(met *metTable, toks []spotsigs.Token, lx int, st *Probe) {
+	var minHits [32]uint32
+	var short, long []uint32
+	for _, c := range briefClasses(lx, x.cfg.MinContainment) {
+		if x.classes[c] == 0 {
+			continue
+		}
+		if lo, _ := classRange(c); lo > lx {
+			long = append(long, c)
+		} else if minHits[c] = uint32(x.cfg.classHits(lx, c)); minHits[c] > 0 {
+			short = append(short, c)
+		}
+	}
+	counted := x.metPool.get() // per slot of a shorter class: hits<<classBits | class
+	defer x.metPool.put(counted)
+	for _, t := range toks {
+		k := t.Key()
+		for _, c := range short {
+			l := x.head.get(headKey(k, c))
+			st.Head += len(l)
+			for _, s := range l {
+				counted.add(s, c, 1<<classBits)
+			}
+		}
+		for _, c := range long {
+			l := x.head.get(headKey(k, c))
+			st.Head += len(l)
+			st.HeadLong += len(l)
+			for _, s := range l {
+				met.add(s, fromHead, 1<<2)
+			}
+		}
+	}
+	for _, s := range counted.slots {
+		v := counted.get(s)
+		if hits := v >> classBits; hits >= minHits[v&(1<<classBits-1)] {
+			met.add(s, fromHead, hits<<2)
+		}
+	}
+}
+
+// classHits is the least number of head hits pathOK asks of an entry of
+// the shorter length class c met only through the head index by a query
+// of lx tokens: the least headHits(lx, ly) over the lengths ly of c that
+// form a brief pair with lx; 0 when none does.
+func (cfg Config) classHits(lx int, c uint32) int {
+	lo, hi := classRange(c)
+	least := 0
+	for ly := max(lo, cfg.MinContainment); ly <= min(hi, lx); ly++ {
+		if !briefPair(lx, ly, cfg.MinContainment) {
+			continue
+		}
+		if h := cfg.headHits(lx, ly); least == 0 || h < least {
+			least = h
+		}
+	}
+	return least
 }

@@ -82,6 +82,8 @@ type Index struct {
 	lastMu   sync.Mutex
 	lastSig  spotsigs.Signature
 	lastKeys [Bands]uint32
+	// metPool holds the queries' slot tables for reuse (met.go).
+	metPool metPool
 }
 
 var _ dedup.Index = (*Index)(nil)
@@ -395,11 +397,16 @@ type Probe struct {
 	LSH      int // slots met through the bands (with repeats)
 	Head     int // head postings read
 	Met      int // distinct live slots met
+	HeadLong int // head postings read from the lists of longer entries
+	Checked  int // distinct slots whose length was read
 	Bitmap   int // slots the bitmap filter dropped
 	Proposed int // candidates returned
 	// FromLSH and FromHead are the proposed candidates each path met
 	// (a candidate met by both counts in both).
 	FromLSH, FromHead int
+	// touched sums the values read to bring memory into the cache ahead
+	// of use (software prefetches), so that the loads are not dropped.
+	touched uint64
 }
 
 // Candidates implements dedup.Index.
@@ -456,66 +463,68 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	lx := len(toks)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	var met []uint64 // slot<<2 | the path that met it
-	for b, k := range keys {
-		x.bands.lookup(b, k, func(s uint32) {
-			met = append(met, uint64(s)<<2|fromLSH)
-		})
-	}
-	st.LSH = len(met)
+	met := x.metPool.get() // per slot: the paths that met it | head hits<<2
+	defer x.metPool.put(met)
+	st.touched = x.bands.lookupAll(&keys, func(s uint32) {
+		st.LSH++
+		met.add(s, fromLSH, 0)
+	})
 	cont := q.Containment > 0 && x.cfg.Containment > 0 && lx >= x.cfg.MinContainment
 	if cont {
-		classes := briefClasses(lx, x.cfg.MinContainment)
-		classes = slices.DeleteFunc(classes, func(c uint32) bool { return x.classes[c] == 0 })
-		for _, t := range toks {
-			k := t.Key()
-			for _, c := range classes {
-				l := x.head.get(headKey(k, c))
-				st.Head += len(l)
-				for _, s := range l {
-					met = append(met, uint64(s)<<2|fromHead)
-				}
-			}
-		}
+		x.headCandidates(met, toks, lx, &st)
 	}
-	slices.Sort(met)
 	qb := appendBitmap(nil, toks)
-	var out []uint32
-	var paths []uint8
-	for i := 0; i < len(met); {
-		s := uint32(met[i] >> 2)
-		var flags uint64
-		hits := 0
-		for ; i < len(met) && uint32(met[i]>>2) == s; i++ {
-			flags |= met[i] & 3
-			if met[i]&fromHead != 0 {
-				hits++
-			}
+	out := x.filterMet(met, q, cont, lx, qb, &st)
+	slices.Sort(out) // slot order, as the callers' verification expects
+	slots, paths := make([]uint32, len(out)), make([]uint8, len(out))
+	for i, o := range out {
+		slots[i], paths[i] = uint32(o>>2), uint8(o&3)
+	}
+	return slots, paths, st
+}
+
+// filterMet returns the slots of met (slot<<2 | paths) that are live,
+// pass the path rule and the bitmap filter. It reads the lengths of all
+// slots first and then touches the bitmaps of the survivors before
+// checking them: loads that do not depend on each other, so that their
+// cache misses overlap (a software prefetch).
+func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []uint64, st *Probe) []uint64 {
+	lens := make([]uint32, len(met.slots))
+	for i, s := range met.slots {
+		lens[i] = x.lens[s]
+	}
+	st.Checked += len(lens)
+	pass := make([]uint64, 0, 64) // slot<<2 | paths
+	var sink uint64
+	for i, s := range met.slots {
+		v := met.get(s)
+		flags, hits := uint64(v&3), int(v>>2)
+		ln := lens[i]
+		if ln&deadBit != 0 || !x.cfg.pathOK(lx, int(ln), flags, hits) {
+			continue // removed, a pair LSH is responsible for, or too few head tokens shared
 		}
-		ln := x.lens[s]
-		if ln&deadBit != 0 {
-			continue
-		}
-		ly := int(ln)
-		if !x.cfg.pathOK(lx, ly, flags, hits) {
-			continue // a pair LSH is responsible for, or too few head tokens shared
-		}
-		st.Met++
-		if !x.cfg.bitmapOK(q, cont, lx, ly, qb, x.bits[int(s)*bitmapWords:]) {
+		pass = append(pass, uint64(s)<<2|flags)
+		sink += x.bits[int(s)*bitmapWords] + x.bits[int(s)*bitmapWords+bitmapWords/2]
+	}
+	st.Met += len(pass)
+	var out []uint64
+	for _, p := range pass {
+		s := uint32(p >> 2)
+		if !x.cfg.bitmapOK(q, cont, lx, int(x.lens[s]), qb, x.bits[int(s)*bitmapWords:]) {
 			st.Bitmap++
 			continue
 		}
-		out = append(out, s)
-		paths = append(paths, uint8(flags))
+		out = append(out, p)
 		st.Proposed++
-		if flags&1 != 0 {
+		if p&fromLSH != 0 {
 			st.FromLSH++
 		}
-		if flags&2 != 0 {
+		if p&fromHead != 0 {
 			st.FromHead++
 		}
 	}
-	return out, paths, st
+	st.touched += sink
+	return out
 }
 
 func xorCount(a, b []uint64) int {

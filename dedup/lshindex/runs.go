@@ -46,23 +46,51 @@ func (r *run) len() int {
 
 // lookup calls fn for every slot stored under key.
 func (r *run) lookup(key uint32, fn func(slot uint32)) {
+	lo, hi := r.bucket(key)
+	r.scan(key, lo, hi, fn)
+}
+
+// touch reads the first pair of a bucket lo..hi and returns a value
+// derived from it: a load the caller issues early, so that the bucket is
+// in the cache when scan reads it (a software prefetch).
+func (r *run) touch(lo, hi uint32) uint64 {
+	if lo >= hi {
+		return 0
+	}
 	if r.dir == nil {
-		ps := r.plain
-		if r.pdir != nil {
-			b := key >> (32 - r.pbits)
-			ps = ps[r.pdir[b]:r.pdir[b+1]]
-		}
+		return r.plain[lo]
+	}
+	return uint64(r.low[lo])
+}
+
+// bucket returns the range of the run's pairs that can hold key: one
+// directory read.
+func (r *run) bucket(key uint32) (lo, hi uint32) {
+	switch {
+	case r.dir != nil:
+		b := key >> 16
+		return r.dir[b], r.dir[b+1]
+	case r.pdir != nil:
+		b := key >> (32 - r.pbits)
+		return r.pdir[b], r.pdir[b+1]
+	}
+	return 0, uint32(len(r.plain))
+}
+
+// scan calls fn for every slot stored under key among pairs lo..hi (the
+// key's bucket).
+func (r *run) scan(key uint32, lo, hi uint32, fn func(slot uint32)) {
+	if r.dir == nil {
+		ps := r.plain[lo:hi]
 		i, _ := slices.BinarySearch(ps, uint64(key)<<32)
 		for ; i < len(ps) && ps[i]>>32 == uint64(key); i++ {
 			fn(uint32(ps[i]))
 		}
 		return
 	}
-	b := key >> 16
-	lo, hi := int(r.dir[b]), int(r.dir[b+1])
 	l := uint16(key)
 	i, _ := slices.BinarySearch(r.low[lo:hi], l)
-	for i += lo; i < hi && r.low[i] == l; i++ {
+	for i += int(lo); i < int(hi) && r.low[i] == l; i++ {
 		fn(r.slots[i])
 	}
 }
@@ -290,12 +318,31 @@ func (bs *bands) flush(keep func(uint32) bool) {
 	}
 }
 
-// lookup calls fn for every slot sharing band b's key.
-func (bs *bands) lookup(b int, key uint32, fn func(slot uint32)) {
-	bs.tail.get(uint64(b)<<32|uint64(key), fn)
-	for i := range bs.levels {
-		bs.levels[i][b].lookup(key, fn)
+// lookupAll calls fn for every slot sharing a band key with keys (a slot
+// once per band it shares). Level by level, it first reads every band's
+// directory bucket and then searches the buckets: the directory reads of
+// the bands do not depend on each other, so their cache misses overlap
+// instead of being paid one after another; then it reads the first pair
+// of every bucket (touch) for the same reason before the searches.
+func (bs *bands) lookupAll(keys *[Bands]uint32, fn func(slot uint32)) uint64 {
+	var sink uint64
+	for b, k := range keys {
+		bs.tail.get(uint64(b)<<32|uint64(k), fn)
 	}
+	var lo, hi [Bands]uint32
+	for i := range bs.levels {
+		lv := &bs.levels[i]
+		for b := range Bands {
+			lo[b], hi[b] = lv[b].bucket(keys[b])
+		}
+		for b := range Bands {
+			sink += lv[b].touch(lo[b], hi[b])
+		}
+		for b := range Bands {
+			lv[b].scan(keys[b], lo[b], hi[b], fn)
+		}
+	}
+	return sink
 }
 
 // keys returns the number of stored keys (memory figures).

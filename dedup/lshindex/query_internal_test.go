@@ -1,0 +1,205 @@
+package lshindex
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/spotsigs"
+)
+
+// TestMetTable checks the query's slot table against a map: values ORed
+// and summed per slot, distinct slots in first-met order, across growth
+// and reuse of a pooled table.
+func TestMetTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 100, 5000, 40000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var pool metPool
+			for round := range 3 { // rounds reuse pooled tables
+				m := pool.get()
+				want := map[uint32]uint32{}
+				var order []uint32
+				for range n {
+					s := uint32(rng.IntN(max(n/3, 1)))
+					if rng.IntN(50) == 0 {
+						s = MaxSlots - 1 - uint32(rng.IntN(3)) // the largest slots
+					}
+					or, inc := uint32(1)<<rng.IntN(2), uint32(rng.IntN(3))<<2
+					if _, ok := want[s]; !ok {
+						order = append(order, s)
+					}
+					want[s] = want[s] | or + inc
+					m.add(s, or, inc)
+				}
+				if !slices.Equal(m.slots, order) {
+					t.Fatalf("round %d: %d slots, want %d in first-met order", round, len(m.slots), len(order))
+				}
+				for s, v := range want {
+					if g := m.get(s); g != v {
+						t.Fatalf("round %d: slot %d = %d, want %d", round, s, g, v)
+					}
+				}
+				if g := m.get(MaxSlots - 10); g != 0 && want[MaxSlots-10] == 0 {
+					t.Fatalf("slot never added has value %d", g)
+				}
+				pool.put(m)
+			}
+		})
+	}
+}
+
+// TestLookupAll compares the staged lookup of every band with a scan of
+// all pairs stored (tail and every level), on band keys drawn from a small
+// range so that keys repeat, for sizes spanning several levels.
+func TestLookupAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, n := range []int{1, TailArticles - 1, TailArticles * 3, TailArticles*LevelFanout*2 + 77} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			bs := newBands()
+			ref := map[uint64][]uint32{} // band<<32 | key -> slots
+			all := make([][Bands]uint32, n)
+			for s := range n {
+				for b := range Bands {
+					all[s][b] = rng.Uint32() % 3000
+					if b%7 == 0 {
+						all[s][b] |= 0xFFFF0000 // keys in the packed directory's last buckets
+					}
+					k := uint64(b)<<32 | uint64(all[s][b])
+					ref[k] = append(ref[k], uint32(s))
+				}
+				bs.add(uint32(s), &all[s], func(uint32) bool { return true })
+			}
+			if n > TailArticles && len(bs.levels) == 0 {
+				t.Fatal("no level was built")
+			}
+			for q := range 200 {
+				keys := all[rng.IntN(n)]
+				if q%4 == 0 {
+					for b := range keys {
+						keys[b] = rng.Uint32() % 3000
+					}
+				}
+				got := map[uint32]int{}
+				bs.lookupAll(&keys, func(s uint32) { got[s]++ })
+				want := map[uint32]int{}
+				for b, k := range keys {
+					for _, s := range ref[uint64(b)<<32|uint64(k)] {
+						want[s]++
+					}
+				}
+				if !maps.Equal(got, want) {
+					t.Fatalf("query %d: %d slots met, want %d", q, len(got), len(want))
+				}
+			}
+		})
+	}
+}
+
+// referenceCandidates is the query path before the slot table and the
+// head pruning: every band and every head list of the brief classes read
+// in full, all postings sorted, then the path rule and the bitmap filter.
+func referenceCandidates(x *Index, sig spotsigs.Signature, q dedup.Query) []uint32 {
+	toks := tokenKeys(sig, nil)
+	lx := len(toks)
+	var keys [Bands]uint32
+	bandKeys(toks, &keys)
+	var met []uint64
+	for b, k := range keys {
+		x.bands.tail.get(uint64(b)<<32|uint64(k), func(s uint32) { met = append(met, uint64(s)<<2|fromLSH) })
+		for i := range x.bands.levels {
+			x.bands.levels[i][b].each(func(p uint64) {
+				if uint32(p>>32) == k {
+					met = append(met, uint64(uint32(p))<<2|fromLSH)
+				}
+			})
+		}
+	}
+	cont := q.Containment > 0 && lx >= x.cfg.MinContainment
+	if cont {
+		for _, tk := range toks {
+			for _, c := range briefClasses(lx, x.cfg.MinContainment) {
+				for _, s := range x.head.get(headKey(tk.Key(), c)) {
+					met = append(met, uint64(s)<<2|fromHead)
+				}
+			}
+		}
+	}
+	slices.Sort(met)
+	qb := appendBitmap(nil, toks)
+	var out []uint32
+	for i := 0; i < len(met); {
+		s := uint32(met[i] >> 2)
+		var flags uint64
+		hits := 0
+		for ; i < len(met) && uint32(met[i]>>2) == s; i++ {
+			flags |= met[i] & 3
+			if met[i]&fromHead != 0 {
+				hits++
+			}
+		}
+		ly := int(x.lens[s])
+		if x.lens[s]&deadBit == 0 && x.cfg.pathOK(lx, ly, flags, hits) && x.cfg.bitmapOK(q, cont, lx, ly, qb, x.bits[int(s)*bitmapWords:]) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestCandidatesReference: the index proposes exactly the reference's
+// candidates for near-duplicates, briefs of stored entries, stories
+// containing them and unrelated signatures, over random signatures of
+// 3 to 400 spots with removals.
+func TestCandidatesReference(t *testing.T) {
+	x, err := New(testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	var sigs []spotsigs.Signature
+	for id := uint64(1); id <= 1500; id++ {
+		var s spotsigs.Signature
+		switch {
+		case id > 10 && id%5 == 0: // a part of an earlier entry
+			p := sigs[rng.IntN(len(sigs))]
+			s = slices.Clone(p[:max(len(p)/(2+rng.IntN(4)), 1)])
+		case id > 10 && id%5 == 1: // an earlier entry and more
+			s = append(slices.Clone(sigs[rng.IntN(len(sigs))]), randSig(rng, 20+rng.IntN(300))...)
+			slices.Sort(s)
+		default:
+			s = randSig(rng, 3+rng.IntN(400))
+		}
+		sigs = append(sigs, s)
+		x.Add(dedup.Entry{ID: id, Cluster: id, Signature: s})
+		if id%97 == 0 {
+			x.Remove(id - 50)
+		}
+	}
+	q := dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment}
+	total, head := 0, 0
+	for i := 0; i < len(sigs); i += 5 {
+		s := sigs[i]
+		for _, qs := range []spotsigs.Signature{s, slices.Clone(s[:len(s)/2]), append(slices.Clone(s), randSig(rng, 2*len(s)+10)...), randSig(rng, 30)} {
+			slices.Sort(qs)
+			fp := &dedup.Fingerprint{Signature: qs, Words: 1}
+			got, paths, _ := x.candidates(fp, q)
+			want := referenceCandidates(x, qs, q)
+			if !slices.Equal(got, want) {
+				t.Fatalf("entry %d, query of %d spots: %d candidates %v, reference %d %v", i, len(qs), len(got), got, len(want), want)
+			}
+			total += len(got)
+			for _, p := range paths {
+				if p == fromHead {
+					head++
+				}
+			}
+		}
+	}
+	t.Logf("%d candidates, %d through the head index only", total, head)
+	if total == 0 || head == 0 {
+		t.Fatal("no candidates, or none through the head index only: the comparison tested little")
+	}
+}
