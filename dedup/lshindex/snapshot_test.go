@@ -2,9 +2,13 @@ package lshindex
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/newsdedup/newscrawl/dedup"
@@ -263,4 +267,50 @@ func TestPlainRunDirectory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSnapshotSizedRead checks the two ways a snapshot is read: at once
+// into arrays of their exact length when the reader's size is known (a
+// file behind an io.LimitedReader, a bytes.Reader), in chunks otherwise.
+// Both give the same index; the sized read leaves room to grow and
+// refuses a length the rest of the input cannot hold before allocating.
+func TestSnapshotSizedRead(t *testing.T) {
+	x, sigs := filled(t, 500)
+	snap := snapshotOf(t, x)
+	want := answers(x, sigs)
+	for _, tc := range []struct {
+		name string
+		r    func() io.Reader
+	}{
+		{"limited_reader", func() io.Reader {
+			return &io.LimitedReader{R: struct{ io.Reader }{bytes.NewReader(snap)}, N: int64(len(snap))}
+		}},
+		{"bytes_reader", func() io.Reader { return bytes.NewReader(snap) }},
+		{"unsized", func() io.Reader { return struct{ io.Reader }{bytes.NewReader(snap)} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			y, _ := New(testConfig())
+			if err := y.ReadSnapshot(tc.r()); err != nil {
+				t.Fatal(err)
+			}
+			if got := answers(y, sigs); !reflect.DeepEqual(got, want) {
+				t.Fatal("candidates differ from the written index's")
+			}
+			if tc.name != "unsized" && cap(y.bits) <= len(y.bits) {
+				t.Errorf("bitmaps loaded without room to grow: len %d cap %d", len(y.bits), cap(y.bits))
+			}
+		})
+	}
+	t.Run("length_past_the_input", func(t *testing.T) {
+		// The first array length (ids) follows the magic, the header and
+		// four counts; claim 2^36 ids in a snapshot of a few hundred KB.
+		off := len(snapshotMagic) + binary.Size(header{}) + 4*8
+		bad := slices.Clone(snap)
+		binary.LittleEndian.PutUint64(bad[off:], 1<<36)
+		y, _ := New(testConfig())
+		err := y.ReadSnapshot(bytes.NewReader(bad))
+		if err == nil || !strings.Contains(err.Error(), "truncated") {
+			t.Fatalf("got %v, want a truncated-snapshot error", err)
+		}
+	})
 }
