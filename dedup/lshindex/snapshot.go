@@ -60,11 +60,21 @@ func (s *snapWriter) put(v any) {
 	}
 }
 
-// slice writes a length and the elements.
-func (s *snapWriter) slice(v any, n int) {
-	s.put(uint64(n))
-	if n > 0 {
+// writeSlice writes a length and the elements: on a little-endian
+// machine their memory as it is (binary.Write would first copy the whole
+// array into a buffer of its size), elsewhere through binary.Write.
+func writeSlice[T any](s *snapWriter, v []T) {
+	s.put(uint64(len(v)))
+	if s.err != nil || len(v) == 0 {
+		return
+	}
+	if !littleEndian() {
 		s.put(v)
+		return
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(v[0])))
+	if _, s.err = s.w.Write(b); s.err == nil {
+		s.crc.Write(b)
 	}
 }
 
@@ -76,19 +86,19 @@ func (x *Index) WriteSnapshot(w io.Writer) error {
 	s.put([]byte(snapshotMagic))
 	s.put(x.header())
 	s.put([]uint64{uint64(x.live), uint64(x.overflow), uint64(x.head.dropped), uint64(x.bands.tailSlots)})
-	s.slice(x.ids, len(x.ids))
-	s.slice(x.clusters, len(x.clusters))
-	s.slice(x.sims, len(x.sims))
-	s.slice(x.hashes, len(x.hashes))
-	s.slice(x.lens, len(x.lens))
-	s.slice(x.bits, len(x.bits))
-	s.slice(x.sigOff, len(x.sigOff))
-	s.slice(x.sigs, len(x.sigs))
-	s.slice(x.titleOff, len(x.titleOff))
-	s.slice(x.titles, len(x.titles))
-	s.slice(x.spots.vals, len(x.spots.vals))
-	s.slice(x.bigrams.vals, len(x.bigrams.vals))
-	s.slice(x.df, len(x.df))
+	writeSlice(s, x.ids)
+	writeSlice(s, x.clusters)
+	writeSlice(s, x.sims)
+	writeSlice(s, x.hashes)
+	writeSlice(s, x.lens)
+	writeSlice(s, x.bits)
+	writeSlice(s, x.sigOff)
+	writeSlice(s, x.sigs)
+	writeSlice(s, x.titleOff)
+	writeSlice(s, x.titles)
+	writeSlice(s, x.spots.vals)
+	writeSlice(s, x.bigrams.vals)
+	writeSlice(s, x.df)
 	var classes [32]uint64
 	for i, c := range x.classes {
 		classes[i] = uint64(c)
@@ -117,7 +127,7 @@ func (x *Index) writeMaps(s *snapWriter) {
 	for _, k := range wslots {
 		w := x.winnow[k]
 		s.put([]uint64{uint64(k), uint64(w.words)})
-		s.slice(w.prints, len(w.prints))
+		writeSlice(s, w.prints)
 	}
 	pairs := x.merges.Pairs()
 	s.put(uint64(len(pairs)))
@@ -128,16 +138,16 @@ func (x *Index) writeMaps(s *snapWriter) {
 	for _, p := range x.bands.tail.pairs() {
 		tail = append(tail, p[0], p[1])
 	}
-	s.slice(tail, len(tail))
+	writeSlice(s, tail)
 	s.put(uint64(len(x.bands.levels)))
 	for i := range x.bands.levels {
 		s.put(uint64(x.bands.levelN[i]))
 		for b := range Bands {
 			r := &x.bands.levels[i][b]
-			s.slice(r.plain, len(r.plain))
-			s.slice(r.dir, len(r.dir))
-			s.slice(r.low, len(r.low))
-			s.slice(r.slots, len(r.slots))
+			writeSlice(s, r.plain)
+			writeSlice(s, r.dir)
+			writeSlice(s, r.low)
+			writeSlice(s, r.slots)
 		}
 	}
 	keys := sortedKeys(x.head.lists)
@@ -145,7 +155,7 @@ func (x *Index) writeMaps(s *snapWriter) {
 	for _, k := range keys {
 		s.put(k)
 		l := x.head.lists[k]
-		s.slice(l, len(l))
+		writeSlice(s, l)
 	}
 }
 
