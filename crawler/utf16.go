@@ -5,6 +5,8 @@ import (
 
 	"golang.org/x/text/encoding"
 	xunicode "golang.org/x/text/encoding/unicode"
+
+	"github.com/newsdedup/newscrawl/internal/utf16sniff"
 )
 
 // bomEncoding returns the UTF-16 decoding of a body that starts with a UTF-16
@@ -19,33 +21,11 @@ func bomEncoding(body []byte) encoding.Encoding {
 	return nil
 }
 
-// utf16Sample is how many leading bytes utf16Zeros looks at.
-const utf16Sample = 1024
-
-// utf16Zeros recognises UTF-16 without a byte order mark by its bytes, as
-// package decode does (the crawler may not import it): markup is ASCII,
-// which UTF-16 writes with a zero byte in every other position, and
-// ASCII-compatible encodings have no zero bytes in text. It returns the
-// decoding, or nil.
+// utf16Zeros returns the decoding of a body recognised as UTF-16 without
+// a byte order mark by its zero bytes (utf16sniff), or nil.
 func utf16Zeros(body []byte) encoding.Encoding {
-	n := min(len(body), utf16Sample) &^ 1
-	var even, odd int
-	for i := 0; i < n; i += 2 {
-		if body[i] == 0 {
-			even++
-		}
-		if body[i+1] == 0 {
-			odd++
-		}
-	}
-	pairs := n / 2
-	switch {
-	case pairs < 16:
-		return nil
-	case odd >= 16 && odd*10 >= pairs && even*20 <= odd:
-		return xunicode.UTF16(xunicode.LittleEndian, xunicode.IgnoreBOM)
-	case even >= 16 && even*10 >= pairs && odd*20 <= even:
-		return xunicode.UTF16(xunicode.BigEndian, xunicode.IgnoreBOM)
+	if order, ok := utf16sniff.ByZeros(body); ok {
+		return xunicode.UTF16(order, xunicode.IgnoreBOM)
 	}
 	return nil
 }

@@ -31,6 +31,8 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/newsdedup/newscrawl/internal/utf16sniff"
 )
 
 // PrescanLimit is how many leading bytes are searched for <meta> charset
@@ -221,43 +223,21 @@ func decodeBOM(body []byte) (Result, bool) {
 	return Result{}, false
 }
 
-// utf16Sample is how many leading bytes decodeUTF16Bytes looks at.
-const utf16Sample = 1024
-
-// decodeUTF16Bytes recognises UTF-16 without a byte order mark by its
-// bytes: the markup of a page is ASCII, which UTF-16 writes with a zero
-// byte in every other position (after the character in little-endian,
-// before it in big-endian). ASCII-compatible encodings (UTF-8, GB18030,
-// Big5) have no zero bytes in text, so a page whose sample has zeros in
-// at least a tenth of one parity's positions (16 at least; Chinese text
-// has none, the markup before it does) and twenty times fewer in the
-// other is UTF-16, whatever it declares: a <meta> or a header saying
-// "utf-16" is otherwise read as UTF-8 (WHATWG), and a page sent as UTF-16
-// without a BOM came out as mojibake and was stored as such.
+// decodeUTF16Bytes decodes a page recognised as UTF-16 without a byte
+// order mark by its zero bytes (utf16sniff), whatever it declares: a
+// <meta> or a header saying "utf-16" is otherwise read as UTF-8 (WHATWG),
+// and a page sent as UTF-16 without a BOM came out as mojibake and was
+// stored as such.
 func decodeUTF16Bytes(body []byte) (Result, bool) {
-	n := min(len(body), utf16Sample) &^ 1
-	var even, odd int // zero bytes at even and odd offsets
-	for i := 0; i < n; i += 2 {
-		if body[i] == 0 {
-			even++
-		}
-		if body[i+1] == 0 {
-			odd++
-		}
-	}
-	pairs := n / 2
-	if pairs < 16 {
+	order, ok := utf16sniff.ByZeros(body)
+	if !ok {
 		return Result{}, false
 	}
-	var r Result
-	switch {
-	case odd >= 16 && odd*10 >= pairs && even*20 <= odd:
-		r = decodeWith(body, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "utf-16le")
-	case even >= 16 && even*10 >= pairs && odd*20 <= even:
-		r = decodeWith(body, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "utf-16be")
-	default:
-		return Result{}, false
+	label := "utf-16le"
+	if order == unicode.BigEndian {
+		label = "utf-16be"
 	}
+	r := decodeWith(body, unicode.UTF16(order, unicode.IgnoreBOM), label)
 	r.Source = SourceBytes
 	return r, true
 }
