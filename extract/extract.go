@@ -377,6 +377,9 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 	if top == nil {
 		return res
 	}
+	if p := firstPost(sc, top); p != nil {
+		top = p
+	}
 	nodes := sc.withCousins(top, sc.withSiblings(top))
 	res.runnerUp = runnerUp(cands, nodes)
 	for _, n := range nodes {
