@@ -111,22 +111,23 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 	}
 	defer release()
 	// A damaged store is refused before anything is written to it: the
-	// full check at most every FullCheckEvery, the small one in between
-	// (see checkStore). (A PostgreSQL server checks its own pages.) The
+	// small tables are checked, the full check is Check's (see
+	// checkStore). (A PostgreSQL server checks its own pages.) The
 	// check and the index load only read the store, so they run side by
 	// side; nothing is written until both are done.
 	type checkResult struct {
-		what string
-		took time.Duration
-		err  error
+		what    string
+		overdue bool
+		took    time.Duration
+		err     error
 	}
 	checked := make(chan checkResult, 1)
 	qc, hasCheck := store.(quickChecker)
 	if hasCheck {
 		go func() {
 			t := time.Now()
-			what, err := checkStore(ctx, qc, t)
-			checked <- checkResult{what, time.Since(t), err}
+			what, overdue, err := checkStore(ctx, qc, t)
+			checked <- checkResult{what, overdue, time.Since(t), err}
 		}()
 	}
 	proc, idx, err := articleStage(ctx, cfg, store, o, status, rdb)
@@ -136,6 +137,9 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 			return CrawlResult{}, fmt.Errorf("%w (nothing was written; restore a backup or move the store aside)", c.err)
 		}
 		fmt.Fprintf(status, "store checked in %.1fs (%s)\n", c.took.Seconds(), c.what)
+		if c.overdue {
+			o.Log.Warn("full store check overdue", "store", StoreName(cfg.Storage), "check", c.what)
+		}
 	}
 	if err != nil {
 		return CrawlResult{}, err

@@ -1202,24 +1202,22 @@ func (s *Store) Check(ctx context.Context) error {
 	var integrity []string
 	rows, err := tx.QueryContext(ctx, `PRAGMA integrity_check(100)`)
 	if err != nil {
-		return fmt.Errorf("check: integrity_check: %w", err)
+		return fmt.Errorf("check: integrity_check: %w", damaged(err))
 	}
 	for rows.Next() {
 		var msg string
 		if err := rows.Scan(&msg); err != nil {
 			rows.Close()
-			return fmt.Errorf("check: integrity_check: %w", err)
+			return fmt.Errorf("check: integrity_check: %w", damaged(err))
 		}
 		integrity = append(integrity, msg)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("check: integrity_check: %w", err)
+		return fmt.Errorf("check: integrity_check: %w", damaged(err))
 	}
 	if len(integrity) != 1 || integrity[0] != "ok" {
-		for _, m := range integrity {
-			bad = append(bad, "integrity: "+m)
-		}
+		return fmt.Errorf("check %s: %w: %s", s.path, ErrDamaged, strings.Join(integrity, "; "))
 	}
 
 	queries := []string{
@@ -1250,7 +1248,7 @@ func (s *Store) Check(ctx context.Context) error {
 	}
 	for _, q := range queries {
 		if err := collect(q); err != nil {
-			return fmt.Errorf("check: %w", err)
+			return fmt.Errorf("check: %w", damaged(err))
 		}
 	}
 	if _, err := readPending(ctx, tx); errors.Is(err, errBadTermLog) {

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCheck(args ...string) crawlResult {
+	var out, errb bytes.Buffer
+	code := run(append([]string{"check"}, args...), &out, &errb)
+	return crawlResult{code, out.String(), errb.String()}
+}
+
+// TestCheckCommand: `check` reads the whole store and its index snapshot
+// and records the full check, after which a crawl no longer calls it
+// overdue; a crawl never runs the full check itself; a damaged store is
+// exit 1, a missing one exit 5.
+func TestCheckCommand(t *testing.T) {
+	t.Run("sound store", func(t *testing.T) {
+		s := newFaultSite(t, nil, nil)
+		res := runCrawl(s.siteFile, "-v")
+		if res.code != exitOK {
+			t.Fatal(res)
+		}
+		if !strings.Contains(res.stdout+res.stderr, "no full check recorded: run `newscrawl check`") {
+			t.Errorf("first crawl does not say the full check is missing:\n%s", res)
+		}
+		res = runCheck("--db", s.db)
+		if res.code != exitOK || !strings.Contains(res.stdout, "sound (whole file") {
+			t.Fatalf("check of a sound store: %v", res)
+		}
+		if !strings.Contains(res.stdout, "index snapshot: usable") {
+			t.Errorf("check does not find the crawl's snapshot usable:\n%s", res.stdout)
+		}
+		// The snapshot names its store by absolute path: a relative --db
+		// from another directory is the same store.
+		wd, _ := os.Getwd()
+		t.Cleanup(func() { os.Chdir(wd) })
+		if err := os.Chdir(filepath.Dir(s.db)); err != nil {
+			t.Fatal(err)
+		}
+		res = runCheck("--db", "./"+filepath.Base(s.db))
+		if res.code != exitOK || !strings.Contains(res.stdout, "index snapshot: usable") {
+			t.Errorf("check through a relative path: %v", res)
+		}
+		os.Chdir(wd)
+		res = runCrawl(s.siteFile)
+		if res.code != exitOK {
+			t.Fatal(res)
+		}
+		if out := res.stdout + res.stderr; !strings.Contains(out, "small tables; last full check") || strings.Contains(out, "overdue") {
+			t.Errorf("crawl after check does not name the recorded check or calls it overdue:\n%s", res)
+		}
+	})
+	t.Run("damaged store", func(t *testing.T) {
+		s := newFaultSite(t, nil, nil)
+		smallStore(t, s.db, 200)
+		damagePages(t, s.db)
+		before := fileSum(t, s.db)
+		res := runCheck("--db", s.db)
+		if res.code != exitFailure || !strings.Contains(res.stderr, "damaged") {
+			t.Fatalf("check of a damaged store: %v; want exit %d and \"damaged\"", res, exitFailure)
+		}
+		if fileSum(t, s.db) != before {
+			t.Error("check wrote to a damaged store")
+		}
+	})
+	t.Run("no store", func(t *testing.T) {
+		res := runCheck("--db", filepath.Join(t.TempDir(), "none.db"))
+		if res.code != exitNoStore {
+			t.Fatalf("check of a missing store: %v; want exit %d", res, exitNoStore)
+		}
+	})
+}
