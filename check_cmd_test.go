@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 func runCheck(args ...string) crawlResult {
@@ -74,4 +78,28 @@ func TestCheckCommand(t *testing.T) {
 			t.Fatalf("check of a missing store: %v; want exit %d", res, exitNoStore)
 		}
 	})
+}
+
+// TestRunRecordsSettings: a crawl records the dedup settings it decided
+// with (defaults resolved) in its run, for explain, report and serve.
+func TestRunRecordsSettings(t *testing.T) {
+	s := newFaultSite(t, nil, func(y string) string {
+		return strings.Replace(y, "sites:\n", "dedup:\n  jaccard: 0.41\n  window: 30d\nsites:\n", 1)
+	})
+	if res := runCrawl(s.siteFile); res.code != exitOK {
+		t.Fatal(res)
+	}
+	st, err := sqlite.Open(context.Background(), s.db, sqlite.ReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(context.Background())
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %v, %v", runs, err)
+	}
+	want := storage.RunSettings{Index: "lsh", Hamming: 3, Jaccard: 0.41, Window: "720h0m0s", Antecedents: "learned"}
+	if got := runs[0].Stats.Settings; got == nil || *got != want {
+		t.Errorf("recorded settings %+v, want %+v", got, want)
+	}
 }

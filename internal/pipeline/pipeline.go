@@ -370,3 +370,20 @@ func toInt64s(xs []uint64) []int64 {
 	}
 	return out
 }
+
+// RunSettings records the dedup settings d as the engine applies them
+// (defaults resolved), for the run's record.
+func RunSettings(d config.Dedup) *storage.RunSettings {
+	s := &storage.RunSettings{Index: d.Index, Hamming: d.Hamming, Jaccard: d.Jaccard, Antecedents: d.Antecedents,
+		PartialReprints: d.PartialReprints, KeepDuplicateText: d.KeepDuplicateText}
+	if s.Index == "" {
+		s.Index = DefaultIndex
+	}
+	if s.Antecedents == "" {
+		s.Antecedents = string(segment.AntecedentsLearned)
+	}
+	if w := d.Window.D(); w > 0 {
+		s.Window = w.String()
+	}
+	return s
+}
