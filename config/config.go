@@ -283,7 +283,7 @@ func Parse(r io.Reader) (Config, error) {
 	switch err := dec.Decode(&doc); {
 	case errors.Is(err, io.EOF): // empty file: Validate says what is missing
 	case err != nil:
-		return Config{}, &ValidationError{Problems: []Problem{{Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}}
+		return Config{}, &ValidationError{Problems: []Problem{syntaxProblem(data, err)}}
 	default:
 		var next yaml.Node
 		if err := dec.Decode(&next); err == nil {
