@@ -103,3 +103,32 @@ func TestRunRecordsSettings(t *testing.T) {
 		t.Errorf("recorded settings %+v, want %+v", got, want)
 	}
 }
+
+// TestSelectorMissWarned: a site's extract.body selector that matches
+// nothing is warned about once per run (the generic rule still stores the
+// article), not silently ignored.
+func TestSelectorMissWarned(t *testing.T) {
+	title, paras := story(t, "s1")
+	title2, paras2 := story(t, "s2")
+	pages := []faultPage{
+		{"text/html; charset=utf-8", []byte(articleHTML("", title, paras))},
+		{"text/html; charset=utf-8", []byte(articleHTML("", title2, paras2))},
+	}
+	s := newFaultSite(t, pages, func(y string) string {
+		return y + "    extract: {body: \"div.gone-after-redesign\"}\n"
+	})
+	res := runCrawl(s.siteFile)
+	if res.code != exitOK {
+		t.Fatal(res)
+	}
+	if n := strings.Count(res.stderr, "extract selector matched nothing"); n != 1 {
+		t.Errorf("%d warnings about the selector, want 1:\n%s", n, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "extract.body") {
+		t.Errorf("the warning does not name extract.body:\n%s", res.stderr)
+	}
+	c := readCorpus(t, s.db)
+	if len(c.stored) != 2 {
+		t.Errorf("%d articles stored, want 2 (the generic rule)", len(c.stored))
+	}
+}

@@ -76,6 +76,11 @@ type Article struct {
 	// (declared sides of at least 100 pixels, no such word in its name).
 	// Empty when there is none; data: URLs and SVG are never reported.
 	LeadImage string
+	// SelectorMisses names the configured selectors (Options.BodySelector,
+	// TitleSelector, TimeSelector: "body", "title", "time") that matched
+	// nothing on this page, so that the generic rule was used instead; the
+	// caller warns about them (a site's markup changed).
+	SelectorMisses []string
 }
 
 // Method values.
@@ -184,19 +189,29 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 	meta := collectMeta(doc)
 	art := &Article{Title: chooseTitle(meta)}
 	if e.titleSel != nil {
+		t := ""
 		if n := cascadia.Query(doc, e.titleSel); n != nil {
-			if t := textOf(n); t != "" {
-				art.Title = t
-			}
+			t = textOf(n)
+		}
+		if t != "" {
+			art.Title = t
+		} else {
+			art.SelectorMisses = append(art.SelectorMisses, "title")
 		}
 	}
 	selTime, haveSelTime := e.selectorTime(doc)
+	if e.timeSel != nil && !haveSelTime {
+		art.SelectorMisses = append(art.SelectorMisses, "time")
+	}
 	page0 := renderPage(doc)
 	pageLines := page0.lines
 	defer e.history.record(pageURL, pageLines)
 
 	res := e.body(doc, pageURL)
 	art.Method = res.method
+	if e.bodySel != nil && res.method != MethodSelector {
+		art.SelectorMisses = append(art.SelectorMisses, "body")
+	}
 	if art.LeadImage = resolveImage(pageURL, meta.image); art.LeadImage == "" {
 		art.LeadImage = resolveImage(pageURL, res.leadImage)
 	}
