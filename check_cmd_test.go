@@ -132,3 +132,28 @@ func TestSelectorMissWarned(t *testing.T) {
 		t.Errorf("%d articles stored, want 2 (the generic rule)", len(c.stored))
 	}
 }
+
+// TestCrawlWARC: crawl --warc writes every exchange of the run (robots.txt,
+// the list page, the articles) with a CDXJ index, and refuses to overwrite
+// an existing file.
+func TestCrawlWARC(t *testing.T) {
+	title, paras := story(t, "s1")
+	s := newFaultSite(t, []faultPage{{"text/html; charset=utf-8", []byte(articleHTML("", title, paras))}}, nil)
+	path := filepath.Join(t.TempDir(), "run.warc.gz")
+	res := runCrawl(s.siteFile, "--warc", path)
+	if res.code != exitOK {
+		t.Fatal(res)
+	}
+	idx, err := os.ReadFile(path + ".cdxj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{")/robots.txt ", ")/ ", ")/a/1.html "} {
+		if !strings.Contains(string(idx), want) {
+			t.Errorf("index has no line for %q:\n%s", want, idx)
+		}
+	}
+	if res := runCrawl(s.siteFile, "--warc", path); res.code != exitUsage || !strings.Contains(res.stderr, "exists") {
+		t.Errorf("second crawl onto the same --warc: %v", res)
+	}
+}

@@ -188,17 +188,7 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 	e.removeSelected(doc)
 	meta := collectMeta(doc)
 	art := &Article{Title: chooseTitle(meta)}
-	if e.titleSel != nil {
-		t := ""
-		if n := cascadia.Query(doc, e.titleSel); n != nil {
-			t = textOf(n)
-		}
-		if t != "" {
-			art.Title = t
-		} else {
-			art.SelectorMisses = append(art.SelectorMisses, "title")
-		}
-	}
+	e.selectTitle(doc, art)
 	selTime, haveSelTime := e.selectorTime(doc)
 	if e.timeSel != nil && !haveSelTime {
 		art.SelectorMisses = append(art.SelectorMisses, "time")
@@ -434,6 +424,21 @@ func readabilityBody(doc *html.Node, pageURL string) bodyResult {
 		return bodyResult{lines: renderReadability(ra.Node), method: MethodReadability}
 	}
 	return bodyResult{}
+}
+
+// selectTitle sets art's title from the title selector, or records that
+// it matched nothing.
+func (e *Extractor) selectTitle(doc *html.Node, art *Article) {
+	if e.titleSel == nil {
+		return
+	}
+	if n := cascadia.Query(doc, e.titleSel); n != nil {
+		if t := textOf(n); t != "" {
+			art.Title = t
+			return
+		}
+	}
+	art.SelectorMisses = append(art.SelectorMisses, "title")
 }
 
 func (e *Extractor) selectorTime(doc *html.Node) (time.Time, bool) {
