@@ -98,8 +98,62 @@ func TestRunRecordsSettings(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs %v, %v", runs, err)
 	}
-	want := storage.RunSettings{Index: "lsh", Hamming: 3, Jaccard: 0.41, Window: "720h0m0s", Antecedents: "learned"}
+	want := storage.RunSettings{Index: "lsh", Hamming: 3, Jaccard: 0.41, Window: "720h0m0s", Antecedents: "learned", KeepDuplicateText: true}
 	if got := runs[0].Stats.Settings; got == nil || *got != want {
 		t.Errorf("recorded settings %+v, want %+v", got, want)
+	}
+}
+
+// TestSelectorMissWarned: a site's extract.body selector that matches
+// nothing is warned about once per run (the generic rule still stores the
+// article), not silently ignored.
+func TestSelectorMissWarned(t *testing.T) {
+	title, paras := story(t, "s1")
+	title2, paras2 := story(t, "s2")
+	pages := []faultPage{
+		{"text/html; charset=utf-8", []byte(articleHTML("", title, paras))},
+		{"text/html; charset=utf-8", []byte(articleHTML("", title2, paras2))},
+	}
+	s := newFaultSite(t, pages, func(y string) string {
+		return y + "    extract: {body: \"div.gone-after-redesign\"}\n"
+	})
+	res := runCrawl(s.siteFile)
+	if res.code != exitOK {
+		t.Fatal(res)
+	}
+	if n := strings.Count(res.stderr, "extract selector matched nothing"); n != 1 {
+		t.Errorf("%d warnings about the selector, want 1:\n%s", n, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "extract.body") {
+		t.Errorf("the warning does not name extract.body:\n%s", res.stderr)
+	}
+	c := readCorpus(t, s.db)
+	if len(c.stored) != 2 {
+		t.Errorf("%d articles stored, want 2 (the generic rule)", len(c.stored))
+	}
+}
+
+// TestCrawlWARC: crawl --warc writes every exchange of the run (robots.txt,
+// the list page, the articles) with a CDXJ index, and refuses to overwrite
+// an existing file.
+func TestCrawlWARC(t *testing.T) {
+	title, paras := story(t, "s1")
+	s := newFaultSite(t, []faultPage{{"text/html; charset=utf-8", []byte(articleHTML("", title, paras))}}, nil)
+	path := filepath.Join(t.TempDir(), "run.warc.gz")
+	res := runCrawl(s.siteFile, "--warc", path)
+	if res.code != exitOK {
+		t.Fatal(res)
+	}
+	idx, err := os.ReadFile(path + ".cdxj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{")/robots.txt ", ")/ ", ")/a/1.html "} {
+		if !strings.Contains(string(idx), want) {
+			t.Errorf("index has no line for %q:\n%s", want, idx)
+		}
+	}
+	if res := runCrawl(s.siteFile, "--warc", path); res.code != exitUsage || !strings.Contains(res.stderr, "exists") {
+		t.Errorf("second crawl onto the same --warc: %v", res)
 	}
 }

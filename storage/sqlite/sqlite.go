@@ -236,6 +236,7 @@ type Store struct {
 
 	writeMu sync.Mutex // serialises write transactions of this process
 	termBuf []byte     // encodes a commit's terms; guarded by writeMu
+	packer  textPacker // compresses duplicates' texts; guarded by writeMu
 
 	stmts sqliteStmts
 
@@ -859,7 +860,7 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 			r.dupCluster = d.Cluster
 		}
 		if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
-			r.dupOfURL, r.dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
+			r.dupOfURL, r.dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, s.packer.pack(d.Text), nullTime(d.PublishedAt),
 			d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason,
 			d.Image, d.ImageSimilarity, packSignature(d.Prints), d.ContentWords); err != nil {
 			return r, err
@@ -946,7 +947,7 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	sig := sigDest{dst: &d.Signature}
 	prints := sigDest{dst: &d.Prints}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason,
+		&d.Containment, &d.Title, textDest{&d.Text}, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason,
 		&d.Image, &d.ImageSimilarity, &prints, &d.ContentWords); err != nil {
 		return storage.Duplicate{}, err
 	}
