@@ -60,9 +60,9 @@ func (a API) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	for name, p := range map[string]string{"items": a.Items, "url": a.URL, "time": a.Time, "title": a.Title} {
-		if p != "" && slices.Contains(strings.Split(p, "."), "") {
-			errs = append(errs, fmt.Errorf("api: %s path %q has an empty segment", name, p))
+	for _, f := range [][2]string{{"items", a.Items}, {"url", a.URL}, {"time", a.Time}, {"title", a.Title}} {
+		if f[1] != "" && slices.Contains(strings.Split(f[1], "."), "") {
+			errs = append(errs, fmt.Errorf("api: %s path %q has an empty segment", f[0], f[1]))
 		}
 	}
 	return errors.Join(errs...)

@@ -109,10 +109,7 @@ func feedLinks(feed *gofeed.Feed, base *url.URL, lim Limits) FeedResult {
 			res.Skipped++
 			continue
 		}
-		raw := it.Link
-		if strings.TrimSpace(raw) == "" && len(it.Links) > 0 {
-			raw = it.Links[0]
-		}
+		raw := itemLink(it)
 		abs, ok := resolve(raw, base)
 		if !ok {
 			res.Skipped++
@@ -130,6 +127,23 @@ func feedLinks(feed *gofeed.Feed, base *url.URL, lim Limits) FeedResult {
 		res.Links = append(res.Links, Link{URL: abs, Time: itemTime(it), Title: strings.TrimSpace(it.Title)})
 	}
 	return res
+}
+
+// itemLink is the item's link, else its first other link, else its id
+// when that is an http(s) URL (RSS guid permalinks, JSON Feed ids).
+func itemLink(it *gofeed.Item) string {
+	if strings.TrimSpace(it.Link) != "" {
+		return it.Link
+	}
+	for _, l := range it.Links {
+		if strings.TrimSpace(l) != "" {
+			return l
+		}
+	}
+	if g := strings.TrimSpace(it.GUID); strings.HasPrefix(g, "http://") || strings.HasPrefix(g, "https://") {
+		return g
+	}
+	return ""
 }
 
 // itemTime prefers this package's reading of the published (else updated)
