@@ -65,7 +65,7 @@ func ParseFeedResult(body []byte, contentType string, base *url.URL, lim Limits)
 	if err != nil {
 		return FeedResult{}, err
 	}
-	feed, err := gofeed.NewParser().Parse(bytes.NewReader(text))
+	feed, err := parseGofeed(text)
 	if err != nil {
 		return FeedResult{}, fmt.Errorf("%w: %v; starts %q", ErrNotFeed, err, excerpt(text))
 	}
@@ -75,6 +75,18 @@ func ParseFeedResult(body []byte, contentType string, base *url.URL, lim Limits)
 	res = feedLinks(feed, base, lim)
 	res.Charset, res.Note = dec.charset, dec.note
 	return res, nil
+}
+
+// parseGofeed runs gofeed on UTF-8 text. gofeed is third-party code
+// reading hostile input; should it panic, the feed is reported as not a
+// feed rather than ending the crawl.
+func parseGofeed(text []byte) (feed *gofeed.Feed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			feed, err = nil, fmt.Errorf("feed parser failed: %v", r)
+		}
+	}()
+	return gofeed.NewParser().Parse(bytes.NewReader(text))
 }
 
 // readDocument returns the document's bytes, gunzipped when they start
