@@ -358,8 +358,14 @@ func resolve(raw string, base *url.URL) (string, bool) {
 	if base != nil {
 		u = base.ResolveReference(u)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return "", false
 	}
-	return u.String(), true
+	// url.Parse accepts some hosts ("//::") whose String it then refuses
+	// to read back; a link must survive the next parse.
+	out := u.String()
+	if _, err := url.Parse(out); err != nil {
+		return "", false
+	}
+	return out, true
 }

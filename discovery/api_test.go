@@ -269,3 +269,26 @@ func TestAPIValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestResolve(t *testing.T) {
+	base := mustURL(t, "https://news.qq.com/sitemap/index.xml")
+	for _, tc := range []struct{ in, want string }{
+		{"/rain/a/1", "https://news.qq.com/rain/a/1"},
+		{"//www.sohu.com/a/1", "https://www.sohu.com/a/1"},
+		{" https://a.example/x ", "https://a.example/x"},
+		{"HTTP://A.example/x", "http://A.example/x"},
+		{"//::", ""},
+		{"https://:80/x", ""},
+		{"ftp://a.example/x", ""},
+		{"javascript:void(0)", ""},
+		{"", ""},
+		{"https://a.example/%zz", ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, ok := resolve(tc.in, base)
+			if got != tc.want || ok != (tc.want != "") {
+				t.Errorf("resolve(%q) = %q %v, want %q", tc.in, got, ok, tc.want)
+			}
+		})
+	}
+}
