@@ -44,8 +44,9 @@ const sniffLen = 512
 // magic bytes and decompressed under MaxBytes (gzip bomb -> ErrTooLarge).
 // Google News tags (news:publication_date, news:title) and lastmod fill
 // Time/Title (a date without a zone is read as China Standard Time, as
-// ParseTime does). A text sitemap (one URL per line, as sitemaps.org allows) is
-// read too. Anything else (HTML, a feed) is ErrNotSitemap. More than
+// ParseTime does). A text sitemap (one URL per line, as sitemaps.org
+// allows) is read too. Anything else (HTML, a feed, a broken gzip stream)
+// is ErrNotSitemap. More than
 // lim.MaxURLs entries: the first MaxURLs are kept and Truncated is set.
 // On an XML syntax error after some entries, those entries are returned
 // with the error.
@@ -58,7 +59,10 @@ func ParseSitemap(body []byte, base *url.URL, lim Limits) (Sitemap, error) {
 	br := bufio.NewReaderSize(r, sniffLen)
 	head, err := br.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return Sitemap{}, fmt.Errorf("sitemap: %w", err)
+		if errors.Is(err, ErrTooLarge) {
+			return Sitemap{}, err
+		}
+		return Sitemap{}, fmt.Errorf("%w: %v", ErrNotSitemap, err)
 	}
 	head = trimBOMSpace(head)
 	if len(head) == 0 {
