@@ -20,7 +20,11 @@ type Link struct {
 }
 
 // API describes a JSON/JSONP list endpoint's answer (config keys
-// items/url/url_template/time).
+// items/url/url_template/time). Relative item URLs resolve against the
+// base the caller passes, normally the API's own URL; when the API is on
+// another host than the articles (Sohu's blockdata answers from
+// odin.sohu.com with paths of www.sohu.com), build the URL with
+// URLTemplate instead ("https://www.sohu.com/a/{id}_{authorId}").
 type API struct {
 	Items       string         // dotted path to the item array; "" = the root ("result.data", "data", "data.list"; numeric segments index arrays)
 	URL         string         // item field holding the article URL (dotted path allowed); relative URLs resolved against base
