@@ -325,8 +325,10 @@ func templateFields(tmpl string) ([]string, error) {
 	}
 }
 
-// expandTemplate fills each {path} with the item's field, escaped as a
-// path segment.
+// expandTemplate fills each {path} with the item's field as it is, with
+// only the bytes a URL cannot hold escaped: a field may be an id
+// ("https://news.qq.com/rain/a/{id}") or a whole path with its query
+// ("https://www.sohu.com{url}" for Sohu's "/a/<id>_<author>?scm=...").
 func expandTemplate(tmpl string, obj map[string]any) (string, error) {
 	fields, err := templateFields(tmpl)
 	if err != nil {
@@ -343,9 +345,28 @@ func expandTemplate(tmpl string, obj map[string]any) (string, error) {
 		if !ok || s == "" {
 			return "", fmt.Errorf("template field %q is %s", f, describe(v))
 		}
-		out = strings.Replace(out, "{"+f+"}", url.PathEscape(s), 1)
+		out = strings.Replace(out, "{"+f+"}", escapeUnsafe(s), 1)
 	}
 	return out, nil
+}
+
+// escapeUnsafe percent-encodes the bytes that may not appear in a URL
+// (controls, space, non-ASCII, and "<>\^`{|}) and keeps the rest, so
+// slashes, queries and existing escapes pass through.
+func escapeUnsafe(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // resolve makes raw absolute against base and keeps only http(s) URLs with
