@@ -61,8 +61,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cmd == nil {
-		fmt.Fprintf(stderr, "newscrawl: unknown command %q\n", args[0])
-		printUsage(stderr)
+		fmt.Fprintf(stderr, "newscrawl: unknown command %q%s (newscrawl help lists the commands)\n", args[0], suggest(args[0]))
 		return ExitUsage
 	}
 
@@ -90,7 +89,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	err := cmd.run(ctx, args[1:], stdout, stderr)
+	err := cmd.run(ctx, args[1:], stdout, helpOut{stderr, stdout})
 	return exitCode(cmd.name, err, context.Cause(ctx), stderr, got)
 }
 

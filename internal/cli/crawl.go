@@ -29,7 +29,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	redisURL := fs.String("redis", "", "redis:// URL shared by the crawls of one postgres:// store: frontier, host politeness, robots.txt (default: the site file's redis)")
 	only := fs.String("only", "", "comma-separated site names to crawl (default: all)")
 	wait := fs.Bool("wait", false, "wait for a running crawl on the same store instead of exiting")
-	every := fs.Duration("progress", 5*time.Second, "progress line interval on stderr (0: no progress lines)")
+	every := durationFlag(fs, "progress", 5*time.Second, "progress line interval on stderr: a `duration` (5s, 1m) or seconds (5); 0: no progress lines")
 	logFlags := logging.AddFlags(fs)
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics during the crawl (e.g. "+DefaultMetricsAddr+")")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -69,7 +70,7 @@ func exitCode(name string, err, cause error, stderr io.Writer, sig os.Signal) in
 	var ue usageError
 	var ve *config.ValidationError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ve):
+	case errors.As(err, &ue), errors.As(err, &ve), errors.Is(err, pipeline.ErrNotStoreURL):
 		return ExitUsage
 	case errors.Is(err, storage.ErrLocked):
 		return ExitLocked

@@ -16,7 +16,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	in := fs.String("in", "", `JSONL file: one {"url","title","text"[,"site","published_at"]} object per line`)
 	db := fs.String("db", "", "SQLite file or postgres:// URL of the store (default: the site file's storage, or "+config.Default().Storage+")")
 	site := fs.String("site", "", "site file whose storage and dedup settings apply (default: built-in defaults)")
-	every := fs.Duration("progress", 5*time.Second, "progress report interval (0: none)")
+	every := durationFlag(fs, "progress", 5*time.Second, "progress report interval: a `duration` (5s, 1m) or seconds (5); 0: none")
 	lenient := fs.Bool("lenient", false, "ignore keys that are neither the import's nor those of a newscrawl export (default: an unknown key is an error naming the line)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
