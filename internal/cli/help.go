@@ -124,7 +124,10 @@ a temporary directory, prints the kept articles and the duplicates, and
 removes the directory at the end (--keep or --dir keeps it and says where).`, []string{
 		"newscrawl demo", "newscrawl demo --keep"}},
 	"version": {"", `Prints the program's version, the Go version and the VCS revision it was
-built from.`, []string{"newscrawl version"}},
+built from, and where the version came from: the -ldflags -X value of a
+release build (go build -ldflags "-X
+github.com/newsdedup/newscrawl/internal/cli.linkedVersion=v1.2.3"), else
+the module version the toolchain recorded, else (devel).`, []string{"newscrawl version"}},
 }
 
 // helpOut is the stderr Main gives a command: it writes to stderr, but
