@@ -41,11 +41,14 @@ robots.txt fetch per host.`, []string{
 	"export": {"", `Writes the store's decisions: one record per decided article URL, stored
 articles first, then duplicates with their evidence and reason. Every
 record has every key (null where it does not apply) and its run_id.
-Formats: jsonl (the format ../shared/bench/score.py reads), csv (RFC 4180,
-header row), warc (WARC/1.1: a resource and a metadata record per stored
-article, a revisit record per duplicate; .gz output is gzipped per record).`, []string{
+Formats: jsonl (the format ../shared/bench/score.py reads, and import and
+dedup --in read back), csv (RFC 4180, header row; --bom for Excel), warc
+(WARC/1.1: a resource and a metadata record per stored article, or the
+response as fetched with fetch.keep_raw, a revisit record per duplicate;
+.gz output is gzipped per record).`, []string{
 		"newscrawl export --db data/news.db --out corpus.jsonl",
 		"newscrawl export --db data/news.db --format csv --kept-only --out corpus.csv",
+		"newscrawl export --db data/news.db --format csv --bom --out corpus-excel.csv",
 		"newscrawl export --db data/news.db --format warc --run 12 --out run12.warc.gz",
 		"newscrawl export --db data/news.db --since 24h"}},
 	"migrate": {"", `Copies a SQLite store into an empty PostgreSQL database in one transaction:

@@ -74,3 +74,43 @@ func TestImportStoreDoesNotOpen(t *testing.T) {
 		t.Errorf("all-zero summary printed:\n%s", r.stdout)
 	}
 }
+
+// TestExportCSVBOM: --bom starts a CSV export with the UTF-8 byte order
+// mark (Excel reads the file as UTF-8 then); without it there is none, and
+// --bom with another format is a usage error.
+func TestExportCSVBOM(t *testing.T) {
+	db := sampleDB(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		code    int
+		wantBOM bool
+	}{
+		{"csv --bom", []string{"--format", "csv", "--bom"}, ExitOK, true},
+		{"csv", []string{"--format", "csv"}, ExitOK, false},
+		{"jsonl --bom", []string{"--bom"}, ExitUsage, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".csv")
+			r := runMain(append([]string{"export", "--db", db, "--out", out}, tc.args...)...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", r.code, tc.code, r.stderr)
+			}
+			if tc.code != ExitOK {
+				return
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rest, hasBOM := strings.CutPrefix(string(b), "\xef\xbb\xbf")
+			if hasBOM != tc.wantBOM {
+				t.Fatalf("BOM %v, want %v", hasBOM, tc.wantBOM)
+			}
+			if !strings.HasPrefix(rest, "run_id,url,") {
+				t.Errorf("header row %q", rest[:min(len(rest), 40)])
+			}
+		})
+	}
+}

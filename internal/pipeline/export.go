@@ -37,7 +37,14 @@ type ExportOptions struct {
 	Filter export.Filter
 	// Gzip compresses a WARC export record by record (.warc.gz).
 	Gzip bool
+	// BOM starts a CSV export with the UTF-8 byte order mark, by which
+	// Excel recognises UTF-8 (without it, it reads the file in the
+	// system's ANSI code page and shows Chinese as mojibake).
+	BOM bool
 }
+
+// utf8BOM is the UTF-8 encoding of U+FEFF.
+const utf8BOM = "\xef\xbb\xbf"
 
 // Export writes one JSON line per decided article URL (internal/export):
 // stored articles, then duplicate verdicts. It returns the number of lines
@@ -53,6 +60,11 @@ func ExportTo(ctx context.Context, store storage.Store, w io.Writer, o ExportOpt
 	case FormatJSONL, "":
 		return export.JSONL(ctx, store, o.Filter, w)
 	case FormatCSV:
+		if o.BOM {
+			if _, err := io.WriteString(w, utf8BOM); err != nil {
+				return 0, err
+			}
+		}
 		return export.CSV(ctx, store, o.Filter, w)
 	case FormatWARC:
 		c, err := warcexport.Write(ctx, store, w, warcexport.Options{Filter: o.Filter, Gzip: o.Gzip, Software: "newscrawl", Now: time.Now()})
