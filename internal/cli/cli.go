@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/newsdedup/newscrawl/internal/logging"
 )
 
 // command is one subcommand: it parses its own flags from args.
@@ -65,6 +67,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 
+	con := logging.NewConsole(stderr, logFormatOf(args[1:]))
+	defer con.Flush()
+	stderr = con
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	sigs := make(chan os.Signal, 2)

@@ -50,7 +50,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *workers < 0 {
 		return usagef("crawl: --workers must be >= 0, got %d", *workers)
 	}
-	log, err := logFlags.Logger(stderr)
+	log, err := logFlags.Logger(recordsOf(stderr))
 	if err != nil {
 		return usageError{fmt.Errorf("crawl: --%w", err)}
 	}
@@ -145,10 +145,4 @@ func crawl(ctx context.Context, cfg *config.Config, o pipeline.CrawlOptions, std
 		progress.Summary(stdout, pipeline.StoreName(cfg.Storage), res.Run, res.Summary, res.Elapsed)
 	}
 	return res, err
-}
-
-// progressTo prints progress lines on w.
-func progressTo(w io.Writer) func(p pipeline.Progress) {
-	var m progress.Meter
-	return func(p pipeline.Progress) { fmt.Fprintln(w, m.Line(p.Snapshot, p.Queue)) }
 }

@@ -59,14 +59,14 @@ func exitCode(name string, err, cause error, stderr io.Writer, sig os.Signal) in
 	var es errSignal
 	if errors.As(cause, &es) {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "newscrawl %s: %s\n", name, trimPrefix(err.Error(), name))
+			printError(stderr, fmt.Sprintf("newscrawl %s: %s", name, trimPrefix(err.Error(), name)))
 		}
 		return exitCodeForSignal(es.sig)
 	}
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "newscrawl %s: %s\n", name, trimPrefix(err.Error(), name))
+	printError(stderr, fmt.Sprintf("newscrawl %s: %s", name, trimPrefix(err.Error(), name)))
 	var ue usageError
 	var ve *config.ValidationError
 	switch {
