@@ -59,6 +59,6 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func formatImport(s pipeline.ImportStats) string {
-	return fmt.Sprintf("%d read in %.1fs (%.0f/s): %d stored, %d duplicates, %d without text, %d decided before",
+	return fmt.Sprintf("%d read in %.1fs (%.0f/s): %d stored, %d duplicates, %d not_article (no text), %d decided before",
 		s.Read, s.Elapsed.Seconds(), float64(s.Read)/max(s.Elapsed.Seconds(), 1e-9), s.Stored, s.Duplicates, s.NotArticle, s.AlreadyDecided)
 }

@@ -109,3 +109,51 @@ func TestJSONConsoleErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOneVocabulary: the crawl summary, the run record as report and
+// serve show it, and the report's page counts name and count outcomes
+// alike: a 404 is "gone", not one of the "errors".
+func TestOneVocabulary(t *testing.T) {
+	site := decisionSite(t)
+	r := runMain("crawl", "--site", site, "--progress", "0")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var head, total []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		switch f := strings.Fields(l); {
+		case len(f) > 0 && f[0] == "site":
+			head = f
+		case len(f) > 0 && f[0] == "total":
+			total = f
+		}
+	}
+	col := func(name string) string {
+		for i, h := range head {
+			if h == name && i < len(total) {
+				return total[i]
+			}
+		}
+		t.Fatalf("no column %q in the summary:\n%s", name, r.stdout)
+		return ""
+	}
+	if col("errors") != "0" || col("gone") != "1" {
+		t.Fatalf("summary: errors %s, gone %s, want 0 and 1:\n%s", col("errors"), col("gone"), r.stdout)
+	}
+	db := filepath.Join(filepath.Dir(site), "news.db")
+	out := filepath.Join(t.TempDir(), "r.html")
+	if r := runMain("report", "--db", db, "--out", out); r.code != ExitOK {
+		t.Fatalf("report: exit %d: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	// Totals and runs tables: errors then gone, as in the summary.
+	for _, want := range []string{`<th>errors</th><th>gone</th>`, `<th class="n">0</th><th class="n">1</th></tr>`, `<td class="n">0</td><td class="n">1</td></tr>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ const (
 	maxBarLabels                   = 24
 	fontSize                       = 12
 	colorStored, colorDup, colorEr = "#2ca02c", "#ff7f0e", "#d62728"
+	colorGone                      = "#7f7f7f"
 )
 
 var palette = []string{colorStored, colorDup, colorEr, "#1f77b4", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/internal/explain"
 	"github.com/newsdedup/newscrawl/internal/passages"
+	"github.com/newsdedup/newscrawl/internal/progress"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -71,6 +72,7 @@ func New(s Store, th explain.Thresholds, log *slog.Logger) (*Handler, error) {
 		"paras": func(s string) []string {
 			return strings.Split(s, "\n")
 		},
+		"totals": progress.RunCounts, // a run's totals with gone pages apart from errors
 		"reason": func(s string) string {
 			if s == "" {
 				return "not recorded"
@@ -124,10 +126,12 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	http.Error(w, "internal error (see the server log)", http.StatusInternalServerError)
 }
 
-// SiteRow counts a site's page outcomes over all runs.
+// SiteRow counts a site's page outcomes over all runs, named and counted
+// as the crawl's summary counts them: Errors are failures of the site or
+// the network, Gone the pages a 4xx answered (progress.IsGone).
 type SiteRow struct {
-	Site                                          string
-	Pages, Stored, Duplicates, NotArticle, Errors int
+	Site                                                string
+	Pages, Stored, Duplicates, NotArticle, Errors, Gone int
 }
 
 func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
@@ -154,7 +158,11 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 		case storage.OutcomeNotArticle:
 			s.NotArticle++
 		case storage.OutcomeError:
-			s.Errors++
+			if progress.IsGone(p.ErrKind) {
+				s.Gone++
+			} else {
+				s.Errors++
+			}
 		}
 		return nil
 	})
