@@ -35,6 +35,10 @@ func TestCommandLineErrors(t *testing.T) {
 			ExitUsage, []string{"not a store URL"}, nil},
 		{"export --out in a missing folder", []string{"export", "--db", db, "--out", filepath.Join(dir, "nope", "x.jsonl")},
 			ExitFailure, []string{"no folder " + filepath.Join(dir, "nope")}, []string{".x.jsonl"}},
+		{"check --db through a file", []string{"check", "--db", filepath.Join(file, "x.db")},
+			ExitNoStore, []string{"not a folder"}, []string{"stat "}},
+		{"check --db http URL", []string{"check", "--db", "http://example.com/news"},
+			ExitUsage, []string{"not a store URL"}, nil},
 		{"migrate --from in a missing folder", []string{"migrate", "--from", filepath.Join(dir, "nope", "x.db"), "--to", "postgres://u@127.0.0.1:1/x"},
 			ExitNoStore, []string{"no newscrawl store at"}, []string{"stat "}},
 		{"--progress in bare seconds", []string{"import", "--progress", "5", "--in", filepath.Join(dir, "absent.jsonl")},
@@ -81,6 +85,7 @@ func TestHelpExitCodes(t *testing.T) {
 	}{
 		{"crawl", []string{"3 another crawl", "4 the crawl could fetch nothing", "5 no store", "130 interrupted"}, nil},
 		{"export", []string{"1 failure", "5 no store"}, []string{"3 another", "4 the crawl"}},
+		{"check", []string{"1 failure", "5 no store"}, []string{"3 another", "4 the crawl"}},
 		{"import", []string{"3 another crawl or import", "5 no store"}, []string{"4 the crawl"}},
 		{"dedup", []string{"1 failure", "2 bad flags"}, []string{"3 another", "4 the crawl", "5 no store"}},
 		{"extract", []string{"1 failure"}, []string{"3 another", "4 the crawl", "5 no store"}},

@@ -219,7 +219,7 @@ func commandExits(name string) []int {
 		return []int{ExitFailure, ExitLocked, ExitNothingFetched, ExitNoStore, ExitInterrupted}
 	case "import", "migrate":
 		return []int{ExitFailure, ExitLocked, ExitNoStore, ExitInterrupted}
-	case "export", "explain", "report", "serve":
+	case "export", "explain", "report", "serve", "check":
 		return []int{ExitFailure, ExitNoStore, ExitInterrupted}
 	case "version":
 		return nil
