@@ -146,34 +146,9 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		runIndex[run.ID] = i
 		r.RunTotals = append(r.RunTotals, runCounts(run.Stats))
 	}
-	kinds := map[string]int{}
-	err = src.Pages(ctx, func(p storage.Page) error {
-		row := r.BySiteRun[p.Site]
-		if row == nil {
-			row = make([]Counts, len(runs))
-			r.BySiteRun[p.Site] = row
-		}
-		if i, ok := runIndex[p.RunID]; ok {
-			row[i].add(p)
-		}
-		c := r.BySite[p.Site]
-		c.add(p)
-		r.BySite[p.Site] = c
-		r.Total.add(p)
-		if p.Outcome == storage.OutcomeError {
-			k := p.ErrKind
-			if k == "" {
-				k = "unknown"
-			}
-			kinds[k]++
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+	if err := r.countPages(ctx, src, runIndex); err != nil {
+		return nil, err
 	}
-	r.Sites = slices.Sorted(maps.Keys(r.BySite))
-	r.ErrorKinds = sortedKinds(kinds)
 
 	clusters := map[int64]*Cluster{}
 	sites := map[int64]map[string]bool{}
@@ -231,6 +206,40 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		r.DuplicateRate = float64(r.Total.Duplicates) / float64(n)
 	}
 	return r, nil
+}
+
+// countPages counts the pages' outcomes per site and run, per site, in
+// total and by error kind.
+func (r *Report) countPages(ctx context.Context, src Source, runIndex map[int64]int) error {
+	kinds := map[string]int{}
+	err := src.Pages(ctx, func(p storage.Page) error {
+		row := r.BySiteRun[p.Site]
+		if row == nil {
+			row = make([]Counts, len(r.Runs))
+			r.BySiteRun[p.Site] = row
+		}
+		if i, ok := runIndex[p.RunID]; ok {
+			row[i].add(p)
+		}
+		c := r.BySite[p.Site]
+		c.add(p)
+		r.BySite[p.Site] = c
+		r.Total.add(p)
+		if p.Outcome == storage.OutcomeError {
+			k := p.ErrKind
+			if k == "" {
+				k = "unknown"
+			}
+			kinds[k]++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	r.Sites = slices.Sorted(maps.Keys(r.BySite))
+	r.ErrorKinds = sortedKinds(kinds)
+	return nil
 }
 
 func sortedKinds(m map[string]int) []Kind {
