@@ -44,7 +44,7 @@ const devel = "(devel)"
 // module version the toolchain recorded (go install module@version, or
 // derived from the VCS tag and revision), else "(devel)" with the reason.
 func formatVersion(bi *debug.BuildInfo, linked string) string {
-	v, from := devel, "unknown: built without VCS information (-buildvcs=false) and without -ldflags -X github.com/newsdedup/newscrawl/internal/cli.linkedVersion=VERSION"
+	v, from := devel, "nowhere: the build recorded no module version (no VCS stamp, as with -buildvcs=false) and no -ldflags -X github.com/newsdedup/newscrawl/internal/cli.linkedVersion=VERSION"
 	switch {
 	case linked != "":
 		v, from = linked, "-ldflags -X"

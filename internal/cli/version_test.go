@@ -24,7 +24,7 @@ func TestFormatVersion(t *testing.T) {
 		{"module version", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.3.0"}}, "",
 			[]string{"newscrawl v1.3.0 (go1.26.8; version from the module version)"}},
 		{"-buildvcs=false without -ldflags", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: devel}}, "",
-			[]string{"newscrawl (devel) (go1.26.8; version from unknown", "-ldflags -X github.com/newsdedup/newscrawl/internal/cli.linkedVersion="}},
+			[]string{"newscrawl (devel) (go1.26.8; version from nowhere: the build recorded no module version", "-ldflags -X github.com/newsdedup/newscrawl/internal/cli.linkedVersion="}},
 		{"no build information", nil, "v1.4.0", []string{"newscrawl v1.4.0 (no build information; version from -ldflags -X)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
