@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 	"github.com/newsdedup/newscrawl/internal/evalcrash"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
-	"github.com/newsdedup/newscrawl/internal/shared"
 )
 
 // fileSizeEnv, with mainEnv, limits the size of every file the child
@@ -97,7 +97,7 @@ func TestCrashRecovery(t *testing.T) {
 // is skipped, or fails when CI is set.
 func crashSharedDir(t *testing.T) string {
 	t.Helper()
-	root, err := shared.Root(".")
+	root, err := devdata.Root(".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,7 @@ type doc struct {
 	examples    []string
 }
 
-// docs are the help texts of the commands, by name ("eval web" for eval's
-// subcommands).
+// docs are the help texts of the commands, by name.
 var docs = map[string]doc{
 	"crawl": {"", `Crawls every site of the site file (or --only some of them) into the store:
 fetch, decode, extract, dedup, store. Progress goes to stderr every
@@ -102,13 +101,6 @@ transaction; a postgres:// store commits one record at a time under the
 fleet's decision lock, so an import can run beside crawls.`, []string{
 		"newscrawl import --in corpus.jsonl --db data/news.db",
 		"newscrawl import --in corpus.jsonl --site configs/sites.yaml --progress 0"}},
-	"eval": {"[subcommand]", `Prints quality and speed figures on the shared data (../shared); "eval help"
-lists the subcommands; without one it runs "eval dedup".`, []string{
-		"newscrawl eval web", "newscrawl eval crash --n 50"}},
-	"learn-antecedents": {"", `Learns SpotSigs antecedents from pages with a labelled text layer
-(original/*.html and cleaned/*.txt) and prints them; --out writes the list
-to a file you name.`, []string{
-		"newscrawl learn-antecedents --data ../shared/data/extraction/cwced-dev --out antecedents.txt"}},
 	"demo": {"", `Starts the bundled fixture portals on loopback, crawls them into a store in
 a temporary directory, prints the kept articles and the duplicates, and
 removes the directory at the end (--keep or --dir keeps it and says where).`, []string{

@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"github.com/newsdedup/newscrawl/extract"
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 )
 
 // TestEvalReport runs the full measurement and prints the table (go test -v).
 // EVAL_ONLY restricts it to one dataset; EVAL_WORST lists that many worst pages.
 func TestEvalReport(t *testing.T) {
-	r, err := Run(context.Background(), Config{Shared: sharedtest.Dir(t), Only: os.Getenv("EVAL_ONLY"), Options: extract.Options{StripMetaLines: os.Getenv("EVAL_STRIPMETA") != "", Engine: os.Getenv("EVAL_ENGINE")}})
+	r, err := Run(context.Background(), Config{Shared: devdatatest.Dir(t), Only: os.Getenv("EVAL_ONLY"), Options: extract.Options{StripMetaLines: os.Getenv("EVAL_STRIPMETA") != "", Engine: os.Getenv("EVAL_ENGINE")}})
 	if err != nil {
 		t.Fatal(err)
 	}

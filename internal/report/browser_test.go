@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/newsdedup/newscrawl/internal/browser"
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 )
 
 var docs = flag.Bool("docs", false, "also write the screenshot to the repository's docs/img")
@@ -63,7 +63,7 @@ func TestBrowser(t *testing.T) {
 	}
 	png, p := b.Screenshot(t, "report")
 	if *docs {
-		root, err := shared.Root(".")
+		root, err := devdata.Root(".")
 		if err != nil {
 			t.Fatal(err)
 		}
