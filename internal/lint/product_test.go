@@ -25,6 +25,7 @@ var (
 	labPackages = []string{
 		"cmd/newscrawl-lab",    // the lab program
 		"internal/labcli",      // its command line: eval, learn-antecedents
+		"internal/quality",     // the quality-floors test of the dev evaluations
 		"internal/antecedents", // learns SpotSigs antecedents (learn-antecedents, eval antecedents)
 		"internal/dataset",     // readers of the dev sets (robust.jsonl, gold set)
 		"internal/shingle",     // the shingling and MinHash baselines
