@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestCrashRecovery is the short form of `newscrawl eval crash`: two sites
+// TestCrashRecovery is the short form of `newscrawl-lab eval crash`: two sites
 // of the reprint web are crawled by child processes that are killed with
 // SIGKILL at random moments and restarted until the crawl completes; the
 // store must then hold exactly what an uninterrupted crawl stores (checks
