@@ -626,16 +626,6 @@ func PackPrints(ps []winnow.Print) []uint64 {
 
 const posMask = 1<<32 - 1
 
-// UnpackPrints reverses PackPrints (hashes keep their high 32 bits; the
-// order is PackPrints' sorted order).
-func UnpackPrints(packed []uint64) []winnow.Print {
-	out := make([]winnow.Print, len(packed))
-	for i, v := range packed {
-		out[i] = winnow.Print{Hash: v &^ posMask, Pos: int(v & posMask)}
-	}
-	return out
-}
-
 func distinctTerms(words []string, isStop func(string) bool) []string {
 	seen := make(map[string]struct{}, len(words))
 	out := make([]string, 0, len(words)/2)
