@@ -57,8 +57,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cmd == nil {
-		fmt.Fprintf(stderr, "newscrawl: unknown command %q\n", args[0])
-		printUsage(stderr)
+		fmt.Fprintf(stderr, "newscrawl: unknown command %q%s (newscrawl help lists the commands)\n", args[0], suggest(args[0]))
 		return ExitUsage
 	}
 

@@ -2,19 +2,22 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/newsdedup/newscrawl/internal/logging"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
 )
 
 // What another program of the module (the lab, internal/labcli) shares with
-// newscrawl's command line: running a command under the same signal rules
-// and exit codes, marking usage errors, the exit-code help and the crawl's
-// progress lines. The product does not import the lab; the lab imports this.
+// newscrawl's command line: running a command under the same console,
+// signal rules and exit codes, flag sets whose help goes where newscrawl's
+// goes, marking usage errors, the exit-code help and the crawl's progress
+// lines. The product does not import the lab; the lab imports this.
 
 // RunFunc is the body of a command: it parses its own flags from args.
 type RunFunc = func(ctx context.Context, args []string, stdout, stderr io.Writer) error
@@ -24,10 +27,15 @@ type RunFunc = func(ctx context.Context, args []string, stdout, stderr io.Writer
 const ExitCodesHelp = exitCodesHelp
 
 // Run runs the command name of program prog ("newscrawl", "newscrawl-lab")
-// and returns the process exit code. SIGINT and SIGTERM cancel the
-// command's context; a second signal exits at once. A failure is printed as
-// "prog name: message" and mapped to its exit code (exit.go).
+// and returns the process exit code. stderr is a console in the
+// --log-format of args; the command's help (-h) goes to stdout. SIGINT and
+// SIGTERM cancel the command's context; a second signal exits at once. A
+// failure is printed as "prog name: message" and mapped to its exit code
+// (exit.go).
 func Run(prog, name string, run RunFunc, args []string, stdout, stderr io.Writer) int {
+	con := logging.NewConsole(stderr, logFormatOf(args))
+	defer con.Flush()
+	stderr = con
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	sigs := make(chan os.Signal, 2)
@@ -52,7 +60,7 @@ func Run(prog, name string, run RunFunc, args []string, stdout, stderr io.Writer
 		}
 	}()
 
-	err := run(ctx, args, stdout, stderr)
+	err := run(ctx, args, stdout, helpOut{stderr, stdout})
 	return exitCode(prog, name, err, context.Cause(ctx), stderr, got)
 }
 
@@ -65,3 +73,26 @@ func Usagef(format string, a ...any) error { return usagef(format, a...) }
 
 // ProgressTo prints a crawl's progress lines on w, as crawl does.
 func ProgressTo(w io.Writer) func(p pipeline.Progress) { return progressTo(w) }
+
+// FlagSet returns a flag set whose help, written by usage, goes where the
+// help of newscrawl's commands goes: to stdout when -h asks for it (to
+// stderr when stderr is not the one Run gives), and nowhere after a parse
+// error, which the command returns and Run prints in one line.
+func FlagSet(name string, stderr io.Writer, usage func(w io.Writer, fs *flag.FlagSet)) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	help := stderr
+	if h, ok := stderr.(helpOut); ok {
+		help = h.stdout
+	}
+	fw := &failWriter{}
+	fs.SetOutput(fw)
+	fs.Usage = func() {
+		if fw.failed {
+			return
+		}
+		fs.SetOutput(help)
+		usage(help, fs)
+		fs.SetOutput(fw)
+	}
+	return fs
+}

@@ -66,8 +66,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return cli.Run(prog, c.name, c.run, args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q\n", prog, args[0])
-	printUsage(stderr)
+	fmt.Fprintf(stderr, "%s: unknown command %q (%s help lists the commands)\n", prog, args[0], prog)
 	return cli.ExitUsage
 }
 
@@ -81,12 +80,11 @@ func printUsage(w io.Writer) {
 }
 
 // newFlags returns the flag set of a command with its help (description,
-// examples, flags, exit codes) as Usage.
+// examples, flags, exit codes) as Usage, printed where newscrawl's
+// commands print theirs (cli.FlagSet).
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		w, d := fs.Output(), docs[name]
+	return cli.FlagSet(name, stderr, func(w io.Writer, fs *flag.FlagSet) {
+		d := docs[name]
 		fmt.Fprintf(w, "usage: %s %s [flags]\n\n%s\n\nExamples:\n", prog, name, d.description)
 		for _, e := range d.examples {
 			fmt.Fprintf(w, "  %s\n", e)
@@ -94,8 +92,7 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 		fmt.Fprintln(w, "\nFlags:")
 		fs.PrintDefaults()
 		fmt.Fprintf(w, "\n%s\n", exitCodesHelp)
-	}
-	return fs
+	})
 }
 
 // usageError marks err as caused by how the command was called (exit code

@@ -30,9 +30,12 @@ func TestHelpTexts(t *testing.T) {
 				t.Fatalf("exit %d", r.code)
 			}
 			for _, w := range []string{"usage: newscrawl-lab " + c.name, "Examples:", "Flags:", "Exit codes: 0 done"} {
-				if !strings.Contains(r.stderr, w) {
-					t.Errorf("missing %q in\n%s", w, r.stderr)
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("missing %q in stdout:\n%s", w, r.stdout)
 				}
+			}
+			if r.stderr != "" {
+				t.Errorf("help on stderr:\n%s", r.stderr)
 			}
 			if docs[c.name].description == "" {
 				t.Error("no description")
@@ -75,7 +78,7 @@ func TestExitCodes(t *testing.T) {
 
 func TestLearnAntecedentsWritesOnlyWhereTold(t *testing.T) {
 	r := runMain("learn-antecedents", "-h")
-	if !strings.Contains(r.stderr, "-out string") || strings.Contains(r.stderr, `(default "segment/antecedents.txt")`) {
-		t.Errorf("learn-antecedents writes to a tracked file by default:\n%s", r.stderr)
+	if !strings.Contains(r.stdout, "-out string") || strings.Contains(r.stdout, `(default "segment/antecedents.txt")`) {
+		t.Errorf("learn-antecedents writes to a tracked file by default:\n%s", r.stdout)
 	}
 }
