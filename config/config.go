@@ -207,10 +207,60 @@ type Site struct {
 	Charset      string   `yaml:"charset"`
 	Remove       []string `yaml:"remove"`
 	Extract      Extract  `yaml:"extract"`
+	// Sitemaps, Feeds and APIs are list surfaces besides start_urls, read
+	// at the start of every run: sitemaps or sitemap indexes (.xml or
+	// .xml.gz, sitemaps.org and Google News tags), feeds (RSS, Atom, JSON
+	// Feed) and JSON or JSONP list endpoints. The robots.txt "Sitemap:"
+	// lines of the hosts of the site's start URLs and surfaces are read
+	// too. Every URL they list must still match article_url (or
+	// follow_url) and allowed_domains.
+	Sitemaps []string `yaml:"sitemaps"`
+	Feeds    []string `yaml:"feeds"`
+	APIs     []API    `yaml:"apis"`
 
 	// Compiled patterns, set by Validate.
 	ArticleRe *regexp.Regexp `yaml:"-"`
 	FollowRe  *regexp.Regexp `yaml:"-"`
+}
+
+// API is one JSON or JSONP list endpoint of a site. Its file form names
+// the key url twice: the endpoint (an absolute URL) and the item field
+// holding the article URL (a field name); the decoder tells them apart by
+// their values (see decoder.api).
+type API struct {
+	URL         string `yaml:"url"`   // endpoint; {page} is replaced by 1..pages
+	Pages       int    `yaml:"pages"` // pages fetched per run, 1..MaxAPIPages
+	Method      string `yaml:"method"`
+	Body        string `yaml:"body"` // POST body; {page} is replaced too
+	ContentType string `yaml:"content_type"`
+	Items       string `yaml:"items"` // dotted path to the item array; "" is the root
+	// ItemURL is the item field holding the article URL (the second url
+	// key); URLTemplate instead builds it from item fields ("{id}").
+	ItemURL     string `yaml:"-"`
+	URLTemplate string `yaml:"url_template"`
+	Time        string `yaml:"time"` // optional item field: unix seconds or a date string
+}
+
+// Defaults and limits of an api entry.
+const (
+	// MaxAPIPages bounds pages: a list endpoint's first pages hold what
+	// was published since the last run; a larger value is a typo or a
+	// crawl of the archive, which a list endpoint is not for.
+	MaxAPIPages        = 50
+	DefaultAPIMethod   = "GET"
+	DefaultContentType = "application/json"
+	// PagePlaceholder is replaced by the page number in an api's url and
+	// body.
+	PagePlaceholder = "{page}"
+)
+
+// DefaultAPI returns an api entry with its defaults set.
+func DefaultAPI() API { return API{Pages: 1, Method: DefaultAPIMethod} }
+
+// HasSources reports whether the site has a list surface besides its
+// start URLs.
+func (s *Site) HasSources() bool {
+	return len(s.Sitemaps) > 0 || len(s.Feeds) > 0 || len(s.APIs) > 0
 }
 
 // Extract holds per-site selector overrides for sites where the generic path fails.
@@ -378,8 +428,11 @@ func (c *Config) Validate() error {
 // problems lists every problem of Validate.
 func (c *Config) problems() []Problem {
 	var p []Problem
+	// A path may carry a "#tag" after the path shown (the second url key
+	// of an api entry): its line is recorded under the whole path.
 	add := func(path, format string, a ...any) {
-		p = append(p, Problem{Path: path, Line: c.lines[path], Msg: fmt.Sprintf(format, a...)})
+		shown, _, _ := strings.Cut(path, "#")
+		p = append(p, Problem{Path: shown, Line: c.lines[path], Msg: fmt.Sprintf(format, a...)})
 	}
 	c.validateGlobal(add)
 	c.validateFetch(add)
@@ -506,8 +559,8 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 	} else {
 		names[s.Name] = i
 	}
-	if len(s.StartURLs) == 0 {
-		add(at+".start_urls", "at least one URL is required")
+	if len(s.StartURLs) == 0 && !s.HasSources() {
+		add(at+".start_urls", "at least one URL is required (or sitemaps, feeds or apis)")
 	}
 	for j, u := range s.StartURLs {
 		pu, err := url.Parse(u)
@@ -520,6 +573,7 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 	if len(s.AllowedDomains) == 0 {
 		add(at+".allowed_domains", "at least one domain is required")
 	}
+	s.validateSources(at, add)
 	checkDomains(at+".allowed_domains", s.AllowedDomains, add)
 	checkDomains(at+".image_domains", s.ImageDomains, add)
 	if s.ArticleURL == "" {
