@@ -53,6 +53,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -85,6 +86,10 @@ type Response struct {
 	Header     http.Header
 	Body       []byte // decompressed, complete, at most fetch.max_body bytes; NOT charset-decoded
 	FetchedAt  time.Time
+	// Listed is the publication time a list surface (sitemap, feed, API)
+	// gave for the URL; zero when none did. The Processor uses it when
+	// the page itself gives no time.
+	Listed time.Time
 	// images fetches the page's lead image under the crawl's policy (nil
 	// for a Response not made by a crawl); see FetchImage.
 	images func(ctx context.Context, rawURL string) (*Image, error)
@@ -260,9 +265,10 @@ func compileSite(s *config.Site) (*siteState, error) {
 			return nil, fmt.Errorf("site %s: follow_url: %w", s.Name, err)
 		}
 	}
-	if len(s.StartURLs) == 0 {
-		return nil, fmt.Errorf("site %s: no start URL", s.Name)
+	if len(s.StartURLs) == 0 && !s.HasSources() {
+		return nil, fmt.Errorf("site %s: no start URL and no sitemap, feed or api", s.Name)
 	}
+	sourcePorts(s, st.ports)
 	for _, raw := range s.StartURLs {
 		cu, err := urlnorm.Canonical(raw, nil)
 		if err != nil {
@@ -345,6 +351,7 @@ type run struct {
 	cols          chan *colly.Collector
 	workerSem     chan struct{}
 	seen          *seenSet // URLs queued or fetched in this run
+	listed        *listedTimes
 	claimed       *seenSet // URLs whose outcome this run has recorded or is recording
 	sites         []*siteState
 	headers       http.Header
@@ -432,6 +439,7 @@ func (c *Crawler) newRun(runID int64) *run {
 		robots:        newRobotsCache(),
 		seen:          &seenSet{m: make(map[uint64]struct{})},
 		claimed:       &seenSet{m: make(map[uint64]struct{})},
+		listed:        newListedTimes(),
 		workerSem:     make(chan struct{}, c.workers),
 		cols:          make(chan *colly.Collector, c.workers),
 		headers: http.Header{
@@ -554,6 +562,7 @@ func (r *run) siteLoop(ctx context.Context, st *siteState) {
 	wake := make(chan struct{}, 1)
 	var inflight atomic.Int64
 	var queue []storage.FrontierItem
+	r.startSources(ctx, st, &wg, &inflight, wake)
 	for ctx.Err() == nil {
 		if len(queue) == 0 {
 			n := par
@@ -781,7 +790,8 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 	if st.articleRe.MatchString(final) {
 		st.stats.articles.Add(1)
 		resp := &Response{URL: final, RequestURL: it.URL, Site: st.cfg, RunID: r.runID, Depth: it.Depth,
-			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now, images: r.imageFetcher(ctx, st)}
+			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now, images: r.imageFetcher(ctx, st),
+			Listed: r.listed.take(it.URL, final)}
 		out, err := r.proc.ProcessArticle(bg, resp)
 		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return // a lead image fetch was cut by the end of the run: the item stays in flight
@@ -801,6 +811,10 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 			st.stats.addError("processor")
 		}
 	} else {
+		if err := r.scriptLinks(ctx, bg, st, fu, it.Depth, slot.body); err != nil {
+			r.fatal(err)
+			return
+		}
 		p := storage.Page{URL: final, Site: st.name, RunID: r.runID, Outcome: storage.OutcomeNotArticle,
 			Status: slot.status, FetchedAt: now}
 		if err := r.commit(bg, &storage.Commit{Page: p}); err != nil {
@@ -821,11 +835,14 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 	return r.fetchAs(ctx, st, rawURL, host, delay, fetchOpts{headers: r.headers})
 }
 
-// fetchOpts are what a fetch that is not a page's changes (lead images).
+// fetchOpts are what a fetch that is not a page's changes (lead images,
+// list surfaces).
 type fetchOpts struct {
 	maxBody int64               // 0: fetch.max_body
 	headers http.Header         // request headers
 	inScope func(*url.URL) bool // nil: the site's page scope; redirect hops must stay in it
+	method  string              // "": GET
+	body    []byte              // request body (POST), sent again by every attempt
 }
 
 // fetchAs is fetch with the options of a non-page request.
@@ -850,7 +867,7 @@ func (r *run) fetchAs(ctx context.Context, st *siteState, rawURL, host string, d
 		col.Context = context.WithValue(ctx, slotKey{}, slot)
 		st.stats.requests.Add(1)
 		t0 := time.Now()
-		err := col.Request(http.MethodGet, rawURL, nil, nil, o.headers.Clone())
+		err := col.Request(cmp.Or(o.method, http.MethodGet), rawURL, o.reqBody(), nil, o.headers.Clone())
 		r.fetched(st, rawURL, slot.status, time.Since(t0), err)
 		if ctx.Err() != nil {
 			return nil, nil, true

@@ -42,6 +42,10 @@ type SiteStats struct {
 	ImageBytes     int64 `json:"image_bytes"`
 	ImagesTooLarge int64 `json:"images_too_large"`
 	ImagesSkipped  int64 `json:"images_skipped"`
+
+	// Sources counts what each discovery source (sitemap, feed, api,
+	// inline scripts) gave; per site only (Add leaves it out of totals).
+	Sources []SourceStats `json:"sources,omitempty"`
 }
 
 // Add accumulates o into s (Name is kept).
@@ -134,6 +138,8 @@ type siteCounters struct {
 
 	lastStartErr string // why the last start URL could not be fetched (under mu)
 
+	sources *sourceBook // per-source counters of the discovery surfaces
+
 	mu       sync.Mutex
 	errors   map[string]int
 	warnings []string
@@ -141,7 +147,7 @@ type siteCounters struct {
 }
 
 func newSiteCounters() *siteCounters {
-	return &siteCounters{errors: make(map[string]int), warned: make(map[string]bool)}
+	return &siteCounters{errors: make(map[string]int), warned: make(map[string]bool), sources: newSourceBook()}
 }
 
 func (c *siteCounters) addError(kind string) {
@@ -175,6 +181,7 @@ func (c *siteCounters) snapshot(site string) SiteStats {
 		ArticleLinks: c.articleLinks.Load(), Queued: c.queued.Load(),
 		Images: c.images.Load(), ImageBytes: c.imageBytes.Load(), ImagesTooLarge: c.imagesTooLarge.Load(), ImagesSkipped: c.imagesSkipped.Load(),
 	}
+	s.Sources = c.sources.list()
 	c.mu.Lock()
 	if len(c.errors) > 0 {
 		s.ErrorKinds = make(map[string]int, len(c.errors))
