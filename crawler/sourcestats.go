@@ -52,7 +52,7 @@ type SourceStats struct {
 	Matched int64          `json:"matched"` // in allowed_domains and matching article_url or follow_url
 	Pushed  int64          `json:"pushed"`  // new to the frontier
 	Skipped map[string]int `json:"skipped,omitempty"`
-	Dated   int64          `json:"dated"` // pushed or queued URLs with a listed time
+	Dated   int64          `json:"dated"` // article URLs given a listed time (the first source to date a URL counts it)
 }
 
 // sourceBook holds the SourceStats of one site, in the order the sources
@@ -132,14 +132,15 @@ type listedTimes struct {
 
 func newListedTimes() *listedTimes { return &listedTimes{m: make(map[string]time.Time)} }
 
-// note records t for u when t is believable; it reports whether it did.
+// note records t for u when t is believable and u has no time yet; it
+// reports whether it did.
 func (l *listedTimes) note(u string, t, now time.Time) bool {
 	if t.IsZero() || storage.ValidTime("published_at", t) != nil || t.After(now.Add(maxListedAhead)) {
 		return false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.m[u]; !ok && len(l.m) >= maxListedTimes {
+	if _, ok := l.m[u]; ok || len(l.m) >= maxListedTimes {
 		return false
 	}
 	l.m[u] = t
