@@ -23,7 +23,9 @@ type pushRec struct {
 	items map[string]storage.FrontierItem
 }
 
-func newPushRec() *pushRec { return &pushRec{Store: memory.New(), items: map[string]storage.FrontierItem{}} }
+func newPushRec() *pushRec {
+	return &pushRec{Store: memory.New(), items: map[string]storage.FrontierItem{}}
+}
 
 func (p *pushRec) Push(ctx context.Context, items []storage.FrontierItem) (int, error) {
 	p.mu.Lock()
