@@ -58,7 +58,19 @@ const (
 	// MaxLinksPerPageLimit is the largest fetch.max_links_per_page accepted.
 	MaxLinksPerPageLimit = 1_000_000
 	DefaultMaxCrawlDelay = 60 * time.Second
-	DefaultMaxPages      = 0 // unlimited
+	// DefaultGoneRetry: a page that answered 404 or 410 is tried again a
+	// week later (portals restore pulled stories rarely, and late).
+	DefaultGoneRetry = 7 * 24 * time.Hour
+	// List surfaces that yielded nothing new in DefaultListBackoffAfter
+	// runs in a row wait DefaultListBackoffBase, doubling per further empty
+	// fetch up to DefaultListBackoffMax: a quiet channel page of a portal
+	// is then read four times a day, a busy one every run.
+	DefaultListBackoffAfter = 2
+	DefaultListBackoffBase  = 15 * time.Minute
+	DefaultListBackoffMax   = 6 * time.Hour
+	// MaxListBackoffAfter bounds fetch.list_backoff_after.
+	MaxListBackoffAfter = 1000
+	DefaultMaxPages     = 0 // unlimited
 	// DefaultHamming is Manku et al. (2007)'s k=3 for 64-bit Simhash.
 	DefaultHamming = 3
 	// DefaultJaccard is SpotSigs' verification threshold; it equals
@@ -180,6 +192,22 @@ type Fetch struct {
 	// MaxImage bounds a lead image, bytes after decompression; a larger one
 	// is refused (counted as images_too_large, logged), never truncated.
 	MaxImage Size `yaml:"max_image"`
+	// GoneRetry: a URL that answered 404 or 410 is not fetched again
+	// until this long after (0: never again).
+	GoneRetry Duration `yaml:"gone_retry"`
+	// ListInterval is the shortest time between two fetches of one list
+	// surface (list page, sitemap, feed, API request) by any of the
+	// processes sharing the store (0: every run may fetch it). A fleet of
+	// crawls on one postgres:// store sets it below its cron period, so
+	// that one process fetches a surface per period.
+	ListInterval Duration `yaml:"list_interval"`
+	// A list surface that yielded nothing new for ListBackoffAfter runs in
+	// a row is fetched ListBackoffBase after its last fetch, then twice
+	// that after each further empty fetch, up to ListBackoffMax; one new
+	// URL brings it back to every run.
+	ListBackoffAfter int      `yaml:"list_backoff_after"`
+	ListBackoffBase  Duration `yaml:"list_backoff_base"`
+	ListBackoffMax   Duration `yaml:"list_backoff_max"`
 }
 
 // Segment configures segmentation and features.
@@ -284,16 +312,20 @@ func Default() Config {
 		UserAgent: DefaultUserAgent,
 		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard},
 		Fetch: Fetch{
-			Timeout:         Duration(DefaultTimeout),
-			ConnectTimeout:  Duration(DefaultConnectTO),
-			MaxBody:         DefaultMaxBody,
-			LeadImages:      true,
-			MaxImage:        DefaultMaxImage,
-			Retries:         DefaultRetries,
-			MaxRedirects:    DefaultMaxRedirects,
-			MaxURLLength:    DefaultMaxURLLength,
-			MaxLinksPerPage: DefaultMaxLinksPerPage,
-			MaxCrawlDelay:   Duration(DefaultMaxCrawlDelay),
+			Timeout:          Duration(DefaultTimeout),
+			ConnectTimeout:   Duration(DefaultConnectTO),
+			MaxBody:          DefaultMaxBody,
+			LeadImages:       true,
+			MaxImage:         DefaultMaxImage,
+			Retries:          DefaultRetries,
+			MaxRedirects:     DefaultMaxRedirects,
+			MaxURLLength:     DefaultMaxURLLength,
+			MaxLinksPerPage:  DefaultMaxLinksPerPage,
+			MaxCrawlDelay:    Duration(DefaultMaxCrawlDelay),
+			GoneRetry:        Duration(DefaultGoneRetry),
+			ListBackoffAfter: DefaultListBackoffAfter,
+			ListBackoffBase:  Duration(DefaultListBackoffBase),
+			ListBackoffMax:   Duration(DefaultListBackoffMax),
 		},
 	}
 }
@@ -535,6 +567,27 @@ func (c *Config) validateFetch(add addFunc) {
 	}
 	if f.MaxCrawlDelay <= 0 {
 		add("fetch.max_crawl_delay", "must be > 0")
+	}
+	c.validateRevisit(add)
+}
+
+// validateRevisit checks the fetch keys of incremental runs.
+func (c *Config) validateRevisit(add addFunc) {
+	f := c.Fetch
+	if f.GoneRetry < 0 {
+		add("fetch.gone_retry", "must be >= 0 (0: never retry), got %s", f.GoneRetry.D())
+	}
+	if f.ListInterval < 0 {
+		add("fetch.list_interval", "must be >= 0, got %s", f.ListInterval.D())
+	}
+	if f.ListBackoffAfter < 1 || f.ListBackoffAfter > MaxListBackoffAfter {
+		add("fetch.list_backoff_after", "must be in [1, %d], got %d", MaxListBackoffAfter, f.ListBackoffAfter)
+	}
+	if f.ListBackoffBase <= 0 {
+		add("fetch.list_backoff_base", "must be > 0, got %s", f.ListBackoffBase.D())
+	}
+	if f.ListBackoffMax < f.ListBackoffBase {
+		add("fetch.list_backoff_max", "must be >= fetch.list_backoff_base (%s), got %s", f.ListBackoffBase.D(), f.ListBackoffMax.D())
 	}
 }
 

@@ -355,6 +355,7 @@ type run struct {
 	claimed       *seenSet // URLs whose outcome this run has recorded or is recording
 	sites         []*siteState
 	headers       http.Header
+	surfaces      surfaceBook // states of the list surfaces this run claimed
 
 	cancel   context.CancelCauseFunc
 	fatalMu  sync.Mutex

@@ -35,6 +35,12 @@ type SiteStats struct {
 	ArticleLinks     int64 `json:"article_links"`      // distinct links that matched article_url
 	Queued           int64 `json:"queued"`             // URLs added to the frontier
 
+	// List surfaces (list pages, sitemaps, feeds, APIs): answers 304 Not
+	// Modified to a conditional request, and surfaces not fetched because
+	// they were not due (back-off) or another process claimed them.
+	NotModified    int64 `json:"not_modified"`
+	SurfacesNotDue int64 `json:"surfaces_not_due"`
+
 	// Lead images (Response.FetchImage): fetched, refused for their size
 	// (fetch.max_image), and not fetched or failed for another reason
 	// (robots.txt, outside allowed_domains, HTTP error, not an image).
@@ -74,6 +80,8 @@ func (s *SiteStats) Add(o SiteStats) {
 	s.SkippedDecided += o.SkippedDecided
 	s.ArticleLinks += o.ArticleLinks
 	s.Queued += o.Queued
+	s.NotModified += o.NotModified
+	s.SurfacesNotDue += o.SurfacesNotDue
 	s.Images += o.Images
 	s.ImageBytes += o.ImageBytes
 	s.ImagesTooLarge += o.ImagesTooLarge
@@ -133,6 +141,7 @@ type siteCounters struct {
 	skipDepth, skipLength, skipTrap, skipExt, skipDone atomic.Int64
 	skipLinkCap                                        atomic.Int64
 	articleLinks, queued                               atomic.Int64
+	notModified, surfacesNotDue                        atomic.Int64
 	images, imageBytes, imagesTooLarge, imagesSkipped  atomic.Int64
 	startOK, startFailed                               atomic.Int64 // start URLs fetched (2xx HTML) / not fetched this run
 
@@ -179,6 +188,7 @@ func (c *siteCounters) snapshot(site string) SiteStats {
 		SkippedDepth: c.skipDepth.Load(), SkippedURLLength: c.skipLength.Load(), SkippedTrap: c.skipTrap.Load(),
 		SkippedExtension: c.skipExt.Load(), SkippedDecided: c.skipDone.Load(), SkippedLinkCap: c.skipLinkCap.Load(),
 		ArticleLinks: c.articleLinks.Load(), Queued: c.queued.Load(),
+		NotModified: c.notModified.Load(), SurfacesNotDue: c.surfacesNotDue.Load(),
 		Images: c.images.Load(), ImageBytes: c.imageBytes.Load(), ImagesTooLarge: c.imagesTooLarge.Load(), ImagesSkipped: c.imagesSkipped.Load(),
 	}
 	s.Sources = c.sources.list()

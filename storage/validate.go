@@ -73,6 +73,9 @@ func (c *Commit) Validate() error {
 	if err := ValidTime("page fetched_at", p.FetchedAt); err != nil {
 		return err
 	}
+	if err := ValidTime("page retry_at", p.RetryAt); err != nil {
+		return err
+	}
 	switch p.Outcome {
 	case OutcomeStored:
 		if c.Article == nil || c.Duplicate != nil {
