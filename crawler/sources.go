@@ -56,9 +56,9 @@ const (
 
 // Accept headers of surface requests.
 var surfaceAccept = map[string]string{
-	"sitemap": "application/xml,text/xml;q=0.9,*/*;q=0.5",
-	"feed":    "application/rss+xml,application/atom+xml,application/feed+json,application/xml;q=0.9,*/*;q=0.5",
-	"api":     "application/json,text/javascript;q=0.9,*/*;q=0.5",
+	surfaceSitemap: "application/xml,text/xml;q=0.9,*/*;q=0.5",
+	surfaceFeed:    "application/rss+xml,application/atom+xml,application/feed+json,application/xml;q=0.9,*/*;q=0.5",
+	surfaceAPI:     "application/json,text/javascript;q=0.9,*/*;q=0.5",
 }
 
 // reqBody is a fresh reader over the request body (nil: none).
@@ -116,7 +116,7 @@ func (r *run) fetchSources(ctx context.Context, st *siteState) {
 		if ctx.Err() != nil {
 			return
 		}
-		req := surfaceReq{key: surfaceKey{Kind: "feed", URL: f, Method: http.MethodGet}, kind: SourceFeed, src: f}
+		req := surfaceReq{key: surfaceKey{Kind: surfaceFeed, URL: f, Method: http.MethodGet}, kind: SourceFeed, src: f}
 		r.surface(ctx, st, req, func(slot *fetchSlot, base *url.URL) (int, error) {
 			links, err := discovery.ParseFeed(slot.body, slot.header.Get("Content-Type"), base, r.discoveryLimits())
 			if err != nil {
@@ -226,7 +226,7 @@ func (r *run) walkSitemaps(ctx context.Context, st *siteState, w *sitemapWalk) {
 			continue
 		}
 		w.fetched++
-		req := surfaceReq{key: surfaceKey{Kind: "sitemap", URL: t.url, Method: http.MethodGet}, kind: t.kind, src: t.source}
+		req := surfaceReq{key: surfaceKey{Kind: surfaceSitemap, URL: t.url, Method: http.MethodGet}, kind: t.kind, src: t.source}
 		r.surface(ctx, st, req, func(slot *fetchSlot, base *url.URL) (int, error) {
 			sm, err := discovery.ParseSitemap(slot.body, base, r.discoveryLimits())
 			if err != nil {
@@ -268,7 +268,7 @@ func (r *run) queueChildren(st *siteState, w *sitemapWalk, parent sitemapTask, b
 func (r *run) fetchAPI(ctx context.Context, st *siteState, a *config.API) {
 	parser := discovery.API{Items: a.Items, URL: a.ItemURL, URLTemplate: a.URLTemplate, Time: a.Time}
 	for page := 1; page <= a.PageCount() && ctx.Err() == nil; page++ {
-		key := surfaceKey{Kind: "api", URL: discovery.ExpandPage(a.URL, page), Method: a.RequestMethod()}
+		key := surfaceKey{Kind: surfaceAPI, URL: discovery.ExpandPage(a.URL, page), Method: a.RequestMethod()}
 		if a.Body != "" {
 			key.Body = []byte(discovery.ExpandPage(a.Body, page))
 		}
@@ -400,7 +400,7 @@ func (r *run) fetchSurface(ctx context.Context, st *siteState, u *url.URL, req s
 	o := fetchOpts{headers: h, method: key.Method, body: key.Body, inScope: func(t *url.URL) bool {
 		return (t.Scheme == "http" || t.Scheme == "https") && (t.Host == host || config.HostAllowed(t.Host, st.cfg.AllowedDomains))
 	}}
-	if key.Kind == "sitemap" {
+	if key.Kind == surfaceSitemap {
 		o.maxBody = maxSitemapBody
 	}
 	slot, ferr, abandoned := r.fetchAs(ctx, st, key.URL, host, delay, o)
