@@ -78,13 +78,17 @@ func TestSitemapsFromRobots(t *testing.T) {
 		"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
 			text(200, "User-agent: *\nDisallow: /private/\n\nSitemap: "+u("/sitemap/index.xml")+"\n")(w, r)
 		},
-		"/":                  listPage(),
-		"/art/*":             article("a"),
-		"/sitemap/index.xml": func(w http.ResponseWriter, r *http.Request) { sitemapIndex(u("/sitemap/index.xml"), u("/sitemap/news.xml.gz"), u("/sitemap/a.xml"), "https://other.example/s.xml", u("/sitemap/nested1.xml"))(w, r) },
+		"/":      listPage(),
+		"/art/*": article("a"),
+		"/sitemap/index.xml": func(w http.ResponseWriter, r *http.Request) {
+			sitemapIndex(u("/sitemap/index.xml"), u("/sitemap/news.xml.gz"), u("/sitemap/a.xml"), "https://other.example/s.xml", u("/sitemap/nested1.xml"))(w, r)
+		},
 		"/sitemap/news.xml.gz": func(w http.ResponseWriter, r *http.Request) {
 			gzipFile(newsSitemap(newsURL{u("/art/n1"), "2024-05-20T10:00:00+08:00"}, newsURL{u("/art/n2"), ""}, newsURL{u("/private/art/3"), ""}))(w, r)
 		},
-		"/sitemap/a.xml":       func(w http.ResponseWriter, r *http.Request) { xmlDoc(newsSitemap(newsURL{u("/art/a1"), ""}, newsURL{u("/art/n1"), ""}))(w, r) },
+		"/sitemap/a.xml": func(w http.ResponseWriter, r *http.Request) {
+			xmlDoc(newsSitemap(newsURL{u("/art/a1"), ""}, newsURL{u("/art/n1"), ""}))(w, r)
+		},
 		"/sitemap/nested1.xml": func(w http.ResponseWriter, r *http.Request) { sitemapIndex(u("/sitemap/nested2.xml"))(w, r) },
 		"/sitemap/nested2.xml": func(w http.ResponseWriter, r *http.Request) { sitemapIndex(u("/sitemap/nested3.xml"))(w, r) },
 		"/sitemap/nested3.xml": func(w http.ResponseWriter, r *http.Request) { xmlDoc(newsSitemap(newsURL{u("/art/deep"), ""}))(w, r) },
