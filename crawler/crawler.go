@@ -352,6 +352,7 @@ type run struct {
 	workerSem     chan struct{}
 	seen          *seenSet // URLs queued or fetched in this run
 	listed        *listedTimes
+	dry           bool     // a discover run: surfaces are read, nothing is pushed or recorded
 	claimed       *seenSet // URLs whose outcome this run has recorded or is recording
 	sites         []*siteState
 	headers       http.Header
@@ -812,10 +813,7 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 			st.stats.addError("processor")
 		}
 	} else {
-		if err := r.scriptLinks(ctx, bg, st, fu, it.Depth, slot.body); err != nil {
-			r.fatal(err)
-			return
-		}
+		r.scriptLinks(ctx, st, fu, it.Depth, slot.body)
 		p := storage.Page{URL: final, Site: st.name, RunID: r.runID, Outcome: storage.OutcomeNotArticle,
 			Status: slot.status, FetchedAt: now}
 		if err := r.commit(bg, &storage.Commit{Page: p}); err != nil {

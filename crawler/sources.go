@@ -14,7 +14,6 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/discovery"
-	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/urlnorm"
 )
 
@@ -122,7 +121,7 @@ func (r *run) fetchSources(ctx context.Context, st *siteState) {
 			if err != nil {
 				return 0, err
 			}
-			return r.offer(ctx, st, SourceFeed, f, links, base.String()), nil
+			return r.offer(ctx, st, listing{kind: SourceFeed, src: f, referer: base.String()}, links), nil
 		})
 	}
 	for i := range st.cfg.APIs {
@@ -238,7 +237,7 @@ func (r *run) walkSitemaps(ctx context.Context, st *siteState, w *sitemapWalk) {
 			if sm.Index {
 				r.queueChildren(st, w, t, base, sm.Sitemaps)
 			}
-			return r.offer(ctx, st, t.kind, t.source, sm.URLs, base.String()), nil
+			return r.offer(ctx, st, listing{kind: t.kind, src: t.source, referer: base.String()}, sm.URLs), nil
 		})
 	}
 }
@@ -287,7 +286,7 @@ func (r *run) fetchAPI(ctx context.Context, st *siteState, a *config.API) {
 			if res.Skipped > 0 {
 				r.log.Info("api items without a usable URL", "site", st.name, "url", key.URL, "skipped", res.Skipped, "first", res.FirstSkip)
 			}
-			return r.offer(ctx, st, SourceAPI, a.URL, res.Links, key.URL), nil
+			return r.offer(ctx, st, listing{kind: SourceAPI, src: a.URL, referer: key.URL}, res.Links), nil
 		})
 		if !ok || listed == 0 {
 			return
@@ -429,144 +428,4 @@ func parseErrorKind(err error) string {
 		return "path"
 	}
 	return "parse"
-}
-
-// offer filters the links a source listed and pushes the new ones (depth
-// sourceDepth, Referer the surface URL); it returns how many it pushed.
-// A store failure stops the run.
-func (r *run) offer(ctx context.Context, st *siteState, kind, src string, links []discovery.Link, referer string) int {
-	var items []storage.FrontierItem
-	var c SourceStats
-	now := r.clock.Now()
-	for _, l := range links {
-		c.Found++
-		cu, reason := r.admitListed(st, l.URL, nil, false)
-		if reason != "" {
-			c.skip(reason, 1)
-			continue
-		}
-		c.Matched++
-		if st.classify(cu) == linkArticle {
-			if r.listed.note(cu, l.Time, now) {
-				c.Dated++
-			}
-		}
-		if !r.seen.add(cu) {
-			c.skip(SkipSeen, 1)
-			continue
-		}
-		if st.classify(cu) == linkArticle {
-			st.stats.articleLinks.Add(1)
-		}
-		items = append(items, storage.FrontierItem{URL: cu, Site: st.name, Depth: sourceDepth, Referer: referer})
-	}
-	n := r.pushListed(ctx, st, items, referer)
-	c.Pushed = int64(n)
-	c.skip(SkipDecided, len(items)-n)
-	st.stats.sources.update(kind, src, func(s *SourceStats) { s.merge(c) })
-	return n
-}
-
-// admitListed checks one listed URL (resolved against base when not
-// absolute): canonical, in scope, matching article_url (articleOnly) or
-// either pattern, not too long, not a trap, not disallowed by a robots.txt
-// already read. reason is "" when it may be pushed.
-func (r *run) admitListed(st *siteState, raw string, base *url.URL, articleOnly bool) (string, string) {
-	cu, err := urlnorm.Canonical(raw, base)
-	if err != nil {
-		return "", SkipBadURL
-	}
-	lu, err := url.Parse(cu)
-	switch {
-	case err != nil:
-		return "", SkipBadURL
-	case !st.inScope(lu):
-		return "", SkipOffDomain
-	}
-	kind := st.classify(cu)
-	switch {
-	case kind == linkIgnore, articleOnly && kind != linkArticle:
-		return "", SkipNoMatch
-	case len(cu) > r.maxURLLength:
-		return "", SkipURLLength
-	case isPathTrap(lu.Path):
-		return "", SkipTrap
-	}
-	if rules := r.robots.peek(lu.Scheme + "://" + lu.Host); rules != nil && rules.state == robotsOK && !rules.allowed(lu) {
-		return "", SkipRobots
-	}
-	return cu, ""
-}
-
-// pushListed pushes items to the frontier; a store failure stops the run.
-func (r *run) pushListed(ctx context.Context, st *siteState, items []storage.FrontierItem, from string) int {
-	if len(items) == 0 {
-		return 0
-	}
-	n, err := r.store.Push(context.WithoutCancel(ctx), items)
-	if err != nil {
-		r.fatal(fmt.Errorf("push URLs listed by %s: %w", from, err))
-		return 0
-	}
-	st.stats.queued.Add(int64(n))
-	return n
-}
-
-// merge adds the URL counts of o.
-func (s *SourceStats) merge(o SourceStats) {
-	s.Found += o.Found
-	s.Matched += o.Matched
-	s.Pushed += o.Pushed
-	s.Dated += o.Dated
-	for k, v := range o.Skipped {
-		s.skip(k, v)
-	}
-}
-
-// scriptLinks pushes the article URLs found inside the inline scripts of
-// a fetched list page (JSON state, escaped URLs), at most
-// fetch.max_links_per_page of them, one step deeper than the page and
-// within max_depth. It returns a store failure.
-func (r *run) scriptLinks(ctx, bg context.Context, st *siteState, page *url.URL, depth int, body []byte) error {
-	found := discovery.ScriptLinks(htmlBytes(body), page, r.discoveryLimits())
-	if len(found) == 0 {
-		return nil
-	}
-	var c SourceStats
-	if len(found) > r.maxLinks {
-		c.skip(SkipTooMany, len(found)-r.maxLinks)
-		found = found[:r.maxLinks]
-	}
-	var items []storage.FrontierItem
-	for _, raw := range found {
-		c.Found++
-		cu, reason := r.admitListed(st, raw, page, true)
-		switch {
-		case reason != "":
-			c.skip(reason, 1)
-			continue
-		case depth+1 > st.cfg.MaxDepth:
-			c.skip(SkipDepth, 1)
-			continue
-		}
-		c.Matched++
-		if !r.seen.add(cu) {
-			c.skip(SkipSeen, 1)
-			continue
-		}
-		st.stats.articleLinks.Add(1)
-		items = append(items, storage.FrontierItem{URL: cu, Site: st.name, Depth: depth + 1, Referer: page.String()})
-	}
-	var n int
-	if len(items) > 0 {
-		var err error
-		if n, err = r.store.Push(bg, items); err != nil {
-			return fmt.Errorf("push script links of %s: %w", page, err)
-		}
-		st.stats.queued.Add(int64(n))
-	}
-	c.Pushed = int64(n)
-	c.skip(SkipDecided, len(items)-n)
-	st.stats.sources.update(SourceScript, "", func(s *SourceStats) { s.merge(c) })
-	return nil
 }

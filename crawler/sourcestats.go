@@ -48,11 +48,12 @@ type SourceStats struct {
 	ErrorKinds  map[string]int `json:"error_kinds,omitempty"`
 	LastError   string         `json:"last_error,omitempty"`
 
-	Found   int64          `json:"found"`   // URLs listed
-	Matched int64          `json:"matched"` // in allowed_domains and matching article_url or follow_url
-	Pushed  int64          `json:"pushed"`  // new to the frontier
-	Skipped map[string]int `json:"skipped,omitempty"`
-	Dated   int64          `json:"dated"` // article URLs given a listed time (the first source to date a URL counts it)
+	Found    int64          `json:"found"`    // URLs listed
+	Matched  int64          `json:"matched"`  // in allowed_domains and matching article_url or follow_url
+	Articles int64          `json:"articles"` // ... of them matching article_url
+	Pushed   int64          `json:"pushed"`   // new to the frontier
+	Skipped  map[string]int `json:"skipped,omitempty"`
+	Dated    int64          `json:"dated"` // article URLs given a listed time (the first source to date a URL counts it)
 }
 
 // sourceBook holds the SourceStats of one site, in the order the sources
