@@ -39,9 +39,12 @@
 //   - robots.txt is read as Google reads it (robotsmatch.go) and matched
 //     against the URL that is requested.
 //   - Permanent errors are final for article URLs only: start and list
-//     pages are fetched again by every run whatever their last outcome, and
-//     a site whose start pages all fail gets a warning; a run that fetched
-//     nothing at all says so (Summary.NothingFetched).
+//     pages are fetched again by every run they are due whatever their
+//     last outcome, and a site whose start pages all fail gets a warning; a
+//     run that fetched nothing at all says so (Summary.NothingFetched). A
+//     URL that answered 404 or 410 is skipped until fetch.gone_retry has
+//     passed; list pages are fetched conditionally, and less often while
+//     they yield nothing new (incremental runs: surface.go).
 //   - At most fetch.max_links_per_page links are read from a page (the rest
 //     are counted); a <meta http-equiv="refresh"> to another URL is
 //     followed like a redirect.
@@ -649,12 +652,16 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 			}
 		}()
 	}
+	sk, listed := r.listSurface(st, it.URL)
+	if listed && !r.listDue(bg, st, it, sk) {
+		return
+	}
 	u, rules, why := r.admit(ctx, st, it)
 	if rules == nil {
 		startWhy = why
 		return
 	}
-	slot, ferr, abandoned := r.fetch(ctx, st, it.URL, u.Host, max(st.delay, rules.crawlDelay))
+	slot, ferr, abandoned := r.fetchAs(ctx, st, it.URL, u.Host, max(st.delay, rules.crawlDelay), r.pageOpts(bg, sk, listed))
 	if abandoned {
 		return
 	}
@@ -662,12 +669,19 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		st.stats.fetched.Add(1)
 		st.stats.bytes.Add(int64(len(slot.body)))
 	}
+	if listed && r.listUnchanged(ctx, st, it, sk, slot, ferr) {
+		startWhy = "ok"
+		return
+	}
 	var links pageLinks
 	if ferr == nil {
 		slot, links, ferr, abandoned = r.followRefresh(ctx, st, slot)
 		if abandoned {
 			return
 		}
+	}
+	if ferr != nil && listed {
+		r.listFailed(bg, st, sk, ferr)
 	}
 	if ferr != nil && ferr.Kind == KindRedirectDecided {
 		st.stats.skipDone.Add(1)
@@ -781,7 +795,8 @@ func (r *run) claimFinal(bg context.Context, st *siteState, it storage.FrontierI
 func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierItem, final string, slot *fetchSlot, links pageLinks) {
 	bg := context.WithoutCancel(ctx)
 	fu, _ := url.Parse(final) // checked by claimFinal
-	if err := r.discover(ctx, bg, st, fu, it.Depth, links); err != nil {
+	found, err := r.discover(ctx, bg, st, fu, it.Depth, links)
+	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return // cancelled: the item stays in flight and is requeued next run
 		}
@@ -789,6 +804,7 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 		return
 	}
 	now := r.clock.Now()
+	r.listFetched(bg, st, it.URL, final, slot, found)
 	if st.articleRe.MatchString(final) {
 		st.stats.articles.Add(1)
 		resp := &Response{URL: final, RequestURL: it.URL, Site: st.cfg, RunID: r.runID, Depth: it.Depth,
@@ -1075,21 +1091,22 @@ const discoverCheckEvery = 256
 // discover pushes the in-scope links of a page to the frontier (at most
 // fetch.max_links_per_page of them are read). It gives up with ctx's error
 // when ctx ends; store writes use bg.
-func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, depth int, pl pageLinks) error {
+func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, depth int, pl pageLinks) (found, error) {
 	if pl.excess > 0 {
 		st.stats.skipLinkCap.Add(int64(pl.excess))
 		r.warn(st, fmt.Sprintf("pages with more than fetch.max_links_per_page (%d) links: the rest were ignored (skipped_link_cap)", r.maxLinks))
 	}
 	hrefs, baseHref := pl.hrefs, pl.base
 	if len(hrefs) == 0 {
-		return nil
+		return found{}, nil
 	}
 	base := resolveBase(page, baseHref)
 	local := make(map[string]struct{}, len(hrefs))
 	var items []storage.FrontierItem
+	var f found
 	for i, h := range hrefs {
 		if i%discoverCheckEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
+			return f, ctx.Err()
 		}
 		cu, err := urlnorm.Canonical(h, base)
 		if err != nil {
@@ -1119,6 +1136,9 @@ func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, de
 			st.stats.skipExt.Add(1)
 			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "file_type", "from", page.String())
 			continue
+		}
+		f.links = append(f.links, cu)
+		switch {
 		case r.seen.has(cu):
 			continue
 		case depth+1 > st.cfg.MaxDepth:
@@ -1141,15 +1161,8 @@ func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, de
 		}
 		items = append(items, storage.FrontierItem{URL: cu, Site: st.name, Depth: depth + 1, Referer: page.String()})
 	}
-	if len(items) == 0 {
-		return nil
-	}
-	n, err := r.store.Push(bg, items)
-	if err != nil {
-		return fmt.Errorf("push links of %s: %w", page, err)
-	}
-	st.stats.queued.Add(int64(n))
-	return nil
+	err := r.push(bg, st, page, items, &f)
+	return f, err
 }
 
 // isHTML reports whether a 2xx response is an HTML page: by its media type,
@@ -1181,12 +1194,9 @@ func (r *run) recordError(ctx context.Context, st *siteState, pageURL, reqURL st
 	if fe.Err != nil {
 		msg = fe.Err.Error()
 	}
-	// Permanent errors are final for article URLs only: a start URL or a
-	// list page that answers 403, 404, too_large, not_html or redirects
-	// off-site today is fetched again by the next run (issue 10 item 1).
-	permanent := fe.Permanent && st.articleRe.MatchString(pageURL)
+	permanent, retryAt := r.permanence(st, pageURL, fe)
 	p := storage.Page{URL: pageURL, Site: st.name, RunID: r.runID, Outcome: storage.OutcomeError,
-		Status: fe.Status, ErrKind: fe.Kind, Err: msg, Permanent: permanent, FetchedAt: r.clock.Now()}
+		Status: fe.Status, ErrKind: fe.Kind, Err: msg, Permanent: permanent, FetchedAt: r.clock.Now(), RetryAt: retryAt}
 	if err := r.commit(ctx, &storage.Commit{Page: p}); err != nil {
 		r.fatal(err)
 		return

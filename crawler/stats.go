@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,6 +114,31 @@ func (s Summary) Totals() storage.RunStats { return s.Total.RunStats() }
 type SiteSummary struct {
 	SiteStats
 	Warnings []string `json:"warnings,omitempty"`
+	// Discovery is the discovery delay of the articles the run stored
+	// (their published_at to their fetch), filled in by the caller that
+	// can read them back (the pipeline); zero when unknown.
+	Discovery DelayStats `json:"discovery_delay"`
+}
+
+// DelayStats summarises delays: how many, their median and 90th
+// percentile (nearest rank).
+type DelayStats struct {
+	N      int           `json:"n"`
+	Median time.Duration `json:"median"`
+	P90    time.Duration `json:"p90"`
+}
+
+// Delays summarises ds (in any order; ds is sorted in place).
+func Delays(ds []time.Duration) DelayStats {
+	if len(ds) == 0 {
+		return DelayStats{}
+	}
+	slices.Sort(ds)
+	rank := func(q float64) time.Duration {
+		i := int(math.Ceil(q*float64(len(ds)))) - 1
+		return ds[min(max(i, 0), len(ds)-1)]
+	}
+	return DelayStats{N: len(ds), Median: rank(0.5), P90: rank(0.9)}
 }
 
 // Summary is the outcome of a run.

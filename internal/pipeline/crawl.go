@@ -224,6 +224,10 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 		return CrawlResult{}, fmt.Errorf("begin run: %w", err)
 	}
 	copts := crawler.Options{Sites: o.Sites, Workers: o.Workers, Logger: o.Log}
+	from, feedOK, err := discoveryFrom(ctx, store)
+	if err != nil {
+		return CrawlResult{}, err
+	}
 	if shared != nil {
 		// The processor keeps the store itself (its shared decisions need
 		// the PostgreSQL store); the crawler's frontier is Redis's.
@@ -241,6 +245,9 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 	}
 	sum, runErr := cr.Run(ctx, run.ID)
 	flush()
+	if feedOK && runErr == nil {
+		runErr = addDiscovery(context.WithoutCancel(ctx), store, from, run.ID, &sum, o.Metrics)
+	}
 
 	run.FinishedAt = time.Now()
 	run.Stats = progress.RunStats(sum)
@@ -337,7 +344,8 @@ func progressHook(ctx context.Context, store storage.Frontier, o CrawlOptions, s
 			for i, site := range s.Sites {
 				counts[i] = metrics.SiteCounts{Site: site.Name, Stored: site.Stored, Duplicates: site.Duplicates,
 					NotArticle: site.NotArticle, Errors: site.Errors, RobotsBlocked: site.RobotsBlocked,
-					Retries: site.Retries, Bytes: site.Bytes}
+					Retries: site.Retries, Bytes: site.Bytes, Requests: site.Requests, NotModified: site.NotModified,
+					SurfacesNotDue: site.SurfacesNotDue}
 				if n, ok := queue[site.Name]; ok {
 					o.Metrics.SetQueueDepth(site.Name, n)
 				}
