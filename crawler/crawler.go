@@ -804,8 +804,12 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 		return
 	}
 	now := r.clock.Now()
+	article := st.articleRe.MatchString(final)
+	if !article {
+		r.scriptLinks(ctx, st, fu, it.Depth, slot.body, &found)
+	}
 	r.listFetched(bg, st, it.URL, final, slot, found)
-	if st.articleRe.MatchString(final) {
+	if article {
 		st.stats.articles.Add(1)
 		resp := &Response{URL: final, RequestURL: it.URL, Site: st.cfg, RunID: r.runID, Depth: it.Depth,
 			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now, images: r.imageFetcher(ctx, st),
@@ -829,7 +833,6 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 			st.stats.addError("processor")
 		}
 	} else {
-		r.scriptLinks(ctx, st, fu, it.Depth, slot.body)
 		p := storage.Page{URL: final, Site: st.name, RunID: r.runID, Outcome: storage.OutcomeNotArticle,
 			Status: slot.status, FetchedAt: now}
 		if err := r.commit(bg, &storage.Commit{Page: p}); err != nil {

@@ -110,7 +110,7 @@ func (r *run) discoverPages(ctx context.Context, st *siteState) {
 				st.stats.sources.update(SourcePage, cu, func(s *SourceStats) { s.skip(SkipTooMany, pl.excess) })
 			}
 			n := r.offer(ctx, st, listing{kind: SourcePage, src: cu, referer: final.String()}, links)
-			r.scriptLinks(ctx, st, final, 0, slot.body)
+			r.scriptLinks(ctx, st, final, 0, slot.body, nil)
 			return n, nil
 		})
 	}

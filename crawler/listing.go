@@ -24,6 +24,9 @@ type listing struct {
 	// articleOnly keeps only URLs matching article_url (script links:
 	// scripts hold many URLs that are not links).
 	articleOnly bool
+	// admitted, when set, receives every URL that passed the checks (before
+	// the run's seen-set): a list page's links, kept for a 304.
+	admitted *[]string
 }
 
 // offer filters the links a source listed and pushes the new ones;
@@ -49,6 +52,9 @@ func (r *run) offer(ctx context.Context, st *siteState, l listing, links []disco
 			continue
 		}
 		c.Matched++
+		if l.admitted != nil {
+			*l.admitted = append(*l.admitted, cu)
+		}
 		article := st.classify(cu) == linkArticle
 		if article {
 			c.Articles++
@@ -142,8 +148,9 @@ func (s *SourceStats) merge(o SourceStats) {
 // scriptLinks pushes the article URLs found inside the inline scripts of
 // a fetched list page (JSON state, escaped URLs): at most
 // fetch.max_links_per_page of them (the rest counted as too_many), one
-// step deeper than the page and within max_depth.
-func (r *run) scriptLinks(ctx context.Context, st *siteState, page *url.URL, depth int, body []byte) {
+// step deeper than the page and within max_depth. They are added to the
+// page's links and new articles (f, nil in a discover run).
+func (r *run) scriptLinks(ctx context.Context, st *siteState, page *url.URL, depth int, body []byte, f *found) {
 	found := discovery.ScriptLinks(htmlBytes(body), page, r.discoveryLimits())
 	if len(found) == 0 {
 		return
@@ -156,5 +163,12 @@ func (r *run) scriptLinks(ctx context.Context, st *siteState, page *url.URL, dep
 	for i, u := range found {
 		links[i] = discovery.Link{URL: u}
 	}
-	r.offer(ctx, st, listing{kind: SourceScript, referer: page.String(), depth: depth + 1, checkDepth: true, articleOnly: true}, links)
+	l := listing{kind: SourceScript, referer: page.String(), depth: depth + 1, checkDepth: true, articleOnly: true}
+	if f != nil {
+		l.admitted = &f.links
+	}
+	n := r.offer(ctx, st, l, links)
+	if f != nil {
+		f.newArticles += n
+	}
 }
