@@ -316,3 +316,53 @@ func TestSourcesOnlySite(t *testing.T) {
 		t.Errorf("processed %d articles (want 2), completed %v; requests %v", proc.count(), sum.Completed, ts.requests())
 	}
 }
+
+// TestSourcesConditional: a second run asks a sitemap, a feed and an API
+// page with the validators of their first answers and reads nothing from
+// their 304s; the surface state lives in the store (storage/memory).
+func TestSourcesConditional(t *testing.T) {
+	var ts *testServer
+	cond := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", `"v1"`)
+			if r.Header.Get("If-None-Match") == `"v1"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			h(w, r)
+		}
+	}
+	ts = newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(404, ""),
+		"/art/*":      article("a"),
+		"/sitemap.xml": cond(func(w http.ResponseWriter, r *http.Request) {
+			xmlDoc(newsSitemap(newsURL{ts.URL + "/art/s1", ""}))(w, r)
+		}),
+		"/api?page=1": cond(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `[{"u":"%s/art/a1"}]`, ts.URL)
+		}),
+	})
+	cfg := testConfig(t, ts.URL, func(c *config.Config) {
+		c.Sites[0].StartURLs = nil
+		c.Sites[0].AllowedDomains = []string{strings.TrimPrefix(ts.URL, "http://")}
+		c.Sites[0].Sitemaps = []string{ts.URL + "/sitemap.xml"}
+		c.Sites[0].APIs = []config.API{{URL: ts.URL + "/api?page={page}", Pages: 1, ItemURL: "u"}}
+	})
+	st := memory.New()
+	proc := &recProc{store: st}
+	for run := 1; run <= 2; run++ {
+		sum, err := runCrawl(t, context.Background(), cfg, st, proc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm, api := sourceOf(t, sum, SourceSitemap, ts.URL+"/sitemap.xml"), sourceOf(t, sum, SourceAPI, ts.URL+"/api?page={page}")
+		wantNM, wantPushed := int64(run-1), int64(2-run)
+		if sm.NotModified != wantNM || api.NotModified != wantNM || sm.Pushed != wantPushed || api.Pushed != wantPushed || sm.Errors+api.Errors != 0 {
+			t.Errorf("run %d: sitemap %+v\napi %+v", run, sm, api)
+		}
+	}
+	if proc.count() != 2 || ts.hit("/art/s1") != 1 || ts.hit("/art/a1") != 1 {
+		t.Errorf("%d articles processed; requests %v", proc.count(), ts.requests())
+	}
+}
