@@ -374,6 +374,7 @@ func (r *run) surface(ctx context.Context, st *siteState, req surfaceReq, read s
 			fail(parseErrorKind(err), err.Error())
 		} else {
 			ok = true
+			r.log.Info("discovery source read", "site", st.name, "source", kind, "url", key.URL, "status", status, "new", newURLs)
 		}
 	}
 	if err := r.surfaceDone(context.WithoutCancel(ctx), st, key, status, header, newURLs); err != nil {

@@ -180,6 +180,7 @@ func Summary(w io.Writer, db string, run storage.Run, sum crawler.Summary, elaps
 		fmt.Fprintf(w, "  %d URLs left in the queue for the next run\n", sum.FrontierLeft)
 	}
 	Incremental(w, sum)
+	Sources(w, sum)
 }
 
 // Incremental writes the figures of a cron run per site: HTTP requests,
