@@ -38,6 +38,7 @@ func (r *run) offer(ctx context.Context, st *siteState, l listing, links []disco
 		l.depth = sourceDepth
 	}
 	var items []storage.FrontierItem
+	var dated []string // URLs of items given a listed time
 	var c SourceStats
 	now := r.clock.Now()
 	bg := context.WithoutCancel(ctx)
@@ -56,9 +57,10 @@ func (r *run) offer(ctx context.Context, st *siteState, l listing, links []disco
 			*l.admitted = append(*l.admitted, cu)
 		}
 		article := st.classify(cu) == linkArticle
+		noted := false
 		if article {
 			c.Articles++
-			if r.listed.note(cu, link.Time, now) {
+			if noted = r.listed.note(cu, link.Time, now); noted {
 				c.Dated++
 			}
 		}
@@ -78,14 +80,35 @@ func (r *run) offer(ctx context.Context, st *siteState, l listing, links []disco
 			st.stats.articleLinks.Add(1)
 		}
 		items = append(items, storage.FrontierItem{URL: cu, Site: st.name, Depth: l.depth, Referer: l.referer})
+		if noted {
+			dated = append(dated, cu)
+		}
 	}
 	if !r.dry {
 		n := r.pushListed(ctx, st, items, l.referer)
 		c.Pushed = int64(n)
 		c.skip(SkipDecided, len(items)-n)
+		if n < len(items) {
+			c.Dated -= int64(r.forgetDecided(bg, dated))
+		}
 	}
 	st.stats.sources.update(l.kind, l.src, func(s *SourceStats) { s.merge(c) })
 	return int(c.Pushed)
+}
+
+// forgetDecided drops the listed times of the urls that are decided (Push
+// refused them: they will not be fetched), so that a sitemap listing
+// thousands of old articles does not fill listedTimes; it returns how
+// many it dropped.
+func (r *run) forgetDecided(ctx context.Context, urls []string) int {
+	n := 0
+	for _, u := range urls {
+		if o, ok, err := r.store.Decided(ctx, u); err == nil && ok && o.Final() {
+			r.listed.take(u)
+			n++
+		}
+	}
+	return n
 }
 
 // admitListed checks one listed URL (resolved against base when not

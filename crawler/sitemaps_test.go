@@ -3,6 +3,7 @@ package crawler
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
 // Sitemap fixtures follow the sitemaps.org protocol (urlset and
@@ -178,5 +180,39 @@ func TestSitemapBadInput(t *testing.T) {
 				t.Errorf("stats %+v, want %d requests and %d %s", s, maxSitemapsPerSite, len(many)+1-maxSitemapsPerSite, tc.skipped)
 			}
 		})
+	}
+}
+
+// TestListedTimeOfDecidedURL: a sitemap listing again an article decided
+// by the first run keeps no time for it in the second (it will not be
+// fetched); a new one does.
+func TestListedTimeOfDecidedURL(t *testing.T) {
+	var ts *testServer
+	second := false
+	ts = newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(404, ""),
+		"/":           listPage(),
+		"/art/*":      article("a"),
+		"/sitemap.xml": func(w http.ResponseWriter, r *http.Request) {
+			urls := []newsURL{{ts.URL + "/art/old", "2024-05-20T10:00:00+08:00"}}
+			if second {
+				urls = append(urls, newsURL{ts.URL + "/art/new", "2024-05-21T10:00:00+08:00"})
+			}
+			xmlDoc(newsSitemap(urls...))(w, r)
+		},
+	})
+	cfg := testConfig(t, ts.URL, func(c *config.Config) { c.Sites[0].Sitemaps = []string{ts.URL + "/sitemap.xml"} })
+	st := memory.New()
+	proc := &recProc{store: st}
+	for run, want := range []struct{ pushed, decided, dated int64 }{{1, 0, 1}, {1, 1, 1}} {
+		second = run == 1
+		sum, err := runCrawl(t, context.Background(), cfg, st, proc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sourceOf(t, sum, SourceSitemap, ts.URL+"/sitemap.xml")
+		if s.Pushed != want.pushed || int64(s.Skipped[SkipDecided]) != want.decided || s.Dated != want.dated {
+			t.Errorf("run %d: %+v, want pushed %d, decided %d, dated %d", run+1, s, want.pushed, want.decided, want.dated)
+		}
 	}
 }
