@@ -216,3 +216,33 @@ func TestListedTimeOfDecidedURL(t *testing.T) {
 		}
 	}
 }
+
+// TestRobotsSitemapsBackOff: the robots.txt read for its Sitemap: lines
+// is a surface of its own: once it and its sitemaps have yielded nothing
+// new for fetch.list_backoff_after runs, the next run requests neither.
+func TestRobotsSitemapsBackOff(t *testing.T) {
+	var ts *testServer
+	ts = newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
+			text(200, "User-agent: *\nSitemap: "+ts.URL+"/sitemap.xml\n")(w, r)
+		},
+		"/":            listPage(),
+		"/art/*":       article("a"),
+		"/sitemap.xml": func(w http.ResponseWriter, r *http.Request) { xmlDoc(newsSitemap(newsURL{ts.URL + "/art/1", ""}))(w, r) },
+	})
+	cfg := testConfig(t, ts.URL)
+	st := memory.New()
+	proc := &recProc{store: st}
+	for run, want := range []int{1, 1, 1, 0} { // robots.txt and sitemap requests per run
+		before := [2]int{ts.hit("/robots.txt"), ts.hit("/sitemap.xml")}
+		if _, err := runCrawl(t, context.Background(), cfg, st, proc, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]int{ts.hit("/robots.txt") - before[0], ts.hit("/sitemap.xml") - before[1]}; got != [2]int{want, want} {
+			t.Errorf("run %d: robots.txt and sitemap requested %v times, want %d each", run+1, got, want)
+		}
+	}
+	if proc.count() != 1 {
+		t.Errorf("%d articles processed, want 1", proc.count())
+	}
+}

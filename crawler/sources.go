@@ -103,14 +103,17 @@ func (r *run) startSources(ctx context.Context, st *siteState, wg *sync.WaitGrou
 
 // fetchSources reads every list surface of the site once.
 func (r *run) fetchSources(ctx context.Context, st *siteState) {
-	w := &sitemapWalk{seen: make(map[string]bool)}
-	for _, sm := range r.robotsSitemaps(ctx, st) {
-		w.add(sm, SourceRobots, sm, 0)
-	}
+	w := &sitemapWalk{seen: make(map[string]bool), newURLs: make(map[string]int)}
+	roots := r.robotsSitemaps(ctx, st, w)
 	for _, sm := range st.cfg.Sitemaps {
-		w.add(sm, SourceSitemap, sm, 0)
+		w.add(sm, SourceSitemap, sm, "", 0)
 	}
 	r.walkSitemaps(ctx, st, w)
+	for _, k := range roots {
+		if err := r.surfaceDone(context.WithoutCancel(ctx), st, k.key, k.status, nil, w.newURLs[k.key.URL]); err != nil {
+			r.fatal(fmt.Errorf("surface %s: %w", k.key.URL, err))
+		}
+	}
 	for _, f := range st.cfg.Feeds {
 		if ctx.Err() != nil {
 			return
@@ -134,28 +137,46 @@ func (r *run) fetchSources(ctx context.Context, st *siteState) {
 // depth. fetch.max_links_per_page is a page's limit, not a sitemap's.
 func (r *run) discoveryLimits() discovery.Limits { return discovery.DefaultLimits() }
 
-// robotsSitemaps returns the Sitemap: lines of the robots.txt of the
-// site's hosts (fetching each robots.txt once per run, as pages do).
-func (r *run) robotsSitemaps(ctx context.Context, st *siteState) []string {
+// robotsRoot is a robots.txt read for its Sitemap: lines: a surface of its
+// own (kind sitemap, URL origin/robots.txt), due and backed off like the
+// others, so that a cron run with nothing due requests nothing, not even
+// robots.txt.
+type robotsRoot struct {
+	key    surfaceKey
+	status int // 200 when its rules could be read, else 0
+}
+
+// robotsSitemaps queues the Sitemap: lines of the robots.txt of the site's
+// hosts (each robots.txt fetched once per run, as pages do) and returns
+// the robots.txt surfaces read, for surfaceDone once their sitemaps are.
+func (r *run) robotsSitemaps(ctx context.Context, st *siteState, w *sitemapWalk) []robotsRoot {
 	if r.cfg.Fetch.IgnoreRobots {
 		return nil // robots.txt is not read at all
 	}
-	var out []string
-	seen := map[string]bool{}
+	var roots []robotsRoot
 	for _, o := range siteOrigins(st) {
+		key := surfaceKey{Kind: surfaceSitemap, URL: o + "/robots.txt", Method: http.MethodGet}
+		if due, err := r.surfaceDue(ctx, st, key); err != nil || !due {
+			if err != nil && ctx.Err() == nil {
+				r.fatal(fmt.Errorf("surface %s: %w", key.URL, err))
+			}
+			continue
+		}
 		u, _ := url.Parse(o)
 		rules, err := r.robotsFor(ctx, st, u)
 		if err != nil {
-			return out // cancelled
+			return roots // cancelled
 		}
+		root := robotsRoot{key: key}
+		if rules.state == robotsOK {
+			root.status = http.StatusOK
+		}
+		roots = append(roots, root)
 		for _, sm := range rules.sitemaps {
-			if !seen[sm] {
-				seen[sm] = true
-				out = append(out, sm)
-			}
+			w.add(sm, SourceRobots, sm, key.URL, 0)
 		}
 	}
-	return out
+	return roots
 }
 
 // siteOrigins are the origins (scheme://host) of the site's start URLs and
@@ -192,15 +213,17 @@ type sitemapWalk struct {
 	queue   []sitemapTask
 	seen    map[string]bool
 	fetched int
+	newURLs map[string]int // URLs pushed, by the robots.txt the sitemaps descend from
 }
 
 type sitemapTask struct {
 	url, kind, source string // source: the configured (or robots.txt) sitemap it descends from
+	root              string // the robots.txt that named it ("" for a configured one)
 	depth             int
 }
 
 // add queues a sitemap unless it was met before; it reports whether it did.
-func (w *sitemapWalk) add(raw, kind, source string, depth int) bool {
+func (w *sitemapWalk) add(raw, kind, source, root string, depth int) bool {
 	key := raw
 	if cu, err := urlnorm.Canonical(raw, nil); err == nil {
 		key = cu
@@ -209,7 +232,7 @@ func (w *sitemapWalk) add(raw, kind, source string, depth int) bool {
 		return false
 	}
 	w.seen[key] = true
-	w.queue = append(w.queue, sitemapTask{url: raw, kind: kind, source: source, depth: depth})
+	w.queue = append(w.queue, sitemapTask{url: raw, kind: kind, source: source, root: root, depth: depth})
 	return true
 }
 
@@ -237,7 +260,9 @@ func (r *run) walkSitemaps(ctx context.Context, st *siteState, w *sitemapWalk) {
 			if sm.Index {
 				r.queueChildren(st, w, t, base, sm.Sitemaps)
 			}
-			return r.offer(ctx, st, listing{kind: t.kind, src: t.source, referer: base.String()}, sm.URLs), nil
+			n := r.offer(ctx, st, listing{kind: t.kind, src: t.source, referer: base.String()}, sm.URLs)
+			w.newURLs[t.root] += n
+			return n, nil
 		})
 	}
 }
@@ -255,7 +280,7 @@ func (r *run) queueChildren(st *siteState, w *sitemapWalk, parent sitemapTask, b
 				s.skip(SkipSurfaceOff, 1)
 			case parent.depth+1 > maxSitemapDepth:
 				s.skip(SkipTooDeep, 1)
-			case !w.add(c.URL, parent.kind, parent.source, parent.depth+1):
+			case !w.add(c.URL, parent.kind, parent.source, parent.root, parent.depth+1):
 				s.skip(SkipLoop, 1)
 			}
 		}
