@@ -226,9 +226,11 @@ func TestRobotsSitemapsBackOff(t *testing.T) {
 		"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
 			text(200, "User-agent: *\nSitemap: "+ts.URL+"/sitemap.xml\n")(w, r)
 		},
-		"/":            listPage(),
-		"/art/*":       article("a"),
-		"/sitemap.xml": func(w http.ResponseWriter, r *http.Request) { xmlDoc(newsSitemap(newsURL{ts.URL + "/art/1", ""}))(w, r) },
+		"/":      listPage(),
+		"/art/*": article("a"),
+		"/sitemap.xml": func(w http.ResponseWriter, r *http.Request) {
+			xmlDoc(newsSitemap(newsURL{ts.URL + "/art/1", ""}))(w, r)
+		},
 	})
 	cfg := testConfig(t, ts.URL)
 	st := memory.New()
