@@ -20,7 +20,11 @@ type Link struct {
 }
 
 // API describes a JSON/JSONP list endpoint's answer (config keys
-// items/url/url_template/time).
+// items/url/url_template/time). Relative item URLs resolve against the
+// base the caller passes, normally the API's own URL; when the API is on
+// another host than the articles (Sohu's blockdata answers from
+// odin.sohu.com with paths of www.sohu.com), build the URL with
+// URLTemplate instead ("https://www.sohu.com/a/{id}_{authorId}").
 type API struct {
 	Items       string         // dotted path to the item array; "" = the root ("result.data", "data", "data.list"; numeric segments index arrays)
 	URL         string         // item field holding the article URL (dotted path allowed); relative URLs resolved against base
@@ -60,9 +64,9 @@ func (a API) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	for name, p := range map[string]string{"items": a.Items, "url": a.URL, "time": a.Time, "title": a.Title} {
-		if p != "" && slices.Contains(strings.Split(p, "."), "") {
-			errs = append(errs, fmt.Errorf("api: %s path %q has an empty segment", name, p))
+	for _, f := range [][2]string{{"items", a.Items}, {"url", a.URL}, {"time", a.Time}, {"title", a.Title}} {
+		if f[1] != "" && slices.Contains(strings.Split(f[1], "."), "") {
+			errs = append(errs, fmt.Errorf("api: %s path %q has an empty segment", f[0], f[1]))
 		}
 	}
 	return errors.Join(errs...)
@@ -321,8 +325,10 @@ func templateFields(tmpl string) ([]string, error) {
 	}
 }
 
-// expandTemplate fills each {path} with the item's field, escaped as a
-// path segment.
+// expandTemplate fills each {path} with the item's field as it is, with
+// only the bytes a URL cannot hold escaped: a field may be an id
+// ("https://news.qq.com/rain/a/{id}") or a whole path with its query
+// ("https://www.sohu.com{url}" for Sohu's "/a/<id>_<author>?scm=...").
 func expandTemplate(tmpl string, obj map[string]any) (string, error) {
 	fields, err := templateFields(tmpl)
 	if err != nil {
@@ -339,9 +345,28 @@ func expandTemplate(tmpl string, obj map[string]any) (string, error) {
 		if !ok || s == "" {
 			return "", fmt.Errorf("template field %q is %s", f, describe(v))
 		}
-		out = strings.Replace(out, "{"+f+"}", url.PathEscape(s), 1)
+		out = strings.Replace(out, "{"+f+"}", escapeUnsafe(s), 1)
 	}
 	return out, nil
+}
+
+// escapeUnsafe percent-encodes the bytes that may not appear in a URL
+// (controls, space, non-ASCII, and "<>\^`{|}) and keeps the rest, so
+// slashes, queries and existing escapes pass through.
+func escapeUnsafe(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // resolve makes raw absolute against base and keeps only http(s) URLs with
@@ -358,8 +383,14 @@ func resolve(raw string, base *url.URL) (string, bool) {
 	if base != nil {
 		u = base.ResolveReference(u)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return "", false
 	}
-	return u.String(), true
+	// url.Parse accepts some hosts ("//::") whose String it then refuses
+	// to read back; a link must survive the next parse.
+	out := u.String()
+	if _, err := url.Parse(out); err != nil {
+		return "", false
+	}
+	return out, true
 }

@@ -214,9 +214,12 @@ func TestAPISkipsAndLimits(t *testing.T) {
 		{"numeric index path", API{Items: "data.0.list", URL: "u"},
 			`{"data":[{"list":[{"u":"//cdn.example.org/x"}]}]}`,
 			Limits{}, []string{"https://cdn.example.org/x"}, 0, false},
-		{"template escapes the value", API{URLTemplate: "/a/{id}?from={src.name}"},
-			`[{"id":"a b/c","src":{"name":"pc"}},{"id":""},{"src":{}}]`,
-			Limits{}, []string{"https://www.example.com/a/a%20b%2Fc?from=pc"}, 2, false},
+		{"template escapes only what a URL cannot hold", API{URLTemplate: "/a/{id}?from={src.name}"},
+			`[{"id":"a b/c<>新","src":{"name":"pc"}},{"id":""},{"src":{}}]`,
+			Limits{}, []string{"https://www.example.com/a/a%20b/c%3C%3E%E6%96%B0?from=pc"}, 2, false},
+		{"template of a whole relative path (sohu)", API{Items: "data.TPLFeedMul_2_9_feedData.list", URLTemplate: "https://www.sohu.com{url}"},
+			`{"code":0,"data":{"TPLFeedMul_2_9_feedData":{"list":[{"id":785123456,"url":"/a/785123456_121135924?scm=10001.123_13-10001.0.0.0&spm=smpc.channel_114.block3_77_O0F7zf_1_fd.1.1716170400000abcdefg_1524"}]}}}`,
+			Limits{}, []string{"https://www.sohu.com/a/785123456_121135924?scm=10001.123_13-10001.0.0.0&spm=smpc.channel_114.block3_77_O0F7zf_1_fd.1.1716170400000abcdefg_1524"}, 0, false},
 		{"empty array", API{Items: "data", URL: "u"}, `{"data":[]}`, Limits{}, nil, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -265,6 +268,29 @@ func TestAPIValidate(t *testing.T) {
 			}
 			if _, perr := tc.api.Parse([]byte(`[]`), nil, Limits{}); perr == nil {
 				t.Error("Parse accepted an invalid description")
+			}
+		})
+	}
+}
+
+func TestResolve(t *testing.T) {
+	base := mustURL(t, "https://news.qq.com/sitemap/index.xml")
+	for _, tc := range []struct{ in, want string }{
+		{"/rain/a/1", "https://news.qq.com/rain/a/1"},
+		{"//www.sohu.com/a/1", "https://www.sohu.com/a/1"},
+		{" https://a.example/x ", "https://a.example/x"},
+		{"HTTP://A.example/x", "http://A.example/x"},
+		{"//::", ""},
+		{"https://:80/x", ""},
+		{"ftp://a.example/x", ""},
+		{"javascript:void(0)", ""},
+		{"", ""},
+		{"https://a.example/%zz", ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, ok := resolve(tc.in, base)
+			if got != tc.want || ok != (tc.want != "") {
+				t.Errorf("resolve(%q) = %q %v, want %q", tc.in, got, ok, tc.want)
 			}
 		})
 	}

@@ -49,3 +49,39 @@ func ExampleAPI_Parse_template() {
 	// <nil>
 	// https://news.qq.com/rain/a/20240520A01ABC00 2024-05-20T10:00:00+08:00
 }
+
+// A Google News sitemap: the news tags give each URL its publication time
+// and title; a gzipped one is recognised by its first bytes.
+func ExampleParseSitemap() {
+	body := []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">
+  <url>
+    <loc>https://news.qq.com/rain/a/20240520A01ABC00</loc>
+    <news:news>
+      <news:publication><news:name>腾讯新闻</news:name><news:language>zh</news:language></news:publication>
+      <news:publication_date>2024-05-20T10:00:00+08:00</news:publication_date>
+      <news:title>科技公司发布新一代芯片</news:title>
+    </news:news>
+  </url>
+  <url><loc>https://news.qq.com/rain/a/20240520A02DEF00</loc><lastmod>2024-05-20</lastmod></url>
+</urlset>`)
+	base, _ := url.Parse("https://news.qq.com/sitemap/sitemap_1081500468.xml")
+	sm, err := discovery.ParseSitemap(body, base, discovery.DefaultLimits())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("index:", sm.Index, "truncated:", sm.Truncated)
+	for _, l := range sm.URLs {
+		fmt.Printf("%s %s %q\n", l.URL, l.Time.Format("2006-01-02 15:04 -0700"), l.Title)
+	}
+
+	index := []byte(`<sitemapindex><sitemap><loc>/sitemap/sitemap_1081500468.xml.gz</loc></sitemap></sitemapindex>`)
+	sm, _ = discovery.ParseSitemap(index, base, discovery.DefaultLimits())
+	fmt.Println("index:", sm.Index, sm.Sitemaps[0].URL)
+	// Output:
+	// index: false truncated: false
+	// https://news.qq.com/rain/a/20240520A01ABC00 2024-05-20 10:00 +0800 "科技公司发布新一代芯片"
+	// https://news.qq.com/rain/a/20240520A02DEF00 2024-05-20 00:00 +0800 ""
+	// index: true https://news.qq.com/sitemap/sitemap_1081500468.xml.gz
+}

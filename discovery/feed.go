@@ -65,7 +65,7 @@ func ParseFeedResult(body []byte, contentType string, base *url.URL, lim Limits)
 	if err != nil {
 		return FeedResult{}, err
 	}
-	feed, err := gofeed.NewParser().Parse(bytes.NewReader(text))
+	feed, err := parseGofeed(text)
 	if err != nil {
 		return FeedResult{}, fmt.Errorf("%w: %v; starts %q", ErrNotFeed, err, excerpt(text))
 	}
@@ -75,6 +75,18 @@ func ParseFeedResult(body []byte, contentType string, base *url.URL, lim Limits)
 	res = feedLinks(feed, base, lim)
 	res.Charset, res.Note = dec.charset, dec.note
 	return res, nil
+}
+
+// parseGofeed runs gofeed on UTF-8 text. gofeed is third-party code
+// reading hostile input; should it panic, the feed is reported as not a
+// feed rather than ending the crawl.
+func parseGofeed(text []byte) (feed *gofeed.Feed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			feed, err = nil, fmt.Errorf("feed parser failed: %v", r)
+		}
+	}()
+	return gofeed.NewParser().Parse(bytes.NewReader(text))
 }
 
 // readDocument returns the document's bytes, gunzipped when they start
@@ -109,10 +121,7 @@ func feedLinks(feed *gofeed.Feed, base *url.URL, lim Limits) FeedResult {
 			res.Skipped++
 			continue
 		}
-		raw := it.Link
-		if strings.TrimSpace(raw) == "" && len(it.Links) > 0 {
-			raw = it.Links[0]
-		}
+		raw := itemLink(it)
 		abs, ok := resolve(raw, base)
 		if !ok {
 			res.Skipped++
@@ -130,6 +139,23 @@ func feedLinks(feed *gofeed.Feed, base *url.URL, lim Limits) FeedResult {
 		res.Links = append(res.Links, Link{URL: abs, Time: itemTime(it), Title: strings.TrimSpace(it.Title)})
 	}
 	return res
+}
+
+// itemLink is the item's link, else its first other link, else its id
+// when that is an http(s) URL (RSS guid permalinks, JSON Feed ids).
+func itemLink(it *gofeed.Item) string {
+	if strings.TrimSpace(it.Link) != "" {
+		return it.Link
+	}
+	for _, l := range it.Links {
+		if strings.TrimSpace(l) != "" {
+			return l
+		}
+	}
+	if g := strings.TrimSpace(it.GUID); strings.HasPrefix(g, "http://") || strings.HasPrefix(g, "https://") {
+		return g
+	}
+	return ""
 }
 
 // itemTime prefers this package's reading of the published (else updated)

@@ -60,6 +60,8 @@ func TestParseFeed(t *testing.T) {
 			[]Link{{URL: "https://a.example/1", Title: "标题"}}, "rss", "utf-16le", "", 0},
 		{"rss 0.91", "", "https://a.example/", []byte(`<rss version="0.91"><channel><title>t</title><item><title>x</title><link>https://a.example/x</link></item></channel></rss>`),
 			[]Link{{URL: "https://a.example/x", Title: "x"}}, "rss", "utf-8", "", 0},
+		{"rss guid permalink without link", "", "https://a.example/", []byte(`<rss version="2.0"><channel><title>t</title><item><title>g</title><guid isPermaLink="true">https://a.example/g.html</guid></item><item><title>n</title><guid isPermaLink="false">id-17</guid></item></channel></rss>`),
+			[]Link{{URL: "https://a.example/g.html", Title: "g"}}, "rss", "utf-8", "", 1},
 		{"rss 1.0 rdf", "", "https://a.example/", []byte(`<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel><title>t</title></channel><item><title>y</title><link>https://a.example/y</link></item></rdf:RDF>`),
 			[]Link{{URL: "https://a.example/y", Title: "y"}}, "rss", "utf-8", "", 0},
 	} {

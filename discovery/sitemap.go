@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"time"
 
 	"golang.org/x/net/html/charset"
 )
@@ -42,8 +43,10 @@ const sniffLen = 512
 // ParseSitemap reads a sitemap (urlset) or sitemap index; gzip detected by
 // magic bytes and decompressed under MaxBytes (gzip bomb -> ErrTooLarge).
 // Google News tags (news:publication_date, news:title) and lastmod fill
-// Time/Title. A text sitemap (one URL per line, as sitemaps.org allows) is
-// read too. Anything else (HTML, a feed) is ErrNotSitemap. More than
+// Time/Title (a date without a zone is read as China Standard Time, as
+// ParseTime does). A text sitemap (one URL per line, as sitemaps.org
+// allows) is read too. Anything else (HTML, a feed, a broken gzip stream)
+// is ErrNotSitemap. More than
 // lim.MaxURLs entries: the first MaxURLs are kept and Truncated is set.
 // On an XML syntax error after some entries, those entries are returned
 // with the error.
@@ -56,7 +59,10 @@ func ParseSitemap(body []byte, base *url.URL, lim Limits) (Sitemap, error) {
 	br := bufio.NewReaderSize(r, sniffLen)
 	head, err := br.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return Sitemap{}, fmt.Errorf("sitemap: %w", err)
+		if errors.Is(err, ErrTooLarge) {
+			return Sitemap{}, err
+		}
+		return Sitemap{}, fmt.Errorf("%w: %v", ErrNotSitemap, err)
 	}
 	head = trimBOMSpace(head)
 	if len(head) == 0 {
@@ -136,7 +142,7 @@ func parseXMLSitemap(r io.Reader, base *url.URL, lim Limits) (Sitemap, error) {
 	if err != nil {
 		return Sitemap{}, err
 	}
-	var sc sitemapScan
+	sc := sitemapScan{loc: chinaZone()}
 	switch root.Name.Local {
 	case "urlset":
 		sc.child = "url"
@@ -174,6 +180,7 @@ type sitemapScan struct {
 	entry sitemapEntry
 	field *string // the entry field whose text is being read
 	text  []byte
+	loc   *time.Location // zone of times without one
 }
 
 // token handles one raw token; it reports false when the walk should end
@@ -194,7 +201,7 @@ func (sc *sitemapScan) token(tok xml.Token, base *url.URL, lim Limits) (bool, er
 		}
 		sc.stack = sc.stack[:depth-1]
 		if depth == 2 && t.Name.Local == sc.child {
-			if !sc.sm.add(sc.entry, base, lim) {
+			if !sc.sm.add(sc.entry, base, lim, sc.loc) {
 				return false, nil
 			}
 			sc.entry = sitemapEntry{}
@@ -254,7 +261,7 @@ func sitemapReadError(err error, sm Sitemap) error {
 }
 
 // add records one entry; it reports false once the URL limit is passed.
-func (sm *Sitemap) add(e sitemapEntry, base *url.URL, lim Limits) bool {
+func (sm *Sitemap) add(e sitemapEntry, base *url.URL, lim Limits, loc *time.Location) bool {
 	abs, ok := resolve(e.Loc, base)
 	if !ok {
 		sm.Skipped++
@@ -269,9 +276,9 @@ func (sm *Sitemap) add(e sitemapEntry, base *url.URL, lim Limits) bool {
 		return false
 	}
 	l := Link{URL: abs, Title: strings.TrimSpace(e.News.Title)}
-	if t, ok := ParseTime(e.News.PublicationDate, nil); ok {
+	if t, ok := ParseTime(e.News.PublicationDate, loc); ok {
 		l.Time = t
-	} else if t, ok := ParseTime(e.Lastmod, nil); ok {
+	} else if t, ok := ParseTime(e.Lastmod, loc); ok {
 		l.Time = t
 	}
 	*list = append(*list, l)
@@ -291,6 +298,7 @@ func parseTextSitemap(r io.Reader, lim Limits, head []byte) (Sitemap, error) {
 		return Sitemap{}, fmt.Errorf("%w: starts %q", ErrNotSitemap, excerpt(head))
 	}
 	var sm Sitemap
+	loc := chinaZone()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxTextLine)
 	for sc.Scan() {
@@ -298,7 +306,7 @@ func parseTextSitemap(r io.Reader, lim Limits, head []byte) (Sitemap, error) {
 		if line == "" {
 			continue
 		}
-		if !sm.add(sitemapEntry{Loc: line}, nil, lim) { // text sitemaps list absolute URLs only
+		if !sm.add(sitemapEntry{Loc: line}, nil, lim, loc) { // text sitemaps list absolute URLs only
 			return sm, nil
 		}
 	}

@@ -135,6 +135,8 @@ func TestParseSitemapBadInput(t *testing.T) {
 		{"json", []byte(`{"error":"not found"}`), DefaultLimits(), ErrNotSitemap},
 		{"empty", nil, DefaultLimits(), ErrNotSitemap},
 		{"bad gzip", []byte("\x1f\x8b\x08garbage"), DefaultLimits(), ErrNotSitemap},
+		{"truncated gzip", gz(t, bigSitemap(3))[:40], DefaultLimits(), ErrNotSitemap},
+		{"gzip under a tiny limit", gz(t, bigSitemap(3)), Limits{MaxBytes: 100}, ErrTooLarge},
 		{"no root element", []byte("<?xml version=\"1.0\"?>"), DefaultLimits(), ErrNotSitemap},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -42,23 +42,27 @@ func zonedLayouts() []string {
 	}
 }
 
-// localLayouts have no zone and are read in the given location.
+// localLayouts have no zone and are read in the given location. Month,
+// day and hour without padding also read padded values ("2024-5-20 9:05"
+// and "2024-05-20 09:05"), and a fraction after the seconds is accepted
+// ("2024-05-20 10:00:00.0", as Java services print timestamps).
 func localLayouts() []string {
 	return []string{
-		"2006-01-02 15:04:05",
-		"2006-01-02T15:04:05",
-		"2006-01-02 15:04",
-		"2006-01-02T15:04",
-		"2006-01-02",
-		"01/02/2006 15:04:05", // NetEase cm_ lists
-		"01/02/2006 15:04",
-		"2006/01/02 15:04:05",
-		"2006/01/02 15:04",
-		"2006/01/02",
-		"2006年01月02日 15:04:05",
-		"2006年01月02日 15:04",
-		"2006年01月02日15:04",
-		"2006年01月02日",
+		"2006-1-2 15:04:05",
+		"2006-1-2T15:04:05",
+		"2006-1-2 15:04",
+		"2006-1-2T15:04",
+		"2006-1-2",
+		"1/2/2006 15:04:05", // NetEase cm_ lists
+		"1/2/2006 15:04",
+		"2006/1/2 15:04:05",
+		"2006/1/2 15:04",
+		"2006/1/2",
+		"2006年1月2日 15:04:05",
+		"2006年1月2日 15:04",
+		"2006年1月2日15:04:05",
+		"2006年1月2日15:04",
+		"2006年1月2日",
 		"20060102150405",
 	}
 }
@@ -81,7 +85,7 @@ func ParseTime(s string, loc *time.Location) (time.Time, bool) {
 	if t, ok := parseUnix(s); ok {
 		return t.In(loc), true
 	}
-	s = strings.Join(strings.Fields(s), " ")
+	s = gmtOffset(strings.Join(strings.Fields(s), " "))
 	for _, l := range zonedLayouts() {
 		if t, err := time.ParseInLocation(l, s, loc); err == nil {
 			return t, true
@@ -131,4 +135,28 @@ func allDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// gmtOffset rewrites a trailing "GMT+8", "GMT+08:00" or "UTC+0800" zone,
+// which some Chinese feeds write, as a numeric offset ("+0800").
+func gmtOffset(s string) string {
+	i := strings.LastIndex(s, " ")
+	zone := s[i+1:]
+	if len(zone) < 5 || !(strings.HasPrefix(zone, "GMT") || strings.HasPrefix(zone, "UTC")) || (zone[3] != '+' && zone[3] != '-') {
+		return s
+	}
+	h, m, _ := strings.Cut(zone[4:], ":")
+	if m == "" && len(h) == 4 {
+		h, m = h[:2], h[2:]
+	}
+	if m == "" {
+		m = "00"
+	}
+	if len(h) == 0 || len(h) > 2 || len(m) != 2 || !allDigits(h) || !allDigits(m) {
+		return s
+	}
+	if len(h) == 1 {
+		h = "0" + h
+	}
+	return s[:i+1] + zone[3:4] + h + m
 }
