@@ -340,7 +340,7 @@ type run struct {
 	retryBase     time.Duration
 	maxURLLength  int
 	maxLinks      int
-	pagesOK       atomic.Int64 // pages fetched as 2xx HTML this run
+	pagesOK       atomic.Int64 // pages fetched as 2xx HTML (or list pages unchanged or not due) this run
 	maxCrawlDelay time.Duration
 	pacer         hostPacer
 	robots        *robotsCache
@@ -643,7 +643,7 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		}()
 	}
 	sk, listed := r.listSurface(st, it.URL)
-	if listed && !r.listDue(bg, st, it, sk) {
+	if listed && !r.listDue(ctx, st, it, sk) {
 		return
 	}
 	u, rules, why := r.admit(ctx, st, it)
