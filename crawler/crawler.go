@@ -1136,6 +1136,7 @@ func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, de
 				st.stats.robotsBlocked.Add(1)
 				r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "robots", "from", page.String())
 			}
+			f.links = f.links[:len(f.links)-1] // not kept for the next run either
 			continue
 		}
 		if !r.seen.add(cu) {

@@ -259,6 +259,7 @@ func (r *run) saveSurface(ctx context.Context, st *siteState, s surfaceKey, upda
 	if err := ss.SaveSurface(ctx, state); err != nil {
 		return fmt.Errorf("save surface %s: %w", key, err)
 	}
+	state.Links = nil // used once per run, before the fetch: not kept in memory
 	r.surfaces.put(state)
 	return nil
 }
