@@ -132,25 +132,7 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	}
 	kinds := map[string]int{}
 	err = src.Pages(ctx, func(p storage.Page) error {
-		row := r.BySiteRun[p.Site]
-		if row == nil {
-			row = make([]Counts, len(runs))
-			r.BySiteRun[p.Site] = row
-		}
-		if i, ok := runIndex[p.RunID]; ok {
-			row[i].add(p.Outcome)
-		}
-		c := r.BySite[p.Site]
-		c.add(p.Outcome)
-		r.BySite[p.Site] = c
-		r.Total.add(p.Outcome)
-		if p.Outcome == storage.OutcomeError {
-			k := p.ErrKind
-			if k == "" {
-				k = "unknown"
-			}
-			kinds[k]++
-		}
+		r.addPage(p, runIndex, kinds)
 		return nil
 	})
 	if err != nil {
@@ -220,6 +202,30 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		r.DuplicateRate = float64(r.Total.Duplicates) / float64(n)
 	}
 	return r, nil
+}
+
+// addPage counts a page record by site, run and outcome, and its error
+// kind in kinds.
+func (r *Report) addPage(p storage.Page, runIndex map[int64]int, kinds map[string]int) {
+	row := r.BySiteRun[p.Site]
+	if row == nil {
+		row = make([]Counts, len(r.Runs))
+		r.BySiteRun[p.Site] = row
+	}
+	if i, ok := runIndex[p.RunID]; ok {
+		row[i].add(p.Outcome)
+	}
+	c := r.BySite[p.Site]
+	c.add(p.Outcome)
+	r.BySite[p.Site] = c
+	r.Total.add(p.Outcome)
+	if p.Outcome == storage.OutcomeError {
+		k := p.ErrKind
+		if k == "" {
+			k = "unknown"
+		}
+		kinds[k]++
+	}
 }
 
 func sortedKinds(m map[string]int) []Kind {
