@@ -130,7 +130,9 @@ func summary304(stdout string) (n int, ok bool) {
 // at least 90 % of its list requests are answered 304; the summary counts
 // them. A third empty run still checks the lists; after it they have
 // yielded nothing new for fetch.list_backoff_after (2) runs, and a fourth
-// run straight after requests nothing.
+// run straight after requests nothing at all (not even robots.txt: the
+// links it queues from what it kept are all decided, gone or not due) and
+// exits 0.
 func TestCronRunsFetchOnlyWhatChanged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the segmenter dictionary")

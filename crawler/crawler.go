@@ -346,7 +346,7 @@ type run struct {
 	retryBase     time.Duration
 	maxURLLength  int
 	maxLinks      int
-	pagesOK       atomic.Int64 // pages fetched as 2xx HTML this run
+	pagesOK       atomic.Int64 // pages fetched as 2xx HTML (or list pages unchanged or not due) this run
 	maxCrawlDelay time.Duration
 	pacer         hostPacer
 	robots        *robotsCache
@@ -653,7 +653,7 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		}()
 	}
 	sk, listed := r.listSurface(st, it.URL)
-	if listed && !r.listDue(bg, st, it, sk) {
+	if listed && !r.listDue(ctx, st, it, sk) {
 		return
 	}
 	u, rules, why := r.admit(ctx, st, it)
@@ -1154,6 +1154,7 @@ func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, de
 				st.stats.robotsBlocked.Add(1)
 				r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "robots", "from", page.String())
 			}
+			f.links = f.links[:len(f.links)-1] // not kept for the next run either
 			continue
 		}
 		if !r.seen.add(cu) {

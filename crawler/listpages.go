@@ -60,17 +60,40 @@ func (r *run) listSurface(st *siteState, u string) (s surfaceKey, listed bool) {
 }
 
 // listDue reports whether the list page of item it is fetched by this run
-// (surfaceDue); when it is not, the item is done.
-func (r *run) listDue(bg context.Context, st *siteState, it storage.FrontierItem, s surfaceKey) bool {
+// (surfaceDue). When it is not, the links kept from its last full answer
+// are queued, as for a 304 (the pages it leads to keep their own
+// schedules), and the item is done.
+func (r *run) listDue(ctx context.Context, st *siteState, it storage.FrontierItem, s surfaceKey) bool {
+	bg := context.WithoutCancel(ctx)
 	due, err := r.surfaceDue(bg, st, s)
 	if err != nil {
 		r.fatal(err)
 		return false
 	}
-	if !due {
-		r.done(bg, it.URL)
+	if due {
+		return true
 	}
-	return due
+	// A list left alone by the back-off is no failure of the run
+	// (Summary.NothingFetched).
+	r.pagesOK.Add(1)
+	if _, err := r.requeueKept(ctx, st, it, s); err != nil {
+		if ctx.Err() == nil {
+			r.fatal(err)
+		}
+		return false
+	}
+	r.done(bg, it.URL)
+	return false
+}
+
+// requeueKept queues the links kept for the list page of item it.
+func (r *run) requeueKept(ctx context.Context, st *siteState, it storage.FrontierItem, s surfaceKey) (found, error) {
+	state, _ := r.surfaces.get(s.String())
+	pu, err := url.Parse(it.URL)
+	if err != nil || len(state.Links) == 0 {
+		return found{}, nil
+	}
+	return r.discover(ctx, context.WithoutCancel(ctx), st, pu, it.Depth, pageLinks{hrefs: state.Links})
 }
 
 // pageOpts are the fetch options of a page: a list page's request carries
@@ -95,12 +118,7 @@ func (r *run) listUnchanged(ctx context.Context, st *siteState, it storage.Front
 		return false
 	}
 	bg := context.WithoutCancel(ctx)
-	state, _ := r.surfaces.get(s.String())
-	pu, err := url.Parse(it.URL)
-	if err != nil {
-		return false
-	}
-	f, err := r.discover(ctx, bg, st, pu, it.Depth, pageLinks{hrefs: state.Links})
+	f, err := r.requeueKept(ctx, st, it, s)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.fatal(err)

@@ -138,6 +138,8 @@ func (r *run) surfaceBackoff(empty int) time.Duration {
 // surfaceDue reports whether the surface s of site st is to be fetched by
 // this run: it is due (never fetched, or its back-off has passed) and this
 // process claimed it in the store before any other process sharing it.
+// Either way the run keeps the state it read (a list page that is not due
+// still passes on its kept links).
 // The claim holds the surface for its back-off (at least
 // fetch.list_interval); surfaceDone then sets the next due time.
 func (r *run) surfaceDue(ctx context.Context, st *siteState, s surfaceKey) (bool, error) {
@@ -155,6 +157,7 @@ func (r *run) surfaceDue(ctx context.Context, st *siteState, s surfaceKey) (bool
 	}
 	state.Site = st.name
 	now := r.clock.Now()
+	r.surfaces.put(state)
 	if state.NextDue.After(now) {
 		st.stats.surfacesNotDue.Add(1)
 		r.log.Info("skipped", "site", st.name, "surface", key, "reason", "not_due", "due", state.NextDue)
@@ -169,7 +172,6 @@ func (r *run) surfaceDue(ctx context.Context, st *siteState, s surfaceKey) (bool
 		r.log.Info("skipped", "site", st.name, "surface", key, "reason", "claimed")
 		return false, nil
 	}
-	r.surfaces.put(state)
 	return true, nil
 }
 
@@ -257,6 +259,7 @@ func (r *run) saveSurface(ctx context.Context, st *siteState, s surfaceKey, upda
 	if err := ss.SaveSurface(ctx, state); err != nil {
 		return fmt.Errorf("save surface %s: %w", key, err)
 	}
+	state.Links = nil // used once per run, before the fetch: not kept in memory
 	r.surfaces.put(state)
 	return nil
 }

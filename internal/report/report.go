@@ -2,7 +2,8 @@
 // and per site, stored articles, duplicates and errors over time; the
 // cluster-size distribution; histograms of the Jaccard and Hamming distance
 // of the duplicate verdicts with the thresholds marked; the largest clusters;
-// and the error kinds. Plots are inline SVG drawn here; the page loads
+// the error kinds; and per site what incremental crawling cost and found
+// (requests, 304s, new articles, discovery delay). Plots are inline SVG drawn here; the page loads
 // nothing (no script, no style sheet, no font, no image), so it reads the
 // same offline, attached to a mail or archived with the corpus.
 package report
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/internal/explain"
+	"github.com/newsdedup/newscrawl/internal/progress"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -105,6 +107,8 @@ type Report struct {
 	// CounterSites are the columns of Counters.
 	CounterSites []string
 	CountersRun  int64 // the run they come from (0: none recorded)
+	// Fetching is per site what incremental crawling cost and found.
+	Fetching []SiteFetch
 }
 
 // CounterRow is one counter of the last run, per site (in CounterSites
@@ -128,25 +132,7 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	}
 	kinds := map[string]int{}
 	err = src.Pages(ctx, func(p storage.Page) error {
-		row := r.BySiteRun[p.Site]
-		if row == nil {
-			row = make([]Counts, len(runs))
-			r.BySiteRun[p.Site] = row
-		}
-		if i, ok := runIndex[p.RunID]; ok {
-			row[i].add(p.Outcome)
-		}
-		c := r.BySite[p.Site]
-		c.add(p.Outcome)
-		r.BySite[p.Site] = c
-		r.Total.add(p.Outcome)
-		if p.Outcome == storage.OutcomeError {
-			k := p.ErrKind
-			if k == "" {
-				k = "unknown"
-			}
-			kinds[k]++
-		}
+		r.addPage(p, runIndex, kinds)
 		return nil
 	})
 	if err != nil {
@@ -168,7 +154,11 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		sites[id][site] = true
 		return c
 	}
+	delays := map[string][]time.Duration{}
 	err = src.Articles(ctx, func(a storage.Article) error {
+		if !a.PublishedAt.IsZero() && !a.FetchedAt.IsZero() {
+			delays[a.Site] = append(delays[a.Site], max(a.FetchedAt.Sub(a.PublishedAt), 0))
+		}
 		c := member(a.Cluster, a.Site)
 		c.Articles++
 		if c.Title == "" || a.ID == a.Cluster {
@@ -207,10 +197,35 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	})
 	r.Largest = all[:min(len(all), LargestClusters)]
 	r.counters()
+	r.Fetching = siteFetches(r, delays)
 	if n := r.Total.Stored + r.Total.Duplicates; n > 0 {
 		r.DuplicateRate = float64(r.Total.Duplicates) / float64(n)
 	}
 	return r, nil
+}
+
+// addPage counts a page record by site, run and outcome, and its error
+// kind in kinds.
+func (r *Report) addPage(p storage.Page, runIndex map[int64]int, kinds map[string]int) {
+	row := r.BySiteRun[p.Site]
+	if row == nil {
+		row = make([]Counts, len(r.Runs))
+		r.BySiteRun[p.Site] = row
+	}
+	if i, ok := runIndex[p.RunID]; ok {
+		row[i].add(p.Outcome)
+	}
+	c := r.BySite[p.Site]
+	c.add(p.Outcome)
+	r.BySite[p.Site] = c
+	r.Total.add(p.Outcome)
+	if p.Outcome == storage.OutcomeError {
+		k := p.ErrKind
+		if k == "" {
+			k = "unknown"
+		}
+		kinds[k]++
+	}
 }
 
 func sortedKinds(m map[string]int) []Kind {
@@ -226,7 +241,8 @@ func sortedKinds(m map[string]int) []Kind {
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"pct":   func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"delay": progress.FormatDelay,
 	"time": func(t time.Time) string {
 		if t.IsZero() {
 			return "—"
