@@ -160,6 +160,11 @@ func (r *run) robotsSitemaps(ctx context.Context, st *siteState, w *sitemapWalk)
 			if err != nil && ctx.Err() == nil {
 				r.fatal(fmt.Errorf("surface %s: %w", key.URL, err))
 			}
+			if err == nil {
+				// surfaceDue counted it among the site's lists not due
+				// (the summary's not-due); a robots.txt is none of them.
+				st.stats.surfacesNotDue.Add(-1)
+			}
 			continue
 		}
 		u, _ := url.Parse(o)
