@@ -53,11 +53,17 @@ const (
 	sourceDepth = 1
 )
 
-// Accept headers of surface requests.
-var surfaceAccept = map[string]string{
-	surfaceSitemap: "application/xml,text/xml;q=0.9,*/*;q=0.5",
-	surfaceFeed:    "application/rss+xml,application/atom+xml,application/feed+json,application/xml;q=0.9,*/*;q=0.5",
-	surfaceAPI:     "application/json,text/javascript;q=0.9,*/*;q=0.5",
+// surfaceAccept is the Accept header of a surface request of kind.
+func surfaceAccept(kind string) string {
+	switch kind {
+	case surfaceSitemap:
+		return "application/xml,text/xml;q=0.9,*/*;q=0.5"
+	case surfaceFeed:
+		return "application/rss+xml,application/atom+xml,application/feed+json,application/xml;q=0.9,*/*;q=0.5"
+	case surfaceAPI:
+		return "application/json,text/javascript;q=0.9,*/*;q=0.5"
+	}
+	return "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
 }
 
 // reqBody is a fresh reader over the request body (nil: none).
@@ -419,7 +425,7 @@ func (r *run) surface(ctx context.Context, st *siteState, req surfaceReq, read s
 func (r *run) fetchSurface(ctx context.Context, st *siteState, u *url.URL, req surfaceReq, delay time.Duration) (*fetchSlot, *FetchError, bool) {
 	key := req.key
 	h := r.headers.Clone()
-	h.Set("Accept", surfaceAccept[key.Kind])
+	h.Set("Accept", surfaceAccept(key.Kind))
 	if req.contentType != "" {
 		h.Set("Content-Type", req.contentType)
 	}
