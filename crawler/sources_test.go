@@ -100,7 +100,8 @@ func qqPCList(t *testing.T, pages map[int][]string) http.HandlerFunc {
 			ChannelID string            `json:"channel_id"`
 			Page      int               `json:"page"`
 		}
-		if r.Method != http.MethodPost || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || json.Unmarshal(body, &req) != nil || req.ChannelID == "" {
+		if r.Method != http.MethodPost || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || json.Unmarshal(body, &req) != nil || req.ChannelID == "" ||
+			!strings.HasPrefix(r.Header.Get("Accept"), "application/json") {
 			t.Errorf("getPCList: %s with Content-Type %q and body %q", r.Method, r.Header.Get("Content-Type"), body)
 			http.Error(w, `{"ret":-1}`, http.StatusBadRequest)
 			return
