@@ -92,19 +92,21 @@ func (a *API) validate(at string, add addFunc) {
 	}
 }
 
-// checkTemplate checks a url_template: at least one {field}, and a URL
-// (absolute http(s), or relative to the endpoint) once they are filled.
+// checkTemplate checks a url_template: at least one {field}, and a scheme,
+// when the text before the first field names one, of http or https. The
+// fields may fill any part of the URL ("https://news.qq.com/rain/a/{id}",
+// "https://www.sohu.com{url}" with a path field), so the rest is checked
+// on the URLs the items give.
 func checkTemplate(at, t string, add addFunc) {
 	if !templateField.MatchString(t) {
 		add(at, "must name at least one item field in braces, e.g. https://news.qq.com/rain/a/{id}, got %q", t)
 		return
 	}
-	u, err := url.Parse(templateField.ReplaceAllString(t, "x"))
-	switch {
-	case err != nil:
-		add(at, "is not a URL once its fields are filled: %v", err)
-	case u.IsAbs() && (u.Scheme != "http" && u.Scheme != "https" || u.Host == ""):
-		add(at, "must give an http(s) URL, got %q", t)
+	prefix := t[:strings.IndexByte(t, '{')]
+	if i := strings.IndexByte(prefix, ':'); i >= 0 && !strings.ContainsAny(prefix[:i], "/?#") {
+		if scheme := strings.ToLower(prefix[:i]); scheme != "http" && scheme != "https" {
+			add(at, "must give an http(s) URL, got %q", t)
+		}
 	}
 }
 
