@@ -160,6 +160,9 @@ func TestCronRunsFetchOnlyWhatChanged(t *testing.T) {
 	if f.lists == 0 || f.lists304*10 < f.lists*9 {
 		t.Errorf("second run: %d of %d list requests answered 304, want >= 90 %%; others: %v", f.lists304, f.lists, f.other)
 	}
+	if strings.Contains(res.stdout, "warning") {
+		t.Errorf("second run warns (a 304 start page is no failure):\n%s", res.stdout)
+	}
 	if n, ok := summary304(res.stdout); !ok || n != f.lists304 {
 		t.Errorf("second run summary shows %d answers 304 (found: %v), the fixture sent %d:\n%s", n, ok, f.lists304, res.stdout)
 	}

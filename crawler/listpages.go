@@ -18,20 +18,25 @@ type found struct {
 	links       []string // in-scope URLs it linked to (canonical, before the run's seen-set and depth checks)
 }
 
-// push queues a page's items: article URLs first, then the others, so that
-// the article URLs the store did not know are counted apart (what a list
-// surface yields is new articles; the list pages it links to come back
-// every run).
+// push queues a page's items. For a list page, article URLs go first and
+// the others after, so that the article URLs the store did not know are
+// counted apart (what a list surface yields is new articles; the list
+// pages it links to come back every run); an article page's links go in
+// one push.
 func (r *run) push(bg context.Context, st *siteState, page *url.URL, items []storage.FrontierItem, f *found) error {
 	if len(items) == 0 {
 		return nil
 	}
 	var arts, rest []storage.FrontierItem
-	for _, it := range items {
-		if st.articleRe.MatchString(it.URL) {
-			arts = append(arts, it)
-		} else {
-			rest = append(rest, it)
+	if st.articleRe.MatchString(page.String()) {
+		rest = items
+	} else {
+		for _, it := range items {
+			if st.articleRe.MatchString(it.URL) {
+				arts = append(arts, it)
+			} else {
+				rest = append(rest, it)
+			}
 		}
 	}
 	for i, part := range [][]storage.FrontierItem{arts, rest} {

@@ -220,7 +220,7 @@ func (r *run) noteSurface(st *siteState, state *storage.SurfaceState, status int
 		st.stats.notModified.Add(1)
 	}
 	if status == http.StatusNotModified || (status >= 200 && status <= 299) {
-		etag, lm := h.Get("ETag"), h.Get("Last-Modified")
+		etag, lm := validator(h.Get("ETag")), validator(h.Get("Last-Modified"))
 		if status != http.StatusNotModified || etag != "" {
 			state.ETag = etag
 		}
@@ -233,6 +233,25 @@ func (r *run) noteSurface(st *siteState, state *storage.SurfaceState, status int
 	} else {
 		state.EmptyRuns++
 	}
+}
+
+// maxValidator bounds a kept ETag or Last-Modified: real ones are a few
+// dozen bytes (a quoted hash, an HTTP-date); a longer one is not kept.
+const maxValidator = 512
+
+// validator returns v when it can be kept and sent back: at most
+// maxValidator bytes of printable ASCII (RFC 9110 etagc without obs-text,
+// and HTTP-date), else "" (the surface is then fetched unconditionally).
+func validator(v string) string {
+	if len(v) > maxValidator {
+		return ""
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e {
+			return ""
+		}
+	}
+	return v
 }
 
 // saveSurface applies update to the run's state of s and saves it.

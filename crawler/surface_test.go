@@ -262,3 +262,48 @@ func TestDecidedArticlesNeverRefetched(t *testing.T) {
 		t.Errorf("the start page was requested %d times in three runs, want 3 (no validators: no back-off yet)", n)
 	}
 }
+
+// TestHostileValidators: validators that cannot be kept (not printable
+// ASCII, or absurdly long) are dropped: the run goes on, nothing invalid
+// reaches the store, and the next request is unconditional.
+func TestHostileValidators(t *testing.T) {
+	tests := []struct {
+		name, etag, lastModified string
+		kept                     bool
+	}{
+		{"plain", `W/"5f3a-1c2"`, "Tue, 05 Nov 2024 12:00:00 GMT", true},
+		{"invalid UTF-8", "\"\xff\xfe\"", "\xff", false},
+		{"tabs", "\"a\tb\"", "Tue,\t05 Nov 2024 12:00:00 GMT", false},
+		{"too long", `"` + strings.Repeat("a", 5000) + `"`, strings.Repeat("x", 600), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var conditional atomic.Int64
+			ts := newTestServer(t, map[string]http.HandlerFunc{
+				"/": func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "" {
+						conditional.Add(1)
+					}
+					w.Header()["Etag"] = []string{tc.etag}
+					w.Header()["Last-Modified"] = []string{tc.lastModified}
+					listPage("/art/1")(w, r)
+				},
+				"/art/1": article("one"),
+			})
+			cfg := testConfig(t, ts.URL)
+			st := memory.New()
+			for run := 1; run <= 2; run++ {
+				if _, err := runCrawl(t, context.Background(), cfg, st, &recProc{store: st}, Options{}); err != nil {
+					t.Fatalf("run %d: %v", run, err)
+				}
+			}
+			if got := conditional.Load() == 1; got != tc.kept {
+				t.Fatalf("second request conditional: %v, want %v", got, tc.kept)
+			}
+			s, err := st.Surface(context.Background(), (surfaceKey{Kind: surfacePage, URL: ts.URL + "/"}).String())
+			if err != nil || (s.ETag != "") != tc.kept || (s.LastModified != "") != tc.kept {
+				t.Fatalf("surface kept %q, %q (%v)", s.ETag, s.LastModified, err)
+			}
+		})
+	}
+}

@@ -32,6 +32,7 @@ func commands() []command {
 		{"extract", "print the article extracted from a file or URL as JSON", cmdExtract},
 		{"dedup", "cluster a JSONL corpus or a directory of HTML pages offline", cmdDedup},
 		{"import", "bring a JSONL corpus into the store through the same dedup", cmdImport},
+		{"check", "check the whole store and its index snapshot for damage (for cron)", cmdCheck},
 		{"eval", "print quality and speed figures (eval help for the list)", cmdEval},
 		{"learn-antecedents", "learn SpotSigs antecedents from pages with a labelled text layer", cmdLearnAntecedents},
 		{"demo", "crawl a bundled fixture site offline and print the summary", cmdDemo},

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logFlags := logging.AddFlags(fs)
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics during the crawl (e.g. "+DefaultMetricsAddr+")")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	warcFile := fs.String("warc", "", "write every request and response of the run to this new WARC file (.warc.gz: gzip per record), with its CDXJ index in FILE.cdxj")
 	workers := fs.Int("workers", 0, "bound concurrent fetches over all sites (0: the sum of the sites' parallelism; 1: one page at a time)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -82,7 +84,12 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			names = append(names, n)
 		}
 	}
-	o := pipeline.CrawlOptions{ConfigPath: *site, Sites: names, Wait: *wait, ProgressEvery: *every, Log: log, Workers: *workers}
+	if *warcFile != "" {
+		if _, err := os.Lstat(*warcFile); err == nil {
+			return usagef("crawl: --warc %s exists: give each run a file of its own", *warcFile)
+		}
+	}
+	o := pipeline.CrawlOptions{ConfigPath: *site, Sites: names, Wait: *wait, ProgressEvery: *every, Log: log, Workers: *workers, WARC: *warcFile}
 	if *metricsAddr != "" {
 		m := metrics.New()
 		stop, addr, err := serveMetrics(*metricsAddr, m, log)

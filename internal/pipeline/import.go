@@ -217,7 +217,8 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	}
 	runErr = endImport(ctx, cfg, store, bs, idx, &st, runErr, t0)
 	run.FinishedAt = time.Now()
-	run.Stats = storage.RunStats{Fetched: st.Read, Stored: st.Stored, Duplicates: st.Duplicates, NotArticle: st.NotArticle}
+	run.Stats = storage.RunStats{Fetched: st.Read, Stored: st.Stored, Duplicates: st.Duplicates, NotArticle: st.NotArticle,
+		Settings: RunSettings(cfg.Dedup)}
 	run.Status = importStatus(runErr)
 	if err := store.FinishRun(context.WithoutCancel(ctx), run); err != nil && runErr == nil {
 		runErr = fmt.Errorf("finish run: %w", err)

@@ -53,6 +53,9 @@ type Processor struct {
 	// at once (extractPages pages of fetch.max_body).
 	work     *semaphore.Weighted
 	workSize int64
+	// selWarned holds "site/selector" pairs already warned about (see
+	// warnSelectorMisses).
+	selWarned sync.Map
 }
 
 // extractPages is how many pages of fetch.max_body are decoded, extracted
@@ -143,6 +146,7 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		// feed, API) gave stands in.
 		art.PublishedAt = r.Listed
 	}
+	p.warnSelectorMisses(r, art)
 	fp := p.engine.Fingerprint(art.Title, art.Text)
 	if fp.Empty() {
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
@@ -153,6 +157,20 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		return "", err
 	}
 	return p.decideAndCommit(ctx, page, art, fp, p.rawOf(r))
+}
+
+// warnSelectorMisses logs, once per site and selector in a run, a
+// configured extract selector that matched nothing on a page: the generic
+// rule was used instead, which is usually a sign that the site's markup
+// changed.
+func (p *Processor) warnSelectorMisses(r *crawler.Response, art *extract.Article) {
+	for _, which := range art.SelectorMisses {
+		if _, dup := p.selWarned.LoadOrStore(r.Site.Name+"/"+which, true); dup {
+			continue
+		}
+		p.log.Warn("extract selector matched nothing: the generic rule was used (further pages of the site are not reported)",
+			"site", r.Site.Name, "selector", "extract."+which, "url", r.URL)
+	}
 }
 
 // rawOf is the response to keep with a stored article (fetch.keep_raw), or
@@ -374,4 +392,21 @@ func toInt64s(xs []uint64) []int64 {
 		out[i] = int64(x)
 	}
 	return out
+}
+
+// RunSettings records the dedup settings d as the engine applies them
+// (defaults resolved), for the run's record.
+func RunSettings(d config.Dedup) *storage.RunSettings {
+	s := &storage.RunSettings{Index: d.Index, Hamming: d.Hamming, Jaccard: d.Jaccard, Antecedents: d.Antecedents,
+		PartialReprints: d.PartialReprints, KeepDuplicateText: d.KeepDuplicateText}
+	if s.Index == "" {
+		s.Index = DefaultIndex
+	}
+	if s.Antecedents == "" {
+		s.Antecedents = string(segment.AntecedentsLearned)
+	}
+	if w := d.Window.D(); w > 0 {
+		s.Window = w.String()
+	}
+	return s
 }

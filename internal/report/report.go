@@ -121,6 +121,9 @@ type CounterRow struct {
 // Build reads src and computes the report's figures.
 func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time) (*Report, error) {
 	runs, err := src.Runs(ctx)
+	if err == nil && th.Source == "" {
+		th = latestThresholds(runs, th)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -363,4 +366,18 @@ func (r *Report) counters() {
 		r.CountersRun = r.Runs[i].ID
 		return
 	}
+}
+
+// latestThresholds returns the thresholds the latest run that recorded
+// its settings decided with, else th marked as the defaults. The
+// histograms mark one threshold: a store crawled with several shows the
+// latest.
+func latestThresholds(runs []storage.Run, th explain.Thresholds) explain.Thresholds {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if t, ok := th.FromRun(runs[i]); ok {
+			return t
+		}
+	}
+	th.Source = "defaults"
+	return th
 }
