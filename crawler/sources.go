@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -85,6 +86,11 @@ func sourcePorts(s *config.Site, ports map[string]bool) {
 	for _, raw := range urls {
 		if u, err := url.Parse(raw); err == nil && u.Port() != "" && config.HostAllowed(u.Host, s.AllowedDomains) {
 			ports[u.Port()] = true
+		}
+	}
+	for _, d := range s.AllowedDomains {
+		if _, port, err := net.SplitHostPort(d); err == nil && port != "" {
+			ports[port] = true
 		}
 	}
 }

@@ -367,3 +367,26 @@ func TestSourcesConditional(t *testing.T) {
 		t.Errorf("%d articles processed; requests %v", proc.count(), ts.requests())
 	}
 }
+
+// TestSourcesOnlySiteOtherPort: a site without start URLs whose API is
+// served from another port keeps its articles, on the port its
+// allowed_domains entry names, in scope.
+func TestSourcesOnlySiteOtherPort(t *testing.T) {
+	site := newTestServer(t, map[string]http.HandlerFunc{"/robots.txt": text(404, ""), "/art/*": article("a")})
+	api := newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(404, ""),
+		"/list": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"data":[{"id":"1"},{"id":"2"}]}`)
+		},
+	})
+	cfg := testConfig(t, site.URL, func(c *config.Config) {
+		c.Sites[0].StartURLs = nil
+		c.Sites[0].AllowedDomains = []string{strings.TrimPrefix(site.URL, "http://")}
+		c.Sites[0].APIs = []config.API{{URL: api.URL + "/list", Pages: 1, Items: "data", URLTemplate: site.URL + "/art/{id}"}}
+	})
+	sum, _, proc := crawlOnce(t, cfg, Options{})
+	if proc.count() != 2 {
+		t.Errorf("processed %d articles, want 2; API source %+v", proc.count(), sourceOf(t, sum, SourceAPI, api.URL+"/list"))
+	}
+}
