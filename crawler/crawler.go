@@ -48,6 +48,11 @@
 //   - At most fetch.max_links_per_page links are read from a page (the rest
 //     are counted); a <meta http-equiv="refresh"> to another URL is
 //     followed like a redirect.
+//   - A site's sitemaps, feeds and list APIs (and the Sitemap: lines of
+//     its hosts' robots.txt) are read at the start of its work under the
+//     page rules, their URLs pushed at depth 1 and counted per source
+//     (sources.go, listing.go); `discover` reads them without crawling
+//     (discover.go).
 //   - A page's lead image is fetched only when the Processor asks
 //     (Response.FetchImage), under the page rules (allowed_domains,
 //     robots.txt, pacing, retries, timeouts) with its own body limit,
