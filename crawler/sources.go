@@ -305,22 +305,31 @@ func (r *run) queueChildren(st *siteState, w *sitemapWalk, parent sitemapTask, b
 }
 
 // fetchAPI reads the pages 1..pages of one api entry; it stops at the
-// first page that fails or lists nothing (the end of the list).
+// first page that fails, lists nothing (the end of the list) or lists
+// only what the page before listed (an endpoint that ignores {page}).
 func (r *run) fetchAPI(ctx context.Context, st *siteState, a *config.API) {
 	parser := discovery.API{Items: a.Items, URL: a.ItemURL, URLTemplate: a.URLTemplate, Time: a.Time}
+	var prev map[string]bool
 	for page := 1; page <= a.PageCount() && ctx.Err() == nil; page++ {
 		key := surfaceKey{Kind: surfaceAPI, URL: discovery.ExpandPage(a.URL, page), Method: a.RequestMethod()}
 		if a.Body != "" {
 			key.Body = []byte(discovery.ExpandPage(a.Body, page))
 		}
 		req := surfaceReq{key: key, kind: SourceAPI, src: a.URL, contentType: a.RequestContentType()}
-		listed := -1
+		listed, repeated := -1, false
 		ok := r.surface(ctx, st, req, func(slot *fetchSlot, base *url.URL) (int, error) {
 			res, err := parser.ParseResult(slot.body, base, r.discoveryLimits())
 			if err != nil {
 				return 0, err
 			}
 			listed = len(res.Links)
+			cur := make(map[string]bool, len(res.Links))
+			repeated = prev != nil
+			for _, l := range res.Links {
+				cur[l.URL] = true
+				repeated = repeated && prev[l.URL]
+			}
+			prev = cur
 			st.stats.sources.update(SourceAPI, a.URL, func(s *SourceStats) {
 				s.Found += int64(res.Skipped)
 				s.skip(SkipBadURL, res.Skipped)
@@ -330,7 +339,10 @@ func (r *run) fetchAPI(ctx context.Context, st *siteState, a *config.API) {
 			}
 			return r.offer(ctx, st, listing{kind: SourceAPI, src: a.URL, referer: key.URL}, res.Links), nil
 		})
-		if !ok || listed == 0 {
+		if repeated && listed > 0 {
+			r.warn(st, fmt.Sprintf("api %s: page %d lists what page %d did ({page} ignored?): later pages not fetched", a.URL, page, page-1))
+		}
+		if !ok || listed == 0 || repeated {
 			return
 		}
 	}

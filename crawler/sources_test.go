@@ -390,3 +390,29 @@ func TestSourcesOnlySiteOtherPort(t *testing.T) {
 		t.Errorf("processed %d articles, want 2; API source %+v", proc.count(), sourceOf(t, sum, SourceAPI, api.URL+"/list"))
 	}
 }
+
+// TestAPIIgnoringPage: an endpoint that answers every {page} with the same
+// list is read twice, not pages times.
+func TestAPIIgnoringPage(t *testing.T) {
+	var ts *testServer
+	ts = newTestServer(t, map[string]http.HandlerFunc{
+		"/robots.txt": text(404, ""),
+		"/":           listPage(),
+		"/art/*":      article("a"),
+		"/api*": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `[{"u":"%[1]s/art/1"},{"u":"%[1]s/art/2"}]`, ts.URL)
+		},
+	})
+	api := ts.URL + "/api?p={page}"
+	cfg := testConfig(t, ts.URL, func(c *config.Config) {
+		c.Sites[0].APIs = []config.API{{URL: api, Pages: config.MaxAPIPages, ItemURL: "u"}}
+	})
+	sum, _, proc := crawlOnce(t, cfg, Options{})
+	if s := sourceOf(t, sum, SourceAPI, api); s.Requests != 2 || s.Pushed != 2 || s.Skipped[SkipSeen] != 2 {
+		t.Errorf("api stats %+v, want 2 requests", s)
+	}
+	if proc.count() != 2 || !strings.Contains(strings.Join(sum.Warnings, "\n"), "page 2 lists what page 1 did") {
+		t.Errorf("%d articles, warnings %q", proc.count(), sum.Warnings)
+	}
+}
