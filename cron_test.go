@@ -107,7 +107,7 @@ func summary304(stdout string) (n int, ok bool) {
 	col := -1
 	for _, line := range strings.Split(stdout, "\n") {
 		f := strings.Fields(line)
-		if len(f) > 2 && f[0] == "site" && f[1] == "requests" {
+		if len(f) > 2 && f[0] == "incremental" && f[1] == "requests" {
 			col = slices.Index(f, "304")
 			ok = true
 			continue

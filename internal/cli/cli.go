@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/newsdedup/newscrawl/internal/logging"
 )
 
 // command is one subcommand: it parses its own flags from args.
@@ -62,11 +64,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cmd == nil {
-		fmt.Fprintf(stderr, "newscrawl: unknown command %q\n", args[0])
-		printUsage(stderr)
+		fmt.Fprintf(stderr, "newscrawl: unknown command %q%s (newscrawl help lists the commands)\n", args[0], suggest(args[0]))
 		return ExitUsage
 	}
 
+	con := logging.NewConsole(stderr, logFormatOf(args[1:]))
+	defer con.Flush()
+	stderr = con
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	sigs := make(chan os.Signal, 2)
@@ -91,7 +95,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	err := cmd.run(ctx, args[1:], stdout, stderr)
+	err := cmd.run(ctx, args[1:], stdout, helpOut{stderr, stdout})
 	return exitCode(cmd.name, err, context.Cause(ctx), stderr, got)
 }
 

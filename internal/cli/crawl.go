@@ -29,7 +29,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	redisURL := fs.String("redis", "", "redis:// URL shared by the crawls of one postgres:// store: frontier, host politeness, robots.txt (default: the site file's redis)")
 	only := fs.String("only", "", "comma-separated site names to crawl (default: all)")
 	wait := fs.Bool("wait", false, "wait for a running crawl on the same store instead of exiting")
-	every := fs.Duration("progress", 5*time.Second, "progress line interval on stderr (0: no progress lines)")
+	every := durationFlag(fs, "progress", 5*time.Second, "progress line interval on stderr: a `duration` (5s, 1m) or seconds (5); 0: no progress lines")
 	logFlags := logging.AddFlags(fs)
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics during the crawl (e.g. "+DefaultMetricsAddr+")")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
@@ -50,7 +50,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *workers < 0 {
 		return usagef("crawl: --workers must be >= 0, got %d", *workers)
 	}
-	log, err := logFlags.Logger(stderr)
+	log, err := logFlags.Logger(recordsOf(stderr))
 	if err != nil {
 		return usageError{fmt.Errorf("crawl: --%w", err)}
 	}
@@ -145,10 +145,4 @@ func crawl(ctx context.Context, cfg *config.Config, o pipeline.CrawlOptions, std
 		progress.Summary(stdout, pipeline.StoreName(cfg.Storage), res.Run, res.Summary, res.Elapsed)
 	}
 	return res, err
-}
-
-// progressTo prints progress lines on w.
-func progressTo(w io.Writer) func(p pipeline.Progress) {
-	var m progress.Meter
-	return func(p pipeline.Progress) { fmt.Fprintln(w, m.Line(p.Snapshot, p.Queue)) }
 }

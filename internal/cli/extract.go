@@ -73,7 +73,6 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		args = fs.Args()[1:]
 	}
 	if len(pos) != 1 {
-		fs.Usage()
 		return usagef("want exactly one FILE_OR_URL, got %d", len(pos))
 	}
 	if *charsetFlag != "" && decode.Lookup(*charsetFlag) == "" {

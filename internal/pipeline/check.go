@@ -37,13 +37,17 @@ func Check(ctx context.Context, cfg *config.Config, db string) (CheckReport, err
 	rep := CheckReport{Store: StoreName(db)}
 	var store storage.Store
 	var err error
-	if IsPostgres(db) {
+	switch {
+	case IsPostgres(db):
 		// Nothing to record: read-only, and an empty schema stays empty.
 		store, err = OpenExisting(ctx, db)
-	} else if _, err = os.Stat(db); errors.Is(err, fs.ErrNotExist) {
-		err = fmt.Errorf("%w at %s (run crawl, import or migrate first)", storage.ErrNoStore, rep.Store)
-	} else if err == nil {
-		store, err = OpenStore(ctx, db)
+	default:
+		if err = CheckStoreName(db); err == nil {
+			err = sqliteExists(db) // a missing file or folder: storage.ErrNoStore
+		}
+		if err == nil {
+			store, err = OpenStore(ctx, db)
+		}
 	}
 	if err != nil {
 		return rep, err

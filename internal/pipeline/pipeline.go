@@ -203,6 +203,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 			return "", err
 		}
 		p.index(c, v, fp)
+		p.logDecision(c)
 		if err := p.shared.indexErr(); err != nil {
 			return "", fmt.Errorf("after deciding %s: %w", page.URL, err)
 		}
@@ -225,6 +226,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 		return "", err // the store's error names the URL
 	}
 	p.index(c, v, fp)
+	p.logDecision(c)
 	return c.Page.Outcome, nil
 }
 
@@ -307,6 +309,7 @@ func (p *Processor) commit(ctx context.Context, c *storage.Commit) (storage.Outc
 	if err != nil {
 		return "", err // the store's error names the URL
 	}
+	p.logDecision(c)
 	return c.Page.Outcome, nil
 }
 

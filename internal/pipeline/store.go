@@ -2,9 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -17,6 +17,24 @@ import (
 // names a PostgreSQL database rather than a SQLite file.
 func IsPostgres(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// ErrNotStoreURL is the error of a storage setting that is a URL no store
+// has (http://…): a store is a SQLite file or a postgres:// URL.
+var ErrNotStoreURL = errors.New("not a store URL")
+
+// CheckStoreName returns an error wrapping ErrNotStoreURL when db is a URL
+// (scheme://…) other than postgres:// or postgresql://.
+func CheckStoreName(db string) error {
+	scheme, _, ok := strings.Cut(db, "://")
+	if !ok || IsPostgres(db) || scheme == "" || strings.ContainsAny(scheme, `/\. `) {
+		return nil
+	}
+	name := db
+	if u, err := url.Parse(db); err == nil {
+		name = u.Redacted()
+	}
+	return fmt.Errorf("%s: %w: a store is a SQLite file or a postgres:// URL", name, ErrNotStoreURL)
 }
 
 // StoreName is db for messages: a URL without its password.
@@ -35,6 +53,9 @@ func StoreName(db string) string {
 // postgresql:// URL opens the shared PostgreSQL store (several crawls may
 // run on it at once), anything else the SQLite file at that path.
 func OpenStore(ctx context.Context, db string) (storage.Store, error) {
+	if err := CheckStoreName(db); err != nil {
+		return nil, err
+	}
 	if IsPostgres(db) {
 		return postgres.Open(ctx, db)
 	}
@@ -98,7 +119,7 @@ func Migrate(ctx context.Context, from, to string) (postgres.ImportStats, error)
 	if IsPostgres(from) {
 		return postgres.ImportStats{}, fmt.Errorf("migrate: %w: --from must be a SQLite file", storage.ErrInvalid)
 	}
-	if _, err := os.Stat(from); err != nil {
+	if err := sqliteExists(from); err != nil {
 		return postgres.ImportStats{}, fmt.Errorf("migrate: %w", err)
 	}
 	src, err := sqlite.Open(ctx, from)

@@ -19,7 +19,7 @@ func TestIncremental(t *testing.T) {
 	var b strings.Builder
 	progress.Incremental(&b, sum)
 	for _, w := range []string{
-		"site         requests      304  not-due      new  req/new delay-p50 delay-p90",
+		"incremental  requests      304  not-due      new  req/new delay-p50 delay-p90",
 		"sina               41       30        6        4     10.2       25m      3.0h",
 		"qq                 12       11        0        0        -         -         -",
 	} {

@@ -189,7 +189,9 @@ func Summary(w io.Writer, db string, run storage.Run, sum crawler.Summary, elaps
 // article, and the discovery delay of the new articles (published_at to
 // fetched: median and 90th percentile).
 func Incremental(w io.Writer, sum crawler.Summary) {
-	fmt.Fprintf(w, "%-12s %8s %8s %8s %8s %8s %9s %9s\n", "site", "requests", "304", "not-due", "new", "req/new", "delay-p50", "delay-p90")
+	// The header does not start with "site": readers of the summary take
+	// the table above by its "site" header.
+	fmt.Fprintf(w, "%-12s %8s %8s %8s %8s %8s %9s %9s\n", "incremental", "requests", "304", "not-due", "new", "req/new", "delay-p50", "delay-p90")
 	for _, s := range sum.Sites {
 		perNew := "-"
 		if s.Stored > 0 {

@@ -46,14 +46,16 @@ const (
 	MaxHammingBar = 32
 )
 
-// Counts are page outcomes.
+// Counts are page outcomes, named and counted as the crawl's summary
+// counts them (internal/progress.Counts): Errors are failures of the site
+// or the network, Gone the pages a 4xx answered (progress.IsGone).
 type Counts struct {
-	Pages, Stored, Duplicates, NotArticle, Errors int
+	Pages, Stored, Duplicates, NotArticle, Errors, Gone int
 }
 
-func (c *Counts) add(o storage.Outcome) {
+func (c *Counts) add(p storage.Page) {
 	c.Pages++
-	switch o {
+	switch p.Outcome {
 	case storage.OutcomeStored:
 		c.Stored++
 	case storage.OutcomeDuplicate:
@@ -61,8 +63,19 @@ func (c *Counts) add(o storage.Outcome) {
 	case storage.OutcomeNotArticle:
 		c.NotArticle++
 	case storage.OutcomeError:
-		c.Errors++
+		if progress.IsGone(p.ErrKind) {
+			c.Gone++
+		} else {
+			c.Errors++
+		}
 	}
+}
+
+// runCounts are the totals of a run record (progress.RunCounts).
+func runCounts(rs storage.RunStats) Counts {
+	c := progress.RunCounts(rs)
+	return Counts{Pages: int(c.Pages), Stored: int(c.Stored), Duplicates: int(c.Duplicates), NotArticle: int(c.NotArticle),
+		Errors: int(c.Errors), Gone: int(c.Gone)}
 }
 
 // Cluster is one cluster of the largest-clusters table.
@@ -86,7 +99,9 @@ type Report struct {
 	Generated  time.Time
 	Thresholds explain.Thresholds
 	Runs       []storage.Run
-	Sites      []string
+	// RunTotals[i] are Runs[i]'s totals with gone pages apart from errors.
+	RunTotals []Counts
+	Sites     []string
 	// BySiteRun[site][i] counts the pages last recorded in Runs[i]. A URL
 	// fetched again in a later run (an error retried, a list page) counts
 	// in its latest run only; Runs[i].Stats counts every fetch.
@@ -132,17 +147,11 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	runIndex := map[int64]int{}
 	for i, run := range runs {
 		runIndex[run.ID] = i
+		r.RunTotals = append(r.RunTotals, runCounts(run.Stats))
 	}
-	kinds := map[string]int{}
-	err = src.Pages(ctx, func(p storage.Page) error {
-		r.addPage(p, runIndex, kinds)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+	if err := r.countPages(ctx, src, runIndex); err != nil {
+		return nil, err
 	}
-	r.Sites = slices.Sorted(maps.Keys(r.BySite))
-	r.ErrorKinds = sortedKinds(kinds)
 
 	clusters := map[int64]*Cluster{}
 	sites := map[int64]map[string]bool{}
@@ -207,28 +216,38 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	return r, nil
 }
 
-// addPage counts a page record by site, run and outcome, and its error
-// kind in kinds.
-func (r *Report) addPage(p storage.Page, runIndex map[int64]int, kinds map[string]int) {
-	row := r.BySiteRun[p.Site]
-	if row == nil {
-		row = make([]Counts, len(r.Runs))
-		r.BySiteRun[p.Site] = row
-	}
-	if i, ok := runIndex[p.RunID]; ok {
-		row[i].add(p.Outcome)
-	}
-	c := r.BySite[p.Site]
-	c.add(p.Outcome)
-	r.BySite[p.Site] = c
-	r.Total.add(p.Outcome)
-	if p.Outcome == storage.OutcomeError {
-		k := p.ErrKind
-		if k == "" {
-			k = "unknown"
+// countPages counts the pages' outcomes per site and run, per site, in
+// total and by error kind.
+func (r *Report) countPages(ctx context.Context, src Source, runIndex map[int64]int) error {
+	kinds := map[string]int{}
+	err := src.Pages(ctx, func(p storage.Page) error {
+		row := r.BySiteRun[p.Site]
+		if row == nil {
+			row = make([]Counts, len(r.Runs))
+			r.BySiteRun[p.Site] = row
 		}
-		kinds[k]++
+		if i, ok := runIndex[p.RunID]; ok {
+			row[i].add(p)
+		}
+		c := r.BySite[p.Site]
+		c.add(p)
+		r.BySite[p.Site] = c
+		r.Total.add(p)
+		if p.Outcome == storage.OutcomeError {
+			k := p.ErrKind
+			if k == "" {
+				k = "unknown"
+			}
+			kinds[k]++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
+	r.Sites = slices.Sorted(maps.Keys(r.BySite))
+	r.ErrorKinds = sortedKinds(kinds)
+	return nil
 }
 
 func sortedKinds(m map[string]int) []Kind {
@@ -276,21 +295,22 @@ func (r *Report) plots() []Plot {
 		xs[i] = strconv.FormatInt(run.ID, 10)
 	}
 	var ps []Plot
-	stored, dups, errs, fetched := make([]float64, len(r.Runs)), make([]float64, len(r.Runs)), make([]float64, len(r.Runs)), make([]float64, len(r.Runs))
-	for i, run := range r.Runs {
-		stored[i], dups[i], errs[i], fetched[i] = float64(run.Stats.Stored), float64(run.Stats.Duplicates), float64(run.Stats.Errors), float64(run.Stats.Fetched)
+	n := len(r.Runs)
+	stored, dups, errs, gone, pages := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, c := range r.RunTotals {
+		stored[i], dups[i], errs[i], gone[i], pages[i] = float64(c.Stored), float64(c.Duplicates), float64(c.Errors), float64(c.Gone), float64(c.Pages)
 	}
 	ps = append(ps, Plot{ID: "runs", SVG: linePlot("All sites, per run", "run", xs, []series{
-		{"stored", colorStored, stored}, {"duplicates", colorDup, dups}, {"errors", colorEr, errs}, {"fetched", palette[3], fetched}}),
+		{"stored", colorStored, stored}, {"duplicates", colorDup, dups}, {"errors", colorEr, errs}, {"gone", colorGone, gone}, {"pages", palette[3], pages}}),
 		Caption: "Counters each run recorded (every fetch of the run)."})
 	for i, site := range r.Sites {
 		row := r.BySiteRun[site]
-		s, d, e := make([]float64, len(row)), make([]float64, len(row)), make([]float64, len(row))
+		s, d, e, g := make([]float64, len(row)), make([]float64, len(row)), make([]float64, len(row)), make([]float64, len(row))
 		for j, c := range row {
-			s[j], d[j], e[j] = float64(c.Stored), float64(c.Duplicates), float64(c.Errors)
+			s[j], d[j], e[j], g[j] = float64(c.Stored), float64(c.Duplicates), float64(c.Errors), float64(c.Gone)
 		}
 		ps = append(ps, Plot{ID: fmt.Sprintf("site-%d", i), SVG: linePlot("Site "+site+", per run", "run", xs, []series{
-			{"stored", colorStored, s}, {"duplicates", colorDup, d}, {"errors", colorEr, e}}),
+			{"stored", colorStored, s}, {"duplicates", colorDup, d}, {"errors", colorEr, e}, {"gone", colorGone, g}}),
 			Caption: "Pages of " + site + " by the run that last recorded them."})
 	}
 	maxSize := 1
@@ -336,7 +356,7 @@ func (r *Report) plots() []Plot {
 		for _, k := range r.ErrorKinds {
 			eb = append(eb, bar{k.Kind, k.N})
 		}
-		ps = append(ps, Plot{ID: "errors", SVG: barChart("Error kinds", "kind", eb, colorEr), Caption: "Pages whose last record is an error."})
+		ps = append(ps, Plot{ID: "errors", SVG: barChart("Error kinds", "kind", eb, colorEr), Caption: "Pages whose last record is an error or gone (a 4xx answer: http_404, http_410, …)."})
 	}
 	return ps
 }

@@ -64,7 +64,7 @@ func CreateCrawlArchive(path, software string, now time.Time) (*CrawlArchive, er
 	}
 	a := &CrawlArchive{f: f, w: bufio.NewWriterSize(f, 1<<20), path: path, gz: strings.HasSuffix(path, ".gz"), m: gowarc.NewMarshaler()}
 	info := "software: " + software + "\r\nformat: WARC File Format 1.1\r\n" +
-		"conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n" +
+		"conformsTo: " + SpecURI + "\r\n" +
 		"description: every request and response of one newscrawl crawl run\r\n"
 	rec, err := buildRecord(gowarc.Warcinfo, [][2]string{
 		{gowarc.WarcRecordID, newRecordID()},
