@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -70,7 +71,7 @@ func (c *Commit) Validate() error {
 			return fmt.Errorf("%w: raw response of %s has status %d", ErrInvalid, p.URL, c.Raw.Status)
 		}
 	}
-	if err := ValidTime("page fetched_at", p.FetchedAt); err != nil {
+	if err := cmp.Or(ValidTime("page fetched_at", p.FetchedAt), ValidTime("page retry_at", p.RetryAt)); err != nil {
 		return err
 	}
 	switch p.Outcome {

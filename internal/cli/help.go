@@ -22,8 +22,7 @@ type doc struct {
 	examples    []string
 }
 
-// docs are the help texts of the commands, by name ("eval web" for eval's
-// subcommands).
+// docs are the help texts of the commands, by name.
 var docs = map[string]doc{
 	"crawl": {"", `Crawls every site of the site file (or --only some of them) into the store:
 fetch, decode, extract, dedup, store. Progress goes to stderr every
@@ -60,6 +59,20 @@ A postgres:// URL then works wherever --db or storage: takes a store, and
 several crawls may run on it at once.`, []string{
 		"newscrawl migrate --from data/news.db --to postgres://newscrawl@db.internal:5432/news",
 		"newscrawl migrate --from data/news.db --to 'postgres://newscrawl@db.internal/news?search_path=corpus'"}},
+	"discover": {"", `Fetches each site's list surfaces once and prints what each yields: its
+start pages (links, and article URLs inside their inline scripts), the
+sitemaps named by the robots.txt of its hosts, its sitemaps (with the
+sitemaps of an index), feeds and APIs (every page). Per source: URLs found,
+matched (in allowed_domains and matching article_url or follow_url), articles
+(matching article_url), new (not decided in the store yet) and decided,
+and the others skipped by reason (off_domain, no_match, bad_url, robots,
+url_length, trap, seen: listed by an earlier source). Requests are polite as
+a crawl's (robots.txt, delays, Crawl-delay, retries, body limits); no article
+is fetched and nothing is written. The store (--db, or the site file's) is
+opened read-only when it exists; without one every URL counts as new. The
+command to run while writing a site entry.`, []string{
+		"newscrawl discover --site configs/sites.yaml --only qq",
+		"newscrawl discover --site mysite.yaml --db data/news.db --json"}},
 	"explain": {"URL", `Explains the decision about one URL (as stored: canonical form): for a
 duplicate, the stored article it matched, the Hamming distance, Jaccard,
 containment and title overlap with the thresholds that applied, and the
@@ -115,13 +128,6 @@ line, daily. Exit 1 when the store is damaged; an unusable snapshot is
 reported, not an error (the next crawl rebuilds the index).`, []string{
 		"newscrawl check --db data/news.db",
 		"newscrawl check --site configs/sites.yaml"}},
-	"eval": {"[subcommand]", `Prints quality and speed figures on the shared data (../shared); "eval help"
-lists the subcommands; without one it runs "eval dedup".`, []string{
-		"newscrawl eval web", "newscrawl eval crash --n 50"}},
-	"learn-antecedents": {"", `Learns SpotSigs antecedents from pages with a labelled text layer
-(original/*.html and cleaned/*.txt) and prints them; --out writes the list
-to a file you name.`, []string{
-		"newscrawl learn-antecedents --data ../shared/data/extraction/cwced-dev --out antecedents.txt"}},
 	"demo": {"", `Starts the bundled fixture portals on loopback, crawls them into a store in
 a temporary directory, prints the kept articles and the duplicates, and
 removes the directory at the end (--keep or --dir keeps it and says where).`, []string{
@@ -152,22 +158,7 @@ func (w *failWriter) Write(p []byte) (int, error) { w.failed = true; return len(
 // it (to stderr when stderr is not Main's), and not at all after a parse
 // error, which the command returns.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	help := stderr
-	if h, ok := stderr.(helpOut); ok {
-		help = h.stdout
-	}
-	fw := &failWriter{}
-	fs.SetOutput(fw)
-	fs.Usage = func() {
-		if fw.failed {
-			return
-		}
-		fs.SetOutput(help)
-		writeHelp(help, name, fs)
-		fs.SetOutput(fw)
-	}
-	return fs
+	return FlagSet(name, stderr, func(w io.Writer, fs *flag.FlagSet) { writeHelp(w, name, fs) })
 }
 
 // parseInterspersed parses args with flags before, between or after the

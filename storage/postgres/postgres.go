@@ -584,9 +584,9 @@ func queuePage(b *pgx.Batch, p *storage.Page, replace bool) {
 	if replace {
 		b.Queue(`DELETE FROM pages WHERE url = $1`, p.URL)
 	}
-	b.Queue(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
-		p.Err, p.Permanent, nullTime(p.FetchedAt))
+	b.Queue(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
+		p.Err, p.Permanent, nullTime(p.FetchedAt), nullTime(p.RetryAt))
 }
 
 // queueArticle queues the insert of a, which returns its id and cluster

@@ -32,7 +32,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // SQLite tuning.
 const (
@@ -222,6 +222,26 @@ ALTER TABLE articles ADD COLUMN own_share REAL NOT NULL DEFAULT 0;
 ALTER TABLE articles ADD COLUMN passages BLOB NOT NULL DEFAULT x'';
 ALTER TABLE duplicates ADD COLUMN prints BLOB NOT NULL DEFAULT x'';
 ALTER TABLE duplicates ADD COLUMN content_words INTEGER NOT NULL DEFAULT 0;
+`,
+	// 7 -> 8: cron runs that re-fetch only what changed. pages.retry_at is
+	// when a permanent error may be fetched again (NULL: never; a page
+	// that was gone). surfaces keeps each list surface's validators, what
+	// its last fetch yielded and when it is due again (storage.SurfaceState);
+	// next_due is indexed for the claim.
+	`
+ALTER TABLE pages ADD COLUMN retry_at INTEGER;
+CREATE TABLE surfaces (
+	key           TEXT PRIMARY KEY,
+	site          TEXT NOT NULL DEFAULT '',
+	etag          TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	fetched_at    INTEGER,
+	status        INTEGER NOT NULL DEFAULT 0,
+	new_urls      INTEGER NOT NULL DEFAULT 0,
+	empty_runs    INTEGER NOT NULL DEFAULT 0,
+	next_due      INTEGER,
+	links         TEXT NOT NULL DEFAULT ''
+);
 `,
 }
 
@@ -490,14 +510,15 @@ const (
 		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
 		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
-	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
+	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
 	// that are not blobs at all); badSignature describes them.
 	badSignatureCond = `typeof(signature) <> 'blob' OR length(signature) % 8 <> 0`
 	badSignature     = `CASE WHEN typeof(signature) <> 'blob' THEN ' signature is ' || typeof(signature) || ', not a blob'
 		ELSE ' signature of ' || length(signature) || ' bytes is not a multiple of 8' END`
-	// finalPage is the condition under which Push ignores a URL.
-	finalPage = `outcome IN ('stored', 'duplicate') OR (outcome = 'error' AND permanent <> 0)`
+	// finalPage is the condition under which Push (at time ?5) ignores a
+	// URL (storage.Page.Skipped).
+	finalPage = `outcome IN ('stored', 'duplicate') OR (outcome = 'error' AND permanent <> 0 AND (retry_at IS NULL OR retry_at > ?5))`
 )
 
 func (s *Store) prepare(ctx context.Context) error {
@@ -507,7 +528,7 @@ func (s *Store) prepare(ctx context.Context) error {
 	}{
 		{&s.stmts.pageOutcome, `SELECT outcome FROM pages WHERE url = ?`},
 		{&s.stmts.deletePage, `DELETE FROM pages WHERE url = ?`},
-		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.insertArticle, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
 			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
 			prints, content_words, partial_of, own_share, passages)
@@ -813,7 +834,7 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 		}
 	}
 	if _, err := tx.StmtContext(ctx, s.stmts.insertPage).ExecContext(ctx, p.URL, p.Site, p.RunID,
-		string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt)); err != nil {
+		string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt), nullTime(p.RetryAt)); err != nil {
 		return r, err
 	}
 	switch {
@@ -901,11 +922,11 @@ func scanPage(sc scanner) (storage.Page, error) {
 	var p storage.Page
 	var outcome string
 	var permanent int
-	var fetched sql.NullInt64
-	if err := sc.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &permanent, &fetched); err != nil {
+	var fetched, retry sql.NullInt64
+	if err := sc.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &permanent, &fetched, &retry); err != nil {
 		return storage.Page{}, err
 	}
-	p.Outcome, p.Permanent, p.FetchedAt = storage.Outcome(outcome), permanent != 0, fromNull(fetched)
+	p.Outcome, p.Permanent, p.FetchedAt, p.RetryAt = storage.Outcome(outcome), permanent != 0, fromNull(fetched), fromNull(retry)
 	return p, nil
 }
 
@@ -1281,8 +1302,9 @@ func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		added = 0
 		st := tx.StmtContext(ctx, s.stmts.push)
+		now := time.Now().UnixNano()
 		for _, it := range items {
-			res, err := st.ExecContext(ctx, it.URL, it.Site, it.Depth, it.Referer)
+			res, err := st.ExecContext(ctx, it.URL, it.Site, it.Depth, it.Referer, now)
 			if err != nil {
 				return err
 			}

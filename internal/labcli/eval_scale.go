@@ -1,4 +1,4 @@
-package cli
+package labcli
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func cmdEvalScale(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	index := fs.String("index", pipeline.DefaultIndex, "candidate stage measured: lsh, prefix or exhaustive")
 	fpOut := fs.String("fingerprints", "", "only write the fingerprints of the corpus's texts to this file (for the Go benchmarks' NEWSCRAWL_SCALE_FP) and exit")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	var engine dedup.Options
 	if err := pipeline.SetIndex(&engine, *index); err != nil {

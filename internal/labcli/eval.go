@@ -1,4 +1,4 @@
-package cli
+package labcli
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
-	"github.com/newsdedup/newscrawl/internal/shared"
 	"github.com/newsdedup/newscrawl/segment"
 )
 
@@ -45,7 +45,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if name == "help" {
 		d := docs["eval"]
-		fmt.Fprintf(stdout, "usage: newscrawl eval [subcommand] [flags]\n\n%s\n\nsubcommands:\n", d.description)
+		fmt.Fprintf(stdout, "usage: newscrawl-lab eval [subcommand] [flags]\n\n%s\n\nsubcommands:\n", d.description)
 		for _, c := range evalCommands() {
 			fmt.Fprintf(stdout, "  %-11s %s\n", c.name, c.summary)
 		}
@@ -53,7 +53,7 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		for _, e := range d.examples {
 			fmt.Fprintf(stdout, "  %s\n", e)
 		}
-		fmt.Fprintf(stdout, "\nrun \"newscrawl eval <subcommand> -h\" for its flags\n\n%s\n", exitCodesHelp)
+		fmt.Fprintf(stdout, "\nrun \"newscrawl-lab eval <subcommand> -h\" for its flags\n\n%s\n", exitCodesHelp)
 		return nil
 	}
 	for _, c := range evalCommands() {
@@ -76,7 +76,7 @@ func evalFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 				summary = c.summary
 			}
 		}
-		fmt.Fprintf(fs.Output(), "usage: newscrawl %s [flags]\n\n%s\n\nFlags:\n", name, summary)
+		fmt.Fprintf(fs.Output(), "usage: newscrawl-lab %s [flags]\n\n%s\n\nFlags:\n", name, summary)
 		fs.PrintDefaults()
 		fmt.Fprintf(fs.Output(), "\n%s\n", exitCodesHelp)
 	}
@@ -84,12 +84,12 @@ func evalFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 }
 
 // sharedDir is the --shared flag value, or else ../shared next to the
-// repository holding the working directory (shared.Find).
+// repository holding the working directory (devdata.Find).
 func sharedDir(flagValue string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
 	}
-	dir, err := shared.Find(".")
+	dir, err := devdata.Find(".")
 	if err != nil {
 		return "", fmt.Errorf("%w (pass --shared DIR)", err)
 	}

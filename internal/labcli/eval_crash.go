@@ -1,4 +1,4 @@
-package cli
+package labcli
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func cmdEvalCrash(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	series := fs.Int("series", 100, "stop after this many series even when fewer than --n kills happened")
 	keep := fs.Bool("keep", false, "keep the work directory (stores, binaries)")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("eval crash: unexpected arguments %q", fs.Args())
@@ -59,7 +59,7 @@ func cmdEvalCrash(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return fmt.Errorf("eval crash: %w", err)
 	}
-	rep.WriteTable(stdout, c, fmt.Sprintf("newscrawl eval crash --n %d --seed %d%s", *n, *seed, flagIf("--sites", *sites)))
+	rep.WriteTable(stdout, c, fmt.Sprintf("newscrawl-lab eval crash --n %d --seed %d%s", *n, *seed, flagIf("--sites", *sites)))
 	if rep.Failed() {
 		return errors.New("eval crash: a check failed (see the table)")
 	}

@@ -1,4 +1,4 @@
-package cli
+package labcli
 
 import (
 	"context"
@@ -13,7 +13,7 @@ func cmdEvalDedup(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs, shared := evalFlagSet("eval dedup", stderr)
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	a := []string{"--plots", *plots}
 	if *shared != "" {
@@ -36,7 +36,7 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	engine := addEngineFlags(fs)
 	segCfg := addSegmentFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	dir, err := sharedDir(*shared)
 	if err != nil {
@@ -48,7 +48,7 @@ func cmdEvalRobust(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	run, err := evaldedup.RunRobust(ctx, evaldedup.RobustConfig{Shared: dir, Segmenter: seg, Engine: *engine, Method: *only, Plots: *plots})
 	if errors.Is(err, evaldedup.ErrNoMethod) {
-		return usageError{fmt.Errorf("eval robust: %w", err)}
+		return usageError(fmt.Errorf("eval robust: %w", err))
 	}
 	if err != nil {
 		return fmt.Errorf("eval robust: %w", err)
@@ -64,7 +64,7 @@ func cmdEvalGoldset(ctx context.Context, args []string, stdout, stderr io.Writer
 	engine := addEngineFlags(fs)
 	segCfg := addSegmentFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	dir, err := sharedDir(*shared)
 	if err != nil {
@@ -88,7 +88,7 @@ func cmdEvalLiGang(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs, shared := evalFlagSet("eval ligang", stderr)
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots (ligang-add.svg, ligang-delete.svg)")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	dir, err := sharedDir(*shared)
 	if err != nil {

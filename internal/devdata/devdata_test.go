@@ -1,4 +1,4 @@
-package shared
+package devdata
 
 import (
 	"errors"
@@ -92,7 +92,7 @@ func TestFindFromHere(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "internal", "shared", "shared.go")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "internal", "devdata", "devdata.go")); err != nil {
 		t.Fatalf("root %s is not this repository: %v", root, err)
 	}
 }

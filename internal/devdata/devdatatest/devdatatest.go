@@ -1,22 +1,22 @@
-// Package sharedtest gives tests one way to use the shared data directory
-// (see package shared): absent data skips the test, or fails it when the
+// Package devdatatest gives tests one way to use the shared data directory
+// (see package devdata): absent data skips the test, or fails it when the
 // environment variable CI is set. Like net/http/httptest it imports
 // "testing"; only tests import it.
-package sharedtest
+package devdatatest
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 )
 
 // Dir returns the shared data directory seen from the test's working
 // directory. When it is absent the test is skipped, or fails when CI is set.
 func Dir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := shared.Find(".")
+	dir, err := devdata.Find(".")
 	if err != nil {
 		missing(tb, err)
 		tb.Skipf("skipping: %v", err)
@@ -29,7 +29,7 @@ func Dir(tb testing.TB) string {
 // when CI is set).
 func Lookup(tb testing.TB) (dir string, ok bool) {
 	tb.Helper()
-	dir, err := shared.Find(".")
+	dir, err := devdata.Find(".")
 	if err != nil {
 		missing(tb, err)
 		tb.Logf("shared data absent: %v", err)
@@ -55,7 +55,7 @@ func Path(tb testing.TB, rel ...string) string {
 // directory, failing the test when there is none.
 func RootDir(tb testing.TB) string {
 	tb.Helper()
-	root, err := shared.Root(".")
+	root, err := devdata.Root(".")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func RootDir(tb testing.TB) string {
 // caller skips or carries on.
 func missing(tb testing.TB, err error) {
 	tb.Helper()
-	if os.Getenv(shared.CIEnv) != "" {
-		tb.Fatalf("shared data required when %s is set: %v", shared.CIEnv, err)
+	if os.Getenv(devdata.CIEnv) != "" {
+		tb.Fatalf("shared data required when %s is set: %v", devdata.CIEnv, err)
 	}
 }

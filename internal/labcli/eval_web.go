@@ -1,10 +1,11 @@
-package cli
+package labcli
 
 import (
 	"context"
 	"fmt"
 	"io"
 
+	"github.com/newsdedup/newscrawl/internal/cli"
 	"github.com/newsdedup/newscrawl/internal/evalweb"
 )
 
@@ -16,14 +17,14 @@ func cmdEvalWeb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	db := fs.String("db", "", "store to crawl into and read: a SQLite file or a postgres:// URL holding no store yet (default: OUT/bench-dev.db, replaced)")
 	engine := addEngineFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	dir, err := sharedDir(*shared)
 	if err != nil {
 		return err
 	}
 	rep, err := evalweb.Run(ctx, evalweb.Config{Shared: dir, SiteFile: *site, OutDir: *outDir, DB: *db, Reuse: *reuse, Engine: *engine,
-		Status: stderr, Progress: progressTo(stderr)})
+		Status: stderr, Progress: cli.ProgressTo(stderr)})
 	if err != nil {
 		return fmt.Errorf("eval web: %w", err)
 	}

@@ -1,4 +1,4 @@
-package sharedtest
+package devdatatest
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 )
 
 // layout makes tmp/repo/go.mod and tmp/repo/a/b, plus tmp/shared/x/y.txt
@@ -23,10 +23,10 @@ func layout(t *testing.T, withShared bool) string {
 		t.Fatal(err)
 	}
 	if withShared {
-		if err := os.MkdirAll(filepath.Join(tmp, shared.DirName, "x"), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(tmp, devdata.DirName, "x"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(tmp, shared.DirName, "x", "y.txt"), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(tmp, devdata.DirName, "x", "y.txt"), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,15 +75,15 @@ func TestHelpers(t *testing.T) {
 		wantFail    bool
 		wantPathEnd string // suffix of the returned path when neither
 	}{
-		{"Dir present", true, "", Dir, false, false, shared.DirName},
+		{"Dir present", true, "", Dir, false, false, devdata.DirName},
 		{"Dir absent skips", false, "", Dir, true, false, ""},
 		{"Dir absent fails in CI", false, "true", Dir, false, true, ""},
-		{"Path present", true, "", func(tb testing.TB) string { return Path(tb, "x", "y.txt") }, false, false, filepath.Join(shared.DirName, "x", "y.txt")},
-		{"Path slash form", true, "", func(tb testing.TB) string { return Path(tb, "x/y.txt") }, false, false, filepath.Join(shared.DirName, "x", "y.txt")},
+		{"Path present", true, "", func(tb testing.TB) string { return Path(tb, "x", "y.txt") }, false, false, filepath.Join(devdata.DirName, "x", "y.txt")},
+		{"Path slash form", true, "", func(tb testing.TB) string { return Path(tb, "x/y.txt") }, false, false, filepath.Join(devdata.DirName, "x", "y.txt")},
 		{"Path file absent skips", true, "", func(tb testing.TB) string { return Path(tb, "x", "nope") }, true, false, ""},
 		{"Path file absent fails in CI", true, "1", func(tb testing.TB) string { return Path(tb, "x", "nope") }, false, true, ""},
 		{"Path dir absent skips", false, "", func(tb testing.TB) string { return Path(tb, "x", "y.txt") }, true, false, ""},
-		{"Lookup present", true, "", func(tb testing.TB) string { d, _ := Lookup(tb); return d }, false, false, shared.DirName},
+		{"Lookup present", true, "", func(tb testing.TB) string { d, _ := Lookup(tb); return d }, false, false, devdata.DirName},
 		{"Lookup absent", false, "", func(tb testing.TB) string {
 			if d, ok := Lookup(tb); ok || d != "" {
 				return "unexpected " + d
@@ -97,7 +97,7 @@ func TestHelpers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tmp := layout(t, tt.withShared)
 			t.Chdir(filepath.Join(tmp, "repo", "a", "b"))
-			t.Setenv(shared.CIEnv, tt.ci)
+			t.Setenv(devdata.CIEnv, tt.ci)
 			var got string
 			r := run(func(tb testing.TB) { got = tt.call(tb) })
 			if r.skipped != tt.wantSkip || r.failed != tt.wantFail {

@@ -1,4 +1,4 @@
-package cli
+package labcli
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 func cmdEvalKeyFP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, shared := evalFlagSet("eval keyfp", stderr)
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	_, sets, seg, err := devEval("eval keyfp", *shared, true, stderr)
 	if err != nil {
@@ -37,7 +37,7 @@ func cmdEvalWinnow(ctx context.Context, args []string, stdout, stderr io.Writer)
 	k := fs.Int("k", winnow.DefaultK, "noise threshold: words per block")
 	g := fs.Int("g", winnow.DefaultG, "guarantee threshold: every shared run of g words is found")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	_, sets, seg, err := devEval("eval winnow", *shared, false, stderr)
 	if err != nil {
@@ -56,7 +56,7 @@ func cmdEvalSynonyms(ctx context.Context, args []string, stdout, stderr io.Write
 	segCfg := addSegmentFlags(fs)
 	only := fs.String("methods", "simhash k=3,spotsigs,combined (default)", "comma-separated parts of method names to run (empty: all)")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	dir, sets, plain, err := devEval("eval synonyms", *shared, false, stderr)
 	if err != nil {
@@ -87,7 +87,7 @@ func cmdEvalPSimhash(ctx context.Context, args []string, stdout, stderr io.Write
 	ks := fs.String("k", "10,3", "comma-separated Hamming thresholds")
 	mus := fs.String("mu", "0,0.5,1,1.5,2,3", "comma-separated μ values of the sweep")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	cfg := evalmethods.PSimhashConfig{}
 	for _, s := range strings.Split(*ks, ",") {
@@ -132,7 +132,7 @@ func cmdEvalAntecedents(ctx context.Context, args []string, stdout, stderr io.Wr
 	fs, shared := evalFlagSet("eval antecedents", stderr)
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	_, sets, seg, err := devEval("eval antecedents", *shared, false, stderr)
 	if err != nil {
@@ -150,7 +150,7 @@ func cmdEvalImages(_ context.Context, args []string, stdout, stderr io.Writer) e
 	fs, _ := evalFlagSet("eval images", stderr)
 	photos := fs.Int("photos", 20, "photos drawn per template (3 templates)")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	if *photos < 2 {
 		return usagef("eval images: --photos must be at least 2")

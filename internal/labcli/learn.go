@@ -1,4 +1,4 @@
-package cli
+package labcli
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func cmdLearnAntecedents(ctx context.Context, args []string, stdout, stderr io.W
 	top := fs.Int("top", antecedents.DefaultTopN, "only the N stopwords most frequent in the main text are candidates")
 	all := fs.Bool("all", false, "print every stopword found, not only the candidates and the next ones")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("learn-antecedents: unexpected arguments %q", fs.Args())
@@ -89,7 +89,7 @@ func cmdLearnAntecedents(ctx context.Context, args []string, stdout, stderr io.W
 	}
 	header := []string{
 		"SpotSigs antecedents for package segment (Li Yan et al. 2017 §3.3; Theobald et al. 2008).",
-		fmt.Sprintf("Made on %s by: newscrawl learn-antecedents --data %s --basic %g --opt %g --top %d",
+		fmt.Sprintf("Made on %s by: newscrawl-lab learn-antecedents --data %s --basic %g --opt %g --top %d",
 			time.Now().UTC().Format("2006-01-02"), *data, *basic, *opt, *top),
 		fmt.Sprintf("Data: %d pages; t1 = count in the labelled main text (cleaned/*.txt), t2 = count in", len(pages)),
 		"the page's visible text (original/*.html without head/script/style/noscript/template),",

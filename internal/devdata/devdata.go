@@ -1,4 +1,4 @@
-// Package shared locates the project's read-only shared data directory, the
+// Package devdata locates the project's read-only development data: the
 // directory "shared" beside the repository root (../shared seen from the
 // root, where the root is the first directory at or above a starting point
 // that holds go.mod), and gives tests one way to use it.
@@ -7,9 +7,9 @@
 // a file in it is absent, the test is skipped with a message naming what is
 // missing, except when the environment variable CI is set, where absence is
 // a failure (CI always runs with shared/ beside the clone). The test
-// helpers that apply it live in package sharedtest, so that this package,
-// which the commands use, does not import "testing".
-package shared
+// helpers that apply it live in package devdatatest, so that this package,
+// which the lab commands use, does not import "testing".
+package devdata
 
 import (
 	"errors"

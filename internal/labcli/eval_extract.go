@@ -1,4 +1,4 @@
-package cli
+package labcli
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 // cmdEvalExtract prints the extraction quality table:
 //
-//	newscrawl eval extract [--shared DIR] [--split dev] [--only NAME] [--worst N] [--baseline] [--loso=false] [--folds]
+//	newscrawl-lab eval extract [--shared DIR] [--split dev] [--only NAME] [--worst N] [--baseline] [--loso=false] [--folds]
 func cmdEvalExtract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, shared := evalFlagSet("eval extract", stderr)
 	split := fs.String("split", "dev", "reprint-web bench split under SHARED/bench")
@@ -27,7 +27,7 @@ func cmdEvalExtract(ctx context.Context, args []string, stdout, stderr io.Writer
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usageError{err}
+		return usageError(err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments %q", fs.Args())

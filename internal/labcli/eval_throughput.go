@@ -1,4 +1,4 @@
-package cli
+package labcli
 
 import (
 	"context"
@@ -13,7 +13,7 @@ func cmdEvalThroughput(ctx context.Context, args []string, stdout, stderr io.Wri
 	site := fs.String("site", "configs/bench-dev.yaml", "site file for the bench web")
 	outDir := fs.String("out", "out/eval", "directory for the temporary stores")
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	dir, err := sharedDir(*shared)
 	if err != nil {
