@@ -19,6 +19,11 @@ import (
 // daylight saving time since 1991).
 var cst = time.FixedZone("CST", 8*3600)
 
+// cstInstant is China Standard Time for instants (unix times): a distinct
+// zone value, so that inSiteZone, which re-reads cst wall clocks in the
+// site's zone, leaves them as they are.
+var cstInstant = time.FixedZone("CST", 8*3600)
+
 // pageMeta is the evidence collected from the whole page before the body is
 // extracted.
 type pageMeta struct {
@@ -36,6 +41,14 @@ type pageMeta struct {
 	ogType      string
 	image       string // og:image / twitter:image, as written
 	imageRank   int    // imageMetas rank of image (0: none)
+	// description is the og:description, else the description <meta>.
+	description string
+	// canonical is the <link rel=canonical> href, else og:url, as written.
+	canonical string
+	// articleEvidence: og:type article or a publish-time <meta> or
+	// JSON-LD date says the page is an article.
+	articleEvidence bool
+	states          []stateScript // scripts that may hold page state
 }
 
 // publishTimeMetas are <meta> names/properties that carry the publish time
@@ -56,6 +69,10 @@ var modifiedTimeMetas = map[string]int{
 	"article:modified_time": 1, "og:updated_time": 1, "datemodified": 1, "dateupdate": 2,
 	"dcterms.modified": 2, "dc.date.modified": 2, "last-modified": 3, "lastmod": 3,
 }
+
+// articleTimeRank: a publish-time <meta> ranked this high
+// (article:published_time, pubdate, publishdate …) marks an article page.
+const articleTimeRank = 2
 
 // scriptDateRank ranks a publish time assigned in a script below every
 // <meta> name.
@@ -80,7 +97,12 @@ func collectMeta(doc *html.Node) pageMeta {
 				return
 			case atom.Meta:
 				m.addMeta(n, &pubRank, &modRank)
+			case atom.Link:
+				if strings.EqualFold(strings.TrimSpace(attr(n, "rel")), "canonical") && attr(n, "href") != "" {
+					m.canonical = strings.TrimSpace(attr(n, "href"))
+				}
 			case atom.Script:
+				m.addStateScript(n)
 				if n.FirstChild != nil && pubRank > scriptDateRank && !strings.Contains(attr(n, "type"), "json") {
 					if v := scriptDate(n.FirstChild.Data); v != "" {
 						if _, ok := parseTime(v); ok {
@@ -94,6 +116,7 @@ func collectMeta(doc *html.Node) pageMeta {
 						if _, ok := parseTime(v); ok {
 							pubRank = 1
 							m.published = v
+							m.articleEvidence = true
 						}
 					}
 				}
@@ -154,6 +177,17 @@ func (m *pageMeta) addMeta(n *html.Node, pubRank, modRank *int) {
 		}
 	case "og:type":
 		m.ogType = strings.ToLower(content)
+		m.articleEvidence = m.articleEvidence || m.ogType == "article"
+	case "og:description":
+		m.description = collapse(content)
+	case "description", "twitter:description":
+		if m.description == "" {
+			m.description = collapse(content)
+		}
+	case "og:url":
+		if m.canonical == "" {
+			m.canonical = content
+		}
 	case "og:video", "og:video:url":
 		m.hasOGVideo = true
 	}
@@ -170,6 +204,7 @@ func (m *pageMeta) addMeta(n *html.Node, pubRank, modRank *int) {
 		if _, ok := parseTime(content); ok {
 			*pubRank = r
 			m.published = content
+			m.articleEvidence = m.articleEvidence || r <= articleTimeRank
 		}
 	}
 }
@@ -465,7 +500,7 @@ func parseTime(s string) (time.Time, bool) {
 		}
 	}
 	if sec, err := strconv.ParseInt(s, 10, 64); err == nil && sec > 631152000 && sec < 2082758400 { // 1990..2036, unix seconds
-		return time.Unix(sec, 0).In(cst), true
+		return time.Unix(sec, 0).In(cstInstant), true
 	}
 	t, ok := findDate(s)
 	if !ok {
