@@ -410,6 +410,11 @@ type bodyResult struct {
 	runnerUp float64
 	// leadImage is the first photo <img> of the chosen content, as written.
 	leadImage string
+	// linkItemsDropped: the content's link items were dropped on an
+	// article-shaped URL without Options.ExpectArticle; listUnits and
+	// listLinkUnits are the content's counts before (see isBrief).
+	linkItemsDropped         bool
+	listUnits, listLinkUnits int
 }
 
 // body finds the article body and renders it as lines.
@@ -447,10 +452,14 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 		res.contentLinkUnits += st.linkUnits
 		res.contentImages += st.images
 	}
-	if e.opts.ExpectArticle && float64(res.contentLinkUnits) > maxListLinkDensity*float64(res.contentUnits) {
-		// A known article page whose container is mostly links: a short
-		// story with keyword links and a promo block. The link items go;
-		// what remains is judged as the article.
+	briefURL := !e.opts.ExpectArticle && articleShapedURL(pageURL)
+	if (e.opts.ExpectArticle || briefURL) && float64(res.contentLinkUnits) > maxListLinkDensity*float64(res.contentUnits) {
+		// A known article page (or an article-shaped URL, see isBrief)
+		// whose container is mostly links: a short story with keyword
+		// links and a promo block. The link items go; what remains is
+		// judged as the article.
+		res.linkItemsDropped = briefURL
+		res.listUnits, res.listLinkUnits = res.contentUnits, res.contentLinkUnits
 		for _, n := range nodes {
 			u, l := dropLinkItems(sc, n)
 			res.contentUnits -= u

@@ -35,6 +35,8 @@ type extractOutput struct {
 	Method        string `json:"method"`
 	SecondOpinion string `json:"second_opinion,omitempty"`
 	LeadImage     string `json:"lead_image,omitempty"`
+	Truncated     bool   `json:"truncated,omitempty"` // a stub: the text is the start of the article
+	Canonical     string `json:"canonical,omitempty"` // the page's canonical variant, when another URL
 	Charset       string `json:"charset"`
 	CharsetFrom   string `json:"charset_from"`
 }
@@ -84,6 +86,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var body []byte
 	contentType := ""
 	pageURL := ""
+	var fetchedAt time.Time
 	charset := *charsetFlag
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
 		cfg := config.Default()
@@ -96,7 +99,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return fmt.Errorf("fetch %s: %w", target, err)
 		}
-		pageURL, body, contentType = resp.URL, resp.Body, resp.Header.Get("Content-Type")
+		pageURL, body, contentType, fetchedAt = resp.URL, resp.Body, resp.Header.Get("Content-Type"), resp.FetchedAt
 		if charset == "" {
 			charset = resp.Site.Charset
 		}
@@ -106,7 +109,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	art, dec, err := pipeline.ExtractPage(ex, pipeline.Page{URL: pageURL, Body: body, ContentType: contentType, Charset: charset})
+	art, dec, err := pipeline.ExtractPage(ex, pipeline.Page{URL: pageURL, Body: body, ContentType: contentType, Charset: charset, FetchedAt: fetchedAt})
 	var de *pipeline.DecodeError
 	if errors.As(err, &de) {
 		return de.Err
@@ -117,6 +120,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	out := extractOutput{
 		Title: art.Title, Text: art.Text, Source: art.Source, Author: art.Author, Editor: art.Editor,
 		Method: art.Method, SecondOpinion: art.SecondOpinion, LeadImage: art.LeadImage, Charset: dec.Charset, CharsetFrom: dec.Source,
+		Truncated: art.Truncated, Canonical: art.Canonical,
 	}
 	if !art.PublishedAt.IsZero() {
 		out.PublishedAt = art.PublishedAt.Format(time.RFC3339)
