@@ -169,6 +169,8 @@ func TestStubMarkers(t *testing.T) {
 		{"Read the full story in the app", true},
 		{"他说，要打开新闻客户端看看全文的时候，发现网络中断了，于是只好等待下一次机会再试。", false},
 		{"查看更多评论", false},
+		{"阅读全文(736) | 回复(0) | 引用通告", false},
+		{">> 阅读全文", true},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			if got := isStubMarker(tc.line); got != tc.want {

@@ -11,7 +11,13 @@ import (
 // after a click (打开新浪新闻 阅读全文, 展开全文, 查看全文, "Read the full
 // story in the app"). A marker line just after the body, or ending it,
 // marks the article as truncated.
-var rxStubMarker = regexp.MustCompile(`(?i)(?:(?:打开|下载|前往|去|用|安装)[^。！？，]{0,12}(?:app|客户端|新闻)[^。！？，]{0,8}(?:阅读|查看|看)(?:全文|完整|原文|更多)|展开全文|阅读全文|查看全文|剩余\d*%?全文|read (?:the )?(?:full|whole|rest of the) (?:story|article)[^.]{0,24}\bapp\b)`)
+var (
+	rxStubApp = regexp.MustCompile(`(?i)(?:打开|下载|前往|去|用|安装)[^。！？]{0,12}(?:app|客户端|新闻)[^。！？]{0,8}(?:阅读|查看|看)(?:全文|完整|原文|更多)|read (?:the )?(?:full|whole|rest of the) (?:story|article)[^.]{0,24}\bapp\b`)
+	// rxStubBare: a bare 展开全文 / 阅读全文 is a marker only as the whole
+	// line (a button); "阅读全文(736) | 回复(0)" under a blog post is a
+	// link with a read count, not a stub's marker.
+	rxStubBare = regexp.MustCompile(`^[\s>»….。:：\-—↓▼]*(?:点击)?(?:展开全文|阅读全文|查看全文|剩余\d*%?全文)[\s>»….。:：\-—↓▼]*$`)
+)
 
 const (
 	// stubMarkerLines: the marker stands within this many page lines
@@ -43,7 +49,7 @@ func (e *Extractor) markTruncated(pageURL string, li lineInfo, meta pageMeta, ar
 }
 
 func isStubMarker(l string) bool {
-	return runeLen(l) <= maxStubMarkerRunes && rxStubMarker.MatchString(l)
+	return runeLen(l) <= maxStubMarkerRunes && (rxStubBare.MatchString(l) || rxStubApp.MatchString(l))
 }
 
 // canonicalURL resolves ref against pageURL and returns it when it is an

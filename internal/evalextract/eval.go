@@ -62,6 +62,10 @@ type Report struct {
 	// pages that asked for one.
 	Second        map[string]map[string]int
 	SecondTimings []time.Duration
+	// Kinds counts, by dataset, the pages whose body came from script
+	// state or the description <meta>, and the pages marked truncated
+	// (the kind* names).
+	Kinds map[string]map[string]int
 	// Below lists the pages under plain readability (Config.CompareBaseline).
 	Below []Below
 	// Folds are the leave-one-site-out folds (Config.LOSO).
@@ -158,6 +162,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		r.compare(base)
 	}
 	if len(r.Timings) > 0 {
+		r.addKinds()
 		r.addSecondOpinions()
 		r.add("all", len(r.Timings), "median ms/page (decode+extract)", medianMS(r.Timings), "including the second opinions")
 	}
@@ -228,6 +233,9 @@ func extractBytes(xs *extractors, r *Report, ds, site, pageURL string, body []by
 	if second != "" {
 		r.SecondTimings = append(r.SecondTimings, d)
 		r.countSecond(ds, second, 1)
+	}
+	if a != nil {
+		r.countKind(ds, a)
 	}
 	return a, err
 }
