@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -136,7 +137,8 @@ func FuzzExtract(f *testing.F) {
 		if len(raw)%2 == 1 {
 			e = exArticle
 		}
-		a, err := e.Extract("http://example.com/a.html", body)
+		// Pages showing relative dates are resolved against a fetch time.
+		a, err := e.ExtractFetched("http://example.com/a.html", body, time.Date(2024, 5, 10, 16, 30, 0, 0, time.UTC))
 		if err != nil {
 			if !errors.Is(err, extract.ErrNoArticle) {
 				t.Fatalf("unexpected error %v", err)

@@ -179,3 +179,23 @@ func TestStubMarkers(t *testing.T) {
 		})
 	}
 }
+
+// FuzzStateBody: any script text is decoded within the limits without a
+// panic, and a body found is rendered into non-empty lines.
+func FuzzStateBody(f *testing.F) {
+	f.Add(`window.DATA = {"title":"标题","content":{"cnt_html":"<p>第一段正文，讲述事情的经过。</p><p>第二段。</p>"}};`, false)
+	f.Add(`{"props":{"pageProps":{"article":{"body":"正文第一行，很长的一句话。\n第二行。","author":[{"name":"李四"}]}}}}`, true)
+	f.Add(`window.__INITIAL_STATE__={"a":[[[[{"text":"\u003cp\u003e转义的段落，内容。\u003c/p\u003e"}]]]]}`, false)
+	f.Add(`window.DATA = {"x": "unterminated`, false)
+	f.Fuzz(func(t *testing.T, script string, whole bool) {
+		st, units := stateBody([]stateScript{{text: script, json: whole}})
+		if units > 0 && len(st.lines) == 0 {
+			t.Errorf("%d units without lines", units)
+		}
+		for _, l := range st.lines {
+			if strings.TrimSpace(l) == "" {
+				t.Errorf("empty line in %q", st.lines)
+			}
+		}
+	})
+}
