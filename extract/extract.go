@@ -30,11 +30,24 @@
 // (Options.ExpectArticle, the site's article_url) is refused only when no
 // article text remains.
 //
+// Pages drawn by script are read without running it (state.go): when the
+// DOM holds no article, or much less prose than a JSON state object of a
+// script (window.DATA, __INITIAL_STATE__, __NEXT_DATA__, JSON-LD
+// articleBody), the state's longest body field is the article
+// (MethodState); a brief whose only text is the description <meta> of an
+// article page is taken from there (MethodDescription). A container hidden
+// by its inline style that holds most of the page's text (WeChat's
+// #js_content, shown by its script) is read (hidden.go). A stub that shows
+// the start of an article and a read-the-rest marker is marked Truncated,
+// with its canonical variant (stub.go).
+//
 // Metadata prefers the page's own evidence (<meta>, JSON-LD, scripts, the
 // headline element, the URL) over text patterns (发布时间, 来源：, 责任编辑：,
 // 记者 …), and never reads text patterns from related-article, comment or
 // footer regions (region.go). Dates without a year take it from the meta
-// or URL date; times without a zone are China Standard Time.
+// or URL date; times without a zone are in the site's zone
+// (Options.Location, China Standard Time by default), and relative dates
+// (3小时前, 昨天 10:20) are resolved against the fetch time (ExtractFetched).
 package extract
 
 import (
