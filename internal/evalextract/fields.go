@@ -50,6 +50,7 @@ var fieldSources = []fieldSource{
 	{dataset: "trafilatura-zh", field: "body", counts: []string{"must-contain snippets found", "must-not-contain snippets absent"}},
 	{dataset: "trafilatura-zh", field: "date", row: "date accuracy"},
 	{dataset: "trafilatura-zh", field: "author", row: "author accuracy"},
+	{dataset: "newspaper4k-zh", field: "title", row: "title exact"},
 	{dataset: "newspaper4k-zh", field: "body", pagesOf: "newspaper4k-zh"},
 	{dataset: "newspaper4k-zh", field: "date", row: "date accuracy"},
 	{dataset: "htmltotext-zh", field: "body", pagesOf: "htmltotext-zh"},
