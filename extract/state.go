@@ -283,7 +283,7 @@ func (c *stateField) siblings() (title, when, author string) {
 func firstString(m map[string]any, keys []string) string {
 	for _, k := range keys {
 		if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" && utf8.RuneCountInString(s) <= maxStateNameRunes*10 {
-			return collapse(strings.TrimSpace(s))
+			return collapse(strings.TrimSpace(html.UnescapeString(s)))
 		}
 	}
 	return ""
@@ -346,8 +346,10 @@ func stateLines(s string) []string {
 			return renderLines(doc)
 		}
 	}
+	// Text fields of JSON-LD often keep the page's entities (&quot;,
+	// &apos;): they are decoded as the HTML parser would.
 	var out []string
-	for _, l := range strings.Split(s, "\n") {
+	for _, l := range strings.Split(html.UnescapeString(s), "\n") {
 		if l = collapse(strings.TrimSpace(l)); l != "" {
 			out = append(out, l)
 		}

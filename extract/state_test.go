@@ -60,6 +60,7 @@ func TestStateBody(t *testing.T) {
 	}{
 		{"qq window.DATA", `window.DATA = {"title":"标题甲","alt_time":"2024-03-11 18:20:05","content":{"cnt_html":"` + strings.ReplaceAll(body, `"`, `\"`) + `","author":"张三"}};`, false, 2, "标题甲", "2024-03-11 18:20:05", "张三"},
 		{"initial state with trailing code", `window.__INITIAL_STATE__={"article":{"headline":"标题乙","pubTime":1709778600,"body":"第一行正文，说明来龙去脉。\n第二行正文，交代后续安排。\n第三行。"}};(function(){var s;}())`, false, 3, "标题乙", "1709778600", ""},
+		{"json-ld text with entities", `{"@type":"NewsArticle","headline":"Europa&apos;s plumes","articleBody":"The moon Europa&apos;s plumes are water vapor, &quot;NASA&quot; says.\nMore."}`, true, 2, "Europa's plumes", "", ""},
 		{"next data", `{"props":{"pageProps":{"post":{"title":"标题丙","author":[{"name":"李四"}],"html":"` + body + `"}}}}`, true, 2, "标题丙", "", "李四"},
 		{"nuxt function call needs javascript", `window.__NUXT__=(function(a,b){return {data:[{content:"` + body + `"}]}}(1,2));`, false, 0, "", "", ""},
 		{"invalid json", `window.DATA = {"content": "` + body + `", oops};`, false, 0, "", "", ""},
@@ -71,6 +72,11 @@ func TestStateBody(t *testing.T) {
 			st, units := stateBody([]stateScript{{text: tc.script, json: tc.json}})
 			if len(st.lines) != tc.wantLines {
 				t.Fatalf("lines %q (%d units), want %d lines", st.lines, units, tc.wantLines)
+			}
+			for _, l := range st.lines {
+				if strings.Contains(l, "&quot;") || strings.Contains(l, "<p") {
+					t.Errorf("undecoded line %q", l)
+				}
 			}
 			if st.title != tc.title || st.time != tc.at || st.author != tc.autho {
 				t.Errorf("title/time/author = %q/%q/%q, want %q/%q/%q", st.title, st.time, st.author, tc.title, tc.at, tc.autho)
