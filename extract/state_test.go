@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -164,44 +165,26 @@ func TestSiteZone(t *testing.T) {
 
 func TestStubMarkers(t *testing.T) {
 	for _, tc := range []struct {
-		line string
-		want bool
+		line       string
+		long, want bool // long: after a body of maxBareStubUnits or more
 	}{
-		{"打开新浪新闻 阅读全文", true},
-		{"展开全文", true},
-		{"下载客户端 查看完整内容", true},
-		{"打开APP，阅读全文", true},
-		{"阅读全文", true},
-		{"Read the full story in the app", true},
-		{"他说，要打开新闻客户端看看全文的时候，发现网络中断了，于是只好等待下一次机会再试。", false},
-		{"查看更多评论", false},
-		{"阅读全文(736) | 回复(0) | 引用通告", false},
-		{">> 阅读全文", true},
+		{"打开新浪新闻 阅读全文", false, true},
+		{"打开新浪新闻 阅读全文", true, true},
+		{"展开全文", false, true},
+		{"展开全文", true, false},
+		{"下载客户端 查看完整内容", true, true},
+		{"打开APP，阅读全文", false, true},
+		{"阅读全文", false, true},
+		{"Read the full story in the app", true, true},
+		{"他说，要打开新闻客户端看看全文的时候，发现网络中断了，于是只好等待下一次机会再试。", false, false},
+		{"查看更多评论", false, false},
+		{"阅读全文(736) | 回复(0) | 引用通告", false, false},
+		{">> 阅读全文", false, true},
 	} {
-		t.Run(tc.line, func(t *testing.T) {
-			if got := isStubMarker(tc.line); got != tc.want {
-				t.Errorf("isStubMarker(%q) = %v, want %v", tc.line, got, tc.want)
+		t.Run(fmt.Sprintf("%s/long=%v", tc.line, tc.long), func(t *testing.T) {
+			if got := isStubMarker(tc.line, !tc.long); got != tc.want {
+				t.Errorf("isStubMarker(%q, short=%v) = %v, want %v", tc.line, !tc.long, got, tc.want)
 			}
 		})
 	}
-}
-
-// FuzzStateBody: any script text is decoded within the limits without a
-// panic, and a body found is rendered into non-empty lines.
-func FuzzStateBody(f *testing.F) {
-	f.Add(`window.DATA = {"title":"标题","content":{"cnt_html":"<p>第一段正文，讲述事情的经过。</p><p>第二段。</p>"}};`, false)
-	f.Add(`{"props":{"pageProps":{"article":{"body":"正文第一行，很长的一句话。\n第二行。","author":[{"name":"李四"}]}}}}`, true)
-	f.Add(`window.__INITIAL_STATE__={"a":[[[[{"text":"\u003cp\u003e转义的段落，内容。\u003c/p\u003e"}]]]]}`, false)
-	f.Add(`window.DATA = {"x": "unterminated`, false)
-	f.Fuzz(func(t *testing.T, script string, whole bool) {
-		st, units := stateBody([]stateScript{{text: script, json: whole}})
-		if units > 0 && len(st.lines) == 0 {
-			t.Errorf("%d units without lines", units)
-		}
-		for _, l := range st.lines {
-			if strings.TrimSpace(l) == "" {
-				t.Errorf("empty line in %q", st.lines)
-			}
-		}
-	})
 }

@@ -25,6 +25,11 @@ const (
 	stubMarkerLines = 3
 	// maxStubMarkerRunes: a marker is a button or a link, not a sentence.
 	maxStubMarkerRunes = 30
+	// maxBareStubUnits: a bare 展开全文 after a longer body (~300 Chinese
+	// characters) is a collapse button over a text the page holds whole
+	// (desktop portals fold long articles); only a marker naming an app
+	// or client marks such a body truncated.
+	maxBareStubUnits = 900
 )
 
 // markTruncated sets art.Truncated when a read-the-rest marker follows the
@@ -32,7 +37,8 @@ const (
 // canonical variant.
 func (e *Extractor) markTruncated(pageURL string, li lineInfo, meta pageMeta, art *Article) {
 	art.Canonical = canonicalURL(pageURL, meta.canonical)
-	if len(li.body) > 0 && isStubMarker(li.body[len(li.body)-1]) {
+	short := proseUnits(li.body) < maxBareStubUnits
+	if len(li.body) > 0 && isStubMarker(li.body[len(li.body)-1], short) {
 		art.Truncated = true
 		return
 	}
@@ -41,15 +47,17 @@ func (e *Extractor) markTruncated(pageURL string, li lineInfo, meta pageMeta, ar
 		return
 	}
 	for i := end + 1; i < len(li.page) && i <= end+stubMarkerLines; i++ {
-		if isStubMarker(li.page[i]) {
+		if isStubMarker(li.page[i], short) {
 			art.Truncated = true
 			return
 		}
 	}
 }
 
-func isStubMarker(l string) bool {
-	return runeLen(l) <= maxStubMarkerRunes && (rxStubBare.MatchString(l) || rxStubApp.MatchString(l))
+// isStubMarker reports a read-the-rest marker: one naming an app, or a
+// bare one after a short body.
+func isStubMarker(l string, shortBody bool) bool {
+	return runeLen(l) <= maxStubMarkerRunes && (shortBody && rxStubBare.MatchString(l) || rxStubApp.MatchString(l))
 }
 
 // canonicalURL resolves ref against pageURL and returns it when it is an
