@@ -49,6 +49,10 @@ type pageMeta struct {
 	// JSON-LD date says the page is an article.
 	articleEvidence bool
 	states          []stateScript // scripts that may hold page state
+	// timeElement is the datetime of the <time> elements marked as the
+	// publish time; timeConflict says they gave different times.
+	timeElement  string
+	timeConflict bool
 }
 
 // publishTimeMetas are <meta> names/properties that carry the publish time
@@ -97,6 +101,8 @@ func collectMeta(doc *html.Node) pageMeta {
 				return
 			case atom.Meta:
 				m.addMeta(n, &pubRank, &modRank)
+			case atom.Time:
+				m.addTimeElement(n)
 			case atom.Link:
 				if strings.EqualFold(strings.TrimSpace(attr(n, "rel")), "canonical") && attr(n, "href") != "" {
 					m.canonical = strings.TrimSpace(attr(n, "href"))
@@ -147,6 +153,9 @@ func collectMeta(doc *html.Node) pageMeta {
 		}
 	}
 	walk(doc, 0)
+	if m.timeElement != "" && !m.timeConflict && pubRank > timeElementRank {
+		m.published, m.articleEvidence = m.timeElement, true
+	}
 	m.headings = append(h1, h2...)
 	return m
 }
@@ -206,6 +215,36 @@ func (m *pageMeta) addMeta(n *html.Node, pubRank, modRank *int) {
 			m.published = content
 			m.articleEvidence = m.articleEvidence || r <= articleTimeRank
 		}
+	}
+}
+
+// timeElementRank ranks a <time> element marked as the publish time
+// (itemprop="datePublished", the HTML5 pubdate attribute) with the
+// weakest publish-time <meta> names, above scripts.
+const timeElementRank = 4
+
+// addTimeElement records the datetime of a <time> element marked as the
+// page's publish time (an unmarked <time> may be a related item's). Marked
+// elements giving different times describe a list of items, not the page
+// (timeConflict).
+func (m *pageMeta) addTimeElement(n *html.Node) {
+	marked := strings.EqualFold(attr(n, "itemprop"), "datePublished")
+	for _, a := range n.Attr {
+		marked = marked || a.Key == "pubdate"
+	}
+	v := strings.TrimSpace(attr(n, "datetime"))
+	if !marked || v == "" {
+		return
+	}
+	if _, ok := parseTime(v); !ok {
+		return
+	}
+	switch m.timeElement {
+	case "":
+		m.timeElement = v
+	case v:
+	default:
+		m.timeConflict = true
 	}
 }
 
