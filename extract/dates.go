@@ -137,7 +137,7 @@ func scriptDate(script string) string {
 // A bare 昨天/前天 counts only as a word of its own on the line (a date
 // cell, "昨天 · 新华社"), not inside a sentence or a headline.
 var (
-	rxRelativeDate = regexp.MustCompile(`(刚刚)|(\d{1,3})\s*(分钟|小时|天)前|(今天|昨天|前天)\s*(?:(\d{1,2})[:：](\d{2}))?`)
+	rxRelativeDate = regexp.MustCompile(`(刚刚)|(\d{1,3})\s*(分钟|小时|天)前|(今天|昨天|前天)\s*(?:(上午|下午|晚上|凌晨|早上|中午)?\s*(\d{1,2})[:：](\d{2}))?`)
 	rxBareDayWord  = regexp.MustCompile(`(?:^|[\s|·])(?:昨天|前天)(?:$|[\s|·])`)
 )
 
@@ -157,7 +157,7 @@ func relativeDate(li lineInfo, fetchedAt time.Time, loc *time.Location) (time.Ti
 			continue
 		}
 		if m := rxRelativeDate.FindStringSubmatch(l); m != nil {
-			if m[4] != "" && m[5] == "" && (m[4] == "今天" || !rxBareDayWord.MatchString(l)) {
+			if m[4] != "" && m[6] == "" && (m[4] == "今天" || !rxBareDayWord.MatchString(l)) {
 				continue
 			}
 			if t, ok := resolveRelative(m, fetchedAt.In(loc)); ok {
@@ -191,9 +191,12 @@ func resolveRelative(m []string, now time.Time) (time.Time, bool) {
 		return day(n), true
 	}
 	t := day(map[string]int{"今天": 0, "昨天": 1, "前天": 2}[m[4]])
-	if m[5] != "" {
-		hh, _ := strconv.Atoi(m[5])
-		mm, _ := strconv.Atoi(m[6])
+	if m[6] != "" {
+		hh, _ := strconv.Atoi(m[6])
+		mm, _ := strconv.Atoi(m[7])
+		if hh < 12 && (m[5] == "下午" || m[5] == "晚上") {
+			hh += 12
+		}
 		if hh > 23 || mm > 59 {
 			return time.Time{}, false
 		}

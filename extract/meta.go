@@ -516,7 +516,7 @@ func chooseTitle(m pageMeta) string {
 // 2012/06/15, 2012.06.15, 2012-06-15T10:20. The separators of one date
 // must agree, so ranges like "12/01/2004 - 01/01/2005" do not read as dates.
 var (
-	rxDateTime = regexp.MustCompile(`((?:19|20)\d\d)(?:\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日|-(\d{1,2})-(\d{1,2})|/(\d{1,2})/(\d{1,2})|\.(\d{1,2})\.(\d{1,2}))(?:\s*(?:T|\s)?\s*(\d{1,2})\s*[:：时]\s*(\d{1,2})(?:\s*[:：分]\s*(\d{1,2}))?)?`)
+	rxDateTime = regexp.MustCompile(`((?:19|20)\d\d)(?:\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日|-(\d{1,2})-(\d{1,2})|/(\d{1,2})/(\d{1,2})|\.(\d{1,2})\.(\d{1,2}))(?:\s*(?:T|\s)?\s*(?:(?:星期|周|週)[一二三四五六日天]\s*)?(?:上午|下午|晚上|中午|凌晨|早上)?\s*(\d{1,2})\s*[:：时]\s*(\d{1,2})(?:\s*[:：分]\s*(\d{1,2}))?)?`)
 	// rxYearMonth is a month date ("1998年3月号"), used only when a page
 	// has no full date at all.
 	rxYearMonth = regexp.MustCompile(`((?:19|20)\d\d)\s*年\s*(\d{1,2})\s*月`)
@@ -597,6 +597,11 @@ func dateFromMatch(m []string) (t time.Time, hasTime, ok bool) {
 			ss, _ = strconv.Atoi(m[12])
 		}
 		hasTime = true
+		// 下午3:00, 晚上8:30 (a 12-hour clock, as Hong Kong and Taiwan
+		// pages write it): afternoon and evening hours.
+		if hh < 12 && (strings.Contains(m[0], "下午") || strings.Contains(m[0], "晚上")) {
+			hh += 12
+		}
 		if hh > 23 || mm > 59 || ss > 59 {
 			hh, mm, ss, hasTime = 0, 0, 0, false
 		}

@@ -108,6 +108,7 @@ func TestRelativeDate(t *testing.T) {
 		{"days", "2天前", cst, "2024-05-09T00:00:00+08:00"},
 		{"yesterday with time", "昨天 10:20", cst, "2024-05-10T10:20:00+08:00"},
 		{"yesterday in tokyo", "昨天 10:20", tokyo, "2024-05-10T10:20:00+09:00"},
+		{"yesterday afternoon", "昨天 下午3:20", cst, "2024-05-10T15:20:00+08:00"},
 		{"day before yesterday", "前天 · 都市快报", cst, "2024-05-09T00:00:00+08:00"},
 		{"today with time", "今天 07:05", cst, "2024-05-11T07:05:00+08:00"},
 		{"yesterday in a headline", "昨天发生了什么", cst, ""},
