@@ -98,6 +98,9 @@ type Article struct {
 	// not the page's own URL: for a truncated mobile page, the variant
 	// to fetch instead. Empty otherwise.
 	Canonical string
+	// Notes say what a limit kept extraction from reading ("script state
+	// object over 4194304 bytes not decoded"); nil when nothing was.
+	Notes []string
 }
 
 // Method values.

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,15 +91,18 @@ func (m *pageMeta) addStateScript(n *html.Node) {
 type stateArticle struct {
 	lines               []string
 	title, time, author string
+	skipped             []string // state objects a limit kept from being decoded
 }
 
-// stateBody returns the longest article of the page's state objects.
-func stateBody(scripts []stateScript) (stateArticle, int) {
-	var best stateArticle
-	bestUnits := 0
+// stateBody returns the longest article of the page's state objects;
+// best.skipped says which objects a limit kept from being decoded.
+func stateBody(scripts []stateScript) (best stateArticle, bestUnits int) {
 	for _, s := range scripts {
-		v, ok := decodeState(s)
-		if !ok {
+		v, skipped := decodeState(s)
+		if skipped != "" {
+			best.skipped = append(best.skipped, skipped)
+		}
+		if v == nil {
 			continue
 		}
 		c := stateField{}
@@ -109,15 +113,17 @@ func stateBody(scripts []stateScript) (stateArticle, int) {
 		lines := stateLines(c.value)
 		if u := proseUnits(lines); u > bestUnits {
 			bestUnits = u
-			best = stateArticle{lines: lines}
+			best.lines = lines
 			best.title, best.time, best.author = c.siblings()
 		}
 	}
 	return best, bestUnits
 }
 
-// decodeState decodes the JSON value of a state script.
-func decodeState(s stateScript) (any, bool) {
+// decodeState decodes the JSON value of a state script; v is nil when it
+// holds none that can be read without JavaScript, and skipped says why
+// when a limit (maxStateBytes, maxStateDepth) was the reason.
+func decodeState(s stateScript) (v any, skipped string) {
 	text := s.text
 	if !s.json {
 		i := -1
@@ -128,36 +134,38 @@ func decodeState(s stateScript) (any, bool) {
 			}
 		}
 		if i < 0 {
-			return nil, false
+			return nil, ""
 		}
 		eq := strings.IndexByte(text[i:], '=')
 		if eq < 0 {
-			return nil, false
+			return nil, ""
 		}
 		text = strings.TrimLeft(text[i+eq+1:], " \t\r\n")
 		if !strings.HasPrefix(text, "{") {
-			return nil, false // a function call or a reference: needs JavaScript
+			return nil, "" // a function call or a reference: needs JavaScript
 		}
 	} else {
 		text = strings.TrimSpace(text)
 	}
-	end, ok := jsonValueEnd(text)
-	if !ok {
-		return nil, false
+	end, skipped := jsonValueEnd(text)
+	if end == 0 {
+		return nil, skipped
 	}
-	var v any
 	if json.Unmarshal([]byte(text[:end]), &v) != nil {
-		return nil, false
+		return nil, ""
 	}
-	return v, true
+	return v, ""
 }
 
 // jsonValueEnd returns the length of the object or array text starts
-// with; ok is false when it is unterminated, longer than maxStateBytes or
-// nested deeper than maxStateDepth.
-func jsonValueEnd(text string) (int, bool) {
+// with; 0 when it is unterminated, longer than maxStateBytes or nested
+// deeper than maxStateDepth (skipped then names the limit).
+func jsonValueEnd(text string) (end int, skipped string) {
 	depth, inString, escaped := 0, false, false
-	for i := 0; i < len(text) && i < maxStateBytes; i++ {
+	for i := 0; i < len(text); i++ {
+		if i >= maxStateBytes {
+			return 0, fmt.Sprintf("script state object over %d bytes not decoded", maxStateBytes)
+		}
 		c := text[i]
 		switch {
 		case inString:
@@ -173,15 +181,15 @@ func jsonValueEnd(text string) (int, bool) {
 			inString = true
 		case c == '{' || c == '[':
 			if depth++; depth > maxStateDepth {
-				return 0, false
+				return 0, fmt.Sprintf("script state object nested deeper than %d not decoded", maxStateDepth)
 			}
 		case c == '}' || c == ']':
 			if depth--; depth == 0 {
-				return i + 1, true
+				return i + 1, ""
 			}
 		}
 	}
-	return 0, false
+	return 0, ""
 }
 
 // stateField is the best body field found so far and the objects that
@@ -363,6 +371,7 @@ func stateLines(s string) []string {
 // what the page's <meta> lacks.
 func (e *Extractor) fromState(meta *pageMeta, art *Article, res *bodyResult, lines []string) []string {
 	st, units := stateBody(meta.states)
+	art.Notes = append(art.Notes, st.skipped...)
 	if units < minProseUnits {
 		return lines
 	}

@@ -86,10 +86,22 @@ func TestStateBody(t *testing.T) {
 	}
 }
 
-func TestStateTooLarge(t *testing.T) {
-	s := `window.DATA = {"content":"` + strings.Repeat("正文。", maxStateBytes/9+1) + `"}`
-	if st, _ := stateBody([]stateScript{{text: s}}); len(st.lines) != 0 {
-		t.Errorf("a state over %d bytes was read", maxStateBytes)
+func TestStateLimitsReported(t *testing.T) {
+	for _, tc := range []struct{ name, script, want string }{
+		{"too large", `window.DATA = {"content":"` + strings.Repeat("正文。", maxStateBytes/9+1) + `"}`, "over 4194304 bytes"},
+		{"too deep", `window.DATA = {"a":` + strings.Repeat(`[`, maxStateDepth) + strings.Repeat(`]`, maxStateDepth) + `}`, "nested deeper than 48"},
+		{"invalid is no limit", `window.DATA = {"content": oops}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, _ := stateBody([]stateScript{{text: tc.script}})
+			if len(st.lines) != 0 {
+				t.Errorf("read %q", st.lines)
+			}
+			got := strings.Join(st.skipped, "; ")
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("skipped %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -26,19 +26,20 @@ func (s *selectorList) Set(v string) error { *s = append(*s, v); return nil }
 
 // extractOutput is the JSON printed by `extract`.
 type extractOutput struct {
-	Title         string `json:"title"`
-	Text          string `json:"text"`
-	PublishedAt   string `json:"published_at,omitempty"` // RFC 3339
-	Source        string `json:"source,omitempty"`
-	Author        string `json:"author,omitempty"`
-	Editor        string `json:"editor,omitempty"`
-	Method        string `json:"method"`
-	SecondOpinion string `json:"second_opinion,omitempty"`
-	LeadImage     string `json:"lead_image,omitempty"`
-	Truncated     bool   `json:"truncated,omitempty"` // a stub: the text is the start of the article
-	Canonical     string `json:"canonical,omitempty"` // the page's canonical variant, when another URL
-	Charset       string `json:"charset"`
-	CharsetFrom   string `json:"charset_from"`
+	Title         string   `json:"title"`
+	Text          string   `json:"text"`
+	PublishedAt   string   `json:"published_at,omitempty"` // RFC 3339
+	Source        string   `json:"source,omitempty"`
+	Author        string   `json:"author,omitempty"`
+	Editor        string   `json:"editor,omitempty"`
+	Method        string   `json:"method"`
+	SecondOpinion string   `json:"second_opinion,omitempty"`
+	LeadImage     string   `json:"lead_image,omitempty"`
+	Truncated     bool     `json:"truncated,omitempty"` // a stub: the text is the start of the article
+	Canonical     string   `json:"canonical,omitempty"` // the page's canonical variant, when another URL
+	Notes         []string `json:"notes,omitempty"`     // what a limit kept extraction from reading
+	Charset       string   `json:"charset"`
+	CharsetFrom   string   `json:"charset_from"`
 }
 
 // cmdExtract prints the article of one page as JSON:
@@ -120,7 +121,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	out := extractOutput{
 		Title: art.Title, Text: art.Text, Source: art.Source, Author: art.Author, Editor: art.Editor,
 		Method: art.Method, SecondOpinion: art.SecondOpinion, LeadImage: art.LeadImage, Charset: dec.Charset, CharsetFrom: dec.Source,
-		Truncated: art.Truncated, Canonical: art.Canonical,
+		Truncated: art.Truncated, Canonical: art.Canonical, Notes: art.Notes,
 	}
 	if !art.PublishedAt.IsZero() {
 		out.PublishedAt = art.PublishedAt.Format(time.RFC3339)

@@ -138,6 +138,9 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	if err != nil {
 		return p.commitFailure(ctx, page, "extract", err)
 	}
+	for _, n := range art.Notes {
+		p.log.Warn("extraction limit", "url", r.URL, "note", n)
+	}
 	if art.Truncated {
 		// A stub showing the start of the article and a read-the-rest
 		// marker: storing it as the article would lose the rest silently.
