@@ -267,8 +267,11 @@ func (e *Extractor) extractParsed(pageURL string, page []byte, doc *html.Node, f
 		}
 	}
 	art.Text = strings.Join(lines, "\n")
-	if err := verdict(pageURL, meta, art, lines, res, e.opts.ExpectArticle); err != nil {
-		if lines = e.fromDescription(pageURL, meta, art, res); lines == nil {
+	if err := verdict(pageURL, meta, art, lines, res, e.opts.ExpectArticle); err != nil || descriptionOverDOM(meta, lines) {
+		switch d := e.fromDescription(pageURL, meta, art, res); {
+		case d != nil:
+			lines = d
+		case err != nil:
 			return nil, err
 		}
 	}

@@ -400,6 +400,21 @@ const (
 	minDescriptionTitleShare = 0.2
 )
 
+// descriptionOverDOM reports a description with stateOverDOM times the
+// prose of the DOM's body that the body does not contain: the DOM's text
+// is a caption or furniture beside a brief drawn by script.
+func descriptionOverDOM(meta pageMeta, lines []string) bool {
+	d := meta.description
+	if d == "" || !meta.articleEvidence {
+		return false
+	}
+	du := proseUnits([]string{d})
+	if du < minProseUnits || du < stateOverDOM*proseUnits(lines) {
+		return false
+	}
+	return !strings.Contains(strings.Join(lines, ""), d)
+}
+
 // fromDescription returns the description <meta> as the article's lines
 // when the page failed the no-article verdict but is an article page
 // (og:type article, a publish-time <meta>, or Options.ExpectArticle) whose
