@@ -3,6 +3,7 @@ package extract
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -209,7 +210,7 @@ func (c *stateField) find(v any, parents []map[string]any, depth int) {
 	switch x := v.(type) {
 	case map[string]any:
 		parents = append([]map[string]any{x}, parents[:min(len(parents), maxStateParents-1)]...)
-		for _, k := range slices.Sorted(mapKeys(x)) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if s, ok := x[k].(string); ok {
 				c.consider(strings.ToLower(k), s, parents)
 				continue
@@ -219,16 +220,6 @@ func (c *stateField) find(v any, parents []map[string]any, depth int) {
 	case []any:
 		for _, y := range x {
 			c.find(y, parents, depth+1)
-		}
-	}
-}
-
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }
