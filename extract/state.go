@@ -409,11 +409,12 @@ func descriptionOverDOM(meta pageMeta, lines []string) bool {
 // fromDescription returns the description <meta> as the article's lines
 // when the page failed the no-article verdict but is an article page
 // (og:type article, a publish-time <meta>, or Options.ExpectArticle) whose
-// description is prose about its headline: a brief whose body the page's
+// description is prose (a sentence, or a clause cut off with …) about its
+// headline: a brief whose body the page's
 // script draws. nil when it is not.
 func (e *Extractor) fromDescription(pageURL string, meta pageMeta, art *Article, res bodyResult) []string {
 	d := meta.description
-	if !(meta.articleEvidence || e.opts.ExpectArticle) || !strings.ContainsAny(d, "。！？.!?") {
+	if !(meta.articleEvidence || e.opts.ExpectArticle) || !strings.ContainsAny(d, "。！？，….!?,") {
 		return nil
 	}
 	lines := []string{d}
