@@ -206,12 +206,13 @@ type Site struct {
 	MaxDepth     int      `yaml:"max_depth"`
 	MaxPages     int      `yaml:"max_pages"` // 0: unlimited
 	Charset      string   `yaml:"charset"`
+	Remove       []string `yaml:"remove"`
+	Extract      Extract  `yaml:"extract"`
+
 	// Timezone is the IANA zone (Asia/Shanghai, Asia/Hong_Kong) in which
 	// the site writes times without a zone and resolves relative dates
 	// (3小时前, 昨天 10:20); empty is China Standard Time.
-	Timezone string   `yaml:"timezone"`
-	Remove   []string `yaml:"remove"`
-	Extract  Extract  `yaml:"extract"`
+	Timezone string `yaml:"timezone"`
 
 	// Compiled patterns, set by Validate.
 	ArticleRe *regexp.Regexp `yaml:"-"`
