@@ -47,6 +47,10 @@ func cmdEvalExtract(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := rep.WriteTable(stdout); err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "\nper-field accuracy (body: mean text F1; pages labelled in parentheses; - : not labelled):\n")
+	if err := rep.WriteFields(stdout); err != nil {
+		return err
+	}
 	if len(rep.Below) > 0 {
 		fmt.Fprintf(stdout, "\npages more than %.1f F1 below plain readability:\n", evalextract.BaselineMargin)
 		for _, b := range rep.Below {
