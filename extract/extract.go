@@ -98,6 +98,9 @@ type Options struct {
 	// BodySelector, TitleSelector and TimeSelector select the article
 	// body, headline and publish time directly when set.
 	BodySelector, TitleSelector, TimeSelector string
+	// PagerSelector names the pager block of multi-page articles (the
+	// site's extract.pager) when the generic rule of FindPager misses it.
+	PagerSelector string
 	// StripMetaLines removes 来源/责任编辑 lines that sit inside the body
 	// from Text (they are captured into Source/Editor either way). Off by
 	// default: the reprint-web truth counts such lines as body text, and
@@ -125,6 +128,7 @@ type Extractor struct {
 	bodySel  cascadia.Selector
 	titleSel cascadia.Selector
 	timeSel  cascadia.Selector
+	pagerSel cascadia.Selector // nil: the generic pager rule (pager.go)
 	history  *lineHistory // short lines seen on earlier pages
 }
 
@@ -146,7 +150,7 @@ func New(opts Options) (*Extractor, error) {
 		src string
 		dst *cascadia.Selector
 		key string
-	}{{opts.BodySelector, &e.bodySel, "body"}, {opts.TitleSelector, &e.titleSel, "title"}, {opts.TimeSelector, &e.timeSel, "time"}} {
+	}{{opts.BodySelector, &e.bodySel, "body"}, {opts.TitleSelector, &e.titleSel, "title"}, {opts.TimeSelector, &e.timeSel, "time"}, {opts.PagerSelector, &e.pagerSel, "pager"}} {
 		if x.src == "" {
 			continue
 		}
