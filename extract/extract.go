@@ -129,7 +129,7 @@ type Extractor struct {
 	titleSel cascadia.Selector
 	timeSel  cascadia.Selector
 	pagerSel cascadia.Selector // nil: the generic pager rule (pager.go)
-	history  *lineHistory // short lines seen on earlier pages
+	history  *lineHistory      // short lines seen on earlier pages
 }
 
 // New compiles the selectors of opts.
