@@ -47,20 +47,24 @@ type Outcome string
 
 // Outcomes. Stored and Duplicate are verdicts on articles; NotArticle marks
 // pages that were fetched and parsed but hold no article (list, video,
-// gallery pages); Error marks a failure with an error kind.
+// gallery pages); Error marks a failure with an error kind; Part marks a
+// later page of a multi-page article (page 2, 3, …), whose text is part of
+// the article named by Page.PartOf: it is never an article of its own.
 const (
 	OutcomeStored     Outcome = "stored"
 	OutcomeDuplicate  Outcome = "duplicate"
 	OutcomeNotArticle Outcome = "not_article"
 	OutcomeError      Outcome = "error"
+	OutcomePart       Outcome = "part"
 )
 
 // Final reports whether a URL with this outcome is never fetched again by a
 // later run. Errors are final only when their kind is permanent (see
 // Page.Permanent); list pages are re-fetched by every run and are therefore
-// recorded as NotArticle but not treated as decided by the frontier.
+// recorded as NotArticle but not treated as decided by the frontier. The
+// pages of a multi-page article (Part) are decided with their article.
 func (o Outcome) Final() bool {
-	return o == OutcomeStored || o == OutcomeDuplicate
+	return o == OutcomeStored || o == OutcomeDuplicate || o == OutcomePart
 }
 
 // Page is the record of one fetched URL.
@@ -74,6 +78,9 @@ type Page struct {
 	Err       string // human-readable message
 	Permanent bool   // for errors: do not retry in later runs
 	FetchedAt time.Time
+	// PartOf is, for Outcome Part, the URL of the article (its page 1)
+	// this page belongs to; "" otherwise.
+	PartOf string
 }
 
 // Article is a stored (kept) article with its fingerprints.
@@ -102,6 +109,13 @@ type Article struct {
 	PartialOf int64
 	OwnShare  float64
 	Passages  []Passage
+	// Pages are, for an article of several pages, the URLs of all its
+	// pages in order (URL first), whose texts Text joins; nil for an
+	// article of one page. PagesMissing are those of them that could not
+	// be fetched (an error, a 404): Text lacks their text. Both are
+	// canonical URLs without line breaks.
+	Pages        []string
+	PagesMissing []string
 }
 
 // Passage is a run of content words a partial reprint shares with the
@@ -192,6 +206,12 @@ type Commit struct {
 	// Outcome Stored. The pipeline refuses fetch.keep_raw with a store
 	// that is not a RawStore, so it is never dropped silently.
 	Raw *RawResponse
+	// Parts are the later pages of a multi-page article (Outcome Stored or
+	// Duplicate): in the same transaction each is recorded as a Page of
+	// Outcome Part with PartOf set to Page.URL (and Page's site, run and
+	// fetch time), so that no later run fetches it again; a URL that
+	// already has a final outcome keeps it.
+	Parts []string
 }
 
 // RawResponse is an HTTP response as the crawler received it, with the
