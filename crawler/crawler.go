@@ -88,6 +88,10 @@ type Response struct {
 	// images fetches the page's lead image under the crawl's policy (nil
 	// for a Response not made by a crawl); see FetchImage.
 	images func(ctx context.Context, rawURL string) (*Image, error)
+	// pages fetches the other pages of the page's article under the
+	// crawl's policy (nil for a Response not made by a crawl); see
+	// FetchPage. The Responses it returns share it.
+	pages func(ctx context.Context, rawURL string) (*Response, error)
 }
 
 // Processor handles article pages (URLs matching the site's article_url).
@@ -699,7 +703,9 @@ func (r *run) admit(ctx context.Context, st *siteState, it storage.FrontierItem)
 	if o, ok, err := r.store.Decided(bg, it.URL); err != nil {
 		r.fatal(fmt.Errorf("decided %s: %w", it.URL, err))
 		return nil, nil, ""
-	} else if ok && o.Final() {
+	} else if (ok && o.Final()) || r.claimed.has(it.URL) {
+		// Decided by an earlier run, or already fetched by this one (a
+		// later page of an article, FetchPage).
 		st.stats.skipDone.Add(1)
 		r.done(bg, it.URL)
 		return nil, nil, ""
@@ -782,6 +788,7 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 		st.stats.articles.Add(1)
 		resp := &Response{URL: final, RequestURL: it.URL, Site: st.cfg, RunID: r.runID, Depth: it.Depth,
 			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now, images: r.imageFetcher(ctx, st)}
+		resp.pages = r.pageFetcher(ctx, st, resp)
 		out, err := r.proc.ProcessArticle(bg, resp)
 		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return // a lead image fetch was cut by the end of the run: the item stays in flight
@@ -797,6 +804,8 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 			st.stats.duplicates.Add(1)
 		case storage.OutcomeNotArticle:
 			st.stats.notArticle.Add(1)
+		case storage.OutcomePart:
+			st.stats.parts.Add(1)
 		default:
 			st.stats.addError("processor")
 		}

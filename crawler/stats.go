@@ -42,6 +42,14 @@ type SiteStats struct {
 	ImageBytes     int64 `json:"image_bytes"`
 	ImagesTooLarge int64 `json:"images_too_large"`
 	ImagesSkipped  int64 `json:"images_skipped"`
+
+	// Multi-page articles (Response.FetchPage): later pages fetched for
+	// their article, those that could not be had (refused or failed), and
+	// article pages recorded as a page of an article (outcome part)
+	// instead of an article of their own.
+	ArticlePages       int64 `json:"article_pages"`
+	ArticlePagesFailed int64 `json:"article_pages_failed"`
+	Parts              int64 `json:"parts"`
 }
 
 // Add accumulates o into s (Name is kept).
@@ -74,6 +82,9 @@ func (s *SiteStats) Add(o SiteStats) {
 	s.ImageBytes += o.ImageBytes
 	s.ImagesTooLarge += o.ImagesTooLarge
 	s.ImagesSkipped += o.ImagesSkipped
+	s.ArticlePages += o.ArticlePages
+	s.ArticlePagesFailed += o.ArticlePagesFailed
+	s.Parts += o.Parts
 }
 
 // RunStats converts s to the store's per-run counters.
@@ -130,6 +141,7 @@ type siteCounters struct {
 	skipLinkCap                                        atomic.Int64
 	articleLinks, queued                               atomic.Int64
 	images, imageBytes, imagesTooLarge, imagesSkipped  atomic.Int64
+	articlePages, articlePagesFailed, parts            atomic.Int64
 	startOK, startFailed                               atomic.Int64 // start URLs fetched (2xx HTML) / not fetched this run
 
 	lastStartErr string // why the last start URL could not be fetched (under mu)
@@ -174,6 +186,7 @@ func (c *siteCounters) snapshot(site string) SiteStats {
 		SkippedExtension: c.skipExt.Load(), SkippedDecided: c.skipDone.Load(), SkippedLinkCap: c.skipLinkCap.Load(),
 		ArticleLinks: c.articleLinks.Load(), Queued: c.queued.Load(),
 		Images: c.images.Load(), ImageBytes: c.imageBytes.Load(), ImagesTooLarge: c.imagesTooLarge.Load(), ImagesSkipped: c.imagesSkipped.Load(),
+		ArticlePages: c.articlePages.Load(), ArticlePagesFailed: c.articlePagesFailed.Load(), Parts: c.parts.Load(),
 	}
 	c.mu.Lock()
 	if len(c.errors) > 0 {
