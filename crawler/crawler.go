@@ -835,6 +835,7 @@ type fetchOpts struct {
 	maxBody int64               // 0: fetch.max_body
 	headers http.Header         // request headers
 	inScope func(*url.URL) bool // nil: the site's page scope; redirect hops must stay in it
+	refuse  func(target string) *FetchError
 }
 
 // fetchAs is fetch with the options of a non-page request.
@@ -855,7 +856,7 @@ func (r *run) fetchAs(ctx context.Context, st *siteState, rawURL, host string, d
 		if err := r.pacer.wait(ctx, host, delay); err != nil {
 			return nil, nil, true
 		}
-		slot = &fetchSlot{site: st, maxBody: o.maxBody, inScope: o.inScope}
+		slot = &fetchSlot{site: st, maxBody: o.maxBody, inScope: o.inScope, refuse: o.refuse}
 		col.Context = context.WithValue(ctx, slotKey{}, slot)
 		st.stats.requests.Add(1)
 		t0 := time.Now()
@@ -1012,6 +1013,12 @@ func (r *run) checkRedirect(req *http.Request, via []*http.Request) error {
 		cookie := req.Response != nil && len(req.Response.Header.Values("Set-Cookie")) > 0
 		if !(repeats == 1 && last == target && cookie) {
 			return &FetchError{Kind: KindRedirectLoop, Status: slot.status, Permanent: true, Err: fmt.Errorf("redirect loop back to %s", target)}
+		}
+	}
+	if slot.refuse != nil {
+		if fe := slot.refuse(target); fe != nil {
+			fe.Status = slot.status
+			return fe
 		}
 	}
 	tu, _ := url.Parse(target)

@@ -87,6 +87,17 @@ func (a *articlePages) reached(cu string) bool {
 	return true
 }
 
+// refuseHop vetoes a redirect hop to a page the article already has (a
+// loop), before it is requested.
+func (a *articlePages) refuseHop(target string) *FetchError {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.fetched[target] {
+		return &FetchError{Kind: KindPageLoop, Permanent: true, Err: fmt.Errorf("redirect to %s, a page already fetched for this article", target)}
+	}
+	return nil
+}
+
 // pageFetcher returns the page fetcher of the article of page (a Response
 // of st), cancelled with the run (runCtx) as well as with its caller's
 // context.
@@ -142,7 +153,8 @@ func (r *run) fetchArticlePage(ctx context.Context, st *siteState, art *articleP
 	// meanwhile skips it (admit), and discover no longer queues it.
 	r.claimed.add(cu)
 	r.seen.add(cu)
-	slot, ferr, abandoned := r.fetch(ctx, st, cu, u.Host, max(st.delay, rules.crawlDelay))
+	slot, ferr, abandoned := r.fetchAs(ctx, st, cu, u.Host, max(st.delay, rules.crawlDelay),
+		fetchOpts{headers: r.headers, refuse: art.refuseHop})
 	if abandoned {
 		return nil, fmt.Errorf("article page %s: %w", cu, context.Cause(ctx))
 	}

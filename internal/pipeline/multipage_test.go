@@ -1,0 +1,255 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/crawler"
+	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/evalextract"
+	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/memory"
+)
+
+// The multi-page fixture site (testdata/multipage, see the generator notes
+// in each page): a People's Daily article in GBK over three pages linked by
+// <div class="zdfy"> (-2.html, -3.html), reached first on its page 2; a
+// Xinhua article whose ?page=N pages repeat page 1's whole text; a pager
+// whose page 3 redirects back to page 2 (a loop); a page 2 that redirects
+// off-site; a page 2 that answers 404; a pager that leads on for ever; and
+// a single-page article.
+const (
+	mpPeople = "/n1/2024/0520/c1001-40001234"
+	mpXinhua = "/politics/20240520/3a9e1bc04d/c.html"
+)
+
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "multipage", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// multiPageSite serves the fixture site and counts requests per request URI.
+func multiPageSite(t *testing.T) (*httptest.Server, func() map[string]int) {
+	t.Helper()
+	html := func(charset string, b []byte) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html"+charset)
+			w.Write(b)
+		}
+	}
+	redirect := func(to string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, to, http.StatusFound) }
+	}
+	routes := map[string]http.HandlerFunc{
+		"/": html("; charset=utf-8", []byte(`<html><body><ul>
+<li><a href="`+mpPeople+`-2.html">长江边小城的绿色答卷（二）</a></li><li><a href="`+mpPeople+`.html">长江边小城的绿色答卷</a></li>
+<li><a href="`+mpXinhua+`">新能源汽车产销保持较快增长</a></li><li><a href="/loop/a.html">城市更新</a></li>
+<li><a href="/off/a.html">海岛渔村</a></li><li><a href="/gone/a.html">山区学校</a></li>
+<li><a href="/inf/a.html">无尽分页</a></li><li><a href="/news/single.html">博物馆</a></li></ul></body></html>`)),
+		"/robots.txt":         func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "User-agent: *\nAllow: /\n") },
+		mpPeople + ".html":    html("", readFixture(t, "people-1.html")), // GBK, declared only in <meta> as GB2312
+		mpPeople + "-2.html":  html("", readFixture(t, "people-2.html")),
+		mpPeople + "-3.html":  html("", readFixture(t, "people-3.html")),
+		mpXinhua:              html("; charset=utf-8", readFixture(t, "xinhua.html")), // every ?page=N too
+		"/loop/a.html":        html("; charset=utf-8", readFixture(t, "loop-1.html")),
+		"/loop/a-2.html":      html("; charset=utf-8", readFixture(t, "loop-2.html")),
+		"/loop/a-3.html":      redirect("/loop/a-2.html"),
+		"/off/a.html":         html("; charset=utf-8", readFixture(t, "off-1.html")),
+		"/off/a-2.html":       redirect("http://elsewhere.example.com/off/a-2.html"),
+		"/gone/a.html":        html("; charset=utf-8", readFixture(t, "gone-1.html")),
+		"/gone/a-3.html":      html("; charset=utf-8", readFixture(t, "gone-3.html")),
+		"/news/single.html":   html("; charset=utf-8", readFixture(t, "single.html")),
+		"/img/pagebreak.gif":  http.NotFound,
+		"/gone/a-2.html":      http.NotFound,
+		"/inf/a.html":         infPage(1),
+		"/elsewhere/a-2.html": http.NotFound,
+	}
+	var mu sync.Mutex
+	hits := map[string]int{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.RequestURI()]++
+		mu.Unlock()
+		if h, ok := routes[r.URL.Path]; ok {
+			h(w, r)
+			return
+		}
+		var n int
+		if _, err := fmt.Sscanf(r.URL.Path, "/inf/a-%d.html", &n); err == nil && n > 1 {
+			infPage(n)(w, r)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts, func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		out := hits
+		hits = map[string]int{}
+		return out
+	}
+}
+
+// infPage is page n of an article whose pager always names a next page.
+func infPage(n int) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<html><head><title>无尽的分页</title></head><body><h1>无尽的分页</h1><div class="content">
+<p>这是一篇分页永远没有尽头的文章的第%d页，每一页都有不同的一段正文，用来检验抓取的页数上限。</p></div>
+<div class="page"><a href="/inf/a.html">1</a><a href="/inf/a-%d.html">下一页</a></div></body></html>`, n, n+1)
+	}
+}
+
+// mpCrawl runs one crawl of the fixture site into store.
+func mpCrawl(t *testing.T, ctx context.Context, ts *httptest.Server, store storage.Store, runID int64) (crawler.Summary, string) {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Sites = []config.Site{{Name: "mp", StartURLs: []string{ts.URL + "/"}, AllowedDomains: []string{"127.0.0.1"},
+		ArticleURL: `/(n1|politics|loop|gone|off|inf|news)/.*\.html`, Parallelism: 1, MaxDepth: 3}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	eng, _, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := NewProcessor(&cfg, store, eng, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := crawler.New(&cfg, store, pl, crawler.Options{Workers: 1, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := cr.Run(ctx, runID)
+	if err != nil {
+		t.Fatalf("crawl: %v\nlog:\n%s", err, logs.String())
+	}
+	return sum, logs.String()
+}
+
+// TestCrawlMultiPageArticles crawls the fixture site twice: each multi-page
+// article is stored once, under its page 1, with the text of its pages in
+// order (bigram F1 >= 0.98 against the joined pages), its page URLs and
+// missing pages recorded; no page is stored as an article of its own; a
+// page 2 listed first leads to its article; bad pagers (loop, off-site,
+// 404, endless) end with what could be had; and the second run fetches
+// none of the pages.
+func TestCrawlMultiPageArticles(t *testing.T) {
+	ctx := context.Background()
+	ts, hits := multiPageSite(t)
+	store := memory.New()
+	sum, logs := mpCrawl(t, ctx, ts, store, 1)
+	first := hits()
+	u := func(p string) string { return ts.URL + p }
+
+	arts := map[string]storage.Article{}
+	err := store.Articles(ctx, func(a storage.Article) error { arts[a.URL] = a; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantArts := []string{u(mpPeople + ".html"), u(mpXinhua), u("/loop/a.html"), u("/off/a.html"), u("/gone/a.html"), u("/inf/a.html"), u("/news/single.html")}
+	var got []string
+	for k := range arts {
+		got = append(got, k)
+	}
+	slices.Sort(got)
+	slices.Sort(wantArts)
+	if !slices.Equal(got, wantArts) {
+		t.Fatalf("stored articles\n got %q\nwant %q\nlog:\n%s", got, wantArts, logs)
+	}
+	if err := store.Duplicates(ctx, func(d storage.Duplicate) error { return fmt.Errorf("page %s judged a duplicate", d.URL) }); err != nil {
+		t.Error(err)
+	}
+	cases := []struct {
+		name, url, truth string
+		pages, missing   []string
+	}{
+		{"people (GBK, zdfy, reached on page 2)", u(mpPeople + ".html"), string(readFixture(t, "people.truth.txt")),
+			[]string{u(mpPeople + ".html"), u(mpPeople + "-2.html"), u(mpPeople + "-3.html")}, nil},
+		{"xinhua (pages repeat page 1)", u(mpXinhua), string(readFixture(t, "xinhua.truth.txt")),
+			[]string{u(mpXinhua), u(mpXinhua + "?page=2"), u(mpXinhua + "?page=3")}, nil},
+		{"404 page 2", u("/gone/a.html"), "", []string{u("/gone/a.html"), u("/gone/a-2.html"), u("/gone/a-3.html")}, []string{u("/gone/a-2.html")}},
+		{"off-site page 2", u("/off/a.html"), "", []string{u("/off/a.html"), u("/off/a-2.html")}, []string{u("/off/a-2.html")}},
+		{"loop (page 3 redirects to page 2)", u("/loop/a.html"), "", []string{u("/loop/a.html"), u("/loop/a-2.html")}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := arts[tc.url]
+			if !slices.Equal(a.Pages, tc.pages) || !slices.Equal(a.PagesMissing, tc.missing) {
+				t.Fatalf("pages %q missing %q\nwant  %q missing %q", a.Pages, a.PagesMissing, tc.pages, tc.missing)
+			}
+			if tc.truth != "" {
+				if f1 := evalextract.BigramF1(a.Text, tc.truth); f1 < 0.98 {
+					t.Errorf("stitched text bigram F1 %.4f < 0.98:\n%s", f1, a.Text)
+				}
+			}
+			for _, p := range tc.pages[1:] {
+				pg, err := store.PageOf(ctx, p)
+				if slices.Contains(tc.missing, p) {
+					if err == nil && pg.Outcome.Final() {
+						t.Errorf("missing page %s recorded as %s", p, pg.Outcome)
+					}
+					continue
+				}
+				if err != nil || pg.Outcome != storage.OutcomePart || pg.PartOf != tc.url {
+					t.Errorf("page %s: %+v, %v; want a part of %s", p, pg, err, tc.url)
+				}
+			}
+		})
+	}
+	if a := arts[u("/gone/a.html")]; !strings.Contains(a.Text, "体育教师") || !strings.Contains(a.Text, "塑胶跑道") {
+		t.Errorf("article with a 404 page 2 lacks the text of pages 1 and 3: %q", a.Text)
+	}
+	if a := arts[u("/inf/a.html")]; len(a.Pages) != extract.MaxArticlePages || len(a.PagesMissing) != 0 {
+		t.Errorf("endless pager: %d pages (%d missing), want %d", len(a.Pages), len(a.PagesMissing), extract.MaxArticlePages)
+	}
+	inf := 0
+	for k, n := range first {
+		if strings.HasPrefix(k, "/inf/") {
+			inf += n
+		}
+		if n > 1 && k != "/robots.txt" {
+			t.Errorf("%s requested %d times in one run", k, n)
+		}
+	}
+	if inf > extract.MaxArticlePages {
+		t.Errorf("endless pager: %d requests, want at most %d", inf, extract.MaxArticlePages)
+	}
+	if first["/elsewhere/a-2.html"] != 0 {
+		t.Error("the off-site redirect was followed")
+	}
+	if sum.Total.ArticlePages == 0 || sum.Total.ArticlePagesFailed < 2 {
+		t.Errorf("article pages fetched %d, failed %d", sum.Total.ArticlePages, sum.Total.ArticlePagesFailed)
+	}
+
+	// The second run: the list page again, no article and no page of one.
+	mpCrawl(t, ctx, ts, store, 2)
+	for k, n := range hits() {
+		if k != "/" && k != "/robots.txt" {
+			t.Errorf("second run requested %s (%d times)", k, n)
+		}
+	}
+}
