@@ -255,6 +255,9 @@ type RunStats struct {
 	Duplicates int `json:"duplicates"`
 	NotArticle int `json:"not_article"`
 	Errors     int `json:"errors"`
+	// Parts are article pages recorded as a later page of a multi-page
+	// article (Outcome Part) rather than an article of their own.
+	Parts int `json:"parts,omitempty"`
 	// Sites keeps every counter the crawler kept per site in this run
 	// (requests, bytes, robots blocks, retries, skipped links, gone pages,
 	// …, by the crawler's JSON names), so that a run's record tells what

@@ -38,6 +38,7 @@ const (
 	OutcomeDuplicate  = "duplicate"
 	OutcomeNotArticle = "not_article"
 	OutcomeError      = "error"
+	OutcomePart       = "part" // a later page of a multi-page article
 )
 
 // Histogram buckets (seconds). Fetches of portal pages take 50 ms to a few
@@ -53,6 +54,7 @@ var (
 type SiteCounts struct {
 	Site                                   string
 	Stored, Duplicates, NotArticle, Errors int64
+	Parts                                  int64
 	RobotsBlocked, Retries, Bytes          int64
 }
 
@@ -78,7 +80,7 @@ func New() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		pages: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "pages_total",
-			Help: "Pages recorded, by site and outcome (stored, duplicate, not_article, error)."}, []string{"site", "outcome"}),
+			Help: "Pages recorded, by site and outcome (stored, duplicate, not_article, error, part)."}, []string{"site", "outcome"}),
 		robots: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "robots_blocked_total",
 			Help: "URLs not fetched because robots.txt disallows them."}, []string{"site"}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "retries_total",
@@ -128,6 +130,7 @@ func (m *Metrics) ObserveSites(sites []SiteCounts) {
 		add(m.pages.WithLabelValues(s.Site, OutcomeDuplicate), s.Duplicates, old.Duplicates)
 		add(m.pages.WithLabelValues(s.Site, OutcomeNotArticle), s.NotArticle, old.NotArticle)
 		add(m.pages.WithLabelValues(s.Site, OutcomeError), s.Errors, old.Errors)
+		add(m.pages.WithLabelValues(s.Site, OutcomePart), s.Parts, old.Parts)
 		add(m.robots.WithLabelValues(s.Site), s.RobotsBlocked, old.RobotsBlocked)
 		add(m.retries.WithLabelValues(s.Site), s.Retries, old.Retries)
 		add(m.bytes.WithLabelValues(s.Site), s.Bytes, old.Bytes)

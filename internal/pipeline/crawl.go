@@ -336,7 +336,7 @@ func progressHook(ctx context.Context, store storage.Frontier, o CrawlOptions, s
 			counts := make([]metrics.SiteCounts, len(s.Sites))
 			for i, site := range s.Sites {
 				counts[i] = metrics.SiteCounts{Site: site.Name, Stored: site.Stored, Duplicates: site.Duplicates,
-					NotArticle: site.NotArticle, Errors: site.Errors, RobotsBlocked: site.RobotsBlocked,
+					NotArticle: site.NotArticle, Errors: site.Errors, Parts: site.Parts, RobotsBlocked: site.RobotsBlocked,
 					Retries: site.Retries, Bytes: site.Bytes}
 				if n, ok := queue[site.Name]; ok {
 					o.Metrics.SetQueueDepth(site.Name, n)

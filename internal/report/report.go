@@ -47,6 +47,7 @@ const (
 // Counts are page outcomes.
 type Counts struct {
 	Pages, Stored, Duplicates, NotArticle, Errors int
+	Parts                                         int // later pages of multi-page articles
 }
 
 func (c *Counts) add(o storage.Outcome) {
@@ -60,6 +61,8 @@ func (c *Counts) add(o storage.Outcome) {
 		c.NotArticle++
 	case storage.OutcomeError:
 		c.Errors++
+	case storage.OutcomePart:
+		c.Parts++
 	}
 }
 

@@ -86,6 +86,8 @@ func (f *filler) run(n int, body func(run int64) error) error {
 			r.Stats.NotArticle++
 		case storage.OutcomeError:
 			r.Stats.Errors++
+		case storage.OutcomePart:
+			r.Stats.Parts++
 		}
 		return nil
 	})

@@ -128,6 +128,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 type SiteRow struct {
 	Site                                          string
 	Pages, Stored, Duplicates, NotArticle, Errors int
+	Parts                                         int // later pages of multi-page articles
 }
 
 func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
@@ -155,6 +156,8 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 			s.NotArticle++
 		case storage.OutcomeError:
 			s.Errors++
+		case storage.OutcomePart:
+			s.Parts++
 		}
 		return nil
 	})
