@@ -63,13 +63,8 @@ func (c *Commit) Validate() error {
 	if p.URL == "" {
 		return fmt.Errorf("%w: empty page url", ErrInvalid)
 	}
-	if c.Raw != nil {
-		if p.Outcome != OutcomeStored {
-			return fmt.Errorf("%w: raw response of %s with outcome %s (only stored articles keep theirs)", ErrInvalid, p.URL, p.Outcome)
-		}
-		if c.Raw.Status < 100 || c.Raw.Status > 999 {
-			return fmt.Errorf("%w: raw response of %s has status %d", ErrInvalid, p.URL, c.Raw.Status)
-		}
+	if err := c.validRaw(); err != nil {
+		return err
 	}
 	if err := ValidTime("page fetched_at", p.FetchedAt); err != nil {
 		return err
@@ -235,6 +230,22 @@ func validPartial(url string, a *Article) error {
 		if p.Start < 0 || p.OtherStart < 0 || p.Len <= 0 || p.Start > math.MaxInt32 || p.OtherStart > math.MaxInt32 || p.Len > math.MaxInt32 {
 			return fmt.Errorf("%w: article %s has a shared passage %+v", ErrInvalid, url, p)
 		}
+	}
+	return nil
+}
+
+// validRaw checks a raw response: only with a stored article, and with an
+// HTTP status of three digits.
+func (c *Commit) validRaw() error {
+	p := &c.Page
+	if c.Raw == nil {
+		return nil
+	}
+	if p.Outcome != OutcomeStored {
+		return fmt.Errorf("%w: raw response of %s with outcome %s (only stored articles keep theirs)", ErrInvalid, p.URL, p.Outcome)
+	}
+	if c.Raw.Status < 100 || c.Raw.Status > 999 {
+		return fmt.Errorf("%w: raw response of %s has status %d", ErrInvalid, p.URL, c.Raw.Status)
 	}
 	return nil
 }
