@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sync"
 
+	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/urlnorm"
 )
 
@@ -34,7 +35,9 @@ var ErrNoPageFetcher = errors.New("crawler: this response cannot fetch pages")
 // so a pager pointing off-site is refused), robots.txt must allow it (else
 // ErrRobotsDisallowed), the host is paced like every request (site delay,
 // Crawl-delay, the shared pacer), transient failures are retried, the
-// body limit is fetch.max_body, and the answer must be 2xx HTML. At most
+// body limit is fetch.max_body, and the answer must be 2xx HTML; a URL the
+// store holds with a permanent error (a 404 met first on a list) is not
+// requested again (a *FetchError of its recorded kind). At most
 // MaxArticlePages pages are fetched through one article's Responses (kind
 // page_limit), and a URL already fetched for the article, or the article
 // page itself, is refused (kind page_loop): a pager that loops ends.
@@ -137,6 +140,13 @@ func (r *run) fetchArticlePage(ctx context.Context, st *siteState, art *articleP
 	}
 	if fe := art.take(cu); fe != nil {
 		return nil, fe
+	}
+	// A page recorded with a permanent error (a 404 met first on a list,
+	// in this run or an earlier one) is not requested again.
+	if p, err := r.store.PageOf(context.WithoutCancel(ctx), cu); err == nil && p.Outcome == storage.OutcomeError && p.Permanent {
+		return nil, &FetchError{Kind: p.ErrKind, Status: p.Status, Permanent: true, Err: fmt.Errorf("recorded by run %d: %s", p.RunID, p.Err)}
+	} else if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return nil, fmt.Errorf("article page %s: %w", cu, err)
 	}
 	rules, err := r.robotsFor(ctx, st, u)
 	if err != nil {

@@ -67,7 +67,8 @@ func (p *pageProc) ProcessArticle(ctx context.Context, r *Response) (storage.Out
 func TestFetchArticlePages(t *testing.T) {
 	routes := map[string]http.HandlerFunc{
 		"/robots.txt": text(200, "User-agent: *\nDisallow: /private/\n"),
-		"/":           listPage("/art/a", "/art/b", "/art/a2"),
+		"/":           listPage("/art/c5", "/art/a", "/art/b", "/art/a2", "/art/c"),
+		"/art/c":      article("c"),
 		"/art/a":      article("a"), "/art/a2": article("a page 2"),
 		"/art/b":      article("b"),
 		"/private/a4": article("a page 4"),
@@ -97,6 +98,7 @@ func TestFetchArticlePages(t *testing.T) {
 		u("/art/a"): {u("/art/a2"), u("/art/a"), u("/art/a2"), "http://elsewhere.example/art/a3", u("/private/a4"),
 			u("/art/a5"), u("/art/a6"), u("/art/a7"), u("/img/x.jpg"), "javascript:void(0)"},
 		u("/art/b"): bPages,
+		u("/art/c"): {u("/art/c5")},
 	}}
 	sum, err := runCrawl(t, context.Background(), cfg, st, proc, Options{Workers: 1})
 	if err != nil {
@@ -141,7 +143,10 @@ func TestFetchArticlePages(t *testing.T) {
 	if n := ts.hit("/art/b31"); n != 0 {
 		t.Errorf("page beyond the limit requested %d times", n)
 	}
-	for path, n := range map[string]int{"/art/a2": 1, "/private/a4": 0, "/art/a7": 1} {
+	if r := proc.res[u("/art/c")]; len(r) != 1 || kindOf(r[0].err) != "http_404" {
+		t.Errorf("a page recorded as 404 earlier in the run: %+v", r)
+	}
+	for path, n := range map[string]int{"/art/a2": 1, "/private/a4": 0, "/art/a7": 1, "/art/c5": 1} {
 		if got := ts.hit(path); got != n {
 			t.Errorf("%s requested %d times, want %d", path, got, n)
 		}
@@ -152,7 +157,7 @@ func TestFetchArticlePages(t *testing.T) {
 	if pg := pageOf(t, st, u("/art/a2")); pg.Outcome != storage.OutcomePart || pg.PartOf != u("/art/a") {
 		t.Errorf("page 2 of a recorded as %+v", pg)
 	}
-	if sum.Total.ArticlePages != MaxArticlePages+1 || sum.Total.ArticlePagesFailed != int64(len(want)-1+1) {
+	if sum.Total.ArticlePages != MaxArticlePages+1 || sum.Total.ArticlePagesFailed != int64(len(want)-1+1+1) {
 		t.Errorf("article pages %d, failed %d", sum.Total.ArticlePages, sum.Total.ArticlePagesFailed)
 	}
 	// The next run: the list again, nothing else (a2 is a decided part).

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,8 +44,10 @@ func readFixture(t *testing.T, name string) []byte {
 	return b
 }
 
-// multiPageSite serves the fixture site and counts requests per request URI.
-func multiPageSite(t *testing.T) (*httptest.Server, func() map[string]int) {
+// multiPageSite serves the fixture site and counts requests per request
+// URI. Once mended is set, the page that answered 404 is served and the
+// list links to it.
+func multiPageSite(t *testing.T) (ts *httptest.Server, hits func() map[string]int, mended *atomic.Bool) {
 	t.Helper()
 	html := func(charset string, b []byte) http.HandlerFunc {
 		return func(w http.ResponseWriter, _ *http.Request) {
@@ -55,12 +58,24 @@ func multiPageSite(t *testing.T) (*httptest.Server, func() map[string]int) {
 	redirect := func(to string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, to, http.StatusFound) }
 	}
+	mended = &atomic.Bool{}
+	list := func(page string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			body := page
+			if mended.Load() {
+				body = strings.Replace(page, "<ul>", `<ul><li><a href="/gone/a-2.html">山区学校（二）</a></li>`, 1)
+			}
+			fmt.Fprint(w, body)
+		}
+	}
+	gone2 := html("; charset=utf-8", []byte(strings.Replace(string(readFixture(t, "gone-3.html")), "当地教育部门表示", "补上的第二页：", 1)))
 	routes := map[string]http.HandlerFunc{
-		"/": html("; charset=utf-8", []byte(`<html><body><ul>
+		"/": list(`<html><body><ul>
 <li><a href="`+mpPeople+`-2.html">长江边小城的绿色答卷（二）</a></li><li><a href="`+mpPeople+`.html">长江边小城的绿色答卷</a></li>
 <li><a href="`+mpXinhua+`">新能源汽车产销保持较快增长</a></li><li><a href="/loop/a.html">城市更新</a></li>
 <li><a href="/off/a.html">海岛渔村</a></li><li><a href="/gone/a.html">山区学校</a></li>
-<li><a href="/inf/a.html">无尽分页</a></li><li><a href="/news/single.html">博物馆</a></li></ul></body></html>`)),
+<li><a href="/inf/a.html">无尽分页</a></li><li><a href="/news/single.html">博物馆</a></li></ul></body></html>`),
 		"/robots.txt":         func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "User-agent: *\nAllow: /\n") },
 		mpPeople + ".html":    html("", readFixture(t, "people-1.html")), // GBK, declared only in <meta> as GB2312
 		mpPeople + "-2.html":  html("", readFixture(t, "people-2.html")),
@@ -75,15 +90,21 @@ func multiPageSite(t *testing.T) (*httptest.Server, func() map[string]int) {
 		"/gone/a-3.html":      html("; charset=utf-8", readFixture(t, "gone-3.html")),
 		"/news/single.html":   html("; charset=utf-8", readFixture(t, "single.html")),
 		"/img/pagebreak.gif":  http.NotFound,
-		"/gone/a-2.html":      http.NotFound,
+		"/gone/a-2.html": func(w http.ResponseWriter, r *http.Request) {
+			if !mended.Load() {
+				http.NotFound(w, r)
+				return
+			}
+			gone2(w, r)
+		},
 		"/inf/a.html":         infPage(1),
 		"/elsewhere/a-2.html": http.NotFound,
 	}
 	var mu sync.Mutex
-	hits := map[string]int{}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	count := map[string]int{}
+	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		hits[r.URL.RequestURI()]++
+		count[r.URL.RequestURI()]++
 		mu.Unlock()
 		if h, ok := routes[r.URL.Path]; ok {
 			h(w, r)
@@ -100,10 +121,10 @@ func multiPageSite(t *testing.T) (*httptest.Server, func() map[string]int) {
 	return ts, func() map[string]int {
 		mu.Lock()
 		defer mu.Unlock()
-		out := hits
-		hits = map[string]int{}
+		out := count
+		count = map[string]int{}
 		return out
-	}
+	}, mended
 }
 
 // infPage is page n of an article whose pager always names a next page.
@@ -159,7 +180,7 @@ func mpCrawl(t *testing.T, ctx context.Context, ts *httptest.Server, store stora
 // none of the pages.
 func TestCrawlMultiPageArticles(t *testing.T) {
 	ctx := context.Background()
-	ts, hits := multiPageSite(t)
+	ts, hits, mended := multiPageSite(t)
 	store := memory.New()
 	sum, logs := mpCrawl(t, ctx, ts, store, 1)
 	first := hits()
@@ -251,5 +272,15 @@ func TestCrawlMultiPageArticles(t *testing.T) {
 		if k != "/" && k != "/robots.txt" {
 			t.Errorf("second run requested %s (%d times)", k, n)
 		}
+	}
+	// The third run: the missing page answers now; met on the list, it is
+	// recorded as a part of its stored article, which is not fetched again.
+	mended.Store(true)
+	sum, _ = mpCrawl(t, ctx, ts, store, 3)
+	if pg, err := store.PageOf(ctx, u("/gone/a-2.html")); err != nil || pg.Outcome != storage.OutcomePart || pg.PartOf != u("/gone/a.html") {
+		t.Errorf("mended page 2: %+v, %v; want a part of its article", pg, err)
+	}
+	if n := hits()["/gone/a.html"]; n != 0 || sum.Total.Parts != 1 || sum.Total.Stored != 0 {
+		t.Errorf("third run: page 1 requested %d times, parts %d, stored %d; want 0, 1, 0", n, sum.Total.Parts, sum.Total.Stored)
 	}
 }

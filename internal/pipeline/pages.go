@@ -173,6 +173,22 @@ func (p *Processor) firstPage(ctx context.Context, ex *extract.Extractor, r *cra
 	return articlePage{}, out, err
 }
 
+// recordReached records the page the crawl handed over (reached), a later
+// page of the article committed under first, as its part when that commit
+// did not (page 1 was decided meanwhile by another worker or process, and
+// the article's commit found it decided).
+func (p *Processor) recordReached(ctx context.Context, reached *crawler.Response, first string) error {
+	if reached.URL == first {
+		return nil
+	}
+	if _, ok, err := p.store.Decided(ctx, reached.URL); err != nil || ok {
+		return err
+	}
+	page := storage.Page{URL: reached.URL, Site: reached.Site.Name, RunID: reached.RunID, Status: reached.Status, FetchedAt: reached.FetchedAt}
+	_, err := p.commitPart(ctx, page, first)
+	return err
+}
+
 // commitPart records page as a part of the article at first.
 func (p *Processor) commitPart(ctx context.Context, page storage.Page, first string) (storage.Outcome, error) {
 	page.Outcome, page.PartOf = storage.OutcomePart, first
@@ -212,6 +228,9 @@ func (p *Processor) collectPages(ctx context.Context, ex *extract.Extractor, r *
 		ap, ok := got[u]
 		if !ok {
 			resp, err := r.FetchPage(ctx, u)
+			if errors.Is(err, crawler.ErrNoPageFetcher) {
+				return nil, nil, nil // not a crawl: the page is an article of its own
+			}
 			if err == nil {
 				ap, err = p.extractPage(ctx, ex, resp)
 			}

@@ -139,6 +139,7 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	if err != nil {
 		return p.commitFailure(ctx, page, "extract", err)
 	}
+	reached := r
 	r, art, mp, out, err := p.stitch(ctx, ex, r, art, dec.Body, release)
 	if out != "" || err != nil {
 		return out, err
@@ -160,7 +161,11 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	if err := p.leadImage(ctx, r, art, fp); err != nil {
 		return "", err
 	}
-	return p.decideAndCommitPages(ctx, page, art, fp, p.rawOf(r), mp)
+	out, err = p.decideAndCommitPages(ctx, page, art, fp, p.rawOf(r), mp)
+	if err == nil && mp != nil {
+		err = p.recordReached(ctx, reached, r.URL)
+	}
+	return out, err
 }
 
 // rawOf is the response to keep with a stored article (fetch.keep_raw), or
