@@ -58,27 +58,27 @@ func (f Filter) keep(run int64, fetched time.Time) bool {
 // URL first) and PagesMissing those that could not be fetched ([] when
 // none), whose text the article lacks.
 type Record struct {
-	RunID       int64    `json:"run_id"`
-	URL         string   `json:"url"`
-	Site        string   `json:"site"`
-	Kept        bool     `json:"kept"`
-	DupOf       *string  `json:"dup_of"`
-	Cluster     int64    `json:"cluster"`
-	Title       string   `json:"title"`
-	Text        string   `json:"text"`
-	PublishedAt *string  `json:"published_at"`
-	Source      string   `json:"source"`
-	Author      string   `json:"author"`
-	Editor      string   `json:"editor"`
-	FetchedAt   string   `json:"fetched_at"`
-	Simhash     string   `json:"simhash"`
-	Distance    *int     `json:"distance"`
-	Jaccard     *float64 `json:"jaccard"`
-	Containment *float64 `json:"containment"`
-	Reason      *string  `json:"reason"`
-	PartialOf   *string  `json:"partial_of"`
-	OwnShare    *float64 `json:"own_share"`
-	Passages    [][3]int `json:"passages"`
+	RunID        int64    `json:"run_id"`
+	URL          string   `json:"url"`
+	Site         string   `json:"site"`
+	Kept         bool     `json:"kept"`
+	DupOf        *string  `json:"dup_of"`
+	Cluster      int64    `json:"cluster"`
+	Title        string   `json:"title"`
+	Text         string   `json:"text"`
+	PublishedAt  *string  `json:"published_at"`
+	Source       string   `json:"source"`
+	Author       string   `json:"author"`
+	Editor       string   `json:"editor"`
+	FetchedAt    string   `json:"fetched_at"`
+	Simhash      string   `json:"simhash"`
+	Distance     *int     `json:"distance"`
+	Jaccard      *float64 `json:"jaccard"`
+	Containment  *float64 `json:"containment"`
+	Reason       *string  `json:"reason"`
+	PartialOf    *string  `json:"partial_of"`
+	OwnShare     *float64 `json:"own_share"`
+	Passages     [][3]int `json:"passages"`
 	Pages        []string `json:"pages"`
 	PagesMissing []string `json:"pages_missing"`
 }

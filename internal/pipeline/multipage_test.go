@@ -72,24 +72,24 @@ func multiPageSite(t *testing.T) (ts *httptest.Server, hits func() map[string]in
 	gone2 := html("; charset=utf-8", []byte(strings.Replace(string(readFixture(t, "gone-3.html")), "当地教育部门表示", "补上的第二页：", 1)))
 	routes := map[string]http.HandlerFunc{
 		"/": list(`<html><body><ul>
-<li><a href="`+mpPeople+`-2.html">长江边小城的绿色答卷（二）</a></li><li><a href="`+mpPeople+`.html">长江边小城的绿色答卷</a></li>
-<li><a href="`+mpXinhua+`">新能源汽车产销保持较快增长</a></li><li><a href="/loop/a.html">城市更新</a></li>
+<li><a href="` + mpPeople + `-2.html">长江边小城的绿色答卷（二）</a></li><li><a href="` + mpPeople + `.html">长江边小城的绿色答卷</a></li>
+<li><a href="` + mpXinhua + `">新能源汽车产销保持较快增长</a></li><li><a href="/loop/a.html">城市更新</a></li>
 <li><a href="/off/a.html">海岛渔村</a></li><li><a href="/gone/a.html">山区学校</a></li>
 <li><a href="/inf/a.html">无尽分页</a></li><li><a href="/news/single.html">博物馆</a></li></ul></body></html>`),
-		"/robots.txt":         func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "User-agent: *\nAllow: /\n") },
-		mpPeople + ".html":    html("", readFixture(t, "people-1.html")), // GBK, declared only in <meta> as GB2312
-		mpPeople + "-2.html":  html("", readFixture(t, "people-2.html")),
-		mpPeople + "-3.html":  html("", readFixture(t, "people-3.html")),
-		mpXinhua:              html("; charset=utf-8", readFixture(t, "xinhua.html")), // every ?page=N too
-		"/loop/a.html":        html("; charset=utf-8", readFixture(t, "loop-1.html")),
-		"/loop/a-2.html":      html("; charset=utf-8", readFixture(t, "loop-2.html")),
-		"/loop/a-3.html":      redirect("/loop/a-2.html"),
-		"/off/a.html":         html("; charset=utf-8", readFixture(t, "off-1.html")),
-		"/off/a-2.html":       redirect("http://elsewhere.example.com/off/a-2.html"),
-		"/gone/a.html":        html("; charset=utf-8", readFixture(t, "gone-1.html")),
-		"/gone/a-3.html":      html("; charset=utf-8", readFixture(t, "gone-3.html")),
-		"/news/single.html":   html("; charset=utf-8", readFixture(t, "single.html")),
-		"/img/pagebreak.gif":  http.NotFound,
+		"/robots.txt":        func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "User-agent: *\nAllow: /\n") },
+		mpPeople + ".html":   html("", readFixture(t, "people-1.html")), // GBK, declared only in <meta> as GB2312
+		mpPeople + "-2.html": html("", readFixture(t, "people-2.html")),
+		mpPeople + "-3.html": html("", readFixture(t, "people-3.html")),
+		mpXinhua:             html("; charset=utf-8", readFixture(t, "xinhua.html")), // every ?page=N too
+		"/loop/a.html":       html("; charset=utf-8", readFixture(t, "loop-1.html")),
+		"/loop/a-2.html":     html("; charset=utf-8", readFixture(t, "loop-2.html")),
+		"/loop/a-3.html":     redirect("/loop/a-2.html"),
+		"/off/a.html":        html("; charset=utf-8", readFixture(t, "off-1.html")),
+		"/off/a-2.html":      redirect("http://elsewhere.example.com/off/a-2.html"),
+		"/gone/a.html":       html("; charset=utf-8", readFixture(t, "gone-1.html")),
+		"/gone/a-3.html":     html("; charset=utf-8", readFixture(t, "gone-3.html")),
+		"/news/single.html":  html("; charset=utf-8", readFixture(t, "single.html")),
+		"/img/pagebreak.gif": http.NotFound,
 		"/gone/a-2.html": func(w http.ResponseWriter, r *http.Request) {
 			if !mended.Load() {
 				http.NotFound(w, r)
