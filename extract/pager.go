@@ -20,8 +20,10 @@ package extract
 // with a page=N parameter. A numbered link whose number is not the page
 // its URL names is not a pager link, and a block with more such
 // inconsistent links than consistent ones is no pager. Links inside
-// comment regions are never pager links (comment paging), and index/list
-// pages are never multi-page articles (list paging). The block with the
+// comment regions are never pager links (comment paging), index/list
+// pages are never multi-page articles (list paging), and a block that also
+// links a table of contents (目录) is chapter navigation, whose pages are
+// texts of their own. The block with the
 // most pager links wins; pages between the first and the last that the
 // block does not link (a windowed pager: 1 2 3 … 尾页) are built from the
 // URL pattern. A site whose pager this rule misses names it with a CSS
@@ -225,8 +227,12 @@ func pickBlock(doc *html.Node, named []*html.Node, useNamed bool, base *url.URL,
 		family string
 	}
 	groups := map[key]*pagerBlock{}
+	toc := map[*html.Node]bool{} // blocks linking a table of contents
 	var order []key
 	visit := func(a *html.Node, block *html.Node) {
+		if !useNamed && strings.Contains(textOf(a), "目录") {
+			toc[block] = true
+		}
 		l, ok := readPagerLink(a, base, useNamed)
 		if !ok {
 			return
@@ -262,6 +268,9 @@ func pickBlock(doc *html.Node, named []*html.Node, useNamed bool, base *url.URL,
 	bestScore := 0
 	for _, k := range order {
 		g := groups[k]
+		if toc[k.block] {
+			continue // chapter navigation (目录, 下一页) of a book or a serial: each page is a text of its own
+		}
 		if s := g.score(); s > bestScore {
 			best, bestScore = g, s
 		}

@@ -127,6 +127,8 @@ func TestFindPagerFalsePositives(t *testing.T) {
 		{"off-site pager", pdArt + ".html",
 			`<div class="zdfy"><a href="http://evil.example.com/n1/2019/0615/c1013-31158394-2.html">2</a><a href="http://evil.example.com/n1/2019/0615/c1013-31158394-2.html">下一页</a></div>`},
 		{"link to itself only", pdArt + ".html", `<div class="zdfy"><a href="c1013-31158394.html">1</a></div>`},
+		{"chapter navigation", "http://cclw.net/other/xinshenhuo/htm/xsh_10.htm",
+			`<center><b><a href="../index.htm"><u>返目录</u></a><a href="xsh_11.htm"><u>下一页</u></a></b></center>`},
 		{"javascript pager", pdArt + ".html", `<div class="zdfy"><a href="javascript:go(2)">2</a><a href="#">下一页</a></div>`},
 	}
 	for _, tc := range tests {
