@@ -75,7 +75,8 @@ func multiPageSite(t *testing.T) (ts *httptest.Server, hits func() map[string]in
 <li><a href="` + mpPeople + `-2.html">长江边小城的绿色答卷（二）</a></li><li><a href="` + mpPeople + `.html">长江边小城的绿色答卷</a></li>
 <li><a href="` + mpXinhua + `">新能源汽车产销保持较快增长</a></li><li><a href="/loop/a.html">城市更新</a></li>
 <li><a href="/off/a.html">海岛渔村</a></li><li><a href="/gone/a.html">山区学校</a></li>
-<li><a href="/inf/a.html">无尽分页</a></li><li><a href="/news/single.html">博物馆</a></li></ul></body></html>`),
+<li><a href="/inf/a.html">无尽分页</a></li><li><a href="/news/single.html">博物馆</a></li>
+<li><a href="/news/reprint.html">长江边小城的绿色答卷（转载）</a></li></ul></body></html>`),
 		"/robots.txt":        func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "User-agent: *\nAllow: /\n") },
 		mpPeople + ".html":   html("", readFixture(t, "people-1.html")), // GBK, declared only in <meta> as GB2312
 		mpPeople + "-2.html": html("", readFixture(t, "people-2.html")),
@@ -89,6 +90,7 @@ func multiPageSite(t *testing.T) (ts *httptest.Server, hits func() map[string]in
 		"/gone/a.html":       html("; charset=utf-8", readFixture(t, "gone-1.html")),
 		"/gone/a-3.html":     html("; charset=utf-8", readFixture(t, "gone-3.html")),
 		"/news/single.html":  html("; charset=utf-8", readFixture(t, "single.html")),
+		"/news/reprint.html": html("; charset=utf-8", readFixture(t, "reprint.html")),
 		"/img/pagebreak.gif": http.NotFound,
 		"/gone/a-2.html": func(w http.ResponseWriter, r *http.Request) {
 			if !mended.Load() {
@@ -201,8 +203,15 @@ func TestCrawlMultiPageArticles(t *testing.T) {
 	if !slices.Equal(got, wantArts) {
 		t.Fatalf("stored articles\n got %q\nwant %q\nlog:\n%s", got, wantArts, logs)
 	}
-	if err := store.Duplicates(ctx, func(d storage.Duplicate) error { return fmt.Errorf("page %s judged a duplicate", d.URL) }); err != nil {
-		t.Error(err)
+	// Dedup runs on the stitched text: a reprint of pages 2 and 3 alone is
+	// a duplicate of the article (it shares nothing with page 1).
+	var dups []string
+	err = store.Duplicates(ctx, func(d storage.Duplicate) error {
+		dups = append(dups, d.URL+" of "+d.DupOfURL)
+		return nil
+	})
+	if want := []string{u("/news/reprint.html") + " of " + u(mpPeople+".html")}; err != nil || !slices.Equal(dups, want) {
+		t.Errorf("duplicates %q, %v; want %q", dups, err, want)
 	}
 	cases := []struct {
 		name, url, truth string
