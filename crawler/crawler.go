@@ -50,6 +50,11 @@
 //     robots.txt, pacing, retries, timeouts) with its own body limit,
 //     fetch.max_image. Images are not pages: they are counted in SiteStats
 //     (images, images_too_large, images_skipped), never recorded or stored.
+//   - The other pages of a multi-page article are fetched only when the
+//     Processor asks (Response.FetchPage, pages.go), under the page rules,
+//     at most MaxArticlePages per article, loops refused; they are claimed
+//     for the run, so the frontier neither fetches nor processes them, and
+//     the Processor records them as parts of their article.
 package crawler
 
 import (

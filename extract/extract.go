@@ -35,6 +35,9 @@
 // 记者 …), and never reads text patterns from related-article, comment or
 // footer regions (region.go). Dates without a year take it from the meta
 // or URL date; times without a zone are China Standard Time.
+//
+// FindPager (pager.go) reads the pager of a multi-page article: the URLs
+// of its pages in order and which one the page is.
 package extract
 
 import (

@@ -5,6 +5,7 @@
 // an export as functions returning values for the CLI to print (Crawl,
 // Export). Every path that turns a page into an article (crawl, the
 // extract and dedup commands, every evaluation) goes through ExtractPage.
+// A crawled article of several pages is stitched into one (pages.go).
 package pipeline
 
 import (
