@@ -248,10 +248,11 @@ func (p *Processor) collectPages(ctx context.Context, ex *extract.Extractor, r *
 				mp.pages = append(mp.pages, u)
 				continue
 			}
-			got[u] = ap
 			if pk, err := ex.FindPager(ap.r.URL, ap.body); err == nil && pk.Multi() && pk.Pages[0] == pages[0] {
 				pages = mergePages(pages, pk.Pages)
 			}
+			// Not kept in got: only its text is, so that up to 30 pages of
+			// fetch.max_body are never held at once.
 		}
 		mp.pages = append(mp.pages, u)
 		if i > 0 {
