@@ -71,6 +71,7 @@ func New(s Store, th explain.Thresholds, log *slog.Logger) (*Handler, error) {
 		"paras": func(s string) []string {
 			return strings.Split(s, "\n")
 		},
+		"missing": func(missing []string, u string) bool { return slices.Contains(missing, u) },
 		"reason": func(s string) string {
 			if s == "" {
 				return "not recorded"
