@@ -64,6 +64,11 @@ type Pager struct {
 	Current int
 	// Truncated: the pager named more than MaxArticlePages pages.
 	Truncated bool
+	// Whole: the page holds the text of every page, split by a script in
+	// the browser (Xinhua's parsePagingFun cuts #detail at
+	// <img id="xinhuabreak"> or a hidden <b>pagebreak</b> and serves the
+	// same HTML at every ?page=N): the other pages need not be fetched.
+	Whole bool
 }
 
 // Multi reports whether the page belongs to an article of several pages.
@@ -121,7 +126,9 @@ func findPager(pageURL string, page []byte, sel cascadia.Selector) (Pager, error
 	if best == nil {
 		return Pager{}, nil
 	}
-	return best.pager(cu), nil
+	pg := best.pager(cu)
+	pg.Whole = pg.Multi() && clientPaged(doc)
+	return pg, nil
 }
 
 // pageID is a URL seen as a page of a numbered family.
@@ -487,6 +494,26 @@ func (g *pagerBlock) build(self string, p int, zero bool, sep string) (string, b
 	}
 	c, err := urlnorm.Canonical(u.String(), nil)
 	return c, err == nil
+}
+
+// clientPaged reports whether the page carries the page-break markers of a
+// pager drawn by a script from the page's own text: <img id="xinhuabreak">
+// or a hidden <b>pagebreak</b> (Xinhua's paging script splits at both).
+func clientPaged(doc *html.Node) bool {
+	for n := range doc.Descendants() {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		switch {
+		case n.DataAtom == atom.Img && attr(n, "id") == "xinhuabreak":
+			return true
+		case n.DataAtom == atom.B && n.FirstChild != nil && n.FirstChild.Type == html.TextNode &&
+			strings.TrimSpace(n.FirstChild.Data) == "pagebreak" &&
+			strings.Contains(strings.ReplaceAll(attr(n, "style"), " ", ""), "display:none"):
+			return true
+		}
+	}
+	return false
 }
 
 // baseHref is the href of the page's first <base>, or "".

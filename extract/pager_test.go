@@ -95,6 +95,33 @@ func TestFindPager(t *testing.T) {
 	}
 }
 
+// TestFindPagerWhole: Xinhua's page-break markers say the page holds every
+// page's text; a pager without them does not.
+func TestFindPagerWhole(t *testing.T) {
+	xh := "http://www.news.cn/politics/20240520/0a1b2c3d/c.html"
+	pager := `<center class="xinhuaPager"><span>1</span><a href="c.html?page=2">2</a><a href="c.html?page=2">下一页</a></center>`
+	for _, tc := range []struct {
+		name, body string
+		whole      bool
+	}{
+		{"img xinhuabreak", `<p>一</p><p><img id="xinhuabreak" src="x.gif"></p><p>二</p>` + pager, true},
+		{"hidden pagebreak", `<p>一</p><b style="display: none;">pagebreak</b><p>二</p>` + pager, true},
+		{"visible pagebreak word", `<p>一</p><b>pagebreak</b><p>二</p>` + pager, false},
+		{"no marker", `<p>一</p><p>二</p>` + pager, false},
+		{"marker without a pager", `<p>一</p><p><img id="xinhuabreak" src="x.gif"></p><p>二</p>`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pg, err := FindPager(xh, articleWith(tc.body), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pg.Whole != tc.whole {
+				t.Errorf("whole = %v, want %v (pages %q)", pg.Whole, tc.whole, pg.Pages)
+			}
+		})
+	}
+}
+
 func TestFindPagerTruncated(t *testing.T) {
 	pg, err := FindPager(pdArt+".html", articleWith(`<div class="zdfy"><a href="c1013-31158394-2.html">下一页</a><a href="c1013-31158394-999.html">尾页</a></div>`), "")
 	if err != nil {

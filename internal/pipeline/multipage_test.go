@@ -33,6 +33,10 @@ import (
 const (
 	mpPeople = "/n1/2024/0520/c1001-40001234"
 	mpXinhua = "/politics/20240520/3a9e1bc04d/c.html"
+	// mpRepeat is a page of Xinhua's markup without its page-break
+	// markers: a pager whose pages each serve the whole text again,
+	// fetched and read.
+	mpRepeat = "/politics/20240521/7f0c2d9e1a/c.html"
 )
 
 func readFixture(t *testing.T, name string) []byte {
@@ -73,7 +77,7 @@ func multiPageSite(t *testing.T) (ts *httptest.Server, hits func() map[string]in
 	routes := map[string]http.HandlerFunc{
 		"/": list(`<html><body><ul>
 <li><a href="` + mpPeople + `-2.html">长江边小城的绿色答卷（二）</a></li><li><a href="` + mpPeople + `.html">长江边小城的绿色答卷</a></li>
-<li><a href="` + mpXinhua + `">新能源汽车产销保持较快增长</a></li><li><a href="/loop/a.html">城市更新</a></li>
+<li><a href="` + mpXinhua + `">新能源汽车产销保持较快增长</a></li><li><a href="` + mpRepeat + `">新能源汽车（重复页）</a></li><li><a href="/loop/a.html">城市更新</a></li>
 <li><a href="/off/a.html">海岛渔村</a></li><li><a href="/gone/a.html">山区学校</a></li>
 <li><a href="/inf/a.html">无尽分页</a></li><li><a href="/news/single.html">博物馆</a></li>
 <li><a href="/news/reprint.html">长江边小城的绿色答卷（转载）</a></li></ul></body></html>`),
@@ -82,6 +86,7 @@ func multiPageSite(t *testing.T) (ts *httptest.Server, hits func() map[string]in
 		mpPeople + "-2.html": html("", readFixture(t, "people-2.html")),
 		mpPeople + "-3.html": html("", readFixture(t, "people-3.html")),
 		mpXinhua:             html("; charset=utf-8", readFixture(t, "xinhua.html")), // every ?page=N too
+		mpRepeat:             html("; charset=utf-8", readFixture(t, "repeat.html")), // every ?page=N too
 		"/loop/a.html":       html("; charset=utf-8", readFixture(t, "loop-1.html")),
 		"/loop/a-2.html":     html("; charset=utf-8", readFixture(t, "loop-2.html")),
 		"/loop/a-3.html":     redirect("/loop/a-2.html"),
@@ -193,7 +198,7 @@ func TestCrawlMultiPageArticles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantArts := []string{u(mpPeople + ".html"), u(mpXinhua), u("/loop/a.html"), u("/off/a.html"), u("/gone/a.html"), u("/inf/a.html"), u("/news/single.html")}
+	wantArts := []string{u(mpPeople + ".html"), u(mpXinhua), u(mpRepeat), u("/loop/a.html"), u("/off/a.html"), u("/gone/a.html"), u("/inf/a.html"), u("/news/single.html")}
 	var got []string
 	for k := range arts {
 		got = append(got, k)
@@ -221,6 +226,8 @@ func TestCrawlMultiPageArticles(t *testing.T) {
 			[]string{u(mpPeople + ".html"), u(mpPeople + "-2.html"), u(mpPeople + "-3.html")}, nil},
 		{"xinhua (pages repeat page 1)", u(mpXinhua), string(readFixture(t, "xinhua.truth.txt")),
 			[]string{u(mpXinhua), u(mpXinhua + "?page=2"), u(mpXinhua + "?page=3")}, nil},
+		{"pages repeating page 1, fetched", u(mpRepeat), string(readFixture(t, "repeat.truth.txt")),
+			[]string{u(mpRepeat), u(mpRepeat + "?page=2"), u(mpRepeat + "?page=3")}, nil},
 		{"404 page 2", u("/gone/a.html"), "", []string{u("/gone/a.html"), u("/gone/a-2.html"), u("/gone/a-3.html")}, []string{u("/gone/a-2.html")}},
 		{"off-site page 2", u("/off/a.html"), "", []string{u("/off/a.html"), u("/off/a-2.html")}, []string{u("/off/a-2.html")}},
 		{"loop (page 3 redirects to page 2)", u("/loop/a.html"), "", []string{u("/loop/a.html"), u("/loop/a-2.html")}, nil},
@@ -267,6 +274,11 @@ func TestCrawlMultiPageArticles(t *testing.T) {
 	}
 	if inf > extract.MaxArticlePages {
 		t.Errorf("endless pager: %d requests, want at most %d", inf, extract.MaxArticlePages)
+	}
+	// Xinhua's page 1 holds every page's text (its page-break markers): the
+	// other pages are recorded without a request.
+	if n := first[mpXinhua+"?page=2"] + first[mpXinhua+"?page=3"]; n != 0 {
+		t.Errorf("xinhua pages 2 and 3 requested %d times; page 1 holds their text", n)
 	}
 	if first["/elsewhere/a-2.html"] != 0 {
 		t.Error("the off-site redirect was followed")

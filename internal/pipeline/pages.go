@@ -34,9 +34,12 @@ import (
 //     Article.PagesMissing (shown by export and explain) and logged. A
 //     missing page is not recorded as a part, so a later run that finds it
 //     on a list fetches it and records it as a part of the stored article.
-//   - A page whose text repeats text already taken (Xinhua serves the
-//     whole article again at ?page=N) adds only its paragraphs not seen on
-//     an earlier page: nothing, for Xinhua.
+//   - A page whose text repeats text already taken adds only its
+//     paragraphs not seen on an earlier page. A page that holds every
+//     page's text, split by a script in the browser (Xinhua's page-break
+//     markers, extract.Pager.Whole, the same HTML at every ?page=N), is
+//     the article: its other pages are recorded as its parts without a
+//     request.
 //   - A later page's own pager can name pages the first did not (a
 //     windowed pager); they are added in page order, up to the bound.
 //   - A Response not made by a crawl (no page fetcher) is processed as a
@@ -125,11 +128,18 @@ func (p *Processor) stitch(ctx context.Context, ex *extract.Extractor, r *crawle
 		got[fp.r.URL] = fp
 		if pg1, err := ex.FindPager(fp.r.URL, fp.body); err == nil && pg1.Multi() && pg1.Current == 0 {
 			pg.Pages = mergePages(pg1.Pages, pg.Pages)
+			pg.Whole = pg1.Whole
 		}
 		pg.Pages[0] = fp.r.URL
 	}
-	mp, texts, err := p.collectPages(ctx, ex, r, first, pg.Pages, got)
-	if err != nil || mp == nil {
+	var mp *multiPage
+	var texts []string
+	if pg.Whole {
+		// Page 1 holds every page's text (Xinhua): the others are the same
+		// HTML, recorded as parts without a request.
+		mp = &multiPage{pages: pg.Pages, parts: append(slices.Clone(pg.Pages[1:]), r.URL, r.RequestURL)}
+		texts = []string{first.art.Text}
+	} else if mp, texts, err = p.collectPages(ctx, ex, r, first, pg.Pages, got); err != nil || mp == nil {
 		return r, art, nil, "", err
 	}
 	mp.clean(first.r.URL)
