@@ -129,7 +129,9 @@ type Dedup struct {
 	// Window limits comparison to articles fetched or published within it
 	// (0: compare with everything stored).
 	Window Duration `yaml:"window"`
-	// KeepDuplicateText stores the extracted text of dropped duplicates too.
+	// KeepDuplicateText stores the extracted text of dropped duplicates
+	// too (default true: every verdict keeps both sides as evidence; a
+	// SQLite store keeps it compressed); false gives the smallest store.
 	KeepDuplicateText bool `yaml:"keep_duplicate_text"`
 	// Simhash feature options (candidate generation only: SpotSigs verifies).
 	Hash       string `yaml:"hash"`       // fnv1a (default), sdbm (Li Gang et al. 2013) or xxhash
@@ -235,7 +237,7 @@ func Default() Config {
 	return Config{
 		Storage:   DefaultStorage,
 		UserAgent: DefaultUserAgent,
-		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard},
+		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard, KeepDuplicateText: true},
 		Fetch: Fetch{
 			Timeout:         Duration(DefaultTimeout),
 			ConnectTimeout:  Duration(DefaultConnectTO),
@@ -284,7 +286,7 @@ func Parse(r io.Reader) (Config, error) {
 	switch err := dec.Decode(&doc); {
 	case errors.Is(err, io.EOF): // empty file: Validate says what is missing
 	case err != nil:
-		return Config{}, &ValidationError{Problems: []Problem{{Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}}
+		return Config{}, &ValidationError{Problems: []Problem{syntaxProblem(data, err)}}
 	default:
 		var next yaml.Node
 		if err := dec.Decode(&next); err == nil {

@@ -157,6 +157,11 @@ type Options struct {
 	// (one fetch per origin while the answer is cached); nil: each run
 	// fetches its own.
 	Robots RobotsShare
+	// Archive, when set, is given every exchange of the run whose body
+	// was read (pages, surfaces, robots.txt, images, redirect hops), from
+	// the fetching goroutines at once: it must be safe for concurrent
+	// use. An error stops the run like a store failure.
+	Archive func(Exchange) error
 }
 
 // Defaults for Options.
@@ -455,8 +460,17 @@ func (c *Crawler) newRun(runID int64) *run {
 		st, _ := compileSite(s) // checked by New
 		r.sites = append(r.sites, st)
 	}
+	var archive archiveFunc
+	if c.opts.Archive != nil {
+		archive = func(e Exchange) error {
+			if err := c.opts.Archive(e); err != nil {
+				return r.fatal(fmt.Errorf("archive %s: %w", e.URL, err))
+			}
+			return nil
+		}
+	}
 	r.robotsClient = &http.Client{
-		Transport:     &limitTransport{next: c.net, maxBody: robotsLimit, timeout: timeout, idle: idle, truncate: true},
+		Transport:     &limitTransport{next: c.net, maxBody: robotsLimit, timeout: timeout, idle: idle, truncate: true, archive: archive},
 		CheckRedirect: robotsRedirectPolicy,
 	}
 
@@ -473,7 +487,7 @@ func (c *Crawler) newRun(runID int64) *run {
 	col.ParseHTTPErrorResponse = true
 	col.MaxDepth = 0
 	col.Async = false
-	col.WithTransport(&limitTransport{next: c.net, maxBody: maxBody, timeout: timeout, idle: idle})
+	col.WithTransport(&limitTransport{next: c.net, maxBody: maxBody, timeout: timeout, idle: idle, archive: archive})
 	col.SetRequestTimeout(0) // per hop, in limitTransport
 	col.SetRedirectHandler(r.checkRedirect)
 	for range c.workers {

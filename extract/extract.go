@@ -79,6 +79,11 @@ type Article struct {
 	// (declared sides of at least 100 pixels, no such word in its name).
 	// Empty when there is none; data: URLs and SVG are never reported.
 	LeadImage string
+	// SelectorMisses names the configured selectors (Options.BodySelector,
+	// TitleSelector, TimeSelector: "body", "title", "time") that matched
+	// nothing on this page, so that the generic rule was used instead; the
+	// caller warns about them (a site's markup changed).
+	SelectorMisses []string
 }
 
 // Method values.
@@ -190,20 +195,20 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 	e.removeSelected(doc)
 	meta := collectMeta(doc)
 	art := &Article{Title: chooseTitle(meta)}
-	if e.titleSel != nil {
-		if n := cascadia.Query(doc, e.titleSel); n != nil {
-			if t := textOf(n); t != "" {
-				art.Title = t
-			}
-		}
-	}
+	e.selectTitle(doc, art)
 	selTime, haveSelTime := e.selectorTime(doc)
+	if e.timeSel != nil && !haveSelTime {
+		art.SelectorMisses = append(art.SelectorMisses, "time")
+	}
 	page0 := renderPage(doc)
 	pageLines := page0.lines
 	defer e.history.record(pageURL, pageLines)
 
 	res := e.body(doc, pageURL)
 	art.Method = res.method
+	if e.bodySel != nil && res.method != MethodSelector {
+		art.SelectorMisses = append(art.SelectorMisses, "body")
+	}
 	if art.LeadImage = resolveImage(pageURL, meta.image); art.LeadImage == "" {
 		art.LeadImage = resolveImage(pageURL, res.leadImage)
 	}
@@ -426,6 +431,21 @@ func readabilityBody(doc *html.Node, pageURL string) bodyResult {
 		return bodyResult{lines: renderReadability(ra.Node), method: MethodReadability}
 	}
 	return bodyResult{}
+}
+
+// selectTitle sets art's title from the title selector, or records that
+// it matched nothing.
+func (e *Extractor) selectTitle(doc *html.Node, art *Article) {
+	if e.titleSel == nil {
+		return
+	}
+	if n := cascadia.Query(doc, e.titleSel); n != nil {
+		if t := textOf(n); t != "" {
+			art.Title = t
+			return
+		}
+	}
+	art.SelectorMisses = append(art.SelectorMisses, "title")
 }
 
 func (e *Extractor) selectorTime(doc *html.Node) (time.Time, bool) {

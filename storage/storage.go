@@ -263,6 +263,23 @@ type RunStats struct {
 	// …, by the crawler's JSON names), so that a run's record tells what
 	// happened without its log. Stores persist it with the other counters.
 	Sites []SiteCounters `json:"sites,omitempty"`
+	// Settings are the dedup settings the run decided with (nil for runs
+	// recorded before they were kept, and for a run whose process died
+	// before it finished), so that explain, report and serve show the
+	// thresholds that applied without the site file.
+	Settings *RunSettings `json:"settings,omitempty"`
+}
+
+// RunSettings are a run's dedup settings as the engine applied them
+// (defaults resolved).
+type RunSettings struct {
+	Index             string  `json:"index"`
+	Hamming           int     `json:"hamming"`
+	Jaccard           float64 `json:"jaccard"`
+	Window            string  `json:"window,omitempty"` // "" when everything stored is compared
+	Antecedents       string  `json:"antecedents"`
+	PartialReprints   bool    `json:"partial_reprints"`
+	KeepDuplicateText bool    `json:"keep_duplicate_text"`
 }
 
 // SiteCounters are one site's counters of a run.

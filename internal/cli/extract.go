@@ -35,8 +35,11 @@ type extractOutput struct {
 	Method        string `json:"method"`
 	SecondOpinion string `json:"second_opinion,omitempty"`
 	LeadImage     string `json:"lead_image,omitempty"`
-	Charset       string `json:"charset"`
-	CharsetFrom   string `json:"charset_from"`
+	// SelectorMisses names the selectors given (--body, the site's
+	// extract.*) that matched nothing: the generic rule was used.
+	SelectorMisses []string `json:"selector_misses,omitempty"`
+	Charset        string   `json:"charset"`
+	CharsetFrom    string   `json:"charset_from"`
 }
 
 // cmdExtract prints the article of one page as JSON:
@@ -70,7 +73,6 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		args = fs.Args()[1:]
 	}
 	if len(pos) != 1 {
-		fs.Usage()
 		return usagef("want exactly one FILE_OR_URL, got %d", len(pos))
 	}
 	if *charsetFlag != "" && decode.Lookup(*charsetFlag) == "" {
@@ -116,7 +118,8 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	out := extractOutput{
 		Title: art.Title, Text: art.Text, Source: art.Source, Author: art.Author, Editor: art.Editor,
-		Method: art.Method, SecondOpinion: art.SecondOpinion, LeadImage: art.LeadImage, Charset: dec.Charset, CharsetFrom: dec.Source,
+		Method: art.Method, SecondOpinion: art.SecondOpinion, LeadImage: art.LeadImage, SelectorMisses: art.SelectorMisses,
+		Charset: dec.Charset, CharsetFrom: dec.Source,
 	}
 	if !art.PublishedAt.IsZero() {
 		out.PublishedAt = art.PublishedAt.Format(time.RFC3339)

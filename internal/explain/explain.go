@@ -27,12 +27,19 @@ type Store interface {
 	ArticleByURL(ctx context.Context, url string) (storage.Article, error)
 	Articles(ctx context.Context, fn func(storage.Article) error) error
 	Duplicates(ctx context.Context, fn func(storage.Duplicate) error) error
+	Runs(ctx context.Context) ([]storage.Run, error)
 }
 
-// Thresholds are the engine settings a verdict was taken with. The store
-// does not record them; Default gives the engine's defaults, and a caller
-// that knows the crawl's config passes its values.
+// Thresholds are the engine settings a verdict was taken with. A run
+// records the settings it decided with (storage.RunStats.Settings):
+// Explain uses those of the verdict's run unless the caller fixed them
+// (Source not empty: a site file or flags). Default gives the engine's
+// defaults, for runs that recorded none.
 type Thresholds struct {
+	// Source says where the values come from: "" (the verdict's run,
+	// else the defaults), "run N", "defaults", or the caller's own
+	// ("--site FILE", "flags").
+	Source                string
 	Hamming               int
 	Jaccard               float64
 	Containment           float64
@@ -40,6 +47,38 @@ type Thresholds struct {
 	MinContainmentJaccard float64
 	ShortJaccard          float64
 	MinImageSimilarity    float64
+}
+
+// FromRun returns t with the thresholds run r recorded (and Source "run
+// N"); ok is false when r recorded none.
+func (t Thresholds) FromRun(r storage.Run) (Thresholds, bool) {
+	s := r.Stats.Settings
+	if s == nil {
+		return t, false
+	}
+	t.Hamming, t.Jaccard, t.Source = s.Hamming, s.Jaccard, fmt.Sprintf("run %d", r.ID)
+	return t, true
+}
+
+// forRun returns th unless the caller fixed its source: then the
+// thresholds run id recorded, else the defaults.
+func forRun(ctx context.Context, s Store, id int64, th Thresholds) (Thresholds, error) {
+	if th.Source != "" {
+		return th, nil
+	}
+	runs, err := s.Runs(ctx)
+	if err != nil {
+		return th, fmt.Errorf("explain: runs: %w", err)
+	}
+	for _, r := range runs {
+		if r.ID == id {
+			if t, ok := th.FromRun(r); ok {
+				return t, nil
+			}
+		}
+	}
+	th.Source = "defaults"
+	return th, nil
 }
 
 // Default returns dedup's default thresholds.
@@ -92,6 +131,9 @@ func Explain(ctx context.Context, s Store, url string, th Thresholds) (*Explanat
 	}
 	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
+	}
+	if th, err = forRun(ctx, s, p.RunID, th); err != nil {
+		return nil, err
 	}
 	e := &Explanation{Page: p, Thresholds: th}
 	var cluster int64
@@ -267,7 +309,7 @@ func Write(w io.Writer, e *Explanation) error {
 		d, o := e.Duplicate, e.Original
 		fmt.Fprintf(&b, "dropped:  near-duplicate (reason %s) of article %d\n          %s\n          %q\n", orUnknown(d.Reason), o.ID, o.URL, o.Title)
 		fmt.Fprintf(&b, "cluster:  %d, %d member(s)\n", d.Cluster, e.Members)
-		fmt.Fprintf(&b, "evidence (thresholds of the engine's defaults unless the crawl's config changed them):\n")
+		fmt.Fprintf(&b, "evidence (thresholds: %s):\n", thresholdSource(th))
 		fmt.Fprintf(&b, "  simhash hamming distance  %d   (candidate when <= %d)\n", d.Distance, th.Hamming)
 		fmt.Fprintf(&b, "  spotsigs jaccard          %.3f (duplicate when >= %.2f; short texts >= %.2f)\n", d.Jaccard, th.Jaccard, th.ShortJaccard)
 		fmt.Fprintf(&b, "  spotsigs containment      %.3f (brief when >= %.2f and jaccard >= %.2f or title overlap >= %.2f)\n",
@@ -328,6 +370,18 @@ func writeImageEvidence(b *strings.Builder, e *Explanation) {
 	case d.Image != "":
 		fmt.Fprintf(b, "  lead image fingerprint    %s (not needed: the text decided)\n", d.Image)
 	}
+}
+
+// thresholdSource says where the thresholds shown come from.
+func thresholdSource(th Thresholds) string {
+	switch th.Source {
+	case "", "defaults":
+		return "the engine's defaults; the run recorded none"
+	}
+	if strings.HasPrefix(th.Source, "run ") {
+		return "recorded by " + th.Source
+	}
+	return "from " + th.Source
 }
 
 func orNone(s string) string {

@@ -7,7 +7,7 @@
 //
 // Metric names (all prefixed newscrawl_):
 //
-//	pages_total{site,outcome}              counter  outcome: stored, duplicate, not_article, error
+//	pages_total{site,outcome}              counter  outcome: stored, duplicate, not_article, error (the site or the network failed), gone (a 4xx answer), as the crawl summary counts them
 //	robots_blocked_total{site}             counter  URLs not fetched because robots.txt disallows them
 //	retries_total{site}                    counter  extra attempts after transient failures
 //	fetched_bytes_total{site}              counter  decompressed body bytes
@@ -38,6 +38,7 @@ const (
 	OutcomeDuplicate  = "duplicate"
 	OutcomeNotArticle = "not_article"
 	OutcomeError      = "error"
+	OutcomeGone       = "gone"
 	OutcomePart       = "part" // a later page of a multi-page article
 )
 
@@ -52,10 +53,11 @@ var (
 // SiteCounts are the cumulative counters of one site in a run, as the
 // crawler's progress snapshots carry them (crawler.SiteStats).
 type SiteCounts struct {
-	Site                                   string
-	Stored, Duplicates, NotArticle, Errors int64
-	Parts                                  int64
-	RobotsBlocked, Retries, Bytes          int64
+	Site                           string
+	Stored, Duplicates, NotArticle int64
+	Errors, Gone                   int64 // failures of the site or network; 4xx answers (progress.Counts)
+	Parts                          int64 // later pages of multi-page articles
+	RobotsBlocked, Retries, Bytes  int64
 }
 
 // Metrics holds one crawl's metrics and their registry. It is safe for
@@ -80,7 +82,7 @@ func New() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		pages: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "pages_total",
-			Help: "Pages recorded, by site and outcome (stored, duplicate, not_article, error, part)."}, []string{"site", "outcome"}),
+			Help: "Pages recorded, by site and outcome (stored, duplicate, not_article, error: the site or the network failed, gone: a 4xx answer, part: a later page of a multi-page article)."}, []string{"site", "outcome"}),
 		robots: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "robots_blocked_total",
 			Help: "URLs not fetched because robots.txt disallows them."}, []string{"site"}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "retries_total",
@@ -130,6 +132,7 @@ func (m *Metrics) ObserveSites(sites []SiteCounts) {
 		add(m.pages.WithLabelValues(s.Site, OutcomeDuplicate), s.Duplicates, old.Duplicates)
 		add(m.pages.WithLabelValues(s.Site, OutcomeNotArticle), s.NotArticle, old.NotArticle)
 		add(m.pages.WithLabelValues(s.Site, OutcomeError), s.Errors, old.Errors)
+		add(m.pages.WithLabelValues(s.Site, OutcomeGone), s.Gone, old.Gone)
 		add(m.pages.WithLabelValues(s.Site, OutcomePart), s.Parts, old.Parts)
 		add(m.robots.WithLabelValues(s.Site), s.RobotsBlocked, old.RobotsBlocked)
 		add(m.retries.WithLabelValues(s.Site), s.Retries, old.Retries)

@@ -54,6 +54,9 @@ type Processor struct {
 	// at once (extractPages pages of fetch.max_body).
 	work     *semaphore.Weighted
 	workSize int64
+	// selWarned holds "site/selector" pairs already warned about (see
+	// warnSelectorMisses).
+	selWarned sync.Map
 }
 
 // extractPages is how many pages of fetch.max_body are decoded, extracted
@@ -140,6 +143,7 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	if err != nil {
 		return p.commitFailure(ctx, page, "extract", err)
 	}
+	p.warnSelectorMisses(r, art)
 	reached := r
 	r, art, mp, out, err := p.stitch(ctx, ex, r, art, dec.Body, release)
 	if out != "" || err != nil {
@@ -167,6 +171,20 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		err = p.recordReached(ctx, reached, r.URL)
 	}
 	return out, err
+}
+
+// warnSelectorMisses logs, once per site and selector in a run, a
+// configured extract selector that matched nothing on a page: the generic
+// rule was used instead, which is usually a sign that the site's markup
+// changed.
+func (p *Processor) warnSelectorMisses(r *crawler.Response, art *extract.Article) {
+	for _, which := range art.SelectorMisses {
+		if _, dup := p.selWarned.LoadOrStore(r.Site.Name+"/"+which, true); dup {
+			continue
+		}
+		p.log.Warn("extract selector matched nothing: the generic rule was used (further pages of the site are not reported)",
+			"site", r.Site.Name, "selector", "extract."+which, "url", r.URL)
+	}
 }
 
 // rawOf is the response to keep with a stored article (fetch.keep_raw), or
@@ -210,6 +228,7 @@ func (p *Processor) decideAndCommitPages(ctx context.Context, page storage.Page,
 			return "", err
 		}
 		p.index(c, v, fp)
+		p.logDecision(c)
 		if err := p.shared.indexErr(); err != nil {
 			return "", fmt.Errorf("after deciding %s: %w", page.URL, err)
 		}
@@ -232,6 +251,7 @@ func (p *Processor) decideAndCommitPages(ctx context.Context, page storage.Page,
 		return "", err // the store's error names the URL
 	}
 	p.index(c, v, fp)
+	p.logDecision(c)
 	return c.Page.Outcome, nil
 }
 
@@ -314,6 +334,7 @@ func (p *Processor) commit(ctx context.Context, c *storage.Commit) (storage.Outc
 	if err != nil {
 		return "", err // the store's error names the URL
 	}
+	p.logDecision(c)
 	return c.Page.Outcome, nil
 }
 
@@ -399,4 +420,21 @@ func toInt64s(xs []uint64) []int64 {
 		out[i] = int64(x)
 	}
 	return out
+}
+
+// RunSettings records the dedup settings d as the engine applies them
+// (defaults resolved), for the run's record.
+func RunSettings(d config.Dedup) *storage.RunSettings {
+	s := &storage.RunSettings{Index: d.Index, Hamming: d.Hamming, Jaccard: d.Jaccard, Antecedents: d.Antecedents,
+		PartialReprints: d.PartialReprints, KeepDuplicateText: d.KeepDuplicateText}
+	if s.Index == "" {
+		s.Index = DefaultIndex
+	}
+	if s.Antecedents == "" {
+		s.Antecedents = string(segment.AntecedentsLearned)
+	}
+	if w := d.Window.D(); w > 0 {
+		s.Window = w.String()
+	}
+	return s
 }

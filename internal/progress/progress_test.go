@@ -118,3 +118,24 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCounts: a run record's totals split its errors as the summary
+// does: the per-site "gone" counters come out of Errors.
+func TestRunCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rs   storage.RunStats
+		want progress.Counts
+	}{
+		{"crawl", storage.RunStats{Fetched: 700, Stored: 10, Duplicates: 8, NotArticle: 0, Errors: 682, Sites: []storage.SiteCounters{
+			{Site: "a", Counters: map[string]int64{"gone": 600}}, {Site: "b", Counters: map[string]int64{"gone": 68, "retries": 3}}}},
+			progress.Counts{Pages: 700, Stored: 10, Duplicates: 8, Errors: 14, Gone: 668}},
+		{"import (no site counters)", storage.RunStats{Fetched: 5, Stored: 4, Errors: 1}, progress.Counts{Pages: 5, Stored: 4, Errors: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := progress.RunCounts(tc.rs); got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

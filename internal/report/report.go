@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/internal/explain"
+	"github.com/newsdedup/newscrawl/internal/progress"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -44,15 +45,17 @@ const (
 	MaxHammingBar = 32
 )
 
-// Counts are page outcomes.
+// Counts are page outcomes, named and counted as the crawl's summary
+// counts them (internal/progress.Counts): Errors are failures of the site
+// or the network, Gone the pages a 4xx answered (progress.IsGone).
 type Counts struct {
-	Pages, Stored, Duplicates, NotArticle, Errors int
-	Parts                                         int // later pages of multi-page articles
+	Pages, Stored, Duplicates, NotArticle, Errors, Gone int
+	Parts                                               int // later pages of multi-page articles
 }
 
-func (c *Counts) add(o storage.Outcome) {
+func (c *Counts) add(p storage.Page) {
 	c.Pages++
-	switch o {
+	switch p.Outcome {
 	case storage.OutcomeStored:
 		c.Stored++
 	case storage.OutcomeDuplicate:
@@ -60,10 +63,21 @@ func (c *Counts) add(o storage.Outcome) {
 	case storage.OutcomeNotArticle:
 		c.NotArticle++
 	case storage.OutcomeError:
-		c.Errors++
+		if progress.IsGone(p.ErrKind) {
+			c.Gone++
+		} else {
+			c.Errors++
+		}
 	case storage.OutcomePart:
 		c.Parts++
 	}
+}
+
+// runCounts are the totals of a run record (progress.RunCounts).
+func runCounts(rs storage.RunStats) Counts {
+	c := progress.RunCounts(rs)
+	return Counts{Pages: int(c.Pages), Stored: int(c.Stored), Duplicates: int(c.Duplicates), NotArticle: int(c.NotArticle),
+		Errors: int(c.Errors), Gone: int(c.Gone), Parts: int(c.Parts)}
 }
 
 // Cluster is one cluster of the largest-clusters table.
@@ -87,7 +101,9 @@ type Report struct {
 	Generated  time.Time
 	Thresholds explain.Thresholds
 	Runs       []storage.Run
-	Sites      []string
+	// RunTotals[i] are Runs[i]'s totals with gone pages apart from errors.
+	RunTotals []Counts
+	Sites     []string
 	// BySiteRun[site][i] counts the pages last recorded in Runs[i]. A URL
 	// fetched again in a later run (an error retried, a list page) counts
 	// in its latest run only; Runs[i].Stats counts every fetch.
@@ -120,6 +136,9 @@ type CounterRow struct {
 // Build reads src and computes the report's figures.
 func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time) (*Report, error) {
 	runs, err := src.Runs(ctx)
+	if err == nil && th.Source == "" {
+		th = latestThresholds(runs, th)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -128,35 +147,11 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	runIndex := map[int64]int{}
 	for i, run := range runs {
 		runIndex[run.ID] = i
+		r.RunTotals = append(r.RunTotals, runCounts(run.Stats))
 	}
-	kinds := map[string]int{}
-	err = src.Pages(ctx, func(p storage.Page) error {
-		row := r.BySiteRun[p.Site]
-		if row == nil {
-			row = make([]Counts, len(runs))
-			r.BySiteRun[p.Site] = row
-		}
-		if i, ok := runIndex[p.RunID]; ok {
-			row[i].add(p.Outcome)
-		}
-		c := r.BySite[p.Site]
-		c.add(p.Outcome)
-		r.BySite[p.Site] = c
-		r.Total.add(p.Outcome)
-		if p.Outcome == storage.OutcomeError {
-			k := p.ErrKind
-			if k == "" {
-				k = "unknown"
-			}
-			kinds[k]++
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+	if err := r.countPages(ctx, src, runIndex); err != nil {
+		return nil, err
 	}
-	r.Sites = slices.Sorted(maps.Keys(r.BySite))
-	r.ErrorKinds = sortedKinds(kinds)
 
 	clusters := map[int64]*Cluster{}
 	sites := map[int64]map[string]bool{}
@@ -216,6 +211,40 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	return r, nil
 }
 
+// countPages counts the pages' outcomes per site and run, per site, in
+// total and by error kind.
+func (r *Report) countPages(ctx context.Context, src Source, runIndex map[int64]int) error {
+	kinds := map[string]int{}
+	err := src.Pages(ctx, func(p storage.Page) error {
+		row := r.BySiteRun[p.Site]
+		if row == nil {
+			row = make([]Counts, len(r.Runs))
+			r.BySiteRun[p.Site] = row
+		}
+		if i, ok := runIndex[p.RunID]; ok {
+			row[i].add(p)
+		}
+		c := r.BySite[p.Site]
+		c.add(p)
+		r.BySite[p.Site] = c
+		r.Total.add(p)
+		if p.Outcome == storage.OutcomeError {
+			k := p.ErrKind
+			if k == "" {
+				k = "unknown"
+			}
+			kinds[k]++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	r.Sites = slices.Sorted(maps.Keys(r.BySite))
+	r.ErrorKinds = sortedKinds(kinds)
+	return nil
+}
+
 func sortedKinds(m map[string]int) []Kind {
 	var out []Kind
 	for k, n := range m {
@@ -260,21 +289,22 @@ func (r *Report) plots() []Plot {
 		xs[i] = strconv.FormatInt(run.ID, 10)
 	}
 	var ps []Plot
-	stored, dups, errs, fetched := make([]float64, len(r.Runs)), make([]float64, len(r.Runs)), make([]float64, len(r.Runs)), make([]float64, len(r.Runs))
-	for i, run := range r.Runs {
-		stored[i], dups[i], errs[i], fetched[i] = float64(run.Stats.Stored), float64(run.Stats.Duplicates), float64(run.Stats.Errors), float64(run.Stats.Fetched)
+	n := len(r.Runs)
+	stored, dups, errs, gone, pages := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, c := range r.RunTotals {
+		stored[i], dups[i], errs[i], gone[i], pages[i] = float64(c.Stored), float64(c.Duplicates), float64(c.Errors), float64(c.Gone), float64(c.Pages)
 	}
 	ps = append(ps, Plot{ID: "runs", SVG: linePlot("All sites, per run", "run", xs, []series{
-		{"stored", colorStored, stored}, {"duplicates", colorDup, dups}, {"errors", colorEr, errs}, {"fetched", palette[3], fetched}}),
+		{"stored", colorStored, stored}, {"duplicates", colorDup, dups}, {"errors", colorEr, errs}, {"gone", colorGone, gone}, {"pages", palette[3], pages}}),
 		Caption: "Counters each run recorded (every fetch of the run)."})
 	for i, site := range r.Sites {
 		row := r.BySiteRun[site]
-		s, d, e := make([]float64, len(row)), make([]float64, len(row)), make([]float64, len(row))
+		s, d, e, g := make([]float64, len(row)), make([]float64, len(row)), make([]float64, len(row)), make([]float64, len(row))
 		for j, c := range row {
-			s[j], d[j], e[j] = float64(c.Stored), float64(c.Duplicates), float64(c.Errors)
+			s[j], d[j], e[j], g[j] = float64(c.Stored), float64(c.Duplicates), float64(c.Errors), float64(c.Gone)
 		}
 		ps = append(ps, Plot{ID: fmt.Sprintf("site-%d", i), SVG: linePlot("Site "+site+", per run", "run", xs, []series{
-			{"stored", colorStored, s}, {"duplicates", colorDup, d}, {"errors", colorEr, e}}),
+			{"stored", colorStored, s}, {"duplicates", colorDup, d}, {"errors", colorEr, e}, {"gone", colorGone, g}}),
 			Caption: "Pages of " + site + " by the run that last recorded them."})
 	}
 	maxSize := 1
@@ -320,7 +350,7 @@ func (r *Report) plots() []Plot {
 		for _, k := range r.ErrorKinds {
 			eb = append(eb, bar{k.Kind, k.N})
 		}
-		ps = append(ps, Plot{ID: "errors", SVG: barChart("Error kinds", "kind", eb, colorEr), Caption: "Pages whose last record is an error."})
+		ps = append(ps, Plot{ID: "errors", SVG: barChart("Error kinds", "kind", eb, colorEr), Caption: "Pages whose last record is an error or gone (a 4xx answer: http_404, http_410, …)."})
 	}
 	return ps
 }
@@ -350,4 +380,18 @@ func (r *Report) counters() {
 		r.CountersRun = r.Runs[i].ID
 		return
 	}
+}
+
+// latestThresholds returns the thresholds the latest run that recorded
+// its settings decided with, else th marked as the defaults. The
+// histograms mark one threshold: a store crawled with several shows the
+// latest.
+func latestThresholds(runs []storage.Run, th explain.Thresholds) explain.Thresholds {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if t, ok := th.FromRun(runs[i]); ok {
+			return t
+		}
+	}
+	th.Source = "defaults"
+	return th
 }

@@ -70,6 +70,11 @@ func TestRoutes(t *testing.T) {
 		want   []string
 	}{
 		{"/", 200, []string{`id="runs"`, "sina", "sohu", "qq", "completed"}},
+		// Outcomes named and counted as in the crawl summary: the 404 is
+		// gone, not an error.
+		{"/#outcomes", 200, []string{`<th>not_article</th><th>errors</th><th>gone</th><th>part</th>`,
+			`<tr><td><a href="/site/sohu">sohu</a></td><td class="n">5</td><td class="n">0</td><td class="n">4</td><td class="n">0</td><td class="n">0</td><td class="n">1</td><td class="n">0</td></tr>`}},
+		{"/run/1", 200, []string{"13: 4 stored, 4 duplicates, 4 not_article, 0 errors, 1 gone"}},
 		{"/search?q=" + url.QueryEscape("地铁"), 200, []string{"3 result(s)", "地铁十九号线北段月底开通", "/pair?url=https%3a%2f%2fnews.qq.com%2fa%2f2"}},
 		{"/search?q=", 200, []string{"Search titles"}},
 		{"/cluster/1", 200, []string{"Cluster 1", "3 member(s)", "sohu.com/a/100", "sohu.com/a/200", "containment"}},
@@ -262,7 +267,7 @@ func TestArticlePages(t *testing.T) {
 		t.Error("a fetched page is marked missing")
 	}
 	_, _, body = get(t, srv, "/")
-	if !strings.Contains(body, `<td>people</td><td class="n">2</td><td class="n">1</td><td class="n">0</td><td class="n">0</td><td class="n">0</td><td class="n">1</td>`) {
+	if !strings.Contains(body, `people</a></td><td class="n">2</td><td class="n">1</td><td class="n">0</td><td class="n">0</td><td class="n">0</td><td class="n">0</td><td class="n">1</td>`) {
 		t.Errorf("sites table without the later page:\n%s", body)
 	}
 }

@@ -42,6 +42,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +84,16 @@ const (
 	// the SQLite store does: the log keeps commits free of shared rows,
 	// the fold keeps DocFreqs' merge of the log short.
 	foldEvery = 256
+	// DefaultConnectTimeout bounds one connection attempt when the URL
+	// sets no connect_timeout: a host that accepts nothing or answers
+	// nothing fails the open instead of hanging.
+	DefaultConnectTimeout = 10 * time.Second
+	// DefaultStatementTimeout is the server-side statement_timeout when
+	// the URL sets none (statement_timeout=0 in the URL turns it off): a
+	// statement stuck on a wedged server ends with an error. It is far
+	// above every statement the store runs at a million articles (the
+	// longest, an export's streaming read, is about a minute).
+	DefaultStatementTimeout = 10 * time.Minute
 )
 
 // LeaseTimeout is how long after its owner's last heartbeat a frontier
@@ -153,6 +164,7 @@ func open(ctx context.Context, url string, opt options) (*Store, error) {
 		return nil, fmt.Errorf("open postgres store: %w: cannot parse the connection url", storage.ErrInvalid)
 	}
 	cfg.MaxConns = max(cfg.MaxConns, minPoolConns)
+	applyTimeouts(cfg)
 	if opt.readOnly {
 		cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
 	}
@@ -173,6 +185,16 @@ func open(ctx context.Context, url string, opt options) (*Store, error) {
 	}
 	go s.heartbeat(beatCtx)
 	return s, nil
+}
+
+// applyTimeouts sets the connect and statement timeouts a URL leaves out.
+func applyTimeouts(cfg *pgxpool.Config) {
+	if cfg.ConnConfig.ConnectTimeout <= 0 {
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(DefaultStatementTimeout.Milliseconds(), 10)
+	}
 }
 
 // redact names the server and database of cfg without credentials.

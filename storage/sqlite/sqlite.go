@@ -263,6 +263,7 @@ type Store struct {
 
 	writeMu sync.Mutex // serialises write transactions of this process
 	termBuf []byte     // encodes a commit's terms; guarded by writeMu
+	packer  textPacker // compresses duplicates' texts; guarded by writeMu
 
 	stmts sqliteStmts
 
@@ -890,7 +891,7 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 			r.dupCluster = d.Cluster
 		}
 		if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
-			r.dupOfURL, r.dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
+			r.dupOfURL, r.dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, s.packer.pack(d.Text), nullTime(d.PublishedAt),
 			d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason,
 			d.Image, d.ImageSimilarity, packSignature(d.Prints), d.ContentWords); err != nil {
 			return r, err
@@ -1014,7 +1015,7 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	sig := sigDest{dst: &d.Signature}
 	prints := sigDest{dst: &d.Prints}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason,
+		&d.Containment, &d.Title, textDest{&d.Text}, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason,
 		&d.Image, &d.ImageSimilarity, &prints, &d.ContentWords); err != nil {
 		return storage.Duplicate{}, err
 	}
@@ -1270,24 +1271,22 @@ func (s *Store) Check(ctx context.Context) error {
 	var integrity []string
 	rows, err := tx.QueryContext(ctx, `PRAGMA integrity_check(100)`)
 	if err != nil {
-		return fmt.Errorf("check: integrity_check: %w", err)
+		return fmt.Errorf("check: integrity_check: %w", damaged(err))
 	}
 	for rows.Next() {
 		var msg string
 		if err := rows.Scan(&msg); err != nil {
 			rows.Close()
-			return fmt.Errorf("check: integrity_check: %w", err)
+			return fmt.Errorf("check: integrity_check: %w", damaged(err))
 		}
 		integrity = append(integrity, msg)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("check: integrity_check: %w", err)
+		return fmt.Errorf("check: integrity_check: %w", damaged(err))
 	}
 	if len(integrity) != 1 || integrity[0] != "ok" {
-		for _, m := range integrity {
-			bad = append(bad, "integrity: "+m)
-		}
+		return fmt.Errorf("check %s: %w: %s", s.path, ErrDamaged, strings.Join(integrity, "; "))
 	}
 
 	queries := []string{
@@ -1318,7 +1317,7 @@ func (s *Store) Check(ctx context.Context) error {
 	}
 	for _, q := range queries {
 		if err := collect(q); err != nil {
-			return fmt.Errorf("check: %w", err)
+			return fmt.Errorf("check: %w", damaged(err))
 		}
 	}
 	if _, err := readPending(ctx, tx); errors.Is(err, errBadTermLog) {
