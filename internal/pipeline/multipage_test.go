@@ -239,9 +239,11 @@ func TestCrawlMultiPageArticles(t *testing.T) {
 				t.Fatalf("pages %q missing %q\nwant  %q missing %q", a.Pages, a.PagesMissing, tc.pages, tc.missing)
 			}
 			if tc.truth != "" {
-				if f1 := evalextract.BigramF1(a.Text, tc.truth); f1 < 0.98 {
+				f1 := evalextract.BigramF1(a.Text, tc.truth)
+				if f1 < 0.98 {
 					t.Errorf("stitched text bigram F1 %.4f < 0.98:\n%s", f1, a.Text)
 				}
+				t.Logf("stitched text bigram F1 %.4f against the joined pages", f1)
 			}
 			for _, p := range tc.pages[1:] {
 				pg, err := store.PageOf(ctx, p)
@@ -303,5 +305,28 @@ func TestCrawlMultiPageArticles(t *testing.T) {
 	}
 	if n := hits()["/gone/a.html"]; n != 0 || sum.Total.Parts != 1 || sum.Total.Stored != 0 {
 		t.Errorf("third run: page 1 requested %d times, parts %d, stored %d; want 0, 1, 0", n, sum.Total.Parts, sum.Total.Stored)
+	}
+}
+
+func TestJoinPages(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pages []string
+		want  string
+	}{
+		{"pages in order", []string{"甲\n乙", "丙", "丁\n戊"}, "甲\n乙\n丙\n丁\n戊"},
+		{"a page repeating page 1", []string{"甲\n乙\n丙", "甲\n乙\n丙", "甲\n乙\n丙"}, "甲\n乙\n丙"},
+		{"an editor line under every page ends the article", []string{"甲\n(责编：王文)", "乙\n(责编：王文)", "丙\n(责编：王文)"}, "甲\n乙\n丙\n(责编：王文)"},
+		{"a line closing some pages only", []string{"甲\n(完)", "乙", "丙\n(完)"}, "甲\n乙\n丙\n(完)"},
+		{"a heading on every page stays first", []string{"导语\n甲", "导语\n乙"}, "导语\n甲\n乙"},
+		{"repeats within a page stay", []string{"好\n好\n甲", "乙"}, "好\n好\n甲\n乙"},
+		{"a page without text", []string{"甲", "", "乙"}, "甲\n乙"},
+		{"one page", []string{"  甲  \n\n乙"}, "甲\n乙"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := joinPages(tc.pages); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -35,7 +35,8 @@ import (
 //     missing page is not recorded as a part, so a later run that finds it
 //     on a list fetches it and records it as a part of the stored article.
 //   - A page whose text repeats text already taken adds only its
-//     paragraphs not seen on an earlier page. A page that holds every
+//     paragraphs not seen on an earlier page; a line closing every page
+//     (责编：…) is kept once, at the end (joinPages). A page that holds every
 //     page's text, split by a script in the browser (Xinhua's page-break
 //     markers, extract.Pager.Whole, the same HTML at every ?page=N), is
 //     the article: its other pages are recorded as its parts without a
@@ -144,7 +145,7 @@ func (p *Processor) stitch(ctx context.Context, ex *extract.Extractor, r *crawle
 	}
 	mp.clean(first.r.URL)
 	whole := *first.art
-	whole.Text = strings.Join(texts, "\n")
+	whole.Text = joinPages(texts)
 	if len(mp.missing) > 0 {
 		p.log.Warn("article stored without pages that could not be fetched", "url", first.r.URL, "missing", mp.missing)
 	}
@@ -231,7 +232,6 @@ func (p *Processor) extractPage(ctx context.Context, ex *extract.Extractor, r *c
 func (p *Processor) collectPages(ctx context.Context, ex *extract.Extractor, r *crawler.Response, first articlePage,
 	pages []string, got map[string]articlePage) (*multiPage, []string, error) {
 	mp := &multiPage{}
-	seen := map[string]bool{}
 	var texts []string
 	for i := 0; i < len(pages) && i < extract.MaxArticlePages; i++ {
 		u := pages[i]
@@ -268,7 +268,7 @@ func (p *Processor) collectPages(ctx context.Context, ex *extract.Extractor, r *
 		if i > 0 {
 			mp.parts = appendNew(mp.parts, u, ap.r.URL, first.r.URL)
 		}
-		texts = appendUnseen(texts, ap.art.Text, seen)
+		texts = append(texts, ap.art.Text)
 	}
 	if len(mp.pages) < 2 {
 		return nil, nil, nil
@@ -289,22 +289,47 @@ func appendNew(list []string, u, alias, skip string) []string {
 	return list
 }
 
-// appendUnseen appends text's paragraphs that no earlier page had (a page
-// repeating page 1 adds nothing) and marks them seen.
-func appendUnseen(texts []string, text string, seen map[string]bool) []string {
-	var keep []string
-	for _, para := range strings.Split(text, "\n") {
-		k := strings.TrimSpace(para)
-		if k == "" || seen[k] {
-			continue
+// joinPages joins the texts of an article's pages in order: a paragraph
+// an earlier page had is not repeated (a page serving page 1's text again
+// adds nothing; repeats within one page stay), and one that closes every
+// page it is on (a 责编 line under each page) is kept where it last
+// closes a page, so that it ends the article instead of page 1.
+func joinPages(texts []string) string {
+	pages := make([][]string, len(texts))
+	ends := map[string]int{} // paragraph -> pages it closes
+	on := map[string]int{}   // paragraph -> pages it is on
+	last := map[string]int{} // paragraph -> the last page it closes
+	for i, t := range texts {
+		seen := map[string]bool{}
+		for _, para := range strings.Split(t, "\n") {
+			if k := strings.TrimSpace(para); k != "" {
+				pages[i] = append(pages[i], k)
+				if !seen[k] {
+					seen[k] = true
+					on[k]++
+				}
+			}
 		}
-		seen[k] = true
-		keep = append(keep, para)
+		if n := len(pages[i]); n > 0 {
+			ends[pages[i][n-1]]++
+			last[pages[i][n-1]] = i
+		}
 	}
-	if len(keep) == 0 {
-		return texts
+	var out []string
+	from := map[string]int{} // paragraph -> 1 + the page it was taken from
+	for i, ps := range pages {
+		for j, k := range ps {
+			trailer := on[k] > 1 && ends[k] == on[k]
+			switch {
+			case from[k] != 0 && from[k] != i+1: // an earlier page had it
+			case trailer && (last[k] != i || j != len(ps)-1):
+			default:
+				from[k] = i + 1
+				out = append(out, k)
+			}
+		}
 	}
-	return append(texts, strings.Join(keep, "\n"))
+	return strings.Join(out, "\n")
 }
 
 // mergePages adds to pages (in page order) the pages of more it lacks,
