@@ -80,7 +80,7 @@ func multiPageSite(t *testing.T) (ts *httptest.Server, hits func() map[string]in
 <li><a href="` + mpXinhua + `">新能源汽车产销保持较快增长</a></li><li><a href="` + mpRepeat + `">新能源汽车（重复页）</a></li><li><a href="/loop/a.html">城市更新</a></li>
 <li><a href="/off/a.html">海岛渔村</a></li><li><a href="/gone/a.html">山区学校</a></li>
 <li><a href="/inf/a.html">无尽分页</a></li><li><a href="/news/single.html">博物馆</a></li>
-<li><a href="/news/reprint.html">长江边小城的绿色答卷（转载）</a></li></ul></body></html>`),
+<li><a href="/bad/a-2.html">古镇修缮（二）</a></li><li><a href="/news/reprint.html">长江边小城的绿色答卷（转载）</a></li></ul></body></html>`),
 		"/robots.txt":        func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "User-agent: *\nAllow: /\n") },
 		mpPeople + ".html":   html("", readFixture(t, "people-1.html")), // GBK, declared only in <meta> as GB2312
 		mpPeople + "-2.html": html("", readFixture(t, "people-2.html")),
@@ -95,6 +95,7 @@ func multiPageSite(t *testing.T) (ts *httptest.Server, hits func() map[string]in
 		"/gone/a.html":       html("; charset=utf-8", readFixture(t, "gone-1.html")),
 		"/gone/a-3.html":     html("; charset=utf-8", readFixture(t, "gone-3.html")),
 		"/news/single.html":  html("; charset=utf-8", readFixture(t, "single.html")),
+		"/bad/a-2.html":      html("; charset=utf-8", readFixture(t, "bad-2.html")), // its page 1 answers 404
 		"/news/reprint.html": html("; charset=utf-8", readFixture(t, "reprint.html")),
 		"/img/pagebreak.gif": http.NotFound,
 		"/gone/a-2.html": func(w http.ResponseWriter, r *http.Request) {
@@ -149,7 +150,7 @@ func mpCrawl(t *testing.T, ctx context.Context, ts *httptest.Server, store stora
 	t.Helper()
 	cfg := config.Default()
 	cfg.Sites = []config.Site{{Name: "mp", StartURLs: []string{ts.URL + "/"}, AllowedDomains: []string{"127.0.0.1"},
-		ArticleURL: `/(n1|politics|loop|gone|off|inf|news)/.*\.html`, Parallelism: 1, MaxDepth: 3}}
+		ArticleURL: `/(n1|politics|loop|gone|off|inf|news|bad)/.*\.html`, Parallelism: 1, MaxDepth: 3}}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -281,6 +282,11 @@ func TestCrawlMultiPageArticles(t *testing.T) {
 	// other pages are recorded without a request.
 	if n := first[mpXinhua+"?page=2"] + first[mpXinhua+"?page=3"]; n != 0 {
 		t.Errorf("xinhua pages 2 and 3 requested %d times; page 1 holds their text", n)
+	}
+	// A page 2 listed alone whose page 1 is gone: not an article of its
+	// own, a permanent first_page error (page 1's 404 is permanent).
+	if pg, err := store.PageOf(ctx, u("/bad/a-2.html")); err != nil || pg.Outcome != storage.OutcomeError || pg.ErrKind != KindFirstPage || !pg.Permanent {
+		t.Errorf("page 2 of a gone article: %+v, %v", pg, err)
 	}
 	if first["/elsewhere/a-2.html"] != 0 {
 		t.Error("the off-site redirect was followed")

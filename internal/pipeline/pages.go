@@ -27,7 +27,8 @@ import (
 //     to page 1, which is fetched and processed with all the pages; when
 //     page 1 is already decided, the page is recorded as a part of it and
 //     nothing is fetched. When page 1 cannot be had, the page is recorded
-//     as a transient error (kind first_page): a later run tries again.
+//     as an error of kind first_page, transient (a later run tries again)
+//     unless page 1's failure is permanent (404, off-site redirect).
 //   - A later page that cannot be had (404, timeout, refused off-site
 //     redirect, robots.txt) does not stop the article: it is stored with
 //     the pages that were fetched, and the pages missing are listed in
@@ -178,6 +179,10 @@ func (p *Processor) firstPage(ctx context.Context, ex *extract.Extractor, r *cra
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return articlePage{}, "", err
 	}
+	// Transient unless page 1 is gone for good (a permanent fetch error:
+	// 404, off-site redirect, not HTML): then no later run tries again.
+	var fe *crawler.FetchError
+	page.Permanent = errors.As(err, &fe) && fe.Permanent
 	page.Outcome, page.ErrKind, page.Err = storage.OutcomeError, KindFirstPage, "page 1 "+first+": "+err.Error()
 	p.log.Warn("article page skipped: its page 1 could not be had", "url", r.URL, "first", first, "err", err)
 	out, err := p.commit(ctx, &storage.Commit{Page: page})
