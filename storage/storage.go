@@ -81,6 +81,18 @@ type Page struct {
 	// PartOf is, for Outcome Part, the URL of the article (its page 1)
 	// this page belongs to; "" otherwise.
 	PartOf string
+	// RetryAt, for a permanent error, is when a later run may fetch the
+	// URL again (a page that was gone may come back); zero: never.
+	RetryAt time.Time
+}
+
+// Skipped reports whether a frontier Push at now ignores the page's URL: its
+// outcome is final, or its error is permanent and not due again yet.
+func (p *Page) Skipped(now time.Time) bool {
+	if p.Outcome.Final() {
+		return true
+	}
+	return p.Outcome == OutcomeError && p.Permanent && (p.RetryAt.IsZero() || p.RetryAt.After(now))
 }
 
 // Article is a stored (kept) article with its fingerprints.
@@ -299,7 +311,8 @@ type FrontierItem struct {
 // Frontier is the persisted queue of URLs to fetch. Push ignores URLs already
 // queued in the current crawl and URLs already decided in any run: article
 // URLs with a final outcome (Stored, Duplicate) and URLs whose recorded error
-// is permanent (Page.Permanent). Push returns how many items it added. A
+// is permanent (Page.Permanent) and not yet due again (Page.RetryAt zero or
+// after the time of the Push). Push returns how many items it added. A
 // pending URL pushed again at a smaller depth takes that depth and referer
 // (keeping its place in the queue): processes sharing a frontier do not pop
 // in breadth-first order, and a URL first queued through a long path must
@@ -327,6 +340,7 @@ type Frontier interface {
 // Store is the persistent record of the corpus.
 type Store interface {
 	Frontier
+	SurfaceStore
 
 	BeginRun(ctx context.Context, config string) (Run, error)
 	FinishRun(ctx context.Context, r Run) error

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -66,7 +67,7 @@ func (c *Commit) Validate() error {
 	if err := c.validRaw(); err != nil {
 		return err
 	}
-	if err := ValidTime("page fetched_at", p.FetchedAt); err != nil {
+	if err := cmp.Or(ValidTime("page fetched_at", p.FetchedAt), ValidTime("page retry_at", p.RetryAt)); err != nil {
 		return err
 	}
 	if err := c.validPages(); err != nil {

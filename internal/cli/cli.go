@@ -27,6 +27,7 @@ func commands() []command {
 		{"crawl", "crawl the sites of a site file into the store", cmdCrawl},
 		{"export", "write the store's decisions as JSON lines, CSV or WARC", cmdExport},
 		{"migrate", "copy a SQLite store into an empty PostgreSQL database", cmdMigrate},
+		{"discover", "print what each list surface of a site yields (sitemaps, feeds, APIs, start pages)", cmdDiscover},
 		{"explain", "show why a URL was stored or dropped, with the evidence", cmdExplain},
 		{"report", "write a self-contained HTML report of the store", cmdReport},
 		{"serve", "serve a read-only web view of the store (loopback)", cmdServe},

@@ -60,6 +60,20 @@ A postgres:// URL then works wherever --db or storage: takes a store, and
 several crawls may run on it at once.`, []string{
 		"newscrawl migrate --from data/news.db --to postgres://newscrawl@db.internal:5432/news",
 		"newscrawl migrate --from data/news.db --to 'postgres://newscrawl@db.internal/news?search_path=corpus'"}},
+	"discover": {"", `Fetches each site's list surfaces once and prints what each yields: its
+start pages (links, and article URLs inside their inline scripts), the
+sitemaps named by the robots.txt of its hosts, its sitemaps (with the
+sitemaps of an index), feeds and APIs (every page). Per source: URLs found,
+matched (in allowed_domains and matching article_url or follow_url), articles
+(matching article_url), new (not decided in the store yet) and decided,
+and the others skipped by reason (off_domain, no_match, bad_url, robots,
+url_length, trap, seen: listed by an earlier source). Requests are polite as
+a crawl's (robots.txt, delays, Crawl-delay, retries, body limits); no article
+is fetched and nothing is written. The store (--db, or the site file's) is
+opened read-only when it exists; without one every URL counts as new. The
+command to run while writing a site entry.`, []string{
+		"newscrawl discover --site configs/sites.yaml --only qq",
+		"newscrawl discover --site mysite.yaml --db data/news.db --json"}},
 	"explain": {"URL", `Explains the decision about one URL (as stored: canonical form): for a
 duplicate, the stored article it matched, the Hamming distance, Jaccard,
 containment and title overlap with the thresholds that applied, and the

@@ -124,3 +124,52 @@ func TestRegistryPerCrawl(t *testing.T) {
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// TestIncrementalMetrics: requests, 304s and lists not due are counted per
+// site from the cumulative snapshots; discovery delays go to their
+// histogram.
+func TestIncrementalMetrics(t *testing.T) {
+	m := metrics.New()
+	m.ObserveSites([]metrics.SiteCounts{{Site: "sina", Requests: 10, NotModified: 4, SurfacesNotDue: 1}})
+	m.ObserveSites([]metrics.SiteCounts{{Site: "sina", Requests: 25, NotModified: 9, SurfacesNotDue: 3}})
+	m.ObserveDiscovery("sina", 10*time.Minute)
+	m.ObserveDiscovery("sina", 2*time.Hour)
+	want := `
+# HELP newscrawl_not_modified_total List surfaces (list pages, sitemaps, feeds, APIs) answered 304 Not Modified.
+# TYPE newscrawl_not_modified_total counter
+newscrawl_not_modified_total{site="sina"} 9
+# HELP newscrawl_requests_total HTTP requests sent (attempts, robots.txt included).
+# TYPE newscrawl_requests_total counter
+newscrawl_requests_total{site="sina"} 25
+# HELP newscrawl_surfaces_not_due_total List surfaces not fetched: backed off after runs with nothing new, or claimed by another process.
+# TYPE newscrawl_surfaces_not_due_total counter
+newscrawl_surfaces_not_due_total{site="sina"} 3
+`
+	if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(want),
+		"newscrawl_requests_total", "newscrawl_not_modified_total", "newscrawl_surfaces_not_due_total"); err != nil {
+		t.Fatal(err)
+	}
+	if n := testutil.CollectAndCount(m.Registry(), "newscrawl_discovery_delay_seconds"); n != 1 {
+		t.Fatalf("discovery_delay_seconds series: %d, want 1", n)
+	}
+	if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(`
+# HELP newscrawl_discovery_delay_seconds Time from an article's published_at to its fetch, for stored articles.
+# TYPE newscrawl_discovery_delay_seconds histogram
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="60"} 0
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="300"} 0
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="900"} 1
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="1800"} 1
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="3600"} 1
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="7200"} 2
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="21600"} 2
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="43200"} 2
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="86400"} 2
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="259200"} 2
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="604800"} 2
+newscrawl_discovery_delay_seconds_bucket{site="sina",le="+Inf"} 2
+newscrawl_discovery_delay_seconds_sum{site="sina"} 7800
+newscrawl_discovery_delay_seconds_count{site="sina"} 2
+`), "newscrawl_discovery_delay_seconds"); err != nil {
+		t.Fatal(err)
+	}
+}

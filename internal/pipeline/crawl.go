@@ -228,9 +228,12 @@ func crawlIndex(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, st
 // With shared set (redis: configured), the frontier is in Redis (store
 // wraps it) and hosts are paced and robots.txt answers shared through it.
 func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc crawler.Processor, o CrawlOptions, start time.Time, shared *redisfrontier.Frontier) (CrawlResult, error) {
+	from, feedOK, err := discoveryFrom(ctx, store)
+	if err != nil {
+		return CrawlResult{}, err
+	}
 	var archive *warcexport.CrawlArchive
 	if o.WARC != "" {
-		var err error
 		if archive, err = warcexport.CreateCrawlArchive(o.WARC, "newscrawl", time.Now()); err != nil {
 			return CrawlResult{}, err
 		}
@@ -266,6 +269,9 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 	}
 	sum, runErr := cr.Run(ctx, run.ID)
 	flush()
+	if feedOK && runErr == nil {
+		runErr = addDiscovery(context.WithoutCancel(ctx), store, from, run.ID, &sum, o.Metrics)
+	}
 	if archive != nil {
 		n, err := archive.Close()
 		if err != nil && runErr == nil {
@@ -373,7 +379,8 @@ func progressHook(ctx context.Context, store storage.Frontier, o CrawlOptions, s
 				c := progress.CountsOf(site) // errors and gone pages as the summary counts them
 				counts[i] = metrics.SiteCounts{Site: site.Name, Stored: site.Stored, Duplicates: site.Duplicates,
 					NotArticle: site.NotArticle, Errors: c.Errors, Gone: c.Gone, Parts: site.Parts, RobotsBlocked: site.RobotsBlocked,
-					Retries: site.Retries, Bytes: site.Bytes}
+					Retries: site.Retries, Bytes: site.Bytes, Requests: site.Requests, NotModified: site.NotModified,
+					SurfacesNotDue: site.SurfacesNotDue}
 				if n, ok := queue[site.Name]; ok {
 					o.Metrics.SetQueueDepth(site.Name, n)
 				}

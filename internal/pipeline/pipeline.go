@@ -143,6 +143,11 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	if err != nil {
 		return p.commitFailure(ctx, page, "extract", err)
 	}
+	if art.PublishedAt.IsZero() && !r.Listed.IsZero() {
+		// The page gives no time: the one its list surface (sitemap,
+		// feed, API) gave stands in.
+		art.PublishedAt = r.Listed
+	}
 	p.warnSelectorMisses(r, art)
 	reached := r
 	r, art, mp, out, err := p.stitch(ctx, ex, r, art, dec.Body, release)

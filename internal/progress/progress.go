@@ -184,4 +184,44 @@ func Summary(w io.Writer, db string, run storage.Run, sum crawler.Summary, elaps
 	if sum.FrontierLeft > 0 {
 		fmt.Fprintf(w, "  %d URLs left in the queue for the next run\n", sum.FrontierLeft)
 	}
+	Incremental(w, sum)
+	Sources(w, sum)
+}
+
+// Incremental writes the figures of a cron run per site: HTTP requests,
+// list surfaces answered 304 Not Modified and not due (back-off, or
+// claimed by another process), new articles (stored), requests per new
+// article, and the discovery delay of the new articles (published_at to
+// fetched: median and 90th percentile).
+func Incremental(w io.Writer, sum crawler.Summary) {
+	// The header does not start with "site": readers of the summary take
+	// the table above by its "site" header.
+	fmt.Fprintf(w, "%-12s %8s %8s %8s %8s %8s %9s %9s\n", "incremental", "requests", "304", "not-due", "new", "req/new", "delay-p50", "delay-p90")
+	for _, s := range sum.Sites {
+		perNew := "-"
+		if s.Stored > 0 {
+			perNew = fmt.Sprintf("%.1f", float64(s.Requests)/float64(s.Stored))
+		}
+		p50, p90 := "-", "-"
+		if s.Discovery.N > 0 {
+			p50, p90 = FormatDelay(s.Discovery.Median), FormatDelay(s.Discovery.P90)
+		}
+		fmt.Fprintf(w, "%-12s %8d %8d %8d %8d %8s %9s %9s\n", s.Name, s.Requests, s.NotModified, s.SurfacesNotDue, s.Stored, perNew, p50, p90)
+	}
+}
+
+// FormatDelay writes a delay in its largest sensible unit: 45s, 12m,
+// 5.2h, 3.1d.
+func FormatDelay(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + FormatDelay(-d)
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%.1fh", d.Hours())
+	}
+	return fmt.Sprintf("%.1fd", d.Hours()/24)
 }

@@ -2,7 +2,8 @@
 // and per site, stored articles, duplicates and errors over time; the
 // cluster-size distribution; histograms of the Jaccard and Hamming distance
 // of the duplicate verdicts with the thresholds marked; the largest clusters;
-// and the error kinds. Plots are inline SVG drawn here; the page loads
+// the error kinds; and per site what incremental crawling cost and found
+// (requests, 304s, new articles, discovery delay). Plots are inline SVG drawn here; the page loads
 // nothing (no script, no style sheet, no font, no image), so it reads the
 // same offline, attached to a mail or archived with the corpus.
 package report
@@ -124,6 +125,8 @@ type Report struct {
 	// CounterSites are the columns of Counters.
 	CounterSites []string
 	CountersRun  int64 // the run they come from (0: none recorded)
+	// Fetching is per site what incremental crawling cost and found.
+	Fetching []SiteFetch
 }
 
 // CounterRow is one counter of the last run, per site (in CounterSites
@@ -166,7 +169,11 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		sites[id][site] = true
 		return c
 	}
+	delays := map[string][]time.Duration{}
 	err = src.Articles(ctx, func(a storage.Article) error {
+		if !a.PublishedAt.IsZero() && !a.FetchedAt.IsZero() {
+			delays[a.Site] = append(delays[a.Site], max(a.FetchedAt.Sub(a.PublishedAt), 0))
+		}
 		c := member(a.Cluster, a.Site)
 		c.Articles++
 		if c.Title == "" || a.ID == a.Cluster {
@@ -205,6 +212,7 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	})
 	r.Largest = all[:min(len(all), LargestClusters)]
 	r.counters()
+	r.Fetching = siteFetches(r, delays)
 	if n := r.Total.Stored + r.Total.Duplicates; n > 0 {
 		r.DuplicateRate = float64(r.Total.Duplicates) / float64(n)
 	}
@@ -258,7 +266,8 @@ func sortedKinds(m map[string]int) []Kind {
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"pct":   func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"delay": progress.FormatDelay,
 	"time": func(t time.Time) string {
 		if t.IsZero() {
 			return "—"

@@ -36,6 +36,8 @@ type Store struct {
 	frontier    map[string]*memItem
 	frontierSeq int64
 
+	surfaces map[string]storage.SurfaceState // by key
+
 	lock   chan struct{} // capacity 1: holding a token is holding the run lock
 	closed bool
 }
@@ -84,6 +86,7 @@ func New() *Store {
 		docfreq:  make(map[string]int),
 		raw:      make(map[string]storage.RawResponse),
 		frontier: make(map[string]*memItem),
+		surfaces: make(map[string]storage.SurfaceState),
 		lock:     make(chan struct{}, 1),
 	}
 }
@@ -175,7 +178,7 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 
 	m.pageSeq++
 	p := c.Page
-	p.FetchedAt = utc(p.FetchedAt)
+	p.FetchedAt, p.RetryAt = utc(p.FetchedAt), utc(p.RetryAt)
 	m.pages[url] = &memPage{Page: p, seq: m.pageSeq}
 	m.commitParts(c)
 
@@ -577,6 +580,7 @@ func (m *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 		return 0, err
 	}
 	added := 0
+	now := time.Now()
 	for _, it := range items {
 		if q, ok := m.frontier[it.URL]; ok {
 			// A shorter path to a queued URL lowers its depth (several
@@ -586,7 +590,7 @@ func (m *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 			}
 			continue
 		}
-		if p, ok := m.pages[it.URL]; ok && (p.Outcome.Final() || (p.Outcome == storage.OutcomeError && p.Permanent)) {
+		if p, ok := m.pages[it.URL]; ok && p.Skipped(now) {
 			continue
 		}
 		m.frontierSeq++

@@ -146,14 +146,14 @@ func (im *importer) runs(src storage.Store, st *ImportStats) error {
 }
 
 func (im *importer) pages(src storage.Store, st *ImportStats) error {
-	cols := []string{"seq", "url", "site", "run_id", "outcome", "status", "err_kind", "err", "permanent", "fetched_at", "part_of"}
+	cols := []string{"seq", "url", "site", "run_id", "outcome", "status", "err_kind", "err", "permanent", "fetched_at", "retry_at", "part_of"}
 	err := src.Pages(im.ctx, func(p storage.Page) error {
 		if err := storable("page "+p.URL, p.URL, p.Site, p.ErrKind, p.Err); err != nil {
 			return err
 		}
 		st.Pages++
 		return im.add("pages", cols, int64(st.Pages), p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
-			p.Err, p.Permanent, nullTime(p.FetchedAt), p.PartOf)
+			p.Err, p.Permanent, nullTime(p.FetchedAt), nullTime(p.RetryAt), p.PartOf)
 	})
 	if err != nil {
 		return fmt.Errorf("pages: %w", err)

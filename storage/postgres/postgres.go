@@ -585,9 +585,9 @@ func queuePage(b *pgx.Batch, p *storage.Page, replace bool) {
 	if replace {
 		b.Queue(`DELETE FROM pages WHERE url = $1`, p.URL)
 	}
-	b.Queue(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, part_of)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
-		p.Err, p.Permanent, nullTime(p.FetchedAt), p.PartOf)
+	b.Queue(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at, part_of)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
+		p.Err, p.Permanent, nullTime(p.FetchedAt), nullTime(p.RetryAt), p.PartOf)
 }
 
 // queueParts queues the records of the later pages of a multi-page article

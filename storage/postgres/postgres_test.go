@@ -737,9 +737,9 @@ func TestMigratesVersion2(t *testing.T) {
 }
 
 // TestMigratesVersion1 opens a store of schema 1 (before lead images, built
-// here by removing what migrations 2 and 3 add): Open adds the image and
-// partial-reprint columns, old rows read with no image, and new ones keep
-// theirs.
+// here by removing what migrations 2, 3 and 4 add): Open adds the image,
+// partial-reprint and incremental-run columns and tables, old rows read
+// with no image, and new ones keep theirs.
 func TestMigratesVersion1(t *testing.T) {
 	u, _ := freshSchema(t)
 	ctx := context.Background()
@@ -760,6 +760,7 @@ func TestMigratesVersion1(t *testing.T) {
 		`ALTER TABLE duplicates DROP COLUMN image_similarity`,
 		`ALTER TABLE articles DROP COLUMN prints, DROP COLUMN content_words, DROP COLUMN partial_of, DROP COLUMN own_share, DROP COLUMN passages`,
 		`ALTER TABLE duplicates DROP COLUMN prints, DROP COLUMN content_words`,
+		`ALTER TABLE pages DROP COLUMN retry_at`, `DROP TABLE surfaces`,
 		`ALTER TABLE pages DROP COLUMN part_of`, `ALTER TABLE articles DROP COLUMN pages, DROP COLUMN pages_missing`,
 		`UPDATE schema_version SET version = 1`} {
 		if _, err := admin.Exec(ctx, q); err != nil {

@@ -28,7 +28,7 @@ const (
 		published_at, source, author, fetched_at, simhash, signature, image, image_similarity, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, '',
 		published_at, source, author, fetched_at, simhash, signature, image, image_similarity, prints, content_words`
-	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, part_of`
+	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at, part_of`
 )
 
 // packSignature encodes a signature as little-endian uint64s (the SQLite
@@ -90,11 +90,11 @@ func unpackPassages(b []byte) ([]storage.Passage, error) {
 func scanPage(row pgx.Row) (storage.Page, error) {
 	var p storage.Page
 	var outcome string
-	var fetched *int64
-	if err := row.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &p.Permanent, &fetched, &p.PartOf); err != nil {
+	var fetched, retry *int64
+	if err := row.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &p.Permanent, &fetched, &retry, &p.PartOf); err != nil {
 		return storage.Page{}, err
 	}
-	p.Outcome, p.FetchedAt = storage.Outcome(outcome), fromNull(fetched)
+	p.Outcome, p.FetchedAt, p.RetryAt = storage.Outcome(outcome), fromNull(fetched), fromNull(retry)
 	return p, nil
 }
 

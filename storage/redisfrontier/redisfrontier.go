@@ -337,7 +337,7 @@ return redis.call('ZCARD', k('pending:') .. ARGV[2]) + redis.call('SCARD', k('in
 `)
 
 // decided reports whether Push must skip url: its page is final or a
-// permanent error.
+// permanent error not due again (storage.Page.Skipped).
 func (f *Frontier) decided(ctx context.Context, url string) (bool, error) {
 	p, err := f.pages.PageOf(ctx, url)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -346,7 +346,7 @@ func (f *Frontier) decided(ctx context.Context, url string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return p.Outcome.Final() || (p.Outcome == storage.OutcomeError && p.Permanent), nil
+	return p.Skipped(time.Now()), nil
 }
 
 // Push queues the items that are neither queued nor decided and returns how

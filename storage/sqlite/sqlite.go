@@ -32,7 +32,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // SQLite tuning.
 const (
@@ -223,14 +223,34 @@ ALTER TABLE articles ADD COLUMN passages BLOB NOT NULL DEFAULT x'';
 ALTER TABLE duplicates ADD COLUMN prints BLOB NOT NULL DEFAULT x'';
 ALTER TABLE duplicates ADD COLUMN content_words INTEGER NOT NULL DEFAULT 0;
 `,
-	// 7 -> 8: multi-page articles. A later page of an article is a page of
+	// 7 -> 8: cron runs that re-fetch only what changed. pages.retry_at is
+	// when a permanent error may be fetched again (NULL: never; a page
+	// that was gone). surfaces keeps each list surface's validators, what
+	// its last fetch yielded and when it is due again (storage.SurfaceState);
+	// next_due is indexed for the claim.
+	`
+ALTER TABLE pages ADD COLUMN retry_at INTEGER;
+CREATE TABLE surfaces (
+	key           TEXT PRIMARY KEY,
+	site          TEXT NOT NULL DEFAULT '',
+	etag          TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	fetched_at    INTEGER,
+	status        INTEGER NOT NULL DEFAULT 0,
+	new_urls      INTEGER NOT NULL DEFAULT 0,
+	empty_runs    INTEGER NOT NULL DEFAULT 0,
+	next_due      INTEGER,
+	links         TEXT NOT NULL DEFAULT ''
+);
+`,
+	// 8 -> 9: multi-page articles. A later page of an article is a page of
 	// outcome 'part' naming its article in part_of ('' for the other
 	// outcomes); SQLite cannot change a CHECK constraint in place, so the
 	// pages table is rebuilt with the new outcome (same rows, same seq:
 	// the commit order is kept). An article lists its pages and those
 	// that could not be fetched, one URL a line ('' for one page).
 	`
-CREATE TABLE pages_v8 (
+CREATE TABLE pages_v9 (
 	seq        INTEGER PRIMARY KEY,
 	url        TEXT NOT NULL UNIQUE,
 	site       TEXT NOT NULL,
@@ -241,12 +261,13 @@ CREATE TABLE pages_v8 (
 	err        TEXT NOT NULL,
 	permanent  INTEGER NOT NULL,
 	fetched_at INTEGER,
+	retry_at   INTEGER,
 	part_of    TEXT NOT NULL DEFAULT ''
 );
-INSERT INTO pages_v8(seq, url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at)
-	SELECT seq, url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at FROM pages;
+INSERT INTO pages_v9(seq, url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at)
+	SELECT seq, url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at FROM pages;
 DROP TABLE pages;
-ALTER TABLE pages_v8 RENAME TO pages;
+ALTER TABLE pages_v9 RENAME TO pages;
 ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 `,
@@ -517,14 +538,15 @@ const (
 		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
 		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
-	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, part_of`
+	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at, part_of`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
 	// that are not blobs at all); badSignature describes them.
 	badSignatureCond = `typeof(signature) <> 'blob' OR length(signature) % 8 <> 0`
 	badSignature     = `CASE WHEN typeof(signature) <> 'blob' THEN ' signature is ' || typeof(signature) || ', not a blob'
 		ELSE ' signature of ' || length(signature) || ' bytes is not a multiple of 8' END`
-	// finalPage is the condition under which Push ignores a URL.
-	finalPage = `outcome IN ('stored', 'duplicate', 'part') OR (outcome = 'error' AND permanent <> 0)`
+	// finalPage is the condition under which Push (at time ?5) ignores a
+	// URL (storage.Page.Skipped).
+	finalPage = `outcome IN ('stored', 'duplicate', 'part') OR (outcome = 'error' AND permanent <> 0 AND (retry_at IS NULL OR retry_at > ?5))`
 )
 
 func (s *Store) prepare(ctx context.Context) error {
@@ -534,7 +556,7 @@ func (s *Store) prepare(ctx context.Context) error {
 	}{
 		{&s.stmts.pageOutcome, `SELECT outcome FROM pages WHERE url = ?`},
 		{&s.stmts.deletePage, `DELETE FROM pages WHERE url = ?`},
-		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.insertArticle, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
 			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
 			prints, content_words, partial_of, own_share, passages, pages, pages_missing)
@@ -840,7 +862,7 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 		}
 	}
 	if _, err := tx.StmtContext(ctx, s.stmts.insertPage).ExecContext(ctx, p.URL, p.Site, p.RunID,
-		string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt), p.PartOf); err != nil {
+		string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt), nullTime(p.RetryAt), p.PartOf); err != nil {
 		return r, err
 	}
 	if err := s.commitParts(ctx, tx, c); err != nil {
@@ -930,7 +952,7 @@ func (s *Store) commitParts(ctx context.Context, tx *sql.Tx, c *storage.Commit) 
 			}
 		}
 		if _, err := tx.StmtContext(ctx, s.stmts.insertPage).ExecContext(ctx, u, p.Site, p.RunID,
-			string(storage.OutcomePart), p.Status, "", "", 0, nullTime(p.FetchedAt), p.URL); err != nil {
+			string(storage.OutcomePart), p.Status, "", "", 0, nullTime(p.FetchedAt), nil, p.URL); err != nil {
 			return fmt.Errorf("part %s: %w", u, err)
 		}
 	}
@@ -967,11 +989,11 @@ func scanPage(sc scanner) (storage.Page, error) {
 	var p storage.Page
 	var outcome string
 	var permanent int
-	var fetched sql.NullInt64
-	if err := sc.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &permanent, &fetched, &p.PartOf); err != nil {
+	var fetched, retry sql.NullInt64
+	if err := sc.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &permanent, &fetched, &retry, &p.PartOf); err != nil {
 		return storage.Page{}, err
 	}
-	p.Outcome, p.Permanent, p.FetchedAt = storage.Outcome(outcome), permanent != 0, fromNull(fetched)
+	p.Outcome, p.Permanent, p.FetchedAt, p.RetryAt = storage.Outcome(outcome), permanent != 0, fromNull(fetched), fromNull(retry)
 	return p, nil
 }
 
@@ -1349,8 +1371,9 @@ func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		added = 0
 		st := tx.StmtContext(ctx, s.stmts.push)
+		now := time.Now().UnixNano()
 		for _, it := range items {
-			res, err := st.ExecContext(ctx, it.URL, it.Site, it.Depth, it.Referer)
+			res, err := st.ExecContext(ctx, it.URL, it.Site, it.Depth, it.Referer, now)
 			if err != nil {
 				return err
 			}

@@ -79,6 +79,10 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
 		{"ChangeFeed", testChangeFeed},
 		{"PartialReprints", testPartialReprints},
 		{"LeadImages", testLeadImages},
+		{"Surfaces", testSurfaces},
+		{"SurfaceClaim", testSurfaceClaim},
+		{"SurfaceClaimConcurrent", testSurfaceClaimConcurrent},
+		{"FrontierGoneRetry", testFrontierGoneRetry},
 		{"MultiPageArticles", testMultiPage},
 	}
 	for _, tc := range tests {
