@@ -242,8 +242,12 @@ func checkSecondRun(t *testing.T, reqs []portals.Request) {
 // requestSummary counts requests by kind and status.
 func requestSummary(reqs []portals.Request) string {
 	n := map[string]int{}
+	var other []string
 	for _, r := range reqs {
 		n[fmt.Sprintf("%s/%d", r.Kind, r.Status)]++
+		if r.Kind == portals.KindOther || r.Kind == portals.KindPage {
+			other = append(other, fmt.Sprintf("%s %s %s %d", r.Site, r.Method, r.URL, r.Status))
+		}
 	}
 	var keys []string
 	for k := range n {
@@ -254,6 +258,9 @@ func requestSummary(reqs []portals.Request) string {
 	fmt.Fprintf(&b, "%d requests:", len(reqs))
 	for _, k := range keys {
 		fmt.Fprintf(&b, " %s=%d", k, n[k])
+	}
+	if len(other) > 0 {
+		fmt.Fprintf(&b, "; pages and unknown paths: %s", strings.Join(other, ", "))
 	}
 	return b.String()
 }
