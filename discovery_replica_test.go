@@ -113,31 +113,24 @@ func crawlReplica(t *testing.T, siteFile, which string) {
 }
 
 // checkCoverage: the share of the articles of each listing kind that the
-// crawl decided (stored, or recorded as a duplicate).
+// crawl decided (stored, or recorded as a duplicate); and every listed gone
+// URL recorded with its status.
 func checkCoverage(t *testing.T, rep *portals.Replica, rs replicaStore) {
 	t.Helper()
-	kinds := []portals.Source{portals.SourceAPI, portals.SourceSitemap, portals.SourceFeed, portals.SourceScript, portals.SourceHTML}
-	for _, k := range kinds {
-		total, found := 0, 0
-		var missed []string
-		for _, a := range rep.Articles() {
-			if !a.Only(k) {
-				continue
+	decided := func(u string) bool {
+		c := canonical(t, u)
+		_, stored := rs.articles[c]
+		_, dup := rs.dups[c]
+		return stored || dup
+	}
+	for _, c := range rep.Coverages(decided) {
+		t.Logf("coverage of articles listed only by %-7s %d/%d = %.3f", c.Source, c.Found, c.Listed, c.Share())
+		if c.Source != portals.SourceHTML && c.Share() < minCoverage {
+			var missed []string
+			for _, u := range c.Missing {
+				missed = append(missed, fmt.Sprintf("%s (page record: %+v)", u, rs.pages[canonical(t, u)]))
 			}
-			total++
-			u := canonical(t, a.URL)
-			if _, ok := rs.articles[u]; ok {
-				found++
-			} else if _, ok := rs.dups[u]; ok {
-				found++
-			} else {
-				missed = append(missed, fmt.Sprintf("%s (%s, page: %+v)", u, a.Site, rs.pages[u]))
-			}
-		}
-		cov := float64(found) / float64(total)
-		t.Logf("coverage of articles listed only by %-7s %d/%d = %.3f", k, found, total, cov)
-		if k != portals.SourceHTML && cov < minCoverage {
-			t.Errorf("coverage of articles listed only by %s: %.3f < %.2f; missed:\n  %s", k, cov, minCoverage, strings.Join(missed, "\n  "))
+			t.Errorf("coverage of articles listed only by %s: %.3f < %.2f; missed:\n  %s", c.Source, c.Share(), minCoverage, strings.Join(missed, "\n  "))
 		}
 	}
 	for _, g := range rep.Gone() {
