@@ -20,9 +20,9 @@ import (
 
 // Acceptance figures of discovery on the replica web.
 const (
-	minCoverage    = 0.99 // of the articles listed only by one kind of surface
-	minStitchedF1  = 0.98 // bigram F1 of a multi-page article against its joined text
-	min304Share    = 0.90 // of a second run's list requests, with nothing new
+	minCoverage   = 0.99 // of the articles listed only by one kind of surface
+	minStitchedF1 = 0.98 // bigram F1 of a multi-page article against its joined text
+	min304Share   = 0.90 // of a second run's list requests, with nothing new
 )
 
 // replicaStore is what a crawl of the replica left in the store.
