@@ -69,7 +69,8 @@ func canonical(t *testing.T, u string) string {
 // stored once with all their text (bigram F1 ≥ 0.98) and no page of
 // theirs is stored alone; a second run with nothing new fetches no stored
 // article and no known 404, and ≥ 90 % of its list requests are answered
-// 304 (counted by the replica). The broken surfaces (a captcha page, a
+// 304 (counted by the replica); a third run after the portal published one
+// more article fetches that article and no other. The broken surfaces (a captcha page, a
 // 500-forever API) are in the file: the run must go on past them.
 func TestDiscoveryReplica(t *testing.T) {
 	if testing.Short() {
@@ -101,6 +102,36 @@ func TestDiscoveryReplica(t *testing.T) {
 	rep.ResetRequests()
 	crawlReplica(t, siteFile, "second")
 	checkSecondRun(t, rep.Requests())
+
+	// A third run after the portal published one more article: the changed
+	// list is fetched whole, the new article (only) is fetched and stored.
+	if err := rep.Publish("sina"); err != nil {
+		t.Fatal(err)
+	}
+	rep.ResetRequests()
+	crawlReplica(t, siteFile, "third")
+	checkThirdRun(t, rep, readReplicaStore(t, db), rep.Requests())
+}
+
+// checkThirdRun: the article published before the third run is stored,
+// and it is the only article page fetched.
+func checkThirdRun(t *testing.T, rep *portals.Replica, rs replicaStore, reqs []portals.Request) {
+	t.Helper()
+	t.Logf("third run: %s", requestSummary(reqs))
+	var later portals.Article
+	for _, a := range rep.Articles() {
+		if a.Site == "sina" && a.Story == "r24" {
+			later = a
+		}
+	}
+	if _, ok := rs.articles[canonical(t, later.URL)]; !ok {
+		t.Errorf("third run: the article published since, %s, is not stored", later.URL)
+	}
+	for _, r := range reqs {
+		if (r.Kind == portals.KindArticle || r.Kind == portals.KindPage || r.Kind == portals.KindGone) && !strings.HasSuffix(later.URL, r.URL) {
+			t.Errorf("third run fetched %s %s (%d), not new", r.Site, r.URL, r.Status)
+		}
+	}
 }
 
 func crawlReplica(t *testing.T, siteFile, which string) {
