@@ -221,12 +221,23 @@ func publishing(publish *atomic.Bool) func(string, http.Handler) http.Handler {
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")
 				fmt.Fprint(w, articleHTML(`<meta charset="utf-8">`, newStoryTitle, newStoryParagraphs))
 			case "/":
+				// The changed front page is a new version: it is served
+				// in full to a conditional request, under a new ETag.
 				rec := httptest.NewRecorder()
-				h.ServeHTTP(rec, r)
+				plain := r.Clone(r.Context())
+				plain.Header.Del("If-None-Match")
+				plain.Header.Del("If-Modified-Since")
+				h.ServeHTTP(rec, plain)
 				body := strings.Replace(rec.Body.String(), "</ul>",
 					fmt.Sprintf("<li><a href=\"%s\">%s</a></li>\n</ul>", newStoryPath, newStoryTitle), 1)
 				for k, v := range rec.Header() {
 					w.Header()[k] = v
+				}
+				w.Header().Set("ETag", `"published-s7"`)
+				w.Header().Del("Content-Length")
+				if r.Header.Get("If-None-Match") == `"published-s7"` {
+					w.WriteHeader(http.StatusNotModified)
+					return
 				}
 				w.WriteHeader(rec.Code)
 				fmt.Fprint(w, body)

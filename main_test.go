@@ -21,7 +21,7 @@ func TestExitCodes(t *testing.T) {
 		{"no command", nil, exitUsage, ""},
 		{"help", []string{"help"}, exitOK, ""},
 		{"unknown command", []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
-		{"flag help", []string{"crawl", "-h"}, exitOK, "-site"},
+		{"flag help", []string{"crawl", "-h"}, exitOK, ""}, // on stdout: below
 		{"bad flag", []string{"export", "--nope"}, exitUsage, "flag provided but not defined"},
 		{"missing site file", []string{"crawl", "--site", filepath.Join(dir, "none.yaml")}, exitUsage, "no such file"},
 		{"invalid config", []string{"crawl", "--site", bad}, exitUsage, "sites[0].delay (line 6): must be >= 0"},
@@ -39,5 +39,9 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("stderr does not mention %q:\n%s", tc.want, errb.String())
 			}
 		})
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"crawl", "-h"}, &out, &errb); code != exitOK || !strings.Contains(out.String(), "-site") || errb.Len() > 0 {
+		t.Errorf("crawl -h: exit %d, want the help on stdout:\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
 	}
 }

@@ -58,7 +58,19 @@ const (
 	// MaxLinksPerPageLimit is the largest fetch.max_links_per_page accepted.
 	MaxLinksPerPageLimit = 1_000_000
 	DefaultMaxCrawlDelay = 60 * time.Second
-	DefaultMaxPages      = 0 // unlimited
+	// DefaultGoneRetry: a page that answered 404 or 410 is tried again a
+	// week later (portals restore pulled stories rarely, and late).
+	DefaultGoneRetry = 7 * 24 * time.Hour
+	// List surfaces that yielded nothing new in DefaultListBackoffAfter
+	// runs in a row wait DefaultListBackoffBase, doubling per further empty
+	// fetch up to DefaultListBackoffMax: a quiet channel page of a portal
+	// is then read four times a day, a busy one every run.
+	DefaultListBackoffAfter = 2
+	DefaultListBackoffBase  = 15 * time.Minute
+	DefaultListBackoffMax   = 6 * time.Hour
+	// MaxListBackoffAfter bounds fetch.list_backoff_after.
+	MaxListBackoffAfter = 1000
+	DefaultMaxPages     = 0 // unlimited
 	// DefaultHamming is Manku et al. (2007)'s k=3 for 64-bit Simhash.
 	DefaultHamming = 3
 	// DefaultJaccard is SpotSigs' verification threshold; it equals
@@ -129,7 +141,9 @@ type Dedup struct {
 	// Window limits comparison to articles fetched or published within it
 	// (0: compare with everything stored).
 	Window Duration `yaml:"window"`
-	// KeepDuplicateText stores the extracted text of dropped duplicates too.
+	// KeepDuplicateText stores the extracted text of dropped duplicates
+	// too (default true: every verdict keeps both sides as evidence; a
+	// SQLite store keeps it compressed); false gives the smallest store.
 	KeepDuplicateText bool `yaml:"keep_duplicate_text"`
 	// Simhash feature options (candidate generation only: SpotSigs verifies).
 	Hash       string `yaml:"hash"`       // fnv1a (default), sdbm (Li Gang et al. 2013) or xxhash
@@ -180,6 +194,22 @@ type Fetch struct {
 	// MaxImage bounds a lead image, bytes after decompression; a larger one
 	// is refused (counted as images_too_large, logged), never truncated.
 	MaxImage Size `yaml:"max_image"`
+	// GoneRetry: a URL that answered 404 or 410 is not fetched again
+	// until this long after (0: never again).
+	GoneRetry Duration `yaml:"gone_retry"`
+	// ListInterval is the shortest time between two fetches of one list
+	// surface (list page, sitemap, feed, API request) by any of the
+	// processes sharing the store (0: every run may fetch it). A fleet of
+	// crawls on one postgres:// store sets it below its cron period, so
+	// that one process fetches a surface per period.
+	ListInterval Duration `yaml:"list_interval"`
+	// A list surface that yielded nothing new for ListBackoffAfter runs in
+	// a row is fetched ListBackoffBase after its last fetch, then twice
+	// that after each further empty fetch, up to ListBackoffMax; one new
+	// URL brings it back to every run.
+	ListBackoffAfter int      `yaml:"list_backoff_after"`
+	ListBackoffBase  Duration `yaml:"list_backoff_base"`
+	ListBackoffMax   Duration `yaml:"list_backoff_max"`
 }
 
 // Segment configures segmentation and features.
@@ -207,10 +237,60 @@ type Site struct {
 	Charset      string   `yaml:"charset"`
 	Remove       []string `yaml:"remove"`
 	Extract      Extract  `yaml:"extract"`
+	// Sitemaps, Feeds and APIs are list surfaces besides start_urls, read
+	// at the start of every run: sitemaps or sitemap indexes (.xml or
+	// .xml.gz, sitemaps.org and Google News tags), feeds (RSS, Atom, JSON
+	// Feed) and JSON or JSONP list endpoints. The robots.txt "Sitemap:"
+	// lines of the hosts of the site's start URLs and surfaces are read
+	// too. Every URL they list must still match article_url (or
+	// follow_url) and allowed_domains.
+	Sitemaps []string `yaml:"sitemaps"`
+	Feeds    []string `yaml:"feeds"`
+	APIs     []API    `yaml:"apis"`
 
 	// Compiled patterns, set by Validate.
 	ArticleRe *regexp.Regexp `yaml:"-"`
 	FollowRe  *regexp.Regexp `yaml:"-"`
+}
+
+// API is one JSON or JSONP list endpoint of a site. Its file form names
+// the key url twice: the endpoint (an absolute URL) and the item field
+// holding the article URL (a field name); the decoder tells them apart by
+// their values (see decoder.api).
+type API struct {
+	URL         string `yaml:"url"`   // endpoint; {page} is replaced by 1..pages
+	Pages       int    `yaml:"pages"` // pages fetched per run, 1..MaxAPIPages
+	Method      string `yaml:"method"`
+	Body        string `yaml:"body"` // POST body; {page} is replaced too
+	ContentType string `yaml:"content_type"`
+	Items       string `yaml:"items"` // dotted path to the item array; "" is the root
+	// ItemURL is the item field holding the article URL (the second url
+	// key); URLTemplate instead builds it from item fields ("{id}").
+	ItemURL     string `yaml:"-"`
+	URLTemplate string `yaml:"url_template"`
+	Time        string `yaml:"time"` // optional item field: unix seconds or a date string
+}
+
+// Defaults and limits of an api entry.
+const (
+	// MaxAPIPages bounds pages: a list endpoint's first pages hold what
+	// was published since the last run; a larger value is a typo or a
+	// crawl of the archive, which a list endpoint is not for.
+	MaxAPIPages        = 50
+	DefaultAPIMethod   = "GET"
+	DefaultContentType = "application/json"
+	// PagePlaceholder is replaced by the page number in an api's url and
+	// body.
+	PagePlaceholder = "{page}"
+)
+
+// DefaultAPI returns an api entry with its defaults set.
+func DefaultAPI() API { return API{Pages: 1, Method: DefaultAPIMethod} }
+
+// HasSources reports whether the site has a list surface besides its
+// start URLs.
+func (s *Site) HasSources() bool {
+	return len(s.Sitemaps) > 0 || len(s.Feeds) > 0 || len(s.APIs) > 0
 }
 
 // Extract holds per-site selector overrides for sites where the generic path fails.
@@ -218,6 +298,9 @@ type Extract struct {
 	Body  string `yaml:"body"`
 	Title string `yaml:"title"`
 	Time  string `yaml:"time"`
+	// Pager names the pager block of the site's multi-page articles
+	// (People's Daily: "div.zdfy") when the generic pager rule misses it.
+	Pager string `yaml:"pager"`
 }
 
 // DefaultSite returns a site with the per-site defaults set; a site in the
@@ -232,18 +315,22 @@ func Default() Config {
 	return Config{
 		Storage:   DefaultStorage,
 		UserAgent: DefaultUserAgent,
-		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard},
+		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard, KeepDuplicateText: true},
 		Fetch: Fetch{
-			Timeout:         Duration(DefaultTimeout),
-			ConnectTimeout:  Duration(DefaultConnectTO),
-			MaxBody:         DefaultMaxBody,
-			LeadImages:      true,
-			MaxImage:        DefaultMaxImage,
-			Retries:         DefaultRetries,
-			MaxRedirects:    DefaultMaxRedirects,
-			MaxURLLength:    DefaultMaxURLLength,
-			MaxLinksPerPage: DefaultMaxLinksPerPage,
-			MaxCrawlDelay:   Duration(DefaultMaxCrawlDelay),
+			Timeout:          Duration(DefaultTimeout),
+			ConnectTimeout:   Duration(DefaultConnectTO),
+			MaxBody:          DefaultMaxBody,
+			LeadImages:       true,
+			MaxImage:         DefaultMaxImage,
+			Retries:          DefaultRetries,
+			MaxRedirects:     DefaultMaxRedirects,
+			MaxURLLength:     DefaultMaxURLLength,
+			MaxLinksPerPage:  DefaultMaxLinksPerPage,
+			MaxCrawlDelay:    Duration(DefaultMaxCrawlDelay),
+			GoneRetry:        Duration(DefaultGoneRetry),
+			ListBackoffAfter: DefaultListBackoffAfter,
+			ListBackoffBase:  Duration(DefaultListBackoffBase),
+			ListBackoffMax:   Duration(DefaultListBackoffMax),
 		},
 	}
 }
@@ -281,7 +368,7 @@ func Parse(r io.Reader) (Config, error) {
 	switch err := dec.Decode(&doc); {
 	case errors.Is(err, io.EOF): // empty file: Validate says what is missing
 	case err != nil:
-		return Config{}, &ValidationError{Problems: []Problem{{Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}}
+		return Config{}, &ValidationError{Problems: []Problem{syntaxProblem(data, err)}}
 	default:
 		var next yaml.Node
 		if err := dec.Decode(&next); err == nil {
@@ -378,8 +465,11 @@ func (c *Config) Validate() error {
 // problems lists every problem of Validate.
 func (c *Config) problems() []Problem {
 	var p []Problem
+	// A path may carry a "#tag" after the path shown (the second url key
+	// of an api entry): its line is recorded under the whole path.
 	add := func(path, format string, a ...any) {
-		p = append(p, Problem{Path: path, Line: c.lines[path], Msg: fmt.Sprintf(format, a...)})
+		shown, _, _ := strings.Cut(path, "#")
+		p = append(p, Problem{Path: shown, Line: c.lines[path], Msg: fmt.Sprintf(format, a...)})
 	}
 	c.validateGlobal(add)
 	c.validateFetch(add)
@@ -483,6 +573,27 @@ func (c *Config) validateFetch(add addFunc) {
 	if f.MaxCrawlDelay <= 0 {
 		add("fetch.max_crawl_delay", "must be > 0")
 	}
+	c.validateRevisit(add)
+}
+
+// validateRevisit checks the fetch keys of incremental runs.
+func (c *Config) validateRevisit(add addFunc) {
+	f := c.Fetch
+	if f.GoneRetry < 0 {
+		add("fetch.gone_retry", "must be >= 0 (0: never retry), got %s", f.GoneRetry.D())
+	}
+	if f.ListInterval < 0 {
+		add("fetch.list_interval", "must be >= 0, got %s", f.ListInterval.D())
+	}
+	if f.ListBackoffAfter < 1 || f.ListBackoffAfter > MaxListBackoffAfter {
+		add("fetch.list_backoff_after", "must be in [1, %d], got %d", MaxListBackoffAfter, f.ListBackoffAfter)
+	}
+	if f.ListBackoffBase <= 0 {
+		add("fetch.list_backoff_base", "must be > 0, got %s", f.ListBackoffBase.D())
+	}
+	if f.ListBackoffMax < f.ListBackoffBase {
+		add("fetch.list_backoff_max", "must be >= fetch.list_backoff_base (%s), got %s", f.ListBackoffBase.D(), f.ListBackoffMax.D())
+	}
 }
 
 // validateSegment checks that the segment files exist.
@@ -506,8 +617,8 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 	} else {
 		names[s.Name] = i
 	}
-	if len(s.StartURLs) == 0 {
-		add(at+".start_urls", "at least one URL is required")
+	if len(s.StartURLs) == 0 && !s.HasSources() {
+		add(at+".start_urls", "at least one URL is required (or sitemaps, feeds or apis)")
 	}
 	for j, u := range s.StartURLs {
 		pu, err := url.Parse(u)
@@ -520,6 +631,7 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 	if len(s.AllowedDomains) == 0 {
 		add(at+".allowed_domains", "at least one domain is required")
 	}
+	s.validateSources(at, add)
 	checkDomains(at+".allowed_domains", s.AllowedDomains, add)
 	checkDomains(at+".image_domains", s.ImageDomains, add)
 	if s.ArticleURL == "" {
@@ -556,7 +668,7 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 			add(fmt.Sprintf("%s.remove[%d]", at, j), "invalid CSS selector %q", sel)
 		}
 	}
-	for _, x := range []struct{ key, sel string }{{"body", s.Extract.Body}, {"title", s.Extract.Title}, {"time", s.Extract.Time}} {
+	for _, x := range []struct{ key, sel string }{{"body", s.Extract.Body}, {"title", s.Extract.Title}, {"time", s.Extract.Time}, {"pager", s.Extract.Pager}} {
 		if x.sel == "" {
 			continue
 		}

@@ -63,6 +63,7 @@ var (
 	durationType = reflect.TypeOf(Duration(0))
 	sizeType     = reflect.TypeOf(Size(0))
 	siteType     = reflect.TypeOf(Site{})
+	apiType      = reflect.TypeOf(API{})
 )
 
 // deref follows an alias.
@@ -118,6 +119,10 @@ func (d *decoder) value(n *yaml.Node, path string, v reflect.Value) {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
+		if t == apiType {
+			d.api(n, path, v)
+			return
+		}
 		d.mapping(n, path, v, 0)
 	case reflect.Slice:
 		d.sequence(n, path, v)
@@ -199,8 +204,11 @@ func (d *decoder) sequence(n *yaml.Node, path string, v reflect.Value) {
 	out := reflect.MakeSlice(v.Type(), 0, len(n.Content))
 	for i, e := range n.Content {
 		el := reflect.New(v.Type().Elem()).Elem()
-		if el.Type() == siteType {
+		switch el.Type() {
+		case siteType:
 			el.Set(reflect.ValueOf(DefaultSite()))
+		case apiType:
+			el.Set(reflect.ValueOf(DefaultAPI()))
 		}
 		d.value(e, fmt.Sprintf("%s[%d]", path, i), el)
 		out = reflect.Append(out, el)
@@ -349,4 +357,67 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// api decodes one entry of apis. The file shape names the key url
+// twice in one entry: the endpoint ("https://…/api/roll/get?page={page}")
+// and the item field holding the article URL ("url", "docurl"). They are
+// told apart by their values: an endpoint has a "/" or ":", a field name
+// has neither; two values that look alike are taken in order (endpoint
+// first). The item field's line is recorded under path+".url#item".
+func (d *decoder) api(n *yaml.Node, path string, v reflect.Value) {
+	if n.Kind != yaml.MappingNode {
+		d.mapping(n, path, v, 0)
+		return
+	}
+	rest := *n
+	rest.Content = nil
+	var urls []entry
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind == yaml.ScalarNode && k.Tag != "!!merge" && k.Value == "url" {
+			urls = append(urls, entry{k, n.Content[i+1]})
+			continue
+		}
+		rest.Content = append(rest.Content, k, n.Content[i+1])
+	}
+	d.mapping(&rest, path, v, 0)
+	a := v.Addr().Interface().(*API)
+	looksEndpoint := func(e entry) bool {
+		val := deref(e.val)
+		return val != nil && val.Kind == yaml.ScalarNode && strings.ContainsAny(val.Value, "/:")
+	}
+	switch len(urls) {
+	case 0:
+		return
+	case 1:
+		if looksEndpoint(urls[0]) {
+			d.apiString(urls[0], path+".url", path+".url", &a.URL)
+		} else {
+			d.apiString(urls[0], path+".url", path+".url#item", &a.ItemURL)
+		}
+		return
+	}
+	if !looksEndpoint(urls[0]) && looksEndpoint(urls[1]) {
+		urls[0], urls[1] = urls[1], urls[0]
+	}
+	d.apiString(urls[0], path+".url", path+".url", &a.URL)
+	d.apiString(urls[1], path+".url", path+".url#item", &a.ItemURL)
+	for _, e := range urls[2:] {
+		d.add(path+".url", e.key.Line, "url given %d times (an api entry has the endpoint and the item field)", len(urls))
+	}
+}
+
+// apiString decodes the string value of an api's url key; shown is the
+// path of its messages, key the path its line is recorded under.
+func (d *decoder) apiString(e entry, shown, key string, dst *string) {
+	val := deref(e.val)
+	if val == nil {
+		d.add(shown, e.key.Line, "alias chain too long")
+		return
+	}
+	d.lines[key] = val.Line
+	if s, ok := d.scalar(val, shown); ok {
+		*dst = s
+	}
 }

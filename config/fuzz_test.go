@@ -15,6 +15,9 @@ func FuzzParse(f *testing.F) {
 		"dedup: {jaccard: .nan}\n" + site, site + "    <<: {delay: 2s}\n", "a: &a [*a]\n",
 		"sites:\n  - &s {name: a}\n  - *s\n", site + "    max_depth: 0\n", "user_agent: \"a\\nb\"\n" + site,
 		"fetch: {max_body: 10MiB}\n" + site, "? [a]\n: b\n", "---\n---\n", "sites: !!binary aGVsbG8=\n",
+		issueShape, site + "    apis: [{url: \"https://a.com/{page}\", url: u, pages: 2}]\n",
+		site + "    apis:\n      - &a {url: \"https://a.com/\", url_template: \"https://a.com/{id}\"}\n      - <<: *a\n        url: x\n",
+		site + "    apis: [{url: u, url: v, url: w}]\n", site + "    feeds: [\"https://a.com/rss\"]\n    sitemaps: [~]\n",
 	} {
 		f.Add(seed)
 	}
@@ -35,8 +38,13 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted invalid values: %+v", c)
 		}
 		for _, s := range c.Sites {
-			if s.ArticleRe == nil || s.Parallelism < 1 || s.MaxDepth < 0 {
+			if s.ArticleRe == nil || s.Parallelism < 1 || s.MaxDepth < 0 || (len(s.StartURLs) == 0 && !s.HasSources()) {
 				t.Fatalf("accepted invalid site: %+v", s)
+			}
+			for _, a := range s.APIs {
+				if a.Pages < 1 || a.Pages > MaxAPIPages || (a.ItemURL == "") == (a.URLTemplate == "") || !absHTTP(strings.ReplaceAll(a.URL, PagePlaceholder, "1")) {
+					t.Fatalf("accepted invalid api: %+v", a)
+				}
 			}
 		}
 	})

@@ -39,20 +39,34 @@
 //   - robots.txt is read as Google reads it (robotsmatch.go) and matched
 //     against the URL that is requested.
 //   - Permanent errors are final for article URLs only: start and list
-//     pages are fetched again by every run whatever their last outcome, and
-//     a site whose start pages all fail gets a warning; a run that fetched
-//     nothing at all says so (Summary.NothingFetched).
+//     pages are fetched again by every run they are due whatever their
+//     last outcome, and a site whose start pages all fail gets a warning; a
+//     run that fetched nothing at all says so (Summary.NothingFetched). A
+//     URL that answered 404 or 410 is skipped until fetch.gone_retry has
+//     passed; list pages are fetched conditionally, and less often while
+//     they yield nothing new (incremental runs: surface.go).
 //   - At most fetch.max_links_per_page links are read from a page (the rest
 //     are counted); a <meta http-equiv="refresh"> to another URL is
 //     followed like a redirect.
+//   - A site's sitemaps, feeds and list APIs (and the Sitemap: lines of
+//     its hosts' robots.txt) are read at the start of its work under the
+//     page rules, their URLs pushed at depth 1 and counted per source
+//     (sources.go, listing.go); `discover` reads them without crawling
+//     (discover.go).
 //   - A page's lead image is fetched only when the Processor asks
 //     (Response.FetchImage), under the page rules (allowed_domains,
 //     robots.txt, pacing, retries, timeouts) with its own body limit,
 //     fetch.max_image. Images are not pages: they are counted in SiteStats
 //     (images, images_too_large, images_skipped), never recorded or stored.
+//   - The other pages of a multi-page article are fetched only when the
+//     Processor asks (Response.FetchPage, pages.go), under the page rules,
+//     at most MaxArticlePages per article, loops refused; they are claimed
+//     for the run, so the frontier neither fetches nor processes them, and
+//     the Processor records them as parts of their article.
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -85,9 +99,17 @@ type Response struct {
 	Header     http.Header
 	Body       []byte // decompressed, complete, at most fetch.max_body bytes; NOT charset-decoded
 	FetchedAt  time.Time
+	// Listed is the publication time a list surface (sitemap, feed, API)
+	// gave for the URL; zero when none did. The Processor uses it when
+	// the page itself gives no time.
+	Listed time.Time
 	// images fetches the page's lead image under the crawl's policy (nil
 	// for a Response not made by a crawl); see FetchImage.
 	images func(ctx context.Context, rawURL string) (*Image, error)
+	// pages fetches the other pages of the page's article under the
+	// crawl's policy (nil for a Response not made by a crawl); see
+	// FetchPage. The Responses it returns share it.
+	pages func(ctx context.Context, rawURL string) (*Response, error)
 }
 
 // Processor handles article pages (URLs matching the site's article_url).
@@ -148,6 +170,11 @@ type Options struct {
 	// (one fetch per origin while the answer is cached); nil: each run
 	// fetches its own.
 	Robots RobotsShare
+	// Archive, when set, is given every exchange of the run whose body
+	// was read (pages, surfaces, robots.txt, images, redirect hops), from
+	// the fetching goroutines at once: it must be safe for concurrent
+	// use. An error stops the run like a store failure.
+	Archive func(Exchange) error
 }
 
 // Defaults for Options.
@@ -260,9 +287,10 @@ func compileSite(s *config.Site) (*siteState, error) {
 			return nil, fmt.Errorf("site %s: follow_url: %w", s.Name, err)
 		}
 	}
-	if len(s.StartURLs) == 0 {
-		return nil, fmt.Errorf("site %s: no start URL", s.Name)
+	if len(s.StartURLs) == 0 && !s.HasSources() {
+		return nil, fmt.Errorf("site %s: no start URL and no sitemap, feed or api", s.Name)
 	}
+	sourcePorts(s, st.ports)
 	for _, raw := range s.StartURLs {
 		cu, err := urlnorm.Canonical(raw, nil)
 		if err != nil {
@@ -337,7 +365,7 @@ type run struct {
 	retryBase     time.Duration
 	maxURLLength  int
 	maxLinks      int
-	pagesOK       atomic.Int64 // pages fetched as 2xx HTML this run
+	pagesOK       atomic.Int64 // pages fetched as 2xx HTML (or list pages unchanged or not due) this run
 	maxCrawlDelay time.Duration
 	pacer         hostPacer
 	robots        *robotsCache
@@ -345,9 +373,12 @@ type run struct {
 	cols          chan *colly.Collector
 	workerSem     chan struct{}
 	seen          *seenSet // URLs queued or fetched in this run
+	listed        *listedTimes
+	dry           bool     // a discover run: surfaces are read, nothing is pushed or recorded
 	claimed       *seenSet // URLs whose outcome this run has recorded or is recording
 	sites         []*siteState
 	headers       http.Header
+	surfaces      surfaceBook // states of the list surfaces this run claimed
 
 	cancel   context.CancelCauseFunc
 	fatalMu  sync.Mutex
@@ -432,6 +463,7 @@ func (c *Crawler) newRun(runID int64) *run {
 		robots:        newRobotsCache(),
 		seen:          &seenSet{m: make(map[uint64]struct{})},
 		claimed:       &seenSet{m: make(map[uint64]struct{})},
+		listed:        newListedTimes(),
 		workerSem:     make(chan struct{}, c.workers),
 		cols:          make(chan *colly.Collector, c.workers),
 		headers: http.Header{
@@ -446,8 +478,17 @@ func (c *Crawler) newRun(runID int64) *run {
 		st, _ := compileSite(s) // checked by New
 		r.sites = append(r.sites, st)
 	}
+	var archive archiveFunc
+	if c.opts.Archive != nil {
+		archive = func(e Exchange) error {
+			if err := c.opts.Archive(e); err != nil {
+				return r.fatal(fmt.Errorf("archive %s: %w", e.URL, err))
+			}
+			return nil
+		}
+	}
 	r.robotsClient = &http.Client{
-		Transport:     &limitTransport{next: c.net, maxBody: robotsLimit, timeout: timeout, idle: idle, truncate: true},
+		Transport:     &limitTransport{next: c.net, maxBody: robotsLimit, timeout: timeout, idle: idle, truncate: true, archive: archive},
 		CheckRedirect: robotsRedirectPolicy,
 	}
 
@@ -464,7 +505,7 @@ func (c *Crawler) newRun(runID int64) *run {
 	col.ParseHTTPErrorResponse = true
 	col.MaxDepth = 0
 	col.Async = false
-	col.WithTransport(&limitTransport{next: c.net, maxBody: maxBody, timeout: timeout, idle: idle})
+	col.WithTransport(&limitTransport{next: c.net, maxBody: maxBody, timeout: timeout, idle: idle, archive: archive})
 	col.SetRequestTimeout(0) // per hop, in limitTransport
 	col.SetRedirectHandler(r.checkRedirect)
 	for range c.workers {
@@ -554,6 +595,7 @@ func (r *run) siteLoop(ctx context.Context, st *siteState) {
 	wake := make(chan struct{}, 1)
 	var inflight atomic.Int64
 	var queue []storage.FrontierItem
+	r.startSources(ctx, st, &wg, &inflight, wake)
 	for ctx.Err() == nil {
 		if len(queue) == 0 {
 			n := par
@@ -638,12 +680,16 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 			}
 		}()
 	}
+	sk, listed := r.listSurface(st, it.URL)
+	if listed && !r.listDue(ctx, st, it, sk) {
+		return
+	}
 	u, rules, why := r.admit(ctx, st, it)
 	if rules == nil {
 		startWhy = why
 		return
 	}
-	slot, ferr, abandoned := r.fetch(ctx, st, it.URL, u.Host, max(st.delay, rules.crawlDelay))
+	slot, ferr, abandoned := r.fetchAs(ctx, st, it.URL, u.Host, max(st.delay, rules.crawlDelay), r.pageOpts(bg, sk, listed))
 	if abandoned {
 		return
 	}
@@ -651,12 +697,19 @@ func (r *run) handle(ctx context.Context, st *siteState, it storage.FrontierItem
 		st.stats.fetched.Add(1)
 		st.stats.bytes.Add(int64(len(slot.body)))
 	}
+	if listed && r.listUnchanged(ctx, st, it, sk, slot, ferr) {
+		startWhy = "ok"
+		return
+	}
 	var links pageLinks
 	if ferr == nil {
 		slot, links, ferr, abandoned = r.followRefresh(ctx, st, slot)
 		if abandoned {
 			return
 		}
+	}
+	if ferr != nil && listed {
+		r.listFailed(bg, st, sk, ferr)
 	}
 	if ferr != nil && ferr.Kind == KindRedirectDecided {
 		st.stats.skipDone.Add(1)
@@ -699,7 +752,9 @@ func (r *run) admit(ctx context.Context, st *siteState, it storage.FrontierItem)
 	if o, ok, err := r.store.Decided(bg, it.URL); err != nil {
 		r.fatal(fmt.Errorf("decided %s: %w", it.URL, err))
 		return nil, nil, ""
-	} else if ok && o.Final() {
+	} else if (ok && o.Final()) || r.claimed.has(it.URL) {
+		// Decided by an earlier run, or already fetched by this one (a
+		// later page of an article, FetchPage).
 		st.stats.skipDone.Add(1)
 		r.done(bg, it.URL)
 		return nil, nil, ""
@@ -770,7 +825,8 @@ func (r *run) claimFinal(bg context.Context, st *siteState, it storage.FrontierI
 func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierItem, final string, slot *fetchSlot, links pageLinks) {
 	bg := context.WithoutCancel(ctx)
 	fu, _ := url.Parse(final) // checked by claimFinal
-	if err := r.discover(ctx, bg, st, fu, it.Depth, links); err != nil {
+	found, err := r.discover(ctx, bg, st, fu, it.Depth, links)
+	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return // cancelled: the item stays in flight and is requeued next run
 		}
@@ -778,10 +834,17 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 		return
 	}
 	now := r.clock.Now()
-	if st.articleRe.MatchString(final) {
+	article := st.articleRe.MatchString(final)
+	if !article {
+		r.scriptLinks(ctx, st, fu, it.Depth, slot.body, &found)
+	}
+	r.listFetched(bg, st, it.URL, final, slot, found)
+	if article {
 		st.stats.articles.Add(1)
 		resp := &Response{URL: final, RequestURL: it.URL, Site: st.cfg, RunID: r.runID, Depth: it.Depth,
-			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now, images: r.imageFetcher(ctx, st)}
+			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now, images: r.imageFetcher(ctx, st),
+			Listed: r.listed.take(it.URL, final)}
+		resp.pages = r.pageFetcher(ctx, st, resp)
 		out, err := r.proc.ProcessArticle(bg, resp)
 		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return // a lead image fetch was cut by the end of the run: the item stays in flight
@@ -797,6 +860,8 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 			st.stats.duplicates.Add(1)
 		case storage.OutcomeNotArticle:
 			st.stats.notArticle.Add(1)
+		case storage.OutcomePart:
+			st.stats.parts.Add(1)
 		default:
 			st.stats.addError("processor")
 		}
@@ -821,11 +886,15 @@ func (r *run) fetch(ctx context.Context, st *siteState, rawURL, host string, del
 	return r.fetchAs(ctx, st, rawURL, host, delay, fetchOpts{headers: r.headers})
 }
 
-// fetchOpts are what a fetch that is not a page's changes (lead images).
+// fetchOpts are what a fetch that is not a page's changes (lead images,
+// list surfaces).
 type fetchOpts struct {
 	maxBody int64               // 0: fetch.max_body
 	headers http.Header         // request headers
 	inScope func(*url.URL) bool // nil: the site's page scope; redirect hops must stay in it
+	method  string              // "": GET
+	body    []byte              // request body (POST), sent again by every attempt
+	refuse  func(target string) *FetchError
 }
 
 // fetchAs is fetch with the options of a non-page request.
@@ -846,11 +915,11 @@ func (r *run) fetchAs(ctx context.Context, st *siteState, rawURL, host string, d
 		if err := r.pacer.wait(ctx, host, delay); err != nil {
 			return nil, nil, true
 		}
-		slot = &fetchSlot{site: st, maxBody: o.maxBody, inScope: o.inScope}
+		slot = &fetchSlot{site: st, maxBody: o.maxBody, inScope: o.inScope, refuse: o.refuse}
 		col.Context = context.WithValue(ctx, slotKey{}, slot)
 		st.stats.requests.Add(1)
 		t0 := time.Now()
-		err := col.Request(http.MethodGet, rawURL, nil, nil, o.headers.Clone())
+		err := col.Request(cmp.Or(o.method, http.MethodGet), rawURL, o.reqBody(), nil, o.headers.Clone())
 		r.fetched(st, rawURL, slot.status, time.Since(t0), err)
 		if ctx.Err() != nil {
 			return nil, nil, true
@@ -1005,6 +1074,12 @@ func (r *run) checkRedirect(req *http.Request, via []*http.Request) error {
 			return &FetchError{Kind: KindRedirectLoop, Status: slot.status, Permanent: true, Err: fmt.Errorf("redirect loop back to %s", target)}
 		}
 	}
+	if slot.refuse != nil {
+		if fe := slot.refuse(target); fe != nil {
+			fe.Status = slot.status
+			return fe
+		}
+	}
 	tu, _ := url.Parse(target)
 	inScope := st.inScope
 	if slot.inScope != nil {
@@ -1059,21 +1134,22 @@ const discoverCheckEvery = 256
 // discover pushes the in-scope links of a page to the frontier (at most
 // fetch.max_links_per_page of them are read). It gives up with ctx's error
 // when ctx ends; store writes use bg.
-func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, depth int, pl pageLinks) error {
+func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, depth int, pl pageLinks) (found, error) {
 	if pl.excess > 0 {
 		st.stats.skipLinkCap.Add(int64(pl.excess))
 		r.warn(st, fmt.Sprintf("pages with more than fetch.max_links_per_page (%d) links: the rest were ignored (skipped_link_cap)", r.maxLinks))
 	}
 	hrefs, baseHref := pl.hrefs, pl.base
 	if len(hrefs) == 0 {
-		return nil
+		return found{}, nil
 	}
 	base := resolveBase(page, baseHref)
 	local := make(map[string]struct{}, len(hrefs))
 	var items []storage.FrontierItem
+	var f found
 	for i, h := range hrefs {
 		if i%discoverCheckEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
+			return f, ctx.Err()
 		}
 		cu, err := urlnorm.Canonical(h, base)
 		if err != nil {
@@ -1103,6 +1179,9 @@ func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, de
 			st.stats.skipExt.Add(1)
 			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "file_type", "from", page.String())
 			continue
+		}
+		f.links = append(f.links, cu)
+		switch {
 		case r.seen.has(cu):
 			continue
 		case depth+1 > st.cfg.MaxDepth:
@@ -1115,6 +1194,7 @@ func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, de
 				st.stats.robotsBlocked.Add(1)
 				r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "robots", "from", page.String())
 			}
+			f.links = f.links[:len(f.links)-1] // not kept for the next run either
 			continue
 		}
 		if !r.seen.add(cu) {
@@ -1125,15 +1205,8 @@ func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, de
 		}
 		items = append(items, storage.FrontierItem{URL: cu, Site: st.name, Depth: depth + 1, Referer: page.String()})
 	}
-	if len(items) == 0 {
-		return nil
-	}
-	n, err := r.store.Push(bg, items)
-	if err != nil {
-		return fmt.Errorf("push links of %s: %w", page, err)
-	}
-	st.stats.queued.Add(int64(n))
-	return nil
+	err := r.push(bg, st, page, items, &f)
+	return f, err
 }
 
 // isHTML reports whether a 2xx response is an HTML page: by its media type,
@@ -1165,12 +1238,9 @@ func (r *run) recordError(ctx context.Context, st *siteState, pageURL, reqURL st
 	if fe.Err != nil {
 		msg = fe.Err.Error()
 	}
-	// Permanent errors are final for article URLs only: a start URL or a
-	// list page that answers 403, 404, too_large, not_html or redirects
-	// off-site today is fetched again by the next run (issue 10 item 1).
-	permanent := fe.Permanent && st.articleRe.MatchString(pageURL)
+	permanent, retryAt := r.permanence(st, pageURL, fe)
 	p := storage.Page{URL: pageURL, Site: st.name, RunID: r.runID, Outcome: storage.OutcomeError,
-		Status: fe.Status, ErrKind: fe.Kind, Err: msg, Permanent: permanent, FetchedAt: r.clock.Now()}
+		Status: fe.Status, ErrKind: fe.Kind, Err: msg, Permanent: permanent, FetchedAt: r.clock.Now(), RetryAt: retryAt}
 	if err := r.commit(ctx, &storage.Commit{Page: p}); err != nil {
 		r.fatal(err)
 		return

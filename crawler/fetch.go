@@ -40,6 +40,7 @@ const (
 	KindCrawlDelay         = "crawl_delay_too_large"
 	KindBadURL             = "bad_url" // the HTTP engine rejected the URL
 	KindFetch              = "fetch"   // any other client error
+	KindArchive            = "archive" // the exchange could not be written to the run's archive (the run stops)
 )
 
 // FetchError describes why a fetch failed and how the failure is treated.
@@ -130,6 +131,9 @@ type limitTransport struct {
 	// failing (robots.txt: the first 500 KiB are parsed, the caller sees
 	// from the extra byte that the file was longer).
 	truncate bool
+	// archive, when set, records every exchange whose body was read
+	// (Options.Archive); its error fails the request.
+	archive archiveFunc
 }
 
 type slotKey struct{}
@@ -144,10 +148,13 @@ type fetchSlot struct {
 	// site's page scope for redirect hops (lead images: image_domains too).
 	maxBody int64
 	inScope func(*url.URL) bool
-	hops    []*url.URL // request URL of every hop, in order
-	status  int
-	header  http.Header
-	body    []byte
+	// refuse, when set, vetoes a redirect hop to a canonical URL (article
+	// pages: a hop to a page the article already has is a loop).
+	refuse func(target string) *FetchError
+	hops   []*url.URL // request URL of every hop, in order
+	status int
+	header http.Header
+	body   []byte
 }
 
 func slotFrom(ctx context.Context) *fetchSlot {
@@ -169,6 +176,11 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	out := req.Clone(ctx)
 	out.Header.Set("Accept-Encoding", "gzip")
+	started := time.Now()
+	var reqBody []byte
+	if t.archive != nil {
+		reqBody = requestBody(req)
+	}
 	resp, err := t.next.RoundTrip(out)
 	if err != nil {
 		return nil, t.classify(ctx, err, 0)
@@ -186,6 +198,11 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Header.Del("Content-Length")
 	resp.Uncompressed = true
 	resp.ContentLength = int64(len(body))
+	if t.archive != nil {
+		if err := t.archive(exchangeOf(req, out, resp, body, reqBody, t.truncate && int64(len(body)) > limit, started)); err != nil {
+			return nil, &FetchError{Kind: KindArchive, Status: resp.StatusCode, Err: err}
+		}
+	}
 	if slot := slotFrom(req.Context()); slot != nil {
 		slot.hops = append(slot.hops, req.URL)
 		slot.status, slot.header, slot.body = resp.StatusCode, resp.Header, body

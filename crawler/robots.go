@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/newsdedup/newscrawl/discovery"
 )
 
 // robots.txt handling follows RFC 9309, with Google's reading of what the
@@ -38,8 +40,9 @@ type robotsRules struct {
 	state      robotsState
 	group      *robotsGroup // nil: everything allowed
 	crawlDelay time.Duration
-	reason     string // why the host is not crawled (state != robotsOK)
-	truncated  bool   // the file was larger than robotsLimit; its start was parsed
+	reason     string   // why the host is not crawled (state != robotsOK)
+	truncated  bool     // the file was larger than robotsLimit; its start was parsed
+	sitemaps   []string // its Sitemap: lines (discovery.RobotsSitemaps)
 }
 
 var allowAllRules = &robotsRules{}
@@ -74,7 +77,7 @@ func parseRobots(body []byte, token string, maxDelay time.Duration) *robotsRules
 	}
 	body = robotsUTF8(body)
 	g := compileRobots(string(body), token)
-	r := &robotsRules{group: g, truncated: truncated}
+	r := &robotsRules{group: g, truncated: truncated, sitemaps: discovery.RobotsSitemaps(body)}
 	if g.hasDelay {
 		r.crawlDelay = time.Duration(g.crawlDelay * float64(time.Second))
 	}

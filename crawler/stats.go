@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +37,12 @@ type SiteStats struct {
 	ArticleLinks     int64 `json:"article_links"`      // distinct links that matched article_url
 	Queued           int64 `json:"queued"`             // URLs added to the frontier
 
+	// List surfaces (list pages, sitemaps, feeds, APIs): answers 304 Not
+	// Modified to a conditional request, and surfaces not fetched because
+	// they were not due (back-off) or another process claimed them.
+	NotModified    int64 `json:"not_modified"`
+	SurfacesNotDue int64 `json:"surfaces_not_due"`
+
 	// Lead images (Response.FetchImage): fetched, refused for their size
 	// (fetch.max_image), and not fetched or failed for another reason
 	// (robots.txt, outside allowed_domains, HTTP error, not an image).
@@ -42,6 +50,18 @@ type SiteStats struct {
 	ImageBytes     int64 `json:"image_bytes"`
 	ImagesTooLarge int64 `json:"images_too_large"`
 	ImagesSkipped  int64 `json:"images_skipped"`
+
+	// Multi-page articles (Response.FetchPage): later pages fetched for
+	// their article, those that could not be had (refused or failed), and
+	// article pages recorded as a page of an article (outcome part)
+	// instead of an article of their own.
+	ArticlePages       int64 `json:"article_pages"`
+	ArticlePagesFailed int64 `json:"article_pages_failed"`
+	Parts              int64 `json:"parts"`
+
+	// Sources counts what each discovery source (sitemap, feed, api,
+	// inline scripts) gave; per site only (Add leaves it out of totals).
+	Sources []SourceStats `json:"sources,omitempty"`
 }
 
 // Add accumulates o into s (Name is kept).
@@ -70,10 +90,15 @@ func (s *SiteStats) Add(o SiteStats) {
 	s.SkippedDecided += o.SkippedDecided
 	s.ArticleLinks += o.ArticleLinks
 	s.Queued += o.Queued
+	s.NotModified += o.NotModified
+	s.SurfacesNotDue += o.SurfacesNotDue
 	s.Images += o.Images
 	s.ImageBytes += o.ImageBytes
 	s.ImagesTooLarge += o.ImagesTooLarge
 	s.ImagesSkipped += o.ImagesSkipped
+	s.ArticlePages += o.ArticlePages
+	s.ArticlePagesFailed += o.ArticlePagesFailed
+	s.Parts += o.Parts
 }
 
 // RunStats converts s to the store's per-run counters.
@@ -100,6 +125,31 @@ func (s Summary) Totals() storage.RunStats { return s.Total.RunStats() }
 type SiteSummary struct {
 	SiteStats
 	Warnings []string `json:"warnings,omitempty"`
+	// Discovery is the discovery delay of the articles the run stored
+	// (their published_at to their fetch), filled in by the caller that
+	// can read them back (the pipeline); zero when unknown.
+	Discovery DelayStats `json:"discovery_delay"`
+}
+
+// DelayStats summarises delays: how many, their median and 90th
+// percentile (nearest rank).
+type DelayStats struct {
+	N      int           `json:"n"`
+	Median time.Duration `json:"median"`
+	P90    time.Duration `json:"p90"`
+}
+
+// Delays summarises ds (in any order; ds is sorted in place).
+func Delays(ds []time.Duration) DelayStats {
+	if len(ds) == 0 {
+		return DelayStats{}
+	}
+	slices.Sort(ds)
+	rank := func(q float64) time.Duration {
+		i := int(math.Ceil(q*float64(len(ds)))) - 1
+		return ds[min(max(i, 0), len(ds)-1)]
+	}
+	return DelayStats{N: len(ds), Median: rank(0.5), P90: rank(0.9)}
 }
 
 // Summary is the outcome of a run.
@@ -129,10 +179,14 @@ type siteCounters struct {
 	skipDepth, skipLength, skipTrap, skipExt, skipDone atomic.Int64
 	skipLinkCap                                        atomic.Int64
 	articleLinks, queued                               atomic.Int64
+	notModified, surfacesNotDue                        atomic.Int64
 	images, imageBytes, imagesTooLarge, imagesSkipped  atomic.Int64
+	articlePages, articlePagesFailed, parts            atomic.Int64
 	startOK, startFailed                               atomic.Int64 // start URLs fetched (2xx HTML) / not fetched this run
 
 	lastStartErr string // why the last start URL could not be fetched (under mu)
+
+	sources *sourceBook // per-source counters of the discovery surfaces
 
 	mu       sync.Mutex
 	errors   map[string]int
@@ -141,7 +195,7 @@ type siteCounters struct {
 }
 
 func newSiteCounters() *siteCounters {
-	return &siteCounters{errors: make(map[string]int), warned: make(map[string]bool)}
+	return &siteCounters{errors: make(map[string]int), warned: make(map[string]bool), sources: newSourceBook()}
 }
 
 func (c *siteCounters) addError(kind string) {
@@ -173,8 +227,11 @@ func (c *siteCounters) snapshot(site string) SiteStats {
 		SkippedDepth: c.skipDepth.Load(), SkippedURLLength: c.skipLength.Load(), SkippedTrap: c.skipTrap.Load(),
 		SkippedExtension: c.skipExt.Load(), SkippedDecided: c.skipDone.Load(), SkippedLinkCap: c.skipLinkCap.Load(),
 		ArticleLinks: c.articleLinks.Load(), Queued: c.queued.Load(),
+		NotModified: c.notModified.Load(), SurfacesNotDue: c.surfacesNotDue.Load(),
 		Images: c.images.Load(), ImageBytes: c.imageBytes.Load(), ImagesTooLarge: c.imagesTooLarge.Load(), ImagesSkipped: c.imagesSkipped.Load(),
+		ArticlePages: c.articlePages.Load(), ArticlePagesFailed: c.articlePagesFailed.Load(), Parts: c.parts.Load(),
 	}
+	s.Sources = c.sources.list()
 	c.mu.Lock()
 	if len(c.errors) > 0 {
 		s.ErrorKinds = make(map[string]int, len(c.errors))

@@ -35,6 +35,9 @@
 // 记者 …), and never reads text patterns from related-article, comment or
 // footer regions (region.go). Dates without a year take it from the meta
 // or URL date; times without a zone are China Standard Time.
+//
+// FindPager (pager.go) reads the pager of a multi-page article: the URLs
+// of its pages in order and which one the page is.
 package extract
 
 import (
@@ -76,6 +79,11 @@ type Article struct {
 	// (declared sides of at least 100 pixels, no such word in its name).
 	// Empty when there is none; data: URLs and SVG are never reported.
 	LeadImage string
+	// SelectorMisses names the configured selectors (Options.BodySelector,
+	// TitleSelector, TimeSelector: "body", "title", "time") that matched
+	// nothing on this page, so that the generic rule was used instead; the
+	// caller warns about them (a site's markup changed).
+	SelectorMisses []string
 }
 
 // Method values.
@@ -98,6 +106,9 @@ type Options struct {
 	// BodySelector, TitleSelector and TimeSelector select the article
 	// body, headline and publish time directly when set.
 	BodySelector, TitleSelector, TimeSelector string
+	// PagerSelector names the pager block of multi-page articles (the
+	// site's extract.pager) when the generic rule of FindPager misses it.
+	PagerSelector string
 	// StripMetaLines removes 来源/责任编辑 lines that sit inside the body
 	// from Text (they are captured into Source/Editor either way). Off by
 	// default: the reprint-web truth counts such lines as body text, and
@@ -125,7 +136,8 @@ type Extractor struct {
 	bodySel  cascadia.Selector
 	titleSel cascadia.Selector
 	timeSel  cascadia.Selector
-	history  *lineHistory // short lines seen on earlier pages
+	pagerSel cascadia.Selector // nil: the generic pager rule (pager.go)
+	history  *lineHistory      // short lines seen on earlier pages
 }
 
 // New compiles the selectors of opts.
@@ -146,7 +158,7 @@ func New(opts Options) (*Extractor, error) {
 		src string
 		dst *cascadia.Selector
 		key string
-	}{{opts.BodySelector, &e.bodySel, "body"}, {opts.TitleSelector, &e.titleSel, "title"}, {opts.TimeSelector, &e.timeSel, "time"}} {
+	}{{opts.BodySelector, &e.bodySel, "body"}, {opts.TitleSelector, &e.titleSel, "title"}, {opts.TimeSelector, &e.timeSel, "time"}, {opts.PagerSelector, &e.pagerSel, "pager"}} {
 		if x.src == "" {
 			continue
 		}
@@ -183,20 +195,20 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 	e.removeSelected(doc)
 	meta := collectMeta(doc)
 	art := &Article{Title: chooseTitle(meta)}
-	if e.titleSel != nil {
-		if n := cascadia.Query(doc, e.titleSel); n != nil {
-			if t := textOf(n); t != "" {
-				art.Title = t
-			}
-		}
-	}
+	e.selectTitle(doc, art)
 	selTime, haveSelTime := e.selectorTime(doc)
+	if e.timeSel != nil && !haveSelTime {
+		art.SelectorMisses = append(art.SelectorMisses, "time")
+	}
 	page0 := renderPage(doc)
 	pageLines := page0.lines
 	defer e.history.record(pageURL, pageLines)
 
 	res := e.body(doc, pageURL)
 	art.Method = res.method
+	if e.bodySel != nil && res.method != MethodSelector {
+		art.SelectorMisses = append(art.SelectorMisses, "body")
+	}
 	if art.LeadImage = resolveImage(pageURL, meta.image); art.LeadImage == "" {
 		art.LeadImage = resolveImage(pageURL, res.leadImage)
 	}
@@ -419,6 +431,21 @@ func readabilityBody(doc *html.Node, pageURL string) bodyResult {
 		return bodyResult{lines: renderReadability(ra.Node), method: MethodReadability}
 	}
 	return bodyResult{}
+}
+
+// selectTitle sets art's title from the title selector, or records that
+// it matched nothing.
+func (e *Extractor) selectTitle(doc *html.Node, art *Article) {
+	if e.titleSel == nil {
+		return
+	}
+	if n := cascadia.Query(doc, e.titleSel); n != nil {
+		if t := textOf(n); t != "" {
+			art.Title = t
+			return
+		}
+	}
+	art.SelectorMisses = append(art.SelectorMisses, "title")
 }
 
 func (e *Extractor) selectorTime(doc *html.Node) (time.Time, bool) {

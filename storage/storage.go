@@ -47,20 +47,24 @@ type Outcome string
 
 // Outcomes. Stored and Duplicate are verdicts on articles; NotArticle marks
 // pages that were fetched and parsed but hold no article (list, video,
-// gallery pages); Error marks a failure with an error kind.
+// gallery pages); Error marks a failure with an error kind; Part marks a
+// later page of a multi-page article (page 2, 3, …), whose text is part of
+// the article named by Page.PartOf: it is never an article of its own.
 const (
 	OutcomeStored     Outcome = "stored"
 	OutcomeDuplicate  Outcome = "duplicate"
 	OutcomeNotArticle Outcome = "not_article"
 	OutcomeError      Outcome = "error"
+	OutcomePart       Outcome = "part"
 )
 
 // Final reports whether a URL with this outcome is never fetched again by a
 // later run. Errors are final only when their kind is permanent (see
 // Page.Permanent); list pages are re-fetched by every run and are therefore
-// recorded as NotArticle but not treated as decided by the frontier.
+// recorded as NotArticle but not treated as decided by the frontier. The
+// pages of a multi-page article (Part) are decided with their article.
 func (o Outcome) Final() bool {
-	return o == OutcomeStored || o == OutcomeDuplicate
+	return o == OutcomeStored || o == OutcomeDuplicate || o == OutcomePart
 }
 
 // Page is the record of one fetched URL.
@@ -74,6 +78,21 @@ type Page struct {
 	Err       string // human-readable message
 	Permanent bool   // for errors: do not retry in later runs
 	FetchedAt time.Time
+	// PartOf is, for Outcome Part, the URL of the article (its page 1)
+	// this page belongs to; "" otherwise.
+	PartOf string
+	// RetryAt, for a permanent error, is when a later run may fetch the
+	// URL again (a page that was gone may come back); zero: never.
+	RetryAt time.Time
+}
+
+// Skipped reports whether a frontier Push at now ignores the page's URL: its
+// outcome is final, or its error is permanent and not due again yet.
+func (p *Page) Skipped(now time.Time) bool {
+	if p.Outcome.Final() {
+		return true
+	}
+	return p.Outcome == OutcomeError && p.Permanent && (p.RetryAt.IsZero() || p.RetryAt.After(now))
 }
 
 // Article is a stored (kept) article with its fingerprints.
@@ -102,6 +121,13 @@ type Article struct {
 	PartialOf int64
 	OwnShare  float64
 	Passages  []Passage
+	// Pages are, for an article of several pages, the URLs of all its
+	// pages in order (URL first), whose texts Text joins; nil for an
+	// article of one page. PagesMissing are those of them that could not
+	// be fetched (an error, a 404): Text lacks their text. Both are
+	// canonical URLs without line breaks.
+	Pages        []string
+	PagesMissing []string
 }
 
 // Passage is a run of content words a partial reprint shares with the
@@ -192,6 +218,12 @@ type Commit struct {
 	// Outcome Stored. The pipeline refuses fetch.keep_raw with a store
 	// that is not a RawStore, so it is never dropped silently.
 	Raw *RawResponse
+	// Parts are the later pages of a multi-page article (Outcome Stored or
+	// Duplicate): in the same transaction each is recorded as a Page of
+	// Outcome Part with PartOf set to Page.URL (and Page's site, run and
+	// fetch time), so that no later run fetches it again; a URL that
+	// already has a final outcome keeps it.
+	Parts []string
 }
 
 // RawResponse is an HTTP response as the crawler received it, with the
@@ -235,11 +267,31 @@ type RunStats struct {
 	Duplicates int `json:"duplicates"`
 	NotArticle int `json:"not_article"`
 	Errors     int `json:"errors"`
+	// Parts are article pages recorded as a later page of a multi-page
+	// article (Outcome Part) rather than an article of their own.
+	Parts int `json:"parts,omitempty"`
 	// Sites keeps every counter the crawler kept per site in this run
 	// (requests, bytes, robots blocks, retries, skipped links, gone pages,
 	// …, by the crawler's JSON names), so that a run's record tells what
 	// happened without its log. Stores persist it with the other counters.
 	Sites []SiteCounters `json:"sites,omitempty"`
+	// Settings are the dedup settings the run decided with (nil for runs
+	// recorded before they were kept, and for a run whose process died
+	// before it finished), so that explain, report and serve show the
+	// thresholds that applied without the site file.
+	Settings *RunSettings `json:"settings,omitempty"`
+}
+
+// RunSettings are a run's dedup settings as the engine applied them
+// (defaults resolved).
+type RunSettings struct {
+	Index             string  `json:"index"`
+	Hamming           int     `json:"hamming"`
+	Jaccard           float64 `json:"jaccard"`
+	Window            string  `json:"window,omitempty"` // "" when everything stored is compared
+	Antecedents       string  `json:"antecedents"`
+	PartialReprints   bool    `json:"partial_reprints"`
+	KeepDuplicateText bool    `json:"keep_duplicate_text"`
 }
 
 // SiteCounters are one site's counters of a run.
@@ -259,7 +311,8 @@ type FrontierItem struct {
 // Frontier is the persisted queue of URLs to fetch. Push ignores URLs already
 // queued in the current crawl and URLs already decided in any run: article
 // URLs with a final outcome (Stored, Duplicate) and URLs whose recorded error
-// is permanent (Page.Permanent). Push returns how many items it added. A
+// is permanent (Page.Permanent) and not yet due again (Page.RetryAt zero or
+// after the time of the Push). Push returns how many items it added. A
 // pending URL pushed again at a smaller depth takes that depth and referer
 // (keeping its place in the queue): processes sharing a frontier do not pop
 // in breadth-first order, and a URL first queued through a long path must
@@ -287,6 +340,7 @@ type Frontier interface {
 // Store is the persistent record of the corpus.
 type Store interface {
 	Frontier
+	SurfaceStore
 
 	BeginRun(ctx context.Context, config string) (Run, error)
 	FinishRun(ctx context.Context, r Run) error

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/newsdedup/newscrawl/internal/logging"
 )
 
 // command is one subcommand: it parses its own flags from args.
@@ -25,12 +27,14 @@ func commands() []command {
 		{"crawl", "crawl the sites of a site file into the store", cmdCrawl},
 		{"export", "write the store's decisions as JSON lines, CSV or WARC", cmdExport},
 		{"migrate", "copy a SQLite store into an empty PostgreSQL database", cmdMigrate},
+		{"discover", "print what each list surface of a site yields (sitemaps, feeds, APIs, start pages)", cmdDiscover},
 		{"explain", "show why a URL was stored or dropped, with the evidence", cmdExplain},
 		{"report", "write a self-contained HTML report of the store", cmdReport},
 		{"serve", "serve a read-only web view of the store (loopback)", cmdServe},
 		{"extract", "print the article extracted from a file or URL as JSON", cmdExtract},
 		{"dedup", "cluster a JSONL corpus or a directory of HTML pages offline", cmdDedup},
 		{"import", "bring a JSONL corpus into the store through the same dedup", cmdImport},
+		{"check", "check the whole store and its index snapshot for damage (for cron)", cmdCheck},
 		{"eval", "print quality and speed figures (eval help for the list)", cmdEval},
 		{"learn-antecedents", "learn SpotSigs antecedents from pages with a labelled text layer", cmdLearnAntecedents},
 		{"demo", "crawl a bundled fixture site offline and print the summary", cmdDemo},
@@ -60,11 +64,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cmd == nil {
-		fmt.Fprintf(stderr, "newscrawl: unknown command %q\n", args[0])
-		printUsage(stderr)
+		fmt.Fprintf(stderr, "newscrawl: unknown command %q%s (newscrawl help lists the commands)\n", args[0], suggest(args[0]))
 		return ExitUsage
 	}
 
+	con := logging.NewConsole(stderr, logFormatOf(args[1:]))
+	defer con.Flush()
+	stderr = con
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	sigs := make(chan os.Signal, 2)
@@ -89,7 +95,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	err := cmd.run(ctx, args[1:], stdout, stderr)
+	err := cmd.run(ctx, args[1:], stdout, helpOut{stderr, stdout})
 	return exitCode(cmd.name, err, context.Cause(ctx), stderr, got)
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -28,10 +29,11 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	redisURL := fs.String("redis", "", "redis:// URL shared by the crawls of one postgres:// store: frontier, host politeness, robots.txt (default: the site file's redis)")
 	only := fs.String("only", "", "comma-separated site names to crawl (default: all)")
 	wait := fs.Bool("wait", false, "wait for a running crawl on the same store instead of exiting")
-	every := fs.Duration("progress", 5*time.Second, "progress line interval on stderr (0: no progress lines)")
+	every := durationFlag(fs, "progress", 5*time.Second, "progress line interval on stderr: a `duration` (5s, 1m) or seconds (5); 0: no progress lines")
 	logFlags := logging.AddFlags(fs)
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics during the crawl (e.g. "+DefaultMetricsAddr+")")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	warcFile := fs.String("warc", "", "write every request and response of the run to this new WARC file (.warc.gz: gzip per record), with its CDXJ index in FILE.cdxj")
 	workers := fs.Int("workers", 0, "bound concurrent fetches over all sites (0: the sum of the sites' parallelism; 1: one page at a time)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -48,7 +50,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *workers < 0 {
 		return usagef("crawl: --workers must be >= 0, got %d", *workers)
 	}
-	log, err := logFlags.Logger(stderr)
+	log, err := logFlags.Logger(recordsOf(stderr))
 	if err != nil {
 		return usageError{fmt.Errorf("crawl: --%w", err)}
 	}
@@ -82,7 +84,12 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			names = append(names, n)
 		}
 	}
-	o := pipeline.CrawlOptions{ConfigPath: *site, Sites: names, Wait: *wait, ProgressEvery: *every, Log: log, Workers: *workers}
+	if *warcFile != "" {
+		if _, err := os.Lstat(*warcFile); err == nil {
+			return usagef("crawl: --warc %s exists: give each run a file of its own", *warcFile)
+		}
+	}
+	o := pipeline.CrawlOptions{ConfigPath: *site, Sites: names, Wait: *wait, ProgressEvery: *every, Log: log, Workers: *workers, WARC: *warcFile}
 	if *metricsAddr != "" {
 		m := metrics.New()
 		stop, addr, err := serveMetrics(*metricsAddr, m, log)
@@ -138,10 +145,4 @@ func crawl(ctx context.Context, cfg *config.Config, o pipeline.CrawlOptions, std
 		progress.Summary(stdout, pipeline.StoreName(cfg.Storage), res.Run, res.Summary, res.Elapsed)
 	}
 	return res, err
-}
-
-// progressTo prints progress lines on w.
-func progressTo(w io.Writer) func(p pipeline.Progress) {
-	var m progress.Meter
-	return func(p pipeline.Progress) { fmt.Fprintln(w, m.Line(p.Snapshot, p.Queue)) }
 }

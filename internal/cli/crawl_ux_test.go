@@ -188,7 +188,8 @@ func TestCrawlMetrics(t *testing.T) {
 	for _, w := range []string{
 		`newscrawl_pages_total{outcome="stored",site="hostile"} 1`,
 		`newscrawl_pages_total{outcome="duplicate",site="hostile"} 1`,
-		`newscrawl_pages_total{outcome="error",site="hostile"} 1`,
+		`newscrawl_pages_total{outcome="error",site="hostile"} 0`, // the 404 is gone, as in the summary
+		`newscrawl_pages_total{outcome="gone",site="hostile"} 1`,
 		`newscrawl_fetch_duration_seconds_count{site="hostile"} 4`,
 		`newscrawl_decision_duration_seconds_count 2`,
 		`newscrawl_index_fingerprints 2`,

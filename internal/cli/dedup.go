@@ -25,6 +25,7 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	index := fs.String("index", pipeline.DefaultIndex, "candidate stage: lsh, prefix or exhaustive")
 	partial := fs.Bool("partial", false, "keep a verified article when it and the stored one each add text of their own (both >= 20% of their content words, one >= 40%; reason \"partial\", with partial_of and the shared passages)")
+	lenient := fs.Bool("lenient", false, "JSONL input: ignore keys that are neither id, title, text nor those of a newscrawl export (default: an unknown key is an error naming the line)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -77,7 +78,7 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return fmt.Errorf("dedup: %w", err)
 		}
-		n, kept, dups, err = pipeline.DedupStream(ctx, eng, pipeline.StreamJSONL(*in), w, "")
+		n, kept, dups, err = pipeline.DedupStream(ctx, eng, pipeline.StreamJSONLWith(*in, *lenient), w, "")
 		if cerr := closeOut(); err == nil {
 			err = cerr
 		}

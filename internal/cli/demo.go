@@ -70,6 +70,9 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if _, err := crawl(ctx, &cfg, pipeline.CrawlOptions{ConfigPath: siteFile, ProgressEvery: 2 * time.Second, Log: log}, stdout, stderr); err != nil {
 		return err
 	}
+	if err := demoCronRun(ctx, &cfg, pipeline.CrawlOptions{ConfigPath: siteFile, Log: log}, stdout); err != nil {
+		return err
+	}
 	corpus := filepath.Join(*dir, "corpus.jsonl")
 	n, err := pipeline.ExportFile(ctx, dbPath, corpus, pipeline.ExportOptions{})
 	if err != nil {

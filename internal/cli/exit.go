@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/internal/pipeline"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -58,18 +59,18 @@ func exitCode(name string, err, cause error, stderr io.Writer, sig os.Signal) in
 	var es errSignal
 	if errors.As(cause, &es) {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "newscrawl %s: %s\n", name, trimPrefix(err.Error(), name))
+			printError(stderr, fmt.Sprintf("newscrawl %s: %s", name, trimPrefix(err.Error(), name)))
 		}
 		return exitCodeForSignal(es.sig)
 	}
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "newscrawl %s: %s\n", name, trimPrefix(err.Error(), name))
+	printError(stderr, fmt.Sprintf("newscrawl %s: %s", name, trimPrefix(err.Error(), name)))
 	var ue usageError
 	var ve *config.ValidationError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ve):
+	case errors.As(err, &ue), errors.As(err, &ve), errors.Is(err, pipeline.ErrNotStoreURL):
 		return ExitUsage
 	case errors.Is(err, storage.ErrLocked):
 		return ExitLocked

@@ -16,13 +16,14 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlags("explain", stderr)
 	db := fs.String("db", "data/news.db", "store to read: a SQLite file or a postgres:// URL")
 	th := addThresholdFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterspersed(fs, args) // flags before or after the URL
+	if err != nil {
 		return usageError{err}
 	}
-	if fs.NArg() != 1 {
-		return usagef("explain: want one URL, got %d arguments", fs.NArg())
+	if len(pos) != 1 {
+		return usagef("explain: want one URL, got %d arguments", len(pos))
 	}
-	u := fs.Arg(0)
+	u := pos[0]
 	thr, err := th.resolve()
 	if err != nil {
 		return err

@@ -21,6 +21,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	keptOnly := fs.Bool("kept-only", false, "only stored articles, no duplicate verdicts")
 	since := fs.String("since", "", "only records fetched at or after this time: RFC 3339 (2026-11-23T08:00:00Z), a date (2026-11-23, UTC) or a duration before now (24h)")
 	run := fs.Int64("run", 0, "only records of this run id (report and serve list the runs)")
+	bom := fs.Bool("bom", false, "csv: start with a UTF-8 byte order mark, so that Excel reads the file as UTF-8 (without it Excel shows Chinese as mojibake)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -33,6 +34,9 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() > 0 {
 		return usagef("export: unexpected arguments %q", fs.Args())
 	}
+	if *bom && *format != pipeline.FormatCSV {
+		return usagef("export: --bom applies to --format csv only")
+	}
 	if *run < 0 {
 		return usagef("export: --run must be a run id (> 0), got %d", *run)
 	}
@@ -41,7 +45,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{fmt.Errorf("export: --%w", err)}
 	}
 	o := pipeline.ExportOptions{Format: *format, Filter: export.Filter{KeptOnly: *keptOnly, Since: t, RunID: *run},
-		Gzip: *format == pipeline.FormatWARC && strings.HasSuffix(*out, ".gz")}
+		Gzip: *format == pipeline.FormatWARC && strings.HasSuffix(*out, ".gz"), BOM: *bom}
 	if *out == "" {
 		if _, err := pipeline.ExportDB(ctx, *db, stdout, o); err != nil {
 			return fmt.Errorf("export: %w", err)

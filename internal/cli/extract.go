@@ -35,8 +35,18 @@ type extractOutput struct {
 	Method        string `json:"method"`
 	SecondOpinion string `json:"second_opinion,omitempty"`
 	LeadImage     string `json:"lead_image,omitempty"`
-	Charset       string `json:"charset"`
-	CharsetFrom   string `json:"charset_from"`
+	// SelectorMisses names the selectors given (--body, the site's
+	// extract.*) that matched nothing: the generic rule was used.
+	SelectorMisses []string `json:"selector_misses,omitempty"`
+	Charset        string   `json:"charset"`
+	CharsetFrom    string   `json:"charset_from"`
+	// Pages are, for a URL whose pager names other pages (a multi-page
+	// article: the crawl stitches them), the article's page URLs in order,
+	// and Page this one's number (1: page 1); absent otherwise. The pager
+	// is read by the generic rule, or by the extract.pager selector of the
+	// --site entry covering the URL.
+	Pages []string `json:"pages,omitempty"`
+	Page  int      `json:"page,omitempty"`
 }
 
 // cmdExtract prints the article of one page as JSON:
@@ -70,7 +80,6 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		args = fs.Args()[1:]
 	}
 	if len(pos) != 1 {
-		fs.Usage()
 		return usagef("want exactly one FILE_OR_URL, got %d", len(pos))
 	}
 	if *charsetFlag != "" && decode.Lookup(*charsetFlag) == "" {
@@ -83,7 +92,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	target := pos[0]
 	var body []byte
 	contentType := ""
-	pageURL := ""
+	pageURL, pagerSel := "", ""
 	charset := *charsetFlag
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
 		cfg := config.Default()
@@ -96,7 +105,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return fmt.Errorf("fetch %s: %w", target, err)
 		}
-		pageURL, body, contentType = resp.URL, resp.Body, resp.Header.Get("Content-Type")
+		pageURL, body, contentType, pagerSel = resp.URL, resp.Body, resp.Header.Get("Content-Type"), resp.Site.Extract.Pager
 		if charset == "" {
 			charset = resp.Site.Charset
 		}
@@ -116,10 +125,16 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	out := extractOutput{
 		Title: art.Title, Text: art.Text, Source: art.Source, Author: art.Author, Editor: art.Editor,
-		Method: art.Method, SecondOpinion: art.SecondOpinion, LeadImage: art.LeadImage, Charset: dec.Charset, CharsetFrom: dec.Source,
+		Method: art.Method, SecondOpinion: art.SecondOpinion, LeadImage: art.LeadImage, SelectorMisses: art.SelectorMisses,
+		Charset: dec.Charset, CharsetFrom: dec.Source,
 	}
 	if !art.PublishedAt.IsZero() {
 		out.PublishedAt = art.PublishedAt.Format(time.RFC3339)
+	}
+	if pageURL != "" {
+		if pg, err := extract.FindPager(pageURL, dec.Body, pagerSel); err == nil && pg.Multi() {
+			out.Pages, out.Page = pg.Pages, pg.Current+1
+		}
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)

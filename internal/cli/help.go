@@ -41,11 +41,14 @@ robots.txt fetch per host.`, []string{
 	"export": {"", `Writes the store's decisions: one record per decided article URL, stored
 articles first, then duplicates with their evidence and reason. Every
 record has every key (null where it does not apply) and its run_id.
-Formats: jsonl (the format ../shared/bench/score.py reads), csv (RFC 4180,
-header row), warc (WARC/1.1: a resource and a metadata record per stored
-article, a revisit record per duplicate; .gz output is gzipped per record).`, []string{
+Formats: jsonl (the format ../shared/bench/score.py reads, and import and
+dedup --in read back), csv (RFC 4180, header row; --bom for Excel), warc
+(WARC/1.1: a resource and a metadata record per stored article, or the
+response as fetched with fetch.keep_raw, a revisit record per duplicate;
+.gz output is gzipped per record).`, []string{
 		"newscrawl export --db data/news.db --out corpus.jsonl",
 		"newscrawl export --db data/news.db --format csv --kept-only --out corpus.csv",
+		"newscrawl export --db data/news.db --format csv --bom --out corpus-excel.csv",
 		"newscrawl export --db data/news.db --format warc --run 12 --out run12.warc.gz",
 		"newscrawl export --db data/news.db --since 24h"}},
 	"migrate": {"", `Copies a SQLite store into an empty PostgreSQL database in one transaction:
@@ -57,6 +60,20 @@ A postgres:// URL then works wherever --db or storage: takes a store, and
 several crawls may run on it at once.`, []string{
 		"newscrawl migrate --from data/news.db --to postgres://newscrawl@db.internal:5432/news",
 		"newscrawl migrate --from data/news.db --to 'postgres://newscrawl@db.internal/news?search_path=corpus'"}},
+	"discover": {"", `Fetches each site's list surfaces once and prints what each yields: its
+start pages (links, and article URLs inside their inline scripts), the
+sitemaps named by the robots.txt of its hosts, its sitemaps (with the
+sitemaps of an index), feeds and APIs (every page). Per source: URLs found,
+matched (in allowed_domains and matching article_url or follow_url), articles
+(matching article_url), new (not decided in the store yet) and decided,
+and the others skipped by reason (off_domain, no_match, bad_url, robots,
+url_length, trap, seen: listed by an earlier source). Requests are polite as
+a crawl's (robots.txt, delays, Crawl-delay, retries, body limits); no article
+is fetched and nothing is written. The store (--db, or the site file's) is
+opened read-only when it exists; without one every URL counts as new. The
+command to run while writing a site entry.`, []string{
+		"newscrawl discover --site configs/sites.yaml --only qq",
+		"newscrawl discover --site mysite.yaml --db data/news.db --json"}},
 	"explain": {"URL", `Explains the decision about one URL (as stored: canonical form): for a
 duplicate, the stored article it matched, the Hamming distance, Jaccard,
 containment and title overlap with the thresholds that applied, and the
@@ -102,6 +119,16 @@ transaction; a postgres:// store commits one record at a time under the
 fleet's decision lock, so an import can run beside crawls.`, []string{
 		"newscrawl import --in corpus.jsonl --db data/news.db",
 		"newscrawl import --in corpus.jsonl --site configs/sites.yaml --progress 0"}},
+	"check": {"", `Checks the whole store for damage: a SQLite file is read page by page
+(PRAGMA integrity_check, about 30 s at a million articles) and the check recorded,
+every store's cross-table invariants are verified, and the index snapshot
+is read whole and checked against the store and the dedup options of
+--site. A crawl checks only the small tables it writes and says when the
+last full check ran (overdue after two days): run check from its own cron
+line, daily. Exit 1 when the store is damaged; an unusable snapshot is
+reported, not an error (the next crawl rebuilds the index).`, []string{
+		"newscrawl check --db data/news.db",
+		"newscrawl check --site configs/sites.yaml"}},
 	"eval": {"[subcommand]", `Prints quality and speed figures on the shared data (../shared); "eval help"
 lists the subcommands; without one it runs "eval dedup".`, []string{
 		"newscrawl eval web", "newscrawl eval crash --n 50"}},
@@ -114,16 +141,63 @@ a temporary directory, prints the kept articles and the duplicates, and
 removes the directory at the end (--keep or --dir keeps it and says where).`, []string{
 		"newscrawl demo", "newscrawl demo --keep"}},
 	"version": {"", `Prints the program's version, the Go version and the VCS revision it was
-built from.`, []string{"newscrawl version"}},
+built from, and where the version came from: the -ldflags -X value of a
+release build (go build -ldflags "-X
+github.com/newsdedup/newscrawl/internal/cli.linkedVersion=v1.2.3"), else
+the module version the toolchain recorded, else (devel).`, []string{"newscrawl version"}},
 }
 
+// helpOut is the stderr Main gives a command: it writes to stderr, but
+// the help a user asks for (-h) goes to stdout, as the top-level usage does.
+type helpOut struct {
+	io.Writer // stderr
+	stdout    io.Writer
+}
+
+// failWriter is a flag set's output: it notes that the flag package
+// printed a parse error (which the command returns, and Main prints in one
+// line) and discards it.
+type failWriter struct{ failed bool }
+
+func (w *failWriter) Write(p []byte) (int, error) { w.failed = true; return len(p), nil }
+
 // newFlags returns the flag set of a command with its help (description,
-// example, flags, exit codes) as Usage.
+// example, flags, exit codes) as Usage: printed to stdout when -h asks for
+// it (to stderr when stderr is not Main's), and not at all after a parse
+// error, which the command returns.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { writeHelp(fs.Output(), name, fs) }
+	help := stderr
+	if h, ok := stderr.(helpOut); ok {
+		help = h.stdout
+	}
+	fw := &failWriter{}
+	fs.SetOutput(fw)
+	fs.Usage = func() {
+		if fw.failed {
+			return
+		}
+		fs.SetOutput(help)
+		writeHelp(help, name, fs)
+		fs.SetOutput(fw)
+	}
 	return fs
+}
+
+// parseInterspersed parses args with flags before, between or after the
+// positional arguments, which it returns.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
@@ -145,7 +219,73 @@ func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	}
 	fmt.Fprintln(w, "Flags:")
 	fs.PrintDefaults()
-	fmt.Fprintf(w, "\n%s\n", exitCodesHelp)
+	fmt.Fprintf(w, "\n%s\n", exitCodesOf(name))
+}
+
+// commandExits are the exit codes other than 0 and 2 that each command
+// can return: 3 (locked) where it takes or checks a store's lock, 4 for
+// the crawl alone, 5 where it opens a store it does not create (or one a
+// newer program wrote); interruption where it runs long enough to be
+// interrupted. Every command but version can fail (1).
+func commandExits(name string) []int {
+	switch name {
+	case "crawl":
+		return []int{ExitFailure, ExitLocked, ExitNothingFetched, ExitNoStore, ExitInterrupted}
+	case "import", "migrate":
+		return []int{ExitFailure, ExitLocked, ExitNoStore, ExitInterrupted}
+	case "export", "explain", "report", "serve", "check":
+		return []int{ExitFailure, ExitNoStore, ExitInterrupted}
+	case "version":
+		return nil
+	}
+	return []int{ExitFailure, ExitInterrupted}
+}
+
+// exitCodesOf is the "Exit codes:" paragraph of a command's help: only
+// the codes it can return.
+func exitCodesOf(name string) string {
+	text := map[int]string{
+		ExitFailure:        "1 failure (storage, I/O)",
+		ExitLocked:         "3 another crawl or import holds the store's lock",
+		ExitNothingFetched: "4 the crawl could fetch nothing at all (every host unreachable, every start page failing)",
+		ExitNoStore:        "5 no store at --db to read (run crawl, import or migrate first) or one written by a newer program",
+		ExitInterrupted:    "130 interrupted by SIGINT (143 for SIGTERM)",
+	}
+	parts := []string{"0 done"}
+	if name == "crawl" {
+		parts[0] = "0 done (page errors are counted, not fatal)"
+	}
+	for _, c := range commandExits(name) {
+		parts = append(parts, text[c])
+		if c == ExitFailure {
+			parts = append(parts, "2 bad flags or invalid config")
+		}
+	}
+	if len(parts) == 1 {
+		parts = append(parts, "2 bad flags")
+	}
+	return wrap("Exit codes: "+strings.Join(parts, "; ")+".", helpWidth)
+}
+
+// helpWidth is the width help paragraphs are wrapped to.
+const helpWidth = 78
+
+// wrap breaks s into lines of at most width bytes at spaces.
+func wrap(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(s) {
+		if i > 0 && n+1+len(w) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 // trimPrefix removes a "name: " prefix the command put on its own error,

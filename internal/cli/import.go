@@ -16,7 +16,8 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	in := fs.String("in", "", `JSONL file: one {"url","title","text"[,"site","published_at"]} object per line`)
 	db := fs.String("db", "", "SQLite file or postgres:// URL of the store (default: the site file's storage, or "+config.Default().Storage+")")
 	site := fs.String("site", "", "site file whose storage and dedup settings apply (default: built-in defaults)")
-	every := fs.Duration("progress", 5*time.Second, "progress report interval (0: none)")
+	every := durationFlag(fs, "progress", 5*time.Second, "progress report interval: a `duration` (5s, 1m) or seconds (5); 0: none")
+	lenient := fs.Bool("lenient", false, "ignore keys that are neither the import's nor those of a newscrawl export (default: an unknown key is an error naming the line)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -45,9 +46,12 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stderr, "import: %s\n", formatImport(s))
 		}
 	}
-	st, err := pipeline.Import(ctx, &cfg, *in, pipeline.StreamImport(f, *in), o)
+	st, err := pipeline.Import(ctx, &cfg, *in, pipeline.StreamImport(f, *in, *lenient), o)
+	if err != nil && st.StartUp == 0 {
+		return fmt.Errorf("import: %w", err) // the store did not open: nothing to sum up
+	}
 	fmt.Fprintf(stdout, "import %s into %s: start-up %.2fs (%d articles indexed; %s); %s\n",
-		*in, cfg.Storage, st.StartUp.Seconds(), st.Indexed, st.Index, formatImport(st))
+		*in, pipeline.StoreName(cfg.Storage), st.StartUp.Seconds(), st.Indexed, st.Index, formatImport(st))
 	if s := st.Saved; s.Skipped == "" && s.Bytes > 0 {
 		fmt.Fprintf(stdout, "index snapshot saved: %d entries, %.1f MB in %.1fs (%s)\n", s.Entries, float64(s.Bytes)/1e6, s.Elapsed.Seconds(), s.Path)
 	}
@@ -55,6 +59,6 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func formatImport(s pipeline.ImportStats) string {
-	return fmt.Sprintf("%d read in %.1fs (%.0f/s): %d stored, %d duplicates, %d without text, %d decided before",
+	return fmt.Sprintf("%d read in %.1fs (%.0f/s): %d stored, %d duplicates, %d not_article (no text), %d decided before",
 		s.Read, s.Elapsed.Seconds(), float64(s.Read)/max(s.Elapsed.Seconds(), 1e-9), s.Stored, s.Duplicates, s.NotArticle, s.AlreadyDecided)
 }

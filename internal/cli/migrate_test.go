@@ -19,7 +19,7 @@ func TestMigrateExitCodes(t *testing.T) {
 		{"file target", []string{"migrate", "--to", filepath.Join(dir, "b.db")}, ExitUsage, "--to must be a postgres:// URL"},
 		{"url source", []string{"migrate", "--from", "postgres://x/y", "--to", "postgres://x/z"}, ExitUsage, "--from must be a SQLite file"},
 		{"extra argument", []string{"migrate", "--to", "postgres://x/z", "extra"}, ExitUsage, "unexpected arguments"},
-		{"missing source", []string{"migrate", "--from", filepath.Join(dir, "none.db"), "--to", "postgres://u:s3cret@127.0.0.1:1/x"}, ExitFailure, "no such file"},
+		{"missing source", []string{"migrate", "--from", filepath.Join(dir, "none.db"), "--to", "postgres://u:s3cret@127.0.0.1:1/x"}, ExitNoStore, "no newscrawl store at"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -224,3 +224,24 @@ func TestReadCommandsNoStore(t *testing.T) {
 		}
 	}
 }
+
+// TestImportPostgresHidesPassword: import's summary names a postgres://
+// store without its password.
+func TestImportPostgresHidesPassword(t *testing.T) {
+	db, _ := pgtest.Schema(t, "nc_cli_")
+	pw := passwordOf(db)
+	if pw == "" {
+		t.Skip("the test server's URL has no password")
+	}
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"url":"https://x.example/1","title":"t","text":"国务院常务会议部署稳就业措施，会议指出就业是最大的民生。"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runMain("import", "--progress", "0", "--in", in, "--db", db)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "1 stored") || strings.Contains(r.stdout+r.stderr, ":"+pw+"@") {
+		t.Errorf("summary:\n%s%s", r.stdout, r.stderr)
+	}
+}

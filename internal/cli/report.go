@@ -56,10 +56,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// thresholdFlags are the thresholds shown next to verdicts: the store does
-// not record the crawl's settings, so they come from the site file the
-// crawl used (--site), else the defaults; --hamming and --jaccard override
-// both.
+// thresholdFlags are the thresholds shown next to verdicts: those each
+// run recorded (else the defaults), unless --site names the site file the
+// crawl used or --hamming and --jaccard fix them.
 type thresholdFlags struct {
 	site    string
 	hamming int
@@ -70,7 +69,7 @@ type thresholdFlags struct {
 func addThresholdFlags(fs *flag.FlagSet) *thresholdFlags {
 	d := explain.Default()
 	t := &thresholdFlags{fs: fs}
-	fs.StringVar(&t.site, "site", "", "site file the crawl used: its dedup.hamming and dedup.jaccard are the thresholds shown (default: the engine's defaults)")
+	fs.StringVar(&t.site, "site", "", "site file whose dedup.hamming and dedup.jaccard are the thresholds shown (default: those each run recorded, else the engine's defaults)")
 	fs.IntVar(&t.hamming, "hamming", d.Hamming, "Simhash candidate radius to show with the verdicts (overrides --site)")
 	fs.Float64Var(&t.jaccard, "jaccard", d.Jaccard, "SpotSigs Jaccard threshold to show with the verdicts (overrides --site)")
 	return t
@@ -85,13 +84,14 @@ func (t *thresholdFlags) resolve() (explain.Thresholds, error) {
 			return th, usageError{fmt.Errorf("--site: %w", err)}
 		}
 		th.Hamming, th.Jaccard = cfg.Dedup.Hamming, cfg.Dedup.Jaccard
+		th.Source = "--site " + t.site
 	}
 	t.fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "hamming":
-			th.Hamming = t.hamming
+			th.Hamming, th.Source = t.hamming, "flags"
 		case "jaccard":
-			th.Jaccard = t.jaccard
+			th.Jaccard, th.Source = t.jaccard, "flags"
 		}
 	})
 	return th, nil

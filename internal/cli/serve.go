@@ -26,7 +26,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return usagef("serve: unexpected arguments %q", fs.Args())
 	}
-	log, err := logFlags.Logger(stderr)
+	log, err := logFlags.Logger(recordsOf(stderr))
 	if err != nil {
 		return usageError{fmt.Errorf("serve: --%w", err)}
 	}

@@ -218,7 +218,7 @@ func TestServeCommand(t *testing.T) {
 
 func TestServeDefaultAddrIsLoopback(t *testing.T) {
 	var b bytes.Buffer
-	Main([]string{"serve", "-h"}, io.Discard, &b)
+	Main([]string{"serve", "-h"}, &b, io.Discard)
 	if !strings.Contains(b.String(), `(default "127.0.0.1:8080")`) {
 		t.Errorf("serve -h:\n%s", b.String())
 	}
@@ -235,9 +235,12 @@ func TestHelpTexts(t *testing.T) {
 				t.Fatalf("exit %d", r.code)
 			}
 			for _, w := range []string{"usage: newscrawl " + c.name, "Examples:", "Flags:", "Exit codes: 0 done"} {
-				if !strings.Contains(r.stderr, w) {
-					t.Errorf("missing %q in\n%s", w, r.stderr)
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("missing %q in stdout:\n%s", w, r.stdout)
 				}
+			}
+			if r.stderr != "" {
+				t.Errorf("help on stderr:\n%s", r.stderr)
 			}
 			if docs[c.name].description == "" {
 				t.Error("no description")
@@ -318,8 +321,8 @@ func TestDemoRemovesTempDir(t *testing.T) {
 
 func TestLearnAntecedentsWritesOnlyWhereTold(t *testing.T) {
 	r := runMain("learn-antecedents", "-h")
-	if !strings.Contains(r.stderr, "-out string") || strings.Contains(r.stderr, `(default "segment/antecedents.txt")`) {
-		t.Errorf("learn-antecedents writes to a tracked file by default:\n%s", r.stderr)
+	if !strings.Contains(r.stdout, "-out string") || strings.Contains(r.stdout, `(default "segment/antecedents.txt")`) {
+		t.Errorf("learn-antecedents writes to a tracked file by default:\n%s", r.stdout)
 	}
 }
 

@@ -19,16 +19,40 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// versionString is "newscrawl VERSION (go GOVERSION, REVISION[, modified] TIME)"
-// from the build information the Go toolchain embeds.
+// linkedVersion is the version a release build sets with
+// -ldflags "-X github.com/newsdedup/newscrawl/internal/cli.linkedVersion=v1.2.3";
+// it is written by the linker only, never at run time.
+var linkedVersion string
+
+// versionString is "newscrawl VERSION (GOVERSION, REVISION[, modified]
+// TIME; version from SOURCE)" from the build information the Go toolchain
+// embeds and linkedVersion.
 func versionString() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "newscrawl (no build information)"
+		bi = nil
 	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
+	return formatVersion(bi, linkedVersion)
+}
+
+// devel is the module version the toolchain records when it knows none
+// (a build from a work tree with -buildvcs=false, or without VCS).
+const devel = "(devel)"
+
+// formatVersion picks the version and says where it came from: the
+// -ldflags -X value when one was linked in (the builder said so), else the
+// module version the toolchain recorded (go install module@version, or
+// derived from the VCS tag and revision), else "(devel)" with the reason.
+func formatVersion(bi *debug.BuildInfo, linked string) string {
+	v, from := devel, "nowhere: the build recorded no module version (no VCS stamp, as with -buildvcs=false) and no -ldflags -X github.com/newsdedup/newscrawl/internal/cli.linkedVersion=VERSION"
+	switch {
+	case linked != "":
+		v, from = linked, "-ldflags -X"
+	case bi != nil && bi.Main.Version != "" && bi.Main.Version != devel:
+		v, from = bi.Main.Version, "the module version"
+	}
+	if bi == nil {
+		return fmt.Sprintf("newscrawl %s (no build information; version from %s)", v, from)
 	}
 	var rev, at, dirty string
 	for _, s := range bi.Settings {
@@ -50,5 +74,5 @@ func versionString() string {
 			out += " " + at
 		}
 	}
-	return out + ")"
+	return out + "; version from " + from + ")"
 }

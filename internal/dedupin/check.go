@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -126,4 +127,30 @@ func checkRepeatedKeys(b []byte, keys []string) error {
 		}
 	}
 	return nil
+}
+
+// UnknownKey returns the first key of the top-level object b that is none
+// of known (compared case folded, as encoding/json matches keys to fields)
+// and true; false when every key is known or b is not a JSON object (which
+// the decoder reports).
+func UnknownKey(b []byte, known []string) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := t.(string)
+		if !slices.ContainsFunc(known, func(w string) bool { return strings.EqualFold(k, w) }) {
+			return k, true
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }

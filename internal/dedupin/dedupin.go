@@ -1,5 +1,7 @@
 // Package dedupin reads the input of offline dedup: JSON lines of
-// {"id", "title", "text"}. Reading is strict, because a silently empty
+// {"id", "title", "text"}, or the JSON lines newscrawl's own export writes
+// (internal/export.Record: its "url" is the id when there is no "id", its
+// other keys are known and ignored). Reading is strict, because a silently empty
 // document would be "kept" and reported as a clean result: a line without
 // "text", with a key it does not know or given twice, without an id,
 // repeating an earlier id (a string id by its value, however escaped), or
@@ -16,7 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/newsdedup/newscrawl/internal/export"
 )
 
 // MaxLine is the longest line accepted (bytes).
@@ -33,8 +36,19 @@ type Doc struct {
 
 type line struct {
 	ID    json.RawMessage `json:"id"`
+	URL   *string         `json:"url"` // the id of an export's record
 	Title *string         `json:"title"`
 	Text  *string         `json:"text"`
+}
+
+// ownKeys are the keys of the dedup input itself.
+var ownKeys = []string{"id", "title", "text"}
+
+// KnownKeys are the keys a line may have: the dedup input's and those of
+// newscrawl's export, of which only url (the id when "id" is absent),
+// title and text are used.
+func KnownKeys() []string {
+	return append(append([]string(nil), ownKeys...), export.Columns...)
 }
 
 // ReadJSONL reads every document of r; name prefixes error messages
@@ -63,6 +77,9 @@ type Reader struct {
 	n    int // lines read
 	seen map[string]int
 	err  error // sticky: the first error, or io.EOF
+	// Lenient, when set before the first Next, ignores keys that are not
+	// KnownKeys instead of failing on them.
+	Lenient bool
 }
 
 // NewReader returns a Reader of r; name prefixes error messages
@@ -98,17 +115,22 @@ func (r *Reader) next() (Doc, error) {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		if err := CheckLine(b, "id", "title", "text"); err != nil {
+		if err := CheckLine(b, "id", "url", "title", "text"); err != nil {
 			return Doc{}, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
+		if k, ok := UnknownKey(b, KnownKeys()); ok && !r.Lenient {
+			return Doc{}, fmt.Errorf("%s:%d: unknown key %q (allowed: id, title, text, or the keys of a newscrawl export; lenient reading ignores unknown keys)", name, n, k)
+		}
 		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
 		var l line
 		if err := dec.Decode(&l); err != nil {
 			return Doc{}, fmt.Errorf("%s:%d: %w", name, n, describe(err))
 		}
 		if dec.More() {
 			return Doc{}, fmt.Errorf("%s:%d: more than one JSON value on the line", name, n)
+		}
+		if (len(l.ID) == 0 || string(l.ID) == "null") && l.URL != nil && *l.URL != "" {
+			l.ID, _ = json.Marshal(*l.URL) // a string always marshals
 		}
 		if len(l.ID) == 0 || string(l.ID) == "null" {
 			return Doc{}, fmt.Errorf("%s:%d: missing \"id\"", name, n)
@@ -156,10 +178,6 @@ func idKey(id []byte) string {
 
 // describe turns encoding/json's messages into ones that name the key.
 func describe(err error) error {
-	msg := err.Error()
-	if k, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return fmt.Errorf("unknown key %s (allowed: id, title, text)", k)
-	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
 		return fmt.Errorf("key %q: want a %s, got %s", te.Field, te.Type, te.Value)

@@ -40,6 +40,12 @@ func TestReadJSONL(t *testing.T) {
 		{"surrogate pair", `{"id":1,"text":"\ud83d\ude00 \\ud800"}`, []string{"1"}, ""},
 		{"escaped backslash before u", `{"id":1,"text":"\\udc00"}`, []string{"1"}, ""},
 		{"id repeated with an escape", `{"id":"a","text":"1"}` + "\n" + `{"id":"\u0061","text":"2"}`, nil, `in.jsonl:2: id "\u0061" repeats line 1`},
+		// A line of newscrawl's own export (internal/export.Record): its
+		// url is the id, its other keys are known.
+		{"export line", `{"run_id":3,"url":"https://a.example/1","site":"a","kept":false,"dup_of":"https://a.example/0","cluster":1,"title":"t","text":"x","published_at":null,"source":"","author":"","editor":"","fetched_at":"2026-11-20T08:00:00Z","simhash":"00000000000000ff","distance":2,"jaccard":0.9,"containment":1,"reason":"jaccard","partial_of":null,"own_share":null,"passages":null}`, []string{`"https://a.example/1"`}, ""},
+		{"id wins over url", `{"id":7,"url":"u","text":"x"}`, []string{"7"}, ""},
+		{"export line without url", `{"run_id":3,"text":"x"}`, nil, `in.jsonl:1: missing "id"`},
+		{"url given twice", `{"url":"a","URL":"b","text":"x"}`, nil, `both set "url"`},
 		{"bom not at start", `{"id":1,"text":"a"}` + "\n\xef\xbb\xbf" + `{"id":2,"text":"b"}`, nil, "in.jsonl:2: invalid character"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,6 +65,35 @@ func TestReadJSONL(t *testing.T) {
 			}
 			if strings.Join(ids, ",") != strings.Join(tc.ids, ",") {
 				t.Fatalf("ids %v, want %v", ids, tc.ids)
+			}
+		})
+	}
+}
+
+// TestLenient: a lenient reader ignores unknown keys; a strict one names
+// the first.
+func TestLenient(t *testing.T) {
+	in := `{"id":1,"text":"a","body":"b","extra":{"k":1}}`
+	for _, tc := range []struct {
+		name    string
+		lenient bool
+		wantErr string
+	}{
+		{"strict", false, `in.jsonl:1: unknown key "body"`},
+		{"lenient", true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := dedupin.NewReader(strings.NewReader(in), "in.jsonl")
+			r.Lenient = tc.lenient
+			d, err := r.Next()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || string(d.ID) != "1" || d.Text != "a" {
+				t.Fatalf("doc %+v, err %v", d, err)
 			}
 		})
 	}

@@ -27,12 +27,19 @@ type Store interface {
 	ArticleByURL(ctx context.Context, url string) (storage.Article, error)
 	Articles(ctx context.Context, fn func(storage.Article) error) error
 	Duplicates(ctx context.Context, fn func(storage.Duplicate) error) error
+	Runs(ctx context.Context) ([]storage.Run, error)
 }
 
-// Thresholds are the engine settings a verdict was taken with. The store
-// does not record them; Default gives the engine's defaults, and a caller
-// that knows the crawl's config passes its values.
+// Thresholds are the engine settings a verdict was taken with. A run
+// records the settings it decided with (storage.RunStats.Settings):
+// Explain uses those of the verdict's run unless the caller fixed them
+// (Source not empty: a site file or flags). Default gives the engine's
+// defaults, for runs that recorded none.
 type Thresholds struct {
+	// Source says where the values come from: "" (the verdict's run,
+	// else the defaults), "run N", "defaults", or the caller's own
+	// ("--site FILE", "flags").
+	Source                string
 	Hamming               int
 	Jaccard               float64
 	Containment           float64
@@ -40,6 +47,38 @@ type Thresholds struct {
 	MinContainmentJaccard float64
 	ShortJaccard          float64
 	MinImageSimilarity    float64
+}
+
+// FromRun returns t with the thresholds run r recorded (and Source "run
+// N"); ok is false when r recorded none.
+func (t Thresholds) FromRun(r storage.Run) (Thresholds, bool) {
+	s := r.Stats.Settings
+	if s == nil {
+		return t, false
+	}
+	t.Hamming, t.Jaccard, t.Source = s.Hamming, s.Jaccard, fmt.Sprintf("run %d", r.ID)
+	return t, true
+}
+
+// forRun returns th unless the caller fixed its source: then the
+// thresholds run id recorded, else the defaults.
+func forRun(ctx context.Context, s Store, id int64, th Thresholds) (Thresholds, error) {
+	if th.Source != "" {
+		return th, nil
+	}
+	runs, err := s.Runs(ctx)
+	if err != nil {
+		return th, fmt.Errorf("explain: runs: %w", err)
+	}
+	for _, r := range runs {
+		if r.ID == id {
+			if t, ok := th.FromRun(r); ok {
+				return t, nil
+			}
+		}
+	}
+	th.Source = "defaults"
+	return th, nil
 }
 
 // Default returns dedup's default thresholds.
@@ -60,7 +99,11 @@ type Explanation struct {
 	// PartialOf is the stored article a partial reprint re-uses
 	// (Article.PartialOf), nil otherwise; Shared and Coverage then compare
 	// the article with it.
-	PartialOf  *storage.Article
+	PartialOf *storage.Article
+	// Whole is, for a later page of a multi-page article (Outcome part),
+	// that article when it was stored (nil when it was judged a
+	// duplicate: Page.PartOf still names it).
+	Whole      *storage.Article
 	Members    int // articles and duplicates in the cluster (stored or duplicate)
 	Thresholds Thresholds
 	// TitleOverlap is the headlines' character-bigram overlap (shorter
@@ -88,6 +131,9 @@ func Explain(ctx context.Context, s Store, url string, th Thresholds) (*Explanat
 	}
 	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
+	}
+	if th, err = forRun(ctx, s, p.RunID, th); err != nil {
+		return nil, err
 	}
 	e := &Explanation{Page: p, Thresholds: th}
 	var cluster int64
@@ -128,6 +174,15 @@ func Explain(ctx context.Context, s Store, url string, th Thresholds) (*Explanat
 			e.Shared = passages.Shared(d.Text, o.Text)
 			e.Coverage = passages.Coverage(d.Text, o.Text)
 		}
+	case storage.OutcomePart:
+		a, err := s.ArticleByURL(ctx, p.PartOf)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return nil, fmt.Errorf("explain: article of %s: %w", url, err)
+		}
+		if err == nil {
+			e.Whole = &a
+		}
+		return e, nil
 	default:
 		return e, nil
 	}
@@ -243,11 +298,18 @@ func Write(w io.Writer, e *Explanation) error {
 		a := e.Article
 		fmt.Fprintf(&b, "kept:     stored as article %d (%q); no stored article before it passed the thresholds\n", a.ID, a.Title)
 		fmt.Fprintf(&b, "cluster:  %d, %d member(s) (articles and duplicates)\n", a.Cluster, e.Members)
+	case p.Outcome == storage.OutcomePart:
+		fmt.Fprintf(&b, "part:     a later page of the multi-page article %s: its text is in that article, never an article of its own\n", p.PartOf)
+		if w := e.Whole; w != nil {
+			fmt.Fprintf(&b, "          stored as article %d (%q)\n", w.ID, w.Title)
+		} else {
+			fmt.Fprintf(&b, "          (that article was judged a duplicate, or is not stored)\n")
+		}
 	case e.Duplicate != nil:
 		d, o := e.Duplicate, e.Original
 		fmt.Fprintf(&b, "dropped:  near-duplicate (reason %s) of article %d\n          %s\n          %q\n", orUnknown(d.Reason), o.ID, o.URL, o.Title)
 		fmt.Fprintf(&b, "cluster:  %d, %d member(s)\n", d.Cluster, e.Members)
-		fmt.Fprintf(&b, "evidence (thresholds of the engine's defaults unless the crawl's config changed them):\n")
+		fmt.Fprintf(&b, "evidence (thresholds: %s):\n", thresholdSource(th))
 		fmt.Fprintf(&b, "  simhash hamming distance  %d   (candidate when <= %d)\n", d.Distance, th.Hamming)
 		fmt.Fprintf(&b, "  spotsigs jaccard          %.3f (duplicate when >= %.2f; short texts >= %.2f)\n", d.Jaccard, th.Jaccard, th.ShortJaccard)
 		fmt.Fprintf(&b, "  spotsigs containment      %.3f (brief when >= %.2f and jaccard >= %.2f or title overlap >= %.2f)\n",
@@ -269,8 +331,30 @@ func Write(w io.Writer, e *Explanation) error {
 			fmt.Fprintf(&b, "note:     %s\n", p.Err)
 		}
 	}
+	writePages(&b, e)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writePages prints the pages of a stored multi-page article (the page's
+// own or the one a later page belongs to) and those that could not be
+// fetched.
+func writePages(b *strings.Builder, e *Explanation) {
+	a := e.Article
+	if a == nil {
+		a = e.Whole
+	}
+	if a == nil || len(a.Pages) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "pages:    %d, text stitched in this order:\n", len(a.Pages))
+	for i, u := range a.Pages {
+		note := ""
+		if slices.Contains(a.PagesMissing, u) {
+			note = "  (could not be fetched: its text is missing)"
+		}
+		fmt.Fprintf(b, "  %2d %s%s\n", i+1, u, note)
+	}
 }
 
 // writeImageEvidence prints the lead-image evidence of a duplicate whose
@@ -286,6 +370,18 @@ func writeImageEvidence(b *strings.Builder, e *Explanation) {
 	case d.Image != "":
 		fmt.Fprintf(b, "  lead image fingerprint    %s (not needed: the text decided)\n", d.Image)
 	}
+}
+
+// thresholdSource says where the thresholds shown come from.
+func thresholdSource(th Thresholds) string {
+	switch th.Source {
+	case "", "defaults":
+		return "the engine's defaults; the run recorded none"
+	}
+	if strings.HasPrefix(th.Source, "run ") {
+		return "recorded by " + th.Source
+	}
+	return "from " + th.Source
 }
 
 func orNone(s string) string {

@@ -3,8 +3,11 @@
 // shippers).
 //
 // Levels: by default only warnings and errors; -v (Verbose) adds one line
-// per skipped or failed URL with its reason (slog.LevelInfo); -vv
-// (VeryVerbose) adds every fetch (slog.LevelDebug).
+// per decided URL (stored, duplicate with the URL it duplicates, the
+// reason and Jaccard, not_article with why) and per skipped or failed URL
+// with its reason (slog.LevelInfo); -vv (VeryVerbose) adds every fetch
+// (slog.LevelDebug). A Console keeps the command's other stderr lines
+// apart from the records, and in JSON makes each of them a JSON object.
 package logging
 
 import (
@@ -64,7 +67,7 @@ type Flags struct {
 // fs.
 func AddFlags(fs *flag.FlagSet) *Flags {
 	f := &Flags{Format: FormatText}
-	fs.BoolFunc("v", "verbose: log one line per skipped or failed URL with its reason", func(string) error {
+	fs.BoolFunc("v", "verbose: log one line per decided URL (stored; duplicate with the URL, reason and Jaccard; not_article with why) and per skipped or failed URL", func(string) error {
 		f.Verbosity++
 		return nil
 	})
@@ -72,7 +75,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		f.Verbosity += 2
 		return nil
 	})
-	fs.StringVar(&f.Format, "log-format", FormatText, "log format: text or json")
+	fs.StringVar(&f.Format, "log-format", FormatText, "log format: text or json (json: every line on stderr is one JSON object, progress and status lines too)")
 	return f
 }
 

@@ -1,13 +1,14 @@
 // Package metrics exposes a crawl's figures to Prometheus
 // (github.com/prometheus/client_golang): pages by site and outcome, fetch
 // and decision latency histograms, index size, queue depth, robots.txt
-// blocks and retries. Each crawl builds its own Metrics with its own
+// blocks and retries, and the figures of incremental runs (requests, 304s,
+// backed-off surfaces, discovery delay). Each crawl builds its own Metrics with its own
 // registry (no global state), feeds it from the crawler's progress
 // snapshots and the pipeline's timings, and serves it with Handler.
 //
 // Metric names (all prefixed newscrawl_):
 //
-//	pages_total{site,outcome}              counter  outcome: stored, duplicate, not_article, error
+//	pages_total{site,outcome}              counter  outcome: stored, duplicate, not_article, error (the site or the network failed), gone (a 4xx answer), as the crawl summary counts them
 //	robots_blocked_total{site}             counter  URLs not fetched because robots.txt disallows them
 //	retries_total{site}                    counter  extra attempts after transient failures
 //	fetched_bytes_total{site}              counter  decompressed body bytes
@@ -15,6 +16,12 @@
 //	decision_duration_seconds              histogram decode, extract, fingerprint, decide and commit of an article page
 //	index_fingerprints                     gauge    fingerprints in the near-duplicate index
 //	queue_depth{site}                      gauge    frontier URLs not yet done
+//	requests_total{site}                   counter  HTTP requests sent (robots.txt included)
+//	not_modified_total{site}               counter  list surfaces answered 304 Not Modified
+//	surfaces_not_due_total{site}           counter  list surfaces skipped: backed off or claimed by another process
+//	discovery_delay_seconds{site}          histogram published_at to fetch of each stored article
+//
+// Requests per new article is requests_total / pages_total{outcome="stored"}.
 //
 // plus the Go runtime and process collectors (go_*, process_*).
 package metrics
@@ -38,6 +45,8 @@ const (
 	OutcomeDuplicate  = "duplicate"
 	OutcomeNotArticle = "not_article"
 	OutcomeError      = "error"
+	OutcomeGone       = "gone"
+	OutcomePart       = "part" // a later page of a multi-page article
 )
 
 // Histogram buckets (seconds). Fetches of portal pages take 50 ms to a few
@@ -46,14 +55,21 @@ const (
 var (
 	FetchBuckets    = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 60}
 	DecisionBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1}
+	// DiscoveryBuckets: portals' list pages show a story within minutes of
+	// publication; a cron crawl finds it one period later (5 min to 1 h),
+	// a backed-off list up to hours later, an archive crawl days later.
+	DiscoveryBuckets = []float64{60, 300, 900, 1800, 3600, 2 * 3600, 6 * 3600, 12 * 3600, 86400, 3 * 86400, 7 * 86400}
 )
 
 // SiteCounts are the cumulative counters of one site in a run, as the
 // crawler's progress snapshots carry them (crawler.SiteStats).
 type SiteCounts struct {
-	Site                                   string
-	Stored, Duplicates, NotArticle, Errors int64
-	RobotsBlocked, Retries, Bytes          int64
+	Site                                  string
+	Stored, Duplicates, NotArticle        int64
+	Errors, Gone                          int64 // failures of the site or network; 4xx answers (progress.Counts)
+	RobotsBlocked, Retries, Bytes         int64
+	Requests, NotModified, SurfacesNotDue int64
+	Parts                                 int64 // later pages of multi-page articles
 }
 
 // Metrics holds one crawl's metrics and their registry. It is safe for
@@ -68,6 +84,10 @@ type Metrics struct {
 	decision prometheus.Histogram
 	index    prometheus.Gauge
 	queue    *prometheus.GaugeVec
+	requests *prometheus.CounterVec
+	notMod   *prometheus.CounterVec
+	notDue   *prometheus.CounterVec
+	delay    *prometheus.HistogramVec
 
 	mu   sync.Mutex
 	last map[string]SiteCounts // counters already added, per site
@@ -78,7 +98,7 @@ func New() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		pages: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "pages_total",
-			Help: "Pages recorded, by site and outcome (stored, duplicate, not_article, error)."}, []string{"site", "outcome"}),
+			Help: "Pages recorded, by site and outcome (stored, duplicate, not_article, error: the site or the network failed, gone: a 4xx answer, part: a later page of a multi-page article)."}, []string{"site", "outcome"}),
 		robots: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "robots_blocked_total",
 			Help: "URLs not fetched because robots.txt disallows them."}, []string{"site"}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "retries_total",
@@ -93,9 +113,18 @@ func New() *Metrics {
 			Help: "Fingerprints in the near-duplicate index (stored articles and indexed duplicates)."}),
 		queue: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "queue_depth",
 			Help: "Frontier URLs not yet done (pending or in flight)."}, []string{"site"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "requests_total",
+			Help: "HTTP requests sent (attempts, robots.txt included)."}, []string{"site"}),
+		notMod: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "not_modified_total",
+			Help: "List surfaces (list pages, sitemaps, feeds, APIs) answered 304 Not Modified."}, []string{"site"}),
+		notDue: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "surfaces_not_due_total",
+			Help: "List surfaces not fetched: backed off after runs with nothing new, or claimed by another process."}, []string{"site"}),
+		delay: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "discovery_delay_seconds",
+			Help: "Time from an article's published_at to its fetch, for stored articles.", Buckets: DiscoveryBuckets}, []string{"site"}),
 		last: map[string]SiteCounts{},
 	}
 	m.reg.MustRegister(m.pages, m.robots, m.retries, m.bytes, m.fetch, m.decision, m.index, m.queue,
+		m.requests, m.notMod, m.notDue, m.delay,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -128,9 +157,14 @@ func (m *Metrics) ObserveSites(sites []SiteCounts) {
 		add(m.pages.WithLabelValues(s.Site, OutcomeDuplicate), s.Duplicates, old.Duplicates)
 		add(m.pages.WithLabelValues(s.Site, OutcomeNotArticle), s.NotArticle, old.NotArticle)
 		add(m.pages.WithLabelValues(s.Site, OutcomeError), s.Errors, old.Errors)
+		add(m.pages.WithLabelValues(s.Site, OutcomeGone), s.Gone, old.Gone)
+		add(m.pages.WithLabelValues(s.Site, OutcomePart), s.Parts, old.Parts)
 		add(m.robots.WithLabelValues(s.Site), s.RobotsBlocked, old.RobotsBlocked)
 		add(m.retries.WithLabelValues(s.Site), s.Retries, old.Retries)
 		add(m.bytes.WithLabelValues(s.Site), s.Bytes, old.Bytes)
+		add(m.requests.WithLabelValues(s.Site), s.Requests, old.Requests)
+		add(m.notMod.WithLabelValues(s.Site), s.NotModified, old.NotModified)
+		add(m.notDue.WithLabelValues(s.Site), s.SurfacesNotDue, old.SurfacesNotDue)
 		m.last[s.Site] = s
 	}
 }
@@ -138,6 +172,12 @@ func (m *Metrics) ObserveSites(sites []SiteCounts) {
 // ObserveFetch records one page fetch of site that took d.
 func (m *Metrics) ObserveFetch(site string, d time.Duration) {
 	m.fetch.WithLabelValues(site).Observe(d.Seconds())
+}
+
+// ObserveDiscovery records the discovery delay of one stored article of
+// site (published_at to fetch).
+func (m *Metrics) ObserveDiscovery(site string, d time.Duration) {
+	m.delay.WithLabelValues(site).Observe(d.Seconds())
 }
 
 // ObserveDecision records one article page's decision time.

@@ -15,6 +15,7 @@ import (
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/internal/metrics"
 	"github.com/newsdedup/newscrawl/internal/progress"
+	"github.com/newsdedup/newscrawl/internal/warcexport"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/postgres"
@@ -41,6 +42,10 @@ type CrawlOptions struct {
 	// outcome, fetch and decision latency, index size, queue depth,
 	// robots blocks and retries (every MetricsEvery for the counters).
 	Metrics *metrics.Metrics
+	// WARC, when set, names a new file (it must not exist) that receives
+	// every request and response of the run as WARC/1.1, with its CDXJ
+	// index beside it (warcexport.CrawlArchive).
+	WARC string
 }
 
 // MetricsEvery is how often the counters of Metrics are updated.
@@ -111,22 +116,23 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 	}
 	defer release()
 	// A damaged store is refused before anything is written to it: the
-	// full check at most every FullCheckEvery, the small one in between
-	// (see checkStore). (A PostgreSQL server checks its own pages.) The
+	// small tables are checked, the full check is Check's (see
+	// checkStore). (A PostgreSQL server checks its own pages.) The
 	// check and the index load only read the store, so they run side by
 	// side; nothing is written until both are done.
 	type checkResult struct {
-		what string
-		took time.Duration
-		err  error
+		what    string
+		overdue bool
+		took    time.Duration
+		err     error
 	}
 	checked := make(chan checkResult, 1)
 	qc, hasCheck := store.(quickChecker)
 	if hasCheck {
 		go func() {
 			t := time.Now()
-			what, err := checkStore(ctx, qc, t)
-			checked <- checkResult{what, time.Since(t), err}
+			what, overdue, err := checkStore(ctx, qc, t)
+			checked <- checkResult{what, overdue, time.Since(t), err}
 		}()
 	}
 	proc, idx, err := articleStage(ctx, cfg, store, o, status, rdb)
@@ -136,6 +142,9 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 			return CrawlResult{}, fmt.Errorf("%w (nothing was written; restore a backup or move the store aside)", c.err)
 		}
 		fmt.Fprintf(status, "store checked in %.1fs (%s)\n", c.took.Seconds(), c.what)
+		if c.overdue {
+			o.Log.Warn("full store check overdue", "store", StoreName(cfg.Storage), "check", c.what)
+		}
 	}
 	if err != nil {
 		return CrawlResult{}, err
@@ -219,8 +228,21 @@ func crawlIndex(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, st
 // With shared set (redis: configured), the frontier is in Redis (store
 // wraps it) and hosts are paced and robots.txt answers shared through it.
 func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc crawler.Processor, o CrawlOptions, start time.Time, shared *redisfrontier.Frontier) (CrawlResult, error) {
+	from, feedOK, err := discoveryFrom(ctx, store)
+	if err != nil {
+		return CrawlResult{}, err
+	}
+	var archive *warcexport.CrawlArchive
+	if o.WARC != "" {
+		if archive, err = warcexport.CreateCrawlArchive(o.WARC, "newscrawl", time.Now()); err != nil {
+			return CrawlResult{}, err
+		}
+	}
 	run, err := store.BeginRun(ctx, o.ConfigPath)
 	if err != nil {
+		if archive != nil {
+			archive.Close()
+		}
 		return CrawlResult{}, fmt.Errorf("begin run: %w", err)
 	}
 	copts := crawler.Options{Sites: o.Sites, Workers: o.Workers, Logger: o.Log}
@@ -235,15 +257,34 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 	if o.Metrics != nil {
 		copts.OnFetch = func(site, _ string, _ int, d time.Duration) { o.Metrics.ObserveFetch(site, d) }
 	}
+	if archive != nil {
+		copts.Archive = archive.Record
+	}
 	cr, err := crawler.New(cfg, store, proc, copts)
 	if err != nil {
+		if archive != nil {
+			archive.Close()
+		}
 		return CrawlResult{}, err
 	}
 	sum, runErr := cr.Run(ctx, run.ID)
 	flush()
+	if feedOK && runErr == nil {
+		runErr = addDiscovery(context.WithoutCancel(ctx), store, from, run.ID, &sum, o.Metrics)
+	}
+	if archive != nil {
+		n, err := archive.Close()
+		if err != nil && runErr == nil {
+			runErr = err
+		}
+		if o.Status != nil {
+			fmt.Fprintf(o.Status, "warc: %d exchanges in %s (index %s.cdxj)\n", n, o.WARC, o.WARC)
+		}
+	}
 
 	run.FinishedAt = time.Now()
 	run.Stats = progress.RunStats(sum)
+	run.Stats.Settings = RunSettings(cfg.Dedup)
 	switch {
 	case runErr != nil:
 		run.Status = storage.RunFailed
@@ -335,9 +376,11 @@ func progressHook(ctx context.Context, store storage.Frontier, o CrawlOptions, s
 		if o.Metrics != nil {
 			counts := make([]metrics.SiteCounts, len(s.Sites))
 			for i, site := range s.Sites {
+				c := progress.CountsOf(site) // errors and gone pages as the summary counts them
 				counts[i] = metrics.SiteCounts{Site: site.Name, Stored: site.Stored, Duplicates: site.Duplicates,
-					NotArticle: site.NotArticle, Errors: site.Errors, RobotsBlocked: site.RobotsBlocked,
-					Retries: site.Retries, Bytes: site.Bytes}
+					NotArticle: site.NotArticle, Errors: c.Errors, Gone: c.Gone, Parts: site.Parts, RobotsBlocked: site.RobotsBlocked,
+					Retries: site.Retries, Bytes: site.Bytes, Requests: site.Requests, NotModified: site.NotModified,
+					SurfacesNotDue: site.SurfacesNotDue}
 				if n, ok := queue[site.Name]; ok {
 					o.Metrics.SetQueueDepth(site.Name, n)
 				}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/renameio/v2"
@@ -36,7 +37,14 @@ type ExportOptions struct {
 	Filter export.Filter
 	// Gzip compresses a WARC export record by record (.warc.gz).
 	Gzip bool
+	// BOM starts a CSV export with the UTF-8 byte order mark, by which
+	// Excel recognises UTF-8 (without it, it reads the file in the
+	// system's ANSI code page and shows Chinese as mojibake).
+	BOM bool
 }
+
+// utf8BOM is the UTF-8 encoding of U+FEFF.
+const utf8BOM = "\xef\xbb\xbf"
 
 // Export writes one JSON line per decided article URL (internal/export):
 // stored articles, then duplicate verdicts. It returns the number of lines
@@ -52,6 +60,11 @@ func ExportTo(ctx context.Context, store storage.Store, w io.Writer, o ExportOpt
 	case FormatJSONL, "":
 		return export.JSONL(ctx, store, o.Filter, w)
 	case FormatCSV:
+		if o.BOM {
+			if _, err := io.WriteString(w, utf8BOM); err != nil {
+				return 0, err
+			}
+		}
 		return export.CSV(ctx, store, o.Filter, w)
 	case FormatWARC:
 		c, err := warcexport.Write(ctx, store, w, warcexport.Options{Filter: o.Filter, Gzip: o.Gzip, Software: "newscrawl", Now: time.Now()})
@@ -97,13 +110,19 @@ func ExportDB(ctx context.Context, db string, w io.Writer, o ExportOptions) (int
 // pipe, or, for a user who can write /dev, of /dev/null). A directory is
 // an error.
 func ExportFile(ctx context.Context, db, out string, o ExportOptions) (int, error) {
+	if err := CheckStoreName(db); err != nil {
+		return 0, err
+	}
 	if !IsPostgres(db) {
-		if _, err := os.Stat(db); err != nil {
+		if err := sqliteExists(db); err != nil {
 			return 0, err
 		}
 	}
 	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
 		return exportStream(ctx, db, out, fi, o)
+	}
+	if err := folderExists(out); err != nil {
+		return 0, err
 	}
 	f, err := renameio.NewPendingFile(out, renameio.WithTempDir(filepath.Dir(out)), renameio.WithPermissions(0o644))
 	if err != nil {
@@ -150,20 +169,20 @@ func exportStream(ctx context.Context, db, out string, fi fs.FileInfo, o ExportO
 // store there is an error wrapping storage.ErrNoStore that says to run
 // crawl, import or migrate first.
 func OpenExisting(ctx context.Context, db string) (storage.Store, error) {
-	noStore := fmt.Errorf("%w at %s (run crawl, import or migrate first)", storage.ErrNoStore, StoreName(db))
+	if err := CheckStoreName(db); err != nil {
+		return nil, err
+	}
 	if IsPostgres(db) {
 		s, err := postgres.Open(ctx, db, postgres.ReadOnly())
 		if errors.Is(err, storage.ErrNoStore) {
-			return nil, noStore
+			return nil, noStoreAt(db, "")
 		}
 		if err != nil {
 			return nil, err
 		}
 		return s, nil
 	}
-	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
-		return nil, noStore
-	} else if err != nil {
+	if err := sqliteExists(db); err != nil {
 		return nil, err
 	}
 	s, err := sqlite.Open(ctx, db, sqlite.ReadOnly())
@@ -171,4 +190,49 @@ func OpenExisting(ctx context.Context, db string) (storage.Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// noStoreAt is the error of a reading command finding no store at db,
+// wrapping storage.ErrNoStore; why, when not "", says what is missing.
+func noStoreAt(db, why string) error {
+	if why != "" {
+		why = ": " + why
+	}
+	return fmt.Errorf("%w at %s%s (run crawl, import or migrate first)", storage.ErrNoStore, StoreName(db), why)
+}
+
+// sqliteExists returns nil when the SQLite file db exists, and an error
+// wrapping storage.ErrNoStore when neither it nor its folder does (or a
+// part of the path is a file, not a folder).
+func sqliteExists(db string) error {
+	_, err := os.Stat(db)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ENOTDIR):
+		return noStoreAt(db, "a part of the path is a file, not a folder")
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	dir := filepath.Dir(db)
+	if _, derr := os.Stat(dir); errors.Is(derr, fs.ErrNotExist) {
+		return noStoreAt(db, "no folder "+dir)
+	}
+	return noStoreAt(db, "")
+}
+
+// folderExists returns an error naming the folder of the file out when it
+// is missing or not a folder, before a temporary file is created there.
+func folderExists(out string) error {
+	dir := filepath.Dir(out)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("cannot write %s: no folder %s", out, dir)
+	case err != nil:
+		return fmt.Errorf("cannot write %s: %w", out, err)
+	case !fi.IsDir():
+		return fmt.Errorf("cannot write %s: %s is not a folder", out, dir)
+	}
+	return nil
 }

@@ -19,19 +19,30 @@ import (
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/dedupin"
+	"github.com/newsdedup/newscrawl/internal/export"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
 // ImportRecord is one line of an import file: url (the key), title, text,
-// and optionally site and published_at (RFC 3339).
+// and optionally site, published_at (RFC 3339), source, author and editor.
+// A line of newscrawl's own export (internal/export.Record) is one too:
+// its other keys are known and ignored.
 type ImportRecord struct {
 	URL         string    `json:"url"`
 	Title       string    `json:"title"`
 	Text        string    `json:"text"`
 	Site        string    `json:"site"`
 	PublishedAt time.Time `json:"published_at"`
+	Source      string    `json:"source"`
+	Author      string    `json:"author"`
+	Editor      string    `json:"editor"`
+}
+
+// importOwnKeys are ImportRecord's keys.
+func importOwnKeys() []string {
+	return []string{"url", "title", "text", "site", "published_at", "source", "author", "editor"}
 }
 
 // ImportSite is the site of imported records that name none.
@@ -45,11 +56,14 @@ const ImportSite = "import"
 const ImportBatch = 500
 
 // StreamImport yields the records of a JSONL import file one by one. A
-// line that is not a JSON object of the known keys, lacks url or text, or
+// line that is not a JSON object of the known keys (any key when lenient),
+// lacks url or text, or
 // has what encoding/json would change silently (a key given twice, bytes
 // that are not UTF-8, an escaped lone surrogate: dedupin.CheckLine) is an
 // error naming the line; blank lines are skipped.
-func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
+func StreamImport(r io.Reader, name string, lenient bool) iter.Seq2[ImportRecord, error] {
+	own := importOwnKeys()
+	known := append(importOwnKeys(), export.Columns...)
 	return func(yield func(ImportRecord, error) bool) {
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 1<<20), dedupin.MaxLine)
@@ -60,13 +74,16 @@ func StreamImport(r io.Reader, name string) iter.Seq2[ImportRecord, error] {
 			if len(bytes.TrimSpace(b)) == 0 {
 				continue
 			}
-			if err := dedupin.CheckLine(b, "url", "title", "text", "site", "published_at"); err != nil {
+			if err := dedupin.CheckLine(b, own...); err != nil {
 				yield(ImportRecord{}, fmt.Errorf("%s:%d: %w", name, line, err))
+				return
+			}
+			if k, ok := dedupin.UnknownKey(b, known); ok && !lenient {
+				yield(ImportRecord{}, fmt.Errorf("%s:%d: unknown key %q (allowed: url, title, text, site, published_at, source, author, editor, or the keys of a newscrawl export; lenient reading ignores unknown keys)", name, line, k))
 				return
 			}
 			var rec ImportRecord
 			dec := json.NewDecoder(bytes.NewReader(b))
-			dec.DisallowUnknownFields()
 			err := dec.Decode(&rec)
 			switch {
 			case err != nil:
@@ -217,7 +234,8 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	}
 	runErr = endImport(ctx, cfg, store, bs, idx, &st, runErr, t0)
 	run.FinishedAt = time.Now()
-	run.Stats = storage.RunStats{Fetched: st.Read, Stored: st.Stored, Duplicates: st.Duplicates, NotArticle: st.NotArticle}
+	run.Stats = storage.RunStats{Fetched: st.Read, Stored: st.Stored, Duplicates: st.Duplicates, NotArticle: st.NotArticle,
+		Settings: RunSettings(cfg.Dedup)}
 	run.Status = importStatus(runErr)
 	if err := store.FinishRun(context.WithoutCancel(ctx), run); err != nil && runErr == nil {
 		runErr = fmt.Errorf("finish run: %w", err)
@@ -383,7 +401,8 @@ func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRec
 		out, err = p.commit(ctx, &storage.Commit{Page: page})
 		return out, false, err
 	}
-	art := &extract.Article{Title: rec.Title, Text: rec.Text, PublishedAt: rec.PublishedAt}
+	art := &extract.Article{Title: rec.Title, Text: rec.Text, PublishedAt: rec.PublishedAt,
+		Source: rec.Source, Author: rec.Author, Editor: rec.Editor}
 	out, err = p.decideAndCommit(ctx, page, art, fp, nil) // no HTTP response to keep
 	return out, false, err
 }

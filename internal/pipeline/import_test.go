@@ -22,27 +22,32 @@ func TestStreamImport(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, wantErr string
 		want              int
+		lenient           bool
 	}{
-		{"records and a blank line", "{\"url\":\"u1\",\"text\":\"t\"}\n\n{\"url\":\"u2\",\"title\":\"h\",\"text\":\"t\",\"site\":\"s\",\"published_at\":\"2026-11-01T08:00:00+08:00\"}\n", "", 2},
-		{"unknown key", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u2\",\"text\":\"t\",\"body\":\"x\"}\n", "in.jsonl:2: json: unknown field \"body\"", 1},
-		{"missing url", "{\"text\":\"t\"}\n", "in.jsonl:1: missing url", 0},
-		{"blank url", "{\"url\":\" \\t \",\"text\":\"t\"}\n", "in.jsonl:1: missing url", 0},
-		{"missing text", "{\"url\":\"u\",\"title\":\"t\"}\n", "in.jsonl:1: missing text", 0},
-		{"bad JSON", "{\"url\":\"u\",\n", "in.jsonl:1:", 0},
-		{"bad date", "{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"yesterday\"}\n", "in.jsonl:1:", 0},
-		{"two values", "{\"url\":\"u\",\"text\":\"t\"} {}\n", "in.jsonl:1: more than one JSON value", 0},
-		{"date before 1678", "{\"url\":\"u1\",\"text\":\"t\",\"published_at\":\"2026-11-01T08:00:00Z\"}\n{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"1500-01-01T00:00:00Z\"}\n", "in.jsonl:2: invalid argument: published_at 1500-01-01T00:00:00Z outside 1678..2261", 1},
-		{"date after 2261", "{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"9999-12-31T23:59:59Z\"}\n", "in.jsonl:1: invalid argument: published_at 9999-12-31T23:59:59Z outside 1678..2261", 0},
-		{"text given twice", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u\",\"text\":\"t\",\"text\":\"\"}\n", "in.jsonl:2: key \"text\" given twice", 1},
-		{"url given twice in two cases", "{\"url\":\"u\",\"URL\":\"v\",\"text\":\"t\"}\n", "in.jsonl:1: keys \"url\" and \"URL\" both set \"url\"", 0},
-		{"invalid UTF-8", "{\"url\":\"u\",\"text\":\"\xb1\xb1\xbe\xa9\"}\n", "in.jsonl:1: not valid UTF-8 at byte 20", 0},
-		{"lone surrogate", "{\"url\":\"u\",\"text\":\"\\udead\"}\n", "in.jsonl:1: escape \\udead at byte 20 is half a UTF-16 surrogate pair", 0},
-		{"line too long", "{\"url\":\"u\",\"text\":\"" + strings.Repeat("x", dedupin.MaxLine) + "\"}\n", "in.jsonl:1: line longer than 64 MiB", 0},
+		{"records and a blank line", "{\"url\":\"u1\",\"text\":\"t\"}\n\n{\"url\":\"u2\",\"title\":\"h\",\"text\":\"t\",\"site\":\"s\",\"published_at\":\"2026-11-01T08:00:00+08:00\"}\n", "", 2, false},
+		{"unknown key", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u2\",\"text\":\"t\",\"body\":\"x\"}\n", "in.jsonl:2: unknown key \"body\"", 1, false},
+		{"unknown key, lenient", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u2\",\"text\":\"t\",\"body\":\"x\"}\n", "", 2, true},
+		// A line of newscrawl's own export (internal/export.Record): its
+		// keys are known, url, title, text, site and published_at used.
+		{"export line", `{"run_id":3,"url":"https://a.example/1","site":"a","kept":true,"dup_of":null,"cluster":1,"title":"t","text":"x","published_at":"2026-11-20T08:00:00+08:00","source":"s","author":"a","editor":"","fetched_at":"2026-11-20T08:00:00Z","simhash":"00000000000000ff","distance":null,"jaccard":null,"containment":null,"reason":null,"partial_of":null,"own_share":null,"passages":null}` + "\n", "", 1, false},
+		{"missing url", "{\"text\":\"t\"}\n", "in.jsonl:1: missing url", 0, false},
+		{"blank url", "{\"url\":\" \\t \",\"text\":\"t\"}\n", "in.jsonl:1: missing url", 0, false},
+		{"missing text", "{\"url\":\"u\",\"title\":\"t\"}\n", "in.jsonl:1: missing text", 0, false},
+		{"bad JSON", "{\"url\":\"u\",\n", "in.jsonl:1:", 0, false},
+		{"bad date", "{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"yesterday\"}\n", "in.jsonl:1:", 0, false},
+		{"two values", "{\"url\":\"u\",\"text\":\"t\"} {}\n", "in.jsonl:1: more than one JSON value", 0, false},
+		{"date before 1678", "{\"url\":\"u1\",\"text\":\"t\",\"published_at\":\"2026-11-01T08:00:00Z\"}\n{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"1500-01-01T00:00:00Z\"}\n", "in.jsonl:2: invalid argument: published_at 1500-01-01T00:00:00Z outside 1678..2261", 1, false},
+		{"date after 2261", "{\"url\":\"u\",\"text\":\"t\",\"published_at\":\"9999-12-31T23:59:59Z\"}\n", "in.jsonl:1: invalid argument: published_at 9999-12-31T23:59:59Z outside 1678..2261", 0, false},
+		{"text given twice", "{\"url\":\"u1\",\"text\":\"t\"}\n{\"url\":\"u\",\"text\":\"t\",\"text\":\"\"}\n", "in.jsonl:2: key \"text\" given twice", 1, false},
+		{"url given twice in two cases", "{\"url\":\"u\",\"URL\":\"v\",\"text\":\"t\"}\n", "in.jsonl:1: keys \"url\" and \"URL\" both set \"url\"", 0, false},
+		{"invalid UTF-8", "{\"url\":\"u\",\"text\":\"\xb1\xb1\xbe\xa9\"}\n", "in.jsonl:1: not valid UTF-8 at byte 20", 0, false},
+		{"lone surrogate", "{\"url\":\"u\",\"text\":\"\\udead\"}\n", "in.jsonl:1: escape \\udead at byte 20 is half a UTF-16 surrogate pair", 0, false},
+		{"line too long", "{\"url\":\"u\",\"text\":\"" + strings.Repeat("x", dedupin.MaxLine) + "\"}\n", "in.jsonl:1: line longer than 64 MiB", 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0
 			var err error
-			for rec, e := range StreamImport(strings.NewReader(tc.in), "in.jsonl") {
+			for rec, e := range StreamImport(strings.NewReader(tc.in), "in.jsonl", tc.lenient) {
 				if e != nil {
 					err = e
 					break
@@ -95,14 +100,14 @@ func testImport(t *testing.T, db string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(in), "in.jsonl"), ImportOptions{Segmenter: seg})
+	st, err := Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(in), "in.jsonl", false), ImportOptions{Segmenter: seg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Read != len(lines) || st.Stored != len(lines)-1 || st.Duplicates != 1 {
 		t.Fatalf("first import: %+v", st)
 	}
-	st, err = Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(in), "in.jsonl"), ImportOptions{Segmenter: seg})
+	st, err = Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(in), "in.jsonl", false), ImportOptions{Segmenter: seg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +163,7 @@ func TestImportBatches(t *testing.T) {
 				fmt.Fprintf(&b, `{"url":%q,"title":%q,"text":%s}`+"\n", u, s0.Title, quote(text))
 			}
 			b.WriteString(tt.tail)
-			st, err := Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(b.String()), "in.jsonl"), ImportOptions{Segmenter: seg})
+			st, err := Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(b.String()), "in.jsonl", false), ImportOptions{Segmenter: seg})
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("import error %v, want %q", err, tt.wantErr)
 			}
@@ -220,7 +225,7 @@ func FuzzStreamImport(f *testing.F) {
 	f.Add("{\"url\":\"u\",\"text\":\"t\"} {\"x\":1}\n")
 	f.Add("\xff\xfe{}\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		for rec, err := range StreamImport(strings.NewReader(in), "in.jsonl") {
+		for rec, err := range StreamImport(strings.NewReader(in), "in.jsonl", false) {
 			if err != nil {
 				if !strings.HasPrefix(err.Error(), "in.jsonl:") {
 					t.Fatalf("error without a line: %v", err)

@@ -68,6 +68,12 @@ func ReadJSONL(path string) ([]OfflineDoc, error) {
 // caller holds only the current line and the ids seen; the first error
 // ends the sequence.
 func StreamJSONL(path string) iter.Seq2[OfflineDoc, error] {
+	return StreamJSONLWith(path, false)
+}
+
+// StreamJSONLWith is StreamJSONL; lenient ignores the keys the reader does
+// not know (dedupin.Reader.Lenient).
+func StreamJSONLWith(path string, lenient bool) iter.Seq2[OfflineDoc, error] {
 	return func(yield func(OfflineDoc, error) bool) {
 		f, err := os.Open(path)
 		if err != nil {
@@ -76,6 +82,7 @@ func StreamJSONL(path string) iter.Seq2[OfflineDoc, error] {
 		}
 		defer f.Close()
 		rd := dedupin.NewReader(f, path)
+		rd.Lenient = lenient
 		for {
 			d, err := rd.Next()
 			if errors.Is(err, io.EOF) {

@@ -5,6 +5,7 @@
 // an export as functions returning values for the CLI to print (Crawl,
 // Export). Every path that turns a page into an article (crawl, the
 // extract and dedup commands, every evaluation) goes through ExtractPage.
+// A crawled article of several pages is stitched into one (pages.go).
 package pipeline
 
 import (
@@ -53,6 +54,9 @@ type Processor struct {
 	// at once (extractPages pages of fetch.max_body).
 	work     *semaphore.Weighted
 	workSize int64
+	// selWarned holds "site/selector" pairs already warned about (see
+	// warnSelectorMisses).
+	selWarned sync.Map
 }
 
 // extractPages is how many pages of fetch.max_body are decoded, extracted
@@ -105,7 +109,8 @@ func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, lo
 		// article_url: a short brief among promo links is kept, and a page
 		// is refused only when it has no article text (ExpectArticle). One
 		// extractor per site learns the site's template lines.
-		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time, ExpectArticle: true})
+		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time,
+			PagerSelector: s.Extract.Pager, ExpectArticle: true})
 		if err != nil {
 			return nil, fmt.Errorf("sites[%d].extract: %w", i, err)
 		}
@@ -126,7 +131,7 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		return "", err
 	}
 	defer release()
-	art, _, err := ExtractPage(ex, Page{URL: r.URL, Body: r.Body, ContentType: r.Header.Get("Content-Type"), Charset: r.Site.Charset})
+	art, dec, err := ExtractPage(ex, Page{URL: r.URL, Body: r.Body, ContentType: r.Header.Get("Content-Type"), Charset: r.Site.Charset})
 	var de *DecodeError
 	if errors.As(err, &de) {
 		return p.commitFailure(ctx, page, "decode", de.Err)
@@ -138,6 +143,25 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	if err != nil {
 		return p.commitFailure(ctx, page, "extract", err)
 	}
+	if art.PublishedAt.IsZero() && !r.Listed.IsZero() {
+		// The page gives no time: the one its list surface (sitemap,
+		// feed, API) gave stands in.
+		art.PublishedAt = r.Listed
+	}
+	p.warnSelectorMisses(r, art)
+	reached := r
+	r, art, mp, out, err := p.stitch(ctx, ex, r, art, dec.Body, release)
+	if out != "" || err != nil {
+		return out, err
+	}
+	if mp != nil {
+		// The stitched text is fingerprinted in its own turn.
+		if release, err = p.acquire(ctx, len(art.Text)); err != nil {
+			return "", err
+		}
+		defer release()
+	}
+	page = storage.Page{URL: r.URL, Site: r.Site.Name, RunID: r.RunID, Status: r.Status, FetchedAt: r.FetchedAt}
 	fp := p.engine.Fingerprint(art.Title, art.Text)
 	if fp.Empty() {
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
@@ -147,7 +171,25 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	if err := p.leadImage(ctx, r, art, fp); err != nil {
 		return "", err
 	}
-	return p.decideAndCommit(ctx, page, art, fp, p.rawOf(r))
+	out, err = p.decideAndCommitPages(ctx, page, art, fp, p.rawOf(r), mp)
+	if err == nil && mp != nil {
+		err = p.recordReached(ctx, reached, r.URL)
+	}
+	return out, err
+}
+
+// warnSelectorMisses logs, once per site and selector in a run, a
+// configured extract selector that matched nothing on a page: the generic
+// rule was used instead, which is usually a sign that the site's markup
+// changed.
+func (p *Processor) warnSelectorMisses(r *crawler.Response, art *extract.Article) {
+	for _, which := range art.SelectorMisses {
+		if _, dup := p.selWarned.LoadOrStore(r.Site.Name+"/"+which, true); dup {
+			continue
+		}
+		p.log.Warn("extract selector matched nothing: the generic rule was used (further pages of the site are not reported)",
+			"site", r.Site.Name, "selector", "extract."+which, "url", r.URL)
+	}
 }
 
 // rawOf is the response to keep with a stored article (fetch.keep_raw), or
@@ -168,9 +210,20 @@ func (p *Processor) rawOf(r *crawler.Response) *storage.RawResponse {
 }
 
 func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint, raw *storage.RawResponse) (storage.Outcome, error) {
+	return p.decideAndCommitPages(ctx, page, art, fp, raw, nil)
+}
+
+// decideAndCommitPages is decideAndCommit of an article of several pages
+// (mp; nil: one page): its page lists go with the article and its later
+// pages are recorded as its parts in the same commit.
+func (p *Processor) decideAndCommitPages(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint, raw *storage.RawResponse, mp *multiPage) (storage.Outcome, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	commitOf := func(v dedup.Verdict) *storage.Commit { return p.commitOf(page, art, fp, raw, v) }
+	commitOf := func(v dedup.Verdict) *storage.Commit {
+		c := p.commitOf(page, art, fp, raw, v)
+		mp.apply(c)
+		return c
+	}
 	if p.shared != nil {
 		v, c, err := p.shared.decide(ctx, p.engine, fp, commitOf)
 		if errors.Is(err, storage.ErrAlreadyDecided) {
@@ -180,6 +233,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 			return "", err
 		}
 		p.index(c, v, fp)
+		p.logDecision(c)
 		if err := p.shared.indexErr(); err != nil {
 			return "", fmt.Errorf("after deciding %s: %w", page.URL, err)
 		}
@@ -202,6 +256,7 @@ func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art 
 		return "", err // the store's error names the URL
 	}
 	p.index(c, v, fp)
+	p.logDecision(c)
 	return c.Page.Outcome, nil
 }
 
@@ -284,6 +339,7 @@ func (p *Processor) commit(ctx context.Context, c *storage.Commit) (storage.Outc
 	if err != nil {
 		return "", err // the store's error names the URL
 	}
+	p.logDecision(c)
 	return c.Page.Outcome, nil
 }
 
@@ -369,4 +425,21 @@ func toInt64s(xs []uint64) []int64 {
 		out[i] = int64(x)
 	}
 	return out
+}
+
+// RunSettings records the dedup settings d as the engine applies them
+// (defaults resolved), for the run's record.
+func RunSettings(d config.Dedup) *storage.RunSettings {
+	s := &storage.RunSettings{Index: d.Index, Hamming: d.Hamming, Jaccard: d.Jaccard, Antecedents: d.Antecedents,
+		PartialReprints: d.PartialReprints, KeepDuplicateText: d.KeepDuplicateText}
+	if s.Index == "" {
+		s.Index = DefaultIndex
+	}
+	if s.Antecedents == "" {
+		s.Antecedents = string(segment.AntecedentsLearned)
+	}
+	if w := d.Window.D(); w > 0 {
+		s.Window = w.String()
+	}
+	return s
 }

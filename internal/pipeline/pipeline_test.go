@@ -163,3 +163,53 @@ func TestProcessArticleKeepsShortBrief(t *testing.T) {
 		t.Errorf("stored text %q", a.Text)
 	}
 }
+
+// TestProcessArticleListedTime: the time a list surface gave for a URL
+// (Response.Listed) becomes the article's published_at when the page
+// gives none, and never replaces the page's own.
+func TestProcessArticleListedTime(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Default()
+	cfg.Sites = []config.Site{{Name: "netease", StartURLs: []string{"http://money.163.example/"}, AllowedDomains: []string{"money.163.example"}, ArticleURL: `/\d\d/\d{4}/`}}
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := time.Date(2024, 5, 20, 2, 0, 0, 0, time.UTC)
+	undated := strings.Replace(briefPage, `<div class="post_time_source">2015-06-12 09:30:00 来源: 网易财经</div>`, "", 1)
+	tests := []struct {
+		name   string
+		page   string
+		listed time.Time
+		want   time.Time
+	}{
+		{"page without a time takes the listed one", undated, listed, listed},
+		{"the page's own time wins", briefPage, listed, time.Date(2015, 6, 12, 1, 30, 0, 0, time.UTC)},
+		{"neither", undated, time.Time{}, time.Time{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			store := memory.New()
+			eng, _, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Now: time.Now()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl, err := NewProcessor(&cfg, store, eng, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := "http://money.163.example/article/AB12CD.html" // no date in the URL
+			if _, err := pl.ProcessArticle(ctx, &crawler.Response{URL: url, RequestURL: url, Site: &cfg.Sites[0], RunID: 1, Status: 200,
+				Header: http.Header{"Content-Type": []string{"text/html; charset=utf-8"}}, Body: []byte(tc.page), FetchedAt: time.Now(), Listed: tc.listed}); err != nil {
+				t.Fatal(err)
+			}
+			a, err := store.ArticleByURL(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.PublishedAt.Equal(tc.want) {
+				t.Errorf("published_at %v, want %v", a.PublishedAt, tc.want)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/newsdedup/newscrawl/dedup/redisindex"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage/postgres"
+	"github.com/newsdedup/newscrawl/storage/redisfrontier"
 )
 
 // RedisIndex is the dedup.index of crawls that share their dedup index in
@@ -28,12 +29,14 @@ func redisIndexPrefix(db string) string { return RedisNamespace(db) + "index:" }
 // openRedisIndex opens a client for the shared index at redisURL (the
 // caller closes it).
 func openRedisIndex(ctx context.Context, redisURL string) (*redis.Client, error) {
-	opt, err := redis.ParseURL(redisURL)
+	opt, err := redisfrontier.ParseURL(redisURL)
 	if err != nil {
 		return nil, fmt.Errorf("redis: %w", err)
 	}
 	rdb := redis.NewClient(opt)
-	if err := rdb.Ping(ctx).Err(); err != nil {
+	octx, cancel := context.WithTimeout(ctx, redisfrontier.OpenTimeout)
+	defer cancel()
+	if err := redisfrontier.OpenError(ctx, rdb.Ping(octx).Err()); err != nil {
 		rdb.Close()
 		return nil, fmt.Errorf("redis: %w", err)
 	}

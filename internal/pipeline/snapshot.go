@@ -198,6 +198,20 @@ func rebuild(ctx context.Context, eng *dedup.Engine, store storage.Store, since 
 	return n, nil
 }
 
+// snapshotStoreName is the store a snapshot header names: a SQLite file
+// by its absolute, cleaned path, so that `data/news.db`, `./data/news.db`
+// and a cron job's absolute path name one store; a PostgreSQL URL
+// without its password.
+func snapshotStoreName(db string) string {
+	if IsPostgres(db) {
+		return StoreName(db)
+	}
+	if abs, err := filepath.Abs(db); err == nil {
+		return abs
+	}
+	return filepath.Clean(db)
+}
+
 // errUnusable marks why a snapshot is not used (the index is rebuilt).
 type errUnusable struct{ reason string }
 
@@ -302,7 +316,7 @@ func readSnapshotFile(ctx context.Context, cfg *config.Config, seg dedup.Segment
 // checkHeader checks that a snapshot was written for this store, these
 // options and a position the store has reached.
 func checkHeader(ctx context.Context, hdr snapshotHeader, cfg *config.Config, want string, store storage.Store, feed changeFeed) error {
-	if hdr.Store != StoreName(cfg.Storage) {
+	if hdr.Store != snapshotStoreName(cfg.Storage) {
 		return unusable("written for store %s", hdr.Store)
 	}
 	if hdr.Options != want {
@@ -332,7 +346,7 @@ func checkHeader(ctx context.Context, hdr snapshotHeader, cfg *config.Config, wa
 // snapshot. The caller must know that the index holds exactly the store's
 // commits up to cursor (no decision in flight, no commit undone since).
 func SaveIndex(ctx context.Context, cfg *config.Config, eng *dedup.Engine, store storage.Store, path string, cursor storage.Cursor) (int64, error) {
-	hdr := snapshotHeader{Store: StoreName(cfg.Storage), Options: indexOptions(eng.Options(), cfg.Dedup.Window.D()),
+	hdr := snapshotHeader{Store: snapshotStoreName(cfg.Storage), Options: indexOptions(eng.Options(), cfg.Dedup.Window.D()),
 		Cursor: cursor, Entries: eng.Len(), Written: time.Now().UTC()}
 	if cursor.Article > 0 {
 		a, err := store.Article(ctx, cursor.Article)

@@ -2,9 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -17,6 +17,24 @@ import (
 // names a PostgreSQL database rather than a SQLite file.
 func IsPostgres(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// ErrNotStoreURL is the error of a storage setting that is a URL no store
+// has (http://…): a store is a SQLite file or a postgres:// URL.
+var ErrNotStoreURL = errors.New("not a store URL")
+
+// CheckStoreName returns an error wrapping ErrNotStoreURL when db is a URL
+// (scheme://…) other than postgres:// or postgresql://.
+func CheckStoreName(db string) error {
+	scheme, _, ok := strings.Cut(db, "://")
+	if !ok || IsPostgres(db) || scheme == "" || strings.ContainsAny(scheme, `/\. `) {
+		return nil
+	}
+	name := db
+	if u, err := url.Parse(db); err == nil {
+		name = u.Redacted()
+	}
+	return fmt.Errorf("%s: %w: a store is a SQLite file or a postgres:// URL", name, ErrNotStoreURL)
 }
 
 // StoreName is db for messages: a URL without its password.
@@ -35,6 +53,9 @@ func StoreName(db string) string {
 // postgresql:// URL opens the shared PostgreSQL store (several crawls may
 // run on it at once), anything else the SQLite file at that path.
 func OpenStore(ctx context.Context, db string) (storage.Store, error) {
+	if err := CheckStoreName(db); err != nil {
+		return nil, err
+	}
 	if IsPostgres(db) {
 		return postgres.Open(ctx, db)
 	}
@@ -50,37 +71,35 @@ type quickChecker interface {
 	RecordQuickCheck(ctx context.Context, t time.Time) error
 }
 
-// FullCheckEvery is how old the last recorded full check of a SQLite store
-// may be before a crawl runs it again. The full check (PRAGMA quick_check)
-// reads every page: 0.8 s at 100,000 articles and 12 s at 1,000,000, most
-// of a cron run's start-up budget, while the damage it finds (a disk or a
-// copy flipping bytes between runs) is rare; a daily full check bounds how
-// long a damaged store goes unnoticed to a day of runs, and every run in
-// between checks the small tables it writes first (QuickCheckSmall) and
-// relies on SQLite reporting a damaged page it reads (ErrDamaged).
-const FullCheckEvery = 24 * time.Hour
+// FullCheckOverdue is how old the last full check of a SQLite store
+// (Check, the `check` command) may be before a crawl says it is overdue.
+// The full check (PRAGMA quick_check) reads every page: 0.8 s at 100,000
+// articles and 12 s at 1,000,000, more than a cron run with nothing new
+// may cost, so a crawl never runs it: it checks the small tables it
+// writes first (QuickCheckSmall), relies on SQLite reporting a damaged
+// page it reads (ErrDamaged), and names the last full check. A daily
+// `check` from cron keeps it current, with a day of slack.
+const FullCheckOverdue = 48 * time.Hour
 
 // checkStore checks a store for damage before a crawl writes to it: the
-// full check when none was recorded since FullCheckEvery before now (and
-// records it), else the small one. It returns what it ran.
-func checkStore(ctx context.Context, qc quickChecker, now time.Time) (string, error) {
+// small tables only, whatever the corpus size. It returns what it ran and
+// when the last full check was, and whether that is overdue (none
+// recorded, older than FullCheckOverdue, or recorded in the future).
+func checkStore(ctx context.Context, qc quickChecker, now time.Time) (what string, overdue bool, err error) {
 	last, err := qc.LastQuickCheck(ctx)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	if !last.IsZero() && now.Sub(last) < FullCheckEvery && !last.After(now) {
-		if err := qc.QuickCheckSmall(ctx); err != nil {
-			return "", err
-		}
-		return "small tables; full check of " + last.Format(time.RFC3339), nil
+	if err := qc.QuickCheckSmall(ctx); err != nil {
+		return "", false, err
 	}
-	if err := qc.QuickCheck(ctx); err != nil {
-		return "", err
+	switch {
+	case last.IsZero():
+		return "small tables; no full check recorded: run `newscrawl check`", true, nil
+	case now.Sub(last) >= FullCheckOverdue || last.After(now):
+		return "small tables; last full check " + last.Format(time.RFC3339) + " is overdue: run `newscrawl check`", true, nil
 	}
-	if err := qc.RecordQuickCheck(ctx, now); err != nil {
-		return "", err
-	}
-	return "full", nil
+	return "small tables; last full check " + last.Format(time.RFC3339), false, nil
 }
 
 // runLiveness is implemented by stores written by several processes, which
@@ -100,7 +119,7 @@ func Migrate(ctx context.Context, from, to string) (postgres.ImportStats, error)
 	if IsPostgres(from) {
 		return postgres.ImportStats{}, fmt.Errorf("migrate: %w: --from must be a SQLite file", storage.ErrInvalid)
 	}
-	if _, err := os.Stat(from); err != nil {
+	if err := sqliteExists(from); err != nil {
 		return postgres.ImportStats{}, fmt.Errorf("migrate: %w", err)
 	}
 	src, err := sqlite.Open(ctx, from)

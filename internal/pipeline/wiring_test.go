@@ -146,8 +146,8 @@ func TestCrawlAndExport(t *testing.T) {
 	if !strings.Contains(status.String(), "fingerprints indexed") || strings.Contains(status.String(), " 0 fingerprints indexed") {
 		t.Errorf("second crawl status %q: want the stored articles indexed", status.String())
 	}
-	if _, err := ExportFile(ctx, filepath.Join(dir, "none.db"), filepath.Join(dir, "x.jsonl"), ExportOptions{}); !os.IsNotExist(err) {
-		t.Errorf("export of a missing store: %v, want not-exist", err)
+	if _, err := ExportFile(ctx, filepath.Join(dir, "none.db"), filepath.Join(dir, "x.jsonl"), ExportOptions{}); !errors.Is(err, storage.ErrNoStore) {
+		t.Errorf("export of a missing store: %v, want storage.ErrNoStore", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.jsonl")); !os.IsNotExist(err) {
 		t.Errorf("export of a missing store created its output: %v", err)

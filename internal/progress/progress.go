@@ -37,12 +37,13 @@ func IsGone(kind string) bool {
 // Counts are a site's outcomes with errors split into failures and gone
 // pages.
 type Counts struct {
-	Pages      int64 // pages with a recorded outcome: Stored+Duplicates+NotArticle+Errors+Gone
+	Pages      int64 // pages with a recorded outcome: Stored+Duplicates+NotArticle+Errors+Gone+Parts
 	Stored     int64
 	Duplicates int64
 	NotArticle int64
 	Errors     int64 // the site or the network failed
 	Gone       int64 // 4xx on a discovered link
+	Parts      int64 // article pages recorded as later pages of a multi-page article
 }
 
 // CountsOf splits s's outcomes.
@@ -53,8 +54,8 @@ func CountsOf(s crawler.SiteStats) Counts {
 			gone += int64(n)
 		}
 	}
-	c := Counts{Stored: s.Stored, Duplicates: s.Duplicates, NotArticle: s.NotArticle, Errors: s.Errors - gone, Gone: gone}
-	c.Pages = c.Stored + c.Duplicates + c.NotArticle + c.Errors + c.Gone
+	c := Counts{Stored: s.Stored, Duplicates: s.Duplicates, NotArticle: s.NotArticle, Errors: s.Errors - gone, Gone: gone, Parts: s.Parts}
+	c.Pages = c.Stored + c.Duplicates + c.NotArticle + c.Errors + c.Gone + c.Parts
 	return c
 }
 
@@ -105,7 +106,7 @@ func (m *Meter) Line(s crawler.Snapshot, queue map[string]int) string {
 func RunStats(sum crawler.Summary) storage.RunStats {
 	t := CountsOf(sum.Total)
 	rs := storage.RunStats{Fetched: int(t.Pages), Stored: int(t.Stored), Duplicates: int(t.Duplicates),
-		NotArticle: int(t.NotArticle), Errors: int(t.Errors + t.Gone)}
+		NotArticle: int(t.NotArticle), Errors: int(t.Errors + t.Gone), Parts: int(t.Parts)}
 	for _, s := range sum.Sites {
 		rs.Sites = append(rs.Sites, storage.SiteCounters{Site: s.Name, Counters: Counters(s.SiteStats)})
 	}
@@ -168,6 +169,10 @@ func Summary(w io.Writer, db string, run storage.Run, sum crawler.Summary, elaps
 			fmt.Fprintf(w, "  %s skipped links: depth %d, trap %d, url length %d, file type %d\n", s.Name,
 				s.SkippedDepth, s.SkippedTrap, s.SkippedURLLength, s.SkippedExtension)
 		}
+		if s.ArticlePages+s.ArticlePagesFailed+s.Parts > 0 {
+			fmt.Fprintf(w, "  %s multi-page articles: %d later pages fetched, %d could not be had, %d article pages recorded as later pages\n", s.Name,
+				s.ArticlePages, s.ArticlePagesFailed, s.Parts)
+		}
 		if s.Images+s.ImagesTooLarge+s.ImagesSkipped > 0 {
 			fmt.Fprintf(w, "  %s lead images: %d fetched (%.1f MB), %d over fetch.max_image, %d skipped (robots, scope, errors)\n", s.Name,
 				s.Images, float64(s.ImageBytes)/(1<<20), s.ImagesTooLarge, s.ImagesSkipped)
@@ -179,4 +184,44 @@ func Summary(w io.Writer, db string, run storage.Run, sum crawler.Summary, elaps
 	if sum.FrontierLeft > 0 {
 		fmt.Fprintf(w, "  %d URLs left in the queue for the next run\n", sum.FrontierLeft)
 	}
+	Incremental(w, sum)
+	Sources(w, sum)
+}
+
+// Incremental writes the figures of a cron run per site: HTTP requests,
+// list surfaces answered 304 Not Modified and not due (back-off, or
+// claimed by another process), new articles (stored), requests per new
+// article, and the discovery delay of the new articles (published_at to
+// fetched: median and 90th percentile).
+func Incremental(w io.Writer, sum crawler.Summary) {
+	// The header does not start with "site": readers of the summary take
+	// the table above by its "site" header.
+	fmt.Fprintf(w, "%-12s %8s %8s %8s %8s %8s %9s %9s\n", "incremental", "requests", "304", "not-due", "new", "req/new", "delay-p50", "delay-p90")
+	for _, s := range sum.Sites {
+		perNew := "-"
+		if s.Stored > 0 {
+			perNew = fmt.Sprintf("%.1f", float64(s.Requests)/float64(s.Stored))
+		}
+		p50, p90 := "-", "-"
+		if s.Discovery.N > 0 {
+			p50, p90 = FormatDelay(s.Discovery.Median), FormatDelay(s.Discovery.P90)
+		}
+		fmt.Fprintf(w, "%-12s %8d %8d %8d %8d %8s %9s %9s\n", s.Name, s.Requests, s.NotModified, s.SurfacesNotDue, s.Stored, perNew, p50, p90)
+	}
+}
+
+// FormatDelay writes a delay in its largest sensible unit: 45s, 12m,
+// 5.2h, 3.1d.
+func FormatDelay(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + FormatDelay(-d)
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%.1fh", d.Hours())
+	}
+	return fmt.Sprintf("%.1fd", d.Hours()/24)
 }

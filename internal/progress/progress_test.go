@@ -93,7 +93,9 @@ func TestSummary(t *testing.T) {
 	total.Add(qq)
 	photos := sina
 	photos.Images, photos.ImageBytes, photos.ImagesTooLarge, photos.ImagesSkipped = 4, 3<<20, 1, 2
-	sum := crawler.Summary{Sites: []crawler.SiteSummary{{SiteStats: photos, Warnings: []string{"max_pages 10 reached"}}, {SiteStats: qq}},
+	paged := qq
+	paged.ArticlePages, paged.ArticlePagesFailed, paged.Parts = 5, 1, 2
+	sum := crawler.Summary{Sites: []crawler.SiteSummary{{SiteStats: photos, Warnings: []string{"max_pages 10 reached"}}, {SiteStats: paged}},
 		Total: total, FrontierLeft: 9}
 	var b strings.Builder
 	progress.Summary(&b, "data/news.db", storage.Run{ID: 3, Status: storage.RunCompleted}, sum, 2*time.Second)
@@ -108,9 +110,32 @@ func TestSummary(t *testing.T) {
 		"warning: sina: max_pages 10 reached",
 		"9 URLs left in the queue",
 		"sina lead images: 4 fetched (3.0 MB), 1 over fetch.max_image, 2 skipped (robots, scope, errors)",
+		"qq multi-page articles: 5 later pages fetched, 1 could not be had, 2 article pages recorded as later pages",
+		"qq                  4        1        0        1        0        0", // pages count the 2 parts
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("missing %q in\n%s", w, out)
 		}
+	}
+}
+
+// TestRunCounts: a run record's totals split its errors as the summary
+// does: the per-site "gone" counters come out of Errors.
+func TestRunCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rs   storage.RunStats
+		want progress.Counts
+	}{
+		{"crawl", storage.RunStats{Fetched: 700, Stored: 10, Duplicates: 8, NotArticle: 0, Errors: 682, Sites: []storage.SiteCounters{
+			{Site: "a", Counters: map[string]int64{"gone": 600}}, {Site: "b", Counters: map[string]int64{"gone": 68, "retries": 3}}}},
+			progress.Counts{Pages: 700, Stored: 10, Duplicates: 8, Errors: 14, Gone: 668}},
+		{"import (no site counters)", storage.RunStats{Fetched: 5, Stored: 4, Errors: 1}, progress.Counts{Pages: 5, Stored: 4, Errors: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := progress.RunCounts(tc.rs); got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

@@ -15,6 +15,9 @@ import (
 	"github.com/newsdedup/newscrawl/internal/shared"
 )
 
+// axisLabelY is the y attribute of x-axis labels (svg.go: plotH-padB+16).
+const axisLabelY = "218.0"
+
 var docs = flag.Bool("docs", false, "also write the screenshot to the repository's docs/img")
 
 // TestBrowser opens the report in headless Chromium: every plot is drawn,
@@ -52,6 +55,19 @@ func TestBrowser(t *testing.T) {
 	}
 	if n := eval(`[...document.querySelectorAll("figure svg")].filter(s => s.getBoundingClientRect().width > 300 && s.querySelectorAll("rect,polyline").length > 1).length`); n != 9.0 {
 		t.Errorf("%v plots drawn, want 9", n)
+	}
+	// x-axis labels (the text on the axis baseline) do not overlap: the
+	// Jaccard histogram's 20 bins once drew "0.000.050.10…".
+	if bad := eval(`[...document.querySelectorAll("figure svg")].flatMap(s => {
+		const ts = [...s.querySelectorAll("text")].filter(t => t.getAttribute("y") === "` + axisLabelY + `");
+		const out = [];
+		for (let i = 1; i < ts.length; i++) {
+			const a = ts[i-1].getBoundingClientRect(), b = ts[i].getBoundingClientRect();
+			if (a.right > b.left) out.push(s.closest("figure").id + ": " + ts[i-1].textContent + " / " + ts[i].textContent);
+		}
+		return out;
+	})`); len(bad.([]any)) != 0 {
+		t.Errorf("overlapping x-axis labels: %v", bad)
 	}
 	// Resources the page itself loaded (the browser's own favicon request
 	// is not the page's).

@@ -2,7 +2,8 @@
 // and per site, stored articles, duplicates and errors over time; the
 // cluster-size distribution; histograms of the Jaccard and Hamming distance
 // of the duplicate verdicts with the thresholds marked; the largest clusters;
-// and the error kinds. Plots are inline SVG drawn here; the page loads
+// the error kinds; and per site what incremental crawling cost and found
+// (requests, 304s, new articles, discovery delay). Plots are inline SVG drawn here; the page loads
 // nothing (no script, no style sheet, no font, no image), so it reads the
 // same offline, attached to a mail or archived with the corpus.
 package report
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/internal/explain"
+	"github.com/newsdedup/newscrawl/internal/progress"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -44,14 +46,17 @@ const (
 	MaxHammingBar = 32
 )
 
-// Counts are page outcomes.
+// Counts are page outcomes, named and counted as the crawl's summary
+// counts them (internal/progress.Counts): Errors are failures of the site
+// or the network, Gone the pages a 4xx answered (progress.IsGone).
 type Counts struct {
-	Pages, Stored, Duplicates, NotArticle, Errors int
+	Pages, Stored, Duplicates, NotArticle, Errors, Gone int
+	Parts                                               int // later pages of multi-page articles
 }
 
-func (c *Counts) add(o storage.Outcome) {
+func (c *Counts) add(p storage.Page) {
 	c.Pages++
-	switch o {
+	switch p.Outcome {
 	case storage.OutcomeStored:
 		c.Stored++
 	case storage.OutcomeDuplicate:
@@ -59,8 +64,21 @@ func (c *Counts) add(o storage.Outcome) {
 	case storage.OutcomeNotArticle:
 		c.NotArticle++
 	case storage.OutcomeError:
-		c.Errors++
+		if progress.IsGone(p.ErrKind) {
+			c.Gone++
+		} else {
+			c.Errors++
+		}
+	case storage.OutcomePart:
+		c.Parts++
 	}
+}
+
+// runCounts are the totals of a run record (progress.RunCounts).
+func runCounts(rs storage.RunStats) Counts {
+	c := progress.RunCounts(rs)
+	return Counts{Pages: int(c.Pages), Stored: int(c.Stored), Duplicates: int(c.Duplicates), NotArticle: int(c.NotArticle),
+		Errors: int(c.Errors), Gone: int(c.Gone), Parts: int(c.Parts)}
 }
 
 // Cluster is one cluster of the largest-clusters table.
@@ -84,7 +102,9 @@ type Report struct {
 	Generated  time.Time
 	Thresholds explain.Thresholds
 	Runs       []storage.Run
-	Sites      []string
+	// RunTotals[i] are Runs[i]'s totals with gone pages apart from errors.
+	RunTotals []Counts
+	Sites     []string
 	// BySiteRun[site][i] counts the pages last recorded in Runs[i]. A URL
 	// fetched again in a later run (an error retried, a list page) counts
 	// in its latest run only; Runs[i].Stats counts every fetch.
@@ -105,6 +125,8 @@ type Report struct {
 	// CounterSites are the columns of Counters.
 	CounterSites []string
 	CountersRun  int64 // the run they come from (0: none recorded)
+	// Fetching is per site what incremental crawling cost and found.
+	Fetching []SiteFetch
 }
 
 // CounterRow is one counter of the last run, per site (in CounterSites
@@ -117,6 +139,9 @@ type CounterRow struct {
 // Build reads src and computes the report's figures.
 func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time) (*Report, error) {
 	runs, err := src.Runs(ctx)
+	if err == nil && th.Source == "" {
+		th = latestThresholds(runs, th)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -125,35 +150,11 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	runIndex := map[int64]int{}
 	for i, run := range runs {
 		runIndex[run.ID] = i
+		r.RunTotals = append(r.RunTotals, runCounts(run.Stats))
 	}
-	kinds := map[string]int{}
-	err = src.Pages(ctx, func(p storage.Page) error {
-		row := r.BySiteRun[p.Site]
-		if row == nil {
-			row = make([]Counts, len(runs))
-			r.BySiteRun[p.Site] = row
-		}
-		if i, ok := runIndex[p.RunID]; ok {
-			row[i].add(p.Outcome)
-		}
-		c := r.BySite[p.Site]
-		c.add(p.Outcome)
-		r.BySite[p.Site] = c
-		r.Total.add(p.Outcome)
-		if p.Outcome == storage.OutcomeError {
-			k := p.ErrKind
-			if k == "" {
-				k = "unknown"
-			}
-			kinds[k]++
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+	if err := r.countPages(ctx, src, runIndex); err != nil {
+		return nil, err
 	}
-	r.Sites = slices.Sorted(maps.Keys(r.BySite))
-	r.ErrorKinds = sortedKinds(kinds)
 
 	clusters := map[int64]*Cluster{}
 	sites := map[int64]map[string]bool{}
@@ -168,7 +169,11 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		sites[id][site] = true
 		return c
 	}
+	delays := map[string][]time.Duration{}
 	err = src.Articles(ctx, func(a storage.Article) error {
+		if !a.PublishedAt.IsZero() && !a.FetchedAt.IsZero() {
+			delays[a.Site] = append(delays[a.Site], max(a.FetchedAt.Sub(a.PublishedAt), 0))
+		}
 		c := member(a.Cluster, a.Site)
 		c.Articles++
 		if c.Title == "" || a.ID == a.Cluster {
@@ -207,10 +212,45 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	})
 	r.Largest = all[:min(len(all), LargestClusters)]
 	r.counters()
+	r.Fetching = siteFetches(r, delays)
 	if n := r.Total.Stored + r.Total.Duplicates; n > 0 {
 		r.DuplicateRate = float64(r.Total.Duplicates) / float64(n)
 	}
 	return r, nil
+}
+
+// countPages counts the pages' outcomes per site and run, per site, in
+// total and by error kind.
+func (r *Report) countPages(ctx context.Context, src Source, runIndex map[int64]int) error {
+	kinds := map[string]int{}
+	err := src.Pages(ctx, func(p storage.Page) error {
+		row := r.BySiteRun[p.Site]
+		if row == nil {
+			row = make([]Counts, len(r.Runs))
+			r.BySiteRun[p.Site] = row
+		}
+		if i, ok := runIndex[p.RunID]; ok {
+			row[i].add(p)
+		}
+		c := r.BySite[p.Site]
+		c.add(p)
+		r.BySite[p.Site] = c
+		r.Total.add(p)
+		if p.Outcome == storage.OutcomeError {
+			k := p.ErrKind
+			if k == "" {
+				k = "unknown"
+			}
+			kinds[k]++
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	r.Sites = slices.Sorted(maps.Keys(r.BySite))
+	r.ErrorKinds = sortedKinds(kinds)
+	return nil
 }
 
 func sortedKinds(m map[string]int) []Kind {
@@ -226,7 +266,8 @@ func sortedKinds(m map[string]int) []Kind {
 var pageTemplate string
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"pct":   func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"delay": progress.FormatDelay,
 	"time": func(t time.Time) string {
 		if t.IsZero() {
 			return "—"
@@ -257,21 +298,22 @@ func (r *Report) plots() []Plot {
 		xs[i] = strconv.FormatInt(run.ID, 10)
 	}
 	var ps []Plot
-	stored, dups, errs, fetched := make([]float64, len(r.Runs)), make([]float64, len(r.Runs)), make([]float64, len(r.Runs)), make([]float64, len(r.Runs))
-	for i, run := range r.Runs {
-		stored[i], dups[i], errs[i], fetched[i] = float64(run.Stats.Stored), float64(run.Stats.Duplicates), float64(run.Stats.Errors), float64(run.Stats.Fetched)
+	n := len(r.Runs)
+	stored, dups, errs, gone, pages := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, c := range r.RunTotals {
+		stored[i], dups[i], errs[i], gone[i], pages[i] = float64(c.Stored), float64(c.Duplicates), float64(c.Errors), float64(c.Gone), float64(c.Pages)
 	}
 	ps = append(ps, Plot{ID: "runs", SVG: linePlot("All sites, per run", "run", xs, []series{
-		{"stored", colorStored, stored}, {"duplicates", colorDup, dups}, {"errors", colorEr, errs}, {"fetched", palette[3], fetched}}),
+		{"stored", colorStored, stored}, {"duplicates", colorDup, dups}, {"errors", colorEr, errs}, {"gone", colorGone, gone}, {"pages", palette[3], pages}}),
 		Caption: "Counters each run recorded (every fetch of the run)."})
 	for i, site := range r.Sites {
 		row := r.BySiteRun[site]
-		s, d, e := make([]float64, len(row)), make([]float64, len(row)), make([]float64, len(row))
+		s, d, e, g := make([]float64, len(row)), make([]float64, len(row)), make([]float64, len(row)), make([]float64, len(row))
 		for j, c := range row {
-			s[j], d[j], e[j] = float64(c.Stored), float64(c.Duplicates), float64(c.Errors)
+			s[j], d[j], e[j], g[j] = float64(c.Stored), float64(c.Duplicates), float64(c.Errors), float64(c.Gone)
 		}
 		ps = append(ps, Plot{ID: fmt.Sprintf("site-%d", i), SVG: linePlot("Site "+site+", per run", "run", xs, []series{
-			{"stored", colorStored, s}, {"duplicates", colorDup, d}, {"errors", colorEr, e}}),
+			{"stored", colorStored, s}, {"duplicates", colorDup, d}, {"errors", colorEr, e}, {"gone", colorGone, g}}),
 			Caption: "Pages of " + site + " by the run that last recorded them."})
 	}
 	maxSize := 1
@@ -317,7 +359,7 @@ func (r *Report) plots() []Plot {
 		for _, k := range r.ErrorKinds {
 			eb = append(eb, bar{k.Kind, k.N})
 		}
-		ps = append(ps, Plot{ID: "errors", SVG: barChart("Error kinds", "kind", eb, colorEr), Caption: "Pages whose last record is an error."})
+		ps = append(ps, Plot{ID: "errors", SVG: barChart("Error kinds", "kind", eb, colorEr), Caption: "Pages whose last record is an error or gone (a 4xx answer: http_404, http_410, …)."})
 	}
 	return ps
 }
@@ -347,4 +389,18 @@ func (r *Report) counters() {
 		r.CountersRun = r.Runs[i].ID
 		return
 	}
+}
+
+// latestThresholds returns the thresholds the latest run that recorded
+// its settings decided with, else th marked as the defaults. The
+// histograms mark one threshold: a store crawled with several shows the
+// latest.
+func latestThresholds(runs []storage.Run, th explain.Thresholds) explain.Thresholds {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if t, ok := th.FromRun(runs[i]); ok {
+			return t
+		}
+	}
+	th.Source = "defaults"
+	return th
 }

@@ -46,8 +46,9 @@ func TestBuild(t *testing.T) {
 	}{
 		{"runs", len(r.Runs), 2},
 		{"sites", r.Sites, []string{sample.ScriptSite, "qq", "sina", "sohu"}},
-		{"total", r.Total, report.Counts{Pages: 19, Stored: 5, Duplicates: 6, NotArticle: 4, Errors: 4}},
-		{"sohu run 1", r.BySiteRun["sohu"][0], report.Counts{Pages: 5, Duplicates: 4, Errors: 1}},
+		// The 404 is gone, not an error, as the crawl summary counts it.
+		{"total", r.Total, report.Counts{Pages: 19, Stored: 5, Duplicates: 6, NotArticle: 4, Errors: 3, Gone: 1}},
+		{"sohu run 1", r.BySiteRun["sohu"][0], report.Counts{Pages: 5, Duplicates: 4, Gone: 1}},
 		{"sohu run 2", r.BySiteRun["sohu"][1], report.Counts{}},
 		{"qq run 2", r.BySiteRun["qq"][1], report.Counts{Pages: 5, Duplicates: 2, Errors: 3}},
 		{"cluster sizes", r.ClusterSizes, map[int]int{1: 1, 2: 2, 3: 2}},
@@ -209,5 +210,27 @@ func TestCounters(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `<tr><td>robots_blocked</td><td class="n">3</td><td class="n">0</td></tr>`) {
 		t.Errorf("counter table missing:\n%s", b.String())
+	}
+}
+
+// TestLaterPages: later pages of multi-page articles (outcome part) are
+// counted by site in their own column, not as articles or errors.
+func TestLaterPages(t *testing.T) {
+	ctx := context.Background()
+	s := memory.New()
+	t.Cleanup(func() { s.Close() })
+	pages := []string{"http://m/1.html", "http://m/1-2.html", "http://m/1-3.html"}
+	c := &storage.Commit{Page: storage.Page{URL: pages[0], Site: "people", RunID: 1, Outcome: storage.OutcomeStored, FetchedAt: now},
+		Article: &storage.Article{Site: "people", RunID: 1, Title: "t", Text: "x", ContentHash: "00", FetchedAt: now, Pages: pages},
+		Parts:   pages[1:]}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Build(ctx, s, explain.Default(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (report.Counts{Pages: 3, Stored: 1, Parts: 2}); r.Total != want || r.BySite["people"] != want {
+		t.Fatalf("total %+v, people %+v; want %+v", r.Total, r.BySite["people"], want)
 	}
 }

@@ -5,15 +5,21 @@ import (
 	"html/template"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // Plot geometry (pixels).
 const (
-	plotW, plotH                   = 520.0, 250.0
-	padL, padR, padT, padB         = 56.0, 110.0, 28.0, 48.0
-	maxBarLabels                   = 24
+	plotW, plotH           = 520.0, 250.0
+	padL, padR, padT, padB = 56.0, 110.0, 28.0, 48.0
+	maxBarLabels           = 24
+	// labelCharW is the width allowed per character of an x-axis label
+	// (sans-serif at fontSize: digits and lower-case letters are about
+	// 0.55-0.6 em) and labelGap the space kept between two labels.
+	labelCharW, labelGap           = 0.62 * fontSize, 6.0
 	fontSize                       = 12
 	colorStored, colorDup, colorEr = "#2ca02c", "#ff7f0e", "#d62728"
+	colorGone                      = "#7f7f7f"
 )
 
 var palette = []string{colorStored, colorDup, colorEr, "#1f77b4", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"}
@@ -88,6 +94,9 @@ func linePlot(title, xlabel string, xs []string, ss []series) template.HTML {
 	py := func(y float64) float64 { return padT + (1-y/ymax)*(plotH-padT-padB) }
 	yAxis(&b, ymax, ystep, py)
 	step := max(1, (n+maxBarLabels/2-1)/(maxBarLabels/2))
+	if n > 1 {
+		step = max(step, labelStep(xs, (plotW-padL-padR)/float64(n-1)))
+	}
 	for i, x := range xs {
 		if i%step == 0 {
 			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, px(i), plotH-padB+16, esc(x))
@@ -137,7 +146,11 @@ func barChart(title, xlabel string, bars []bar, color string, marks ...marker) t
 	w := (plotW - padL - padR) / float64(n)
 	py := func(y float64) float64 { return padT + (1-y/top)*(plotH-padT-padB) }
 	yAxis(&b, top, ystep, py)
-	step := max(1, (n+maxBarLabels-1)/maxBarLabels)
+	labels := make([]string, len(bars))
+	for i, x := range bars {
+		labels[i] = x.Label
+	}
+	step := max((n+maxBarLabels-1)/maxBarLabels, labelStep(labels, w))
 	for i, x := range bars {
 		x0 := padL + float64(i)*w
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %d</title></rect>`,
@@ -154,4 +167,15 @@ func barChart(title, xlabel string, bars []bar, color string, marks ...marker) t
 	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, (padL+plotW-padR)/2, plotH-8, esc(xlabel))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // every text above is escaped with esc
+}
+
+// labelStep is every how many slots of width w an x-axis label is drawn
+// so that the widest label (labelCharW per character) keeps labelGap from
+// the next: 20 Jaccard bins of 17.7 px cannot each carry "0.05".
+func labelStep(labels []string, w float64) int {
+	widest := 0
+	for _, l := range labels {
+		widest = max(widest, utf8.RuneCountInString(l))
+	}
+	return max(1, int(math.Ceil((float64(widest)*labelCharW+labelGap)/w)))
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/newsdedup/newscrawl/internal/progress"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -72,9 +73,15 @@ func (f *filler) run(n int, body func(run int64) error) error {
 		return err
 	}
 	r.FinishedAt, r.Status = f.tick(), storage.RunCompleted
+	gone := map[string]int64{} // per site, as a crawl records its "gone" counter
+	var sites []string
 	err = f.s.Pages(f.ctx, func(p storage.Page) error {
 		if p.RunID != r.ID {
 			return nil
+		}
+		if _, ok := gone[p.Site]; !ok {
+			sites = append(sites, p.Site)
+			gone[p.Site] = 0
 		}
 		r.Stats.Fetched++
 		switch p.Outcome {
@@ -85,12 +92,20 @@ func (f *filler) run(n int, body func(run int64) error) error {
 		case storage.OutcomeNotArticle:
 			r.Stats.NotArticle++
 		case storage.OutcomeError:
-			r.Stats.Errors++
+			r.Stats.Errors++ // errors and gone pages, as a crawl's run record counts them
+			if progress.IsGone(p.ErrKind) {
+				gone[p.Site]++
+			}
+		case storage.OutcomePart:
+			r.Stats.Parts++
 		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	for _, s := range sites {
+		r.Stats.Sites = append(r.Stats.Sites, storage.SiteCounters{Site: s, Counters: map[string]int64{"gone": gone[s]}})
 	}
 	return f.s.FinishRun(f.ctx, r)
 }

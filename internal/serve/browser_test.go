@@ -120,6 +120,68 @@ func TestBrowser(t *testing.T) {
 		}
 		shot("serve-escaped")
 	})
+	t.Run("site name is a link", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		if n := eval(`document.querySelectorAll("#sites td:first-child a[href^='/site/']").length`); n != 4.0 {
+			t.Fatalf("%v site names are links, want 4", n)
+		}
+		if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`#sites td:first-child a[href="/site/sohu"]`))); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval(`document.querySelector("h1").textContent`); got != "Site sohu" {
+			t.Errorf("h1 %q", got)
+		}
+		if n := eval(`document.querySelectorAll("table.hits tr").length`); n != 5.0 {
+			t.Errorf("%v rows, want 5 (header + sohu's 4 duplicates)", n)
+		}
+		// The site whose name is markup has a working link too.
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`#sites tr:nth-child(2) td:first-child a`))); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval(`document.querySelector("h1").textContent`); got != "Site "+sample.ScriptSite {
+			t.Errorf("h1 %q, want the site %q", got, sample.ScriptSite)
+		}
+		if d := b.Dialogs(); len(d) > 0 {
+			t.Errorf("JavaScript dialogs opened: %q", d)
+		}
+	})
+	t.Run("run page lists its articles", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/run/2")); err != nil {
+			t.Fatal(err)
+		}
+		if n := eval(`document.querySelectorAll("#run-articles tr").length`); n != 4.0 {
+			t.Errorf("%v rows, want 4 (header + run 2's article and 2 duplicates)", n)
+		}
+		if n := eval(`document.querySelectorAll("#run-articles a[href^='/article/'], #run-articles a[href^='/pair?']").length`); n.(float64) < 3 {
+			t.Errorf("%v article links", n)
+		}
+	})
+	t.Run("404 links back", func(t *testing.T) {
+		for _, path := range []string{"/nope", "/article/999", "/run/99"} {
+			resp, err := chromedp.RunResponse(ctx, chromedp.Navigate(srv.URL+path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Status != 404 {
+				t.Errorf("%s: status %d", path, resp.Status)
+			}
+			if n := eval(`document.querySelectorAll("main a[href='/']").length`); n != 1.0 {
+				t.Errorf("%s: %v links back to the overview", path, n)
+			}
+		}
+		if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`main a[href="/"]`))); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval(`location.pathname`); got != "/" {
+			t.Errorf("the link led to %v", got)
+		}
+		shot("serve-404")
+	})
 	if *docs {
 		writeDocs(t, shots, "serve-overview", "serve-pair")
 	}

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/internal/explain"
 	"github.com/newsdedup/newscrawl/internal/passages"
+	"github.com/newsdedup/newscrawl/internal/progress"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -71,6 +73,9 @@ func New(s Store, th explain.Thresholds, log *slog.Logger) (*Handler, error) {
 		"paras": func(s string) []string {
 			return strings.Split(s, "\n")
 		},
+		"missing": func(missing []string, u string) bool { return slices.Contains(missing, u) },
+		"totals":  progress.RunCounts, // a run's totals with gone pages apart from errors
+		"pathesc": url.PathEscape,
 		"reason": func(s string) string {
 			if s == "" {
 				return "not recorded"
@@ -88,6 +93,10 @@ func New(s Store, th explain.Thresholds, log *slog.Logger) (*Handler, error) {
 	h.mux.HandleFunc("GET /cluster/{id}", h.cluster)
 	h.mux.HandleFunc("GET /article/{id}", h.article)
 	h.mux.HandleFunc("GET /pair", h.pair)
+	h.mux.HandleFunc("GET /site/{name}", h.site)
+	h.mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+		h.errorPage(w, r, http.StatusNotFound, "no page at "+r.URL.Path)
+	})
 	return h, nil
 }
 
@@ -117,17 +126,20 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, name string, da
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, storage.ErrNotFound) {
-		http.Error(w, "not found", http.StatusNotFound)
+		h.errorPage(w, r, http.StatusNotFound, "not found")
 		return
 	}
 	h.log.Error("serve", "path", r.URL.Path, "err", err)
 	http.Error(w, "internal error (see the server log)", http.StatusInternalServerError)
 }
 
-// SiteRow counts a site's page outcomes over all runs.
+// SiteRow counts a site's page outcomes over all runs, named and counted
+// as the crawl's summary counts them: Errors are failures of the site or
+// the network, Gone the pages a 4xx answered (progress.IsGone).
 type SiteRow struct {
-	Site                                          string
-	Pages, Stored, Duplicates, NotArticle, Errors int
+	Site                                                string
+	Pages, Stored, Duplicates, NotArticle, Errors, Gone int
+	Parts                                               int // later pages of multi-page articles
 }
 
 func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
@@ -154,7 +166,13 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 		case storage.OutcomeNotArticle:
 			s.NotArticle++
 		case storage.OutcomeError:
-			s.Errors++
+			if progress.IsGone(p.ErrKind) {
+				s.Gone++
+			} else {
+				s.Errors++
+			}
+		case storage.OutcomePart:
+			s.Parts++
 		}
 		return nil
 	})
@@ -181,6 +199,7 @@ type Hit struct {
 	DupOf   int64
 	Reason  string
 	Jaccard float64
+	RunID   int64
 }
 
 func (h *Handler) search(w http.ResponseWriter, r *http.Request) {
@@ -189,8 +208,8 @@ func (h *Handler) search(w http.ResponseWriter, r *http.Request) {
 	more := false
 	if q != "" {
 		var err error
-		hits, more, err = h.collect(r.Context(), func(title string, _ int64) bool {
-			return strings.Contains(strings.ToLower(title), strings.ToLower(q))
+		hits, more, err = h.collect(r.Context(), func(x Hit) bool {
+			return strings.Contains(strings.ToLower(x.Title), strings.ToLower(q))
 		})
 		if err != nil {
 			h.fail(w, r, err)
@@ -204,8 +223,11 @@ var errEnough = errors.New("enough results")
 
 // collect returns the articles, then duplicates, that keep selects, at most
 // MaxResults (more reports that there were more).
-func (h *Handler) collect(ctx context.Context, keep func(title string, cluster int64) bool) (hits []Hit, more bool, err error) {
+func (h *Handler) collect(ctx context.Context, keep func(Hit) bool) (hits []Hit, more bool, err error) {
 	add := func(x Hit) error {
+		if !keep(x) {
+			return nil
+		}
 		if len(hits) == MaxResults {
 			more = true
 			return errEnough
@@ -214,17 +236,11 @@ func (h *Handler) collect(ctx context.Context, keep func(title string, cluster i
 		return nil
 	}
 	err = h.store.Articles(ctx, func(a storage.Article) error {
-		if !keep(a.Title, a.Cluster) {
-			return nil
-		}
-		return add(Hit{ID: a.ID, URL: a.URL, Site: a.Site, Title: a.Title, Kept: true, Cluster: a.Cluster})
+		return add(Hit{ID: a.ID, URL: a.URL, Site: a.Site, Title: a.Title, Kept: true, Cluster: a.Cluster, RunID: a.RunID})
 	})
 	if err == nil {
 		err = h.store.Duplicates(ctx, func(d storage.Duplicate) error {
-			if !keep(d.Title, d.Cluster) {
-				return nil
-			}
-			return add(Hit{URL: d.URL, Site: d.Site, Title: d.Title, Cluster: d.Cluster, DupOf: d.DupOf, Reason: d.Reason, Jaccard: d.Jaccard})
+			return add(Hit{URL: d.URL, Site: d.Site, Title: d.Title, Cluster: d.Cluster, DupOf: d.DupOf, Reason: d.Reason, Jaccard: d.Jaccard, RunID: d.RunID})
 		})
 	}
 	if errors.Is(err, errEnough) {
@@ -233,19 +249,48 @@ func (h *Handler) collect(ctx context.Context, keep func(title string, cluster i
 	return hits, more, err
 }
 
-func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 {
-		http.Error(w, "bad cluster id", http.StatusBadRequest)
-		return
-	}
-	hits, more, err := h.collect(r.Context(), func(_ string, c int64) bool { return c == id })
+// site lists the stored articles, then the duplicates, of one site.
+func (h *Handler) site(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	hits, more, err := h.collect(r.Context(), func(x Hit) bool { return x.Site == name })
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	if len(hits) == 0 {
-		http.Error(w, "no such cluster", http.StatusNotFound)
+		h.errorPage(w, r, http.StatusNotFound, "no article or duplicate of a site named "+strconv.Quote(name))
+		return
+	}
+	h.render(w, r, "site.html", map[string]any{"Site": name, "Hits": hits, "More": more, "Max": MaxResults})
+}
+
+// errorPage answers status with msg on a page of the view, which links
+// back to the overview.
+func (h *Handler) errorPage(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	var b strings.Builder
+	if err := h.tmpl.ExecuteTemplate(&b, "error.html", map[string]any{"Status": status, "Text": http.StatusText(status), "Msg": msg}); err != nil {
+		h.log.Error("serve", "path", r.URL.Path, "err", err)
+		http.Error(w, msg, status)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		h.errorPage(w, r, http.StatusBadRequest, "bad cluster id")
+		return
+	}
+	hits, more, err := h.collect(r.Context(), func(x Hit) bool { return x.Cluster == id })
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if len(hits) == 0 {
+		h.errorPage(w, r, http.StatusNotFound, "no such cluster")
 		return
 	}
 	h.render(w, r, "cluster.html", map[string]any{"ID": id, "Hits": hits, "More": more, "Max": MaxResults})
@@ -254,7 +299,7 @@ func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) article(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
-		http.Error(w, "bad article id", http.StatusBadRequest)
+		h.errorPage(w, r, http.StatusBadRequest, "bad article id")
 		return
 	}
 	a, err := h.store.Article(r.Context(), id)
@@ -279,7 +324,7 @@ func (h *Handler) article(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) pair(w http.ResponseWriter, r *http.Request) {
 	u := r.URL.Query().Get("url")
 	if u == "" {
-		http.Error(w, "missing url parameter", http.StatusBadRequest)
+		h.errorPage(w, r, http.StatusBadRequest, "missing url parameter")
 		return
 	}
 	e, err := explain.Explain(r.Context(), h.store, u, h.th)
@@ -288,7 +333,7 @@ func (h *Handler) pair(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if e.Duplicate == nil {
-		http.Error(w, "not a duplicate: "+string(e.Page.Outcome), http.StatusNotFound)
+		h.errorPage(w, r, http.StatusNotFound, "not a duplicate: "+string(e.Page.Outcome))
 		return
 	}
 	left, right := passages.Mark(e.Duplicate.Text, e.Original.Text)
@@ -336,7 +381,7 @@ type counterRow struct {
 func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
-		http.Error(w, "bad run id", http.StatusBadRequest)
+		h.errorPage(w, r, http.StatusBadRequest, "bad run id")
 		return
 	}
 	runs, err := h.store.Runs(r.Context())
@@ -346,7 +391,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	}
 	i := slices.IndexFunc(runs, func(x storage.Run) bool { return x.ID == id })
 	if i < 0 {
-		http.Error(w, "no such run", http.StatusNotFound)
+		h.errorPage(w, r, http.StatusNotFound, "no such run")
 		return
 	}
 	run := runs[i]
@@ -366,5 +411,10 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
-	h.render(w, r, "run.html", map[string]any{"Run": run, "Sites": sites, "Rows": rows})
+	hits, more, err := h.collect(r.Context(), func(x Hit) bool { return x.RunID == id })
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, "run.html", map[string]any{"Run": run, "Sites": sites, "Rows": rows, "Hits": hits, "More": more, "Max": MaxResults})
 }

@@ -44,10 +44,22 @@ import (
 	"github.com/newsdedup/newscrawl/storage"
 )
 
+// SpecURI is the WARC 1.1 specification (IIPC's published text of ISO
+// 28500:2017).
+const SpecURI = "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
+
 // NearDuplicateProfile is the WARC-Profile of a revisit record for a page
-// dropped as a near-duplicate of the record it refers to. WARC 1.1 lets
-// other profiles than its two be named by URI (section 6.7.1).
-const NearDuplicateProfile = "https://github.com/newsdedup/newscrawl/blob/main/docs/warc-near-duplicate-profile"
+// dropped as a near-duplicate of the record it refers to. WARC 1.1 defines
+// two profiles, http://netpreserve.org/warc/1.1/revisit/identical-payload-digest
+// (the payload's digest equals the original's) and .../server-not-modified
+// (a 304), and neither holds for a near-duplicate: its payload differs
+// from the original's. Its section "Other profiles" allows further
+// profiles "recording the apparent magnitude of difference from the
+// previous visit", which is what this record does (distance, Jaccard,
+// containment), so the profile is named by that section's URI: a reader
+// that does not know it must not interpret the record (section 6.7), and
+// never mistakes it for an identical copy.
+const NearDuplicateProfile = SpecURI + "#other-profiles"
 
 // Options control an export.
 type Options struct {
@@ -98,8 +110,8 @@ func Write(ctx context.Context, src export.Source, w io.Writer, o Options) (Coun
 	if software == "" {
 		software = "newscrawl"
 	}
-	info := "software: " + software + "\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n" +
-		"description: newscrawl corpus export: stored articles as resource records (extracted text), near-duplicates as revisit records\r\n"
+	info := "software: " + software + "\r\nformat: WARC File Format 1.1\r\nconformsTo: " + SpecURI + "\r\n" +
+		"description: newscrawl corpus export: stored articles as resource records (extracted text) or response records (as fetched), near-duplicates as revisit records whose block gives the reason, Hamming distance, SpotSigs Jaccard and containment against the original they refer to\r\n"
 	rec, err := build(gowarc.Warcinfo, map[string]string{
 		gowarc.WarcRecordID: "<urn:uuid:" + uuid.NewString() + ">",
 		gowarc.WarcDate:     warcDate(cmp.Or(o.Now, time.Now())),

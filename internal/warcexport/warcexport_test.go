@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +246,20 @@ func TestWriteRaw(t *testing.T) {
 	}
 	if recs[6].get("WARC-Refers-To") != warcexport.RecordID("article", "http://a/1") {
 		t.Errorf("revisit refers to %s", recs[6].get("WARC-Refers-To"))
+	}
+}
+
+// TestNearDuplicateProfile: the revisit profile of a near-duplicate is a
+// URI of the WARC 1.1 specification (its "Other profiles" section: the
+// two profiles it defines claim an identical payload or a 304, which a
+// near-duplicate is not), never a page of this project that may not exist.
+func TestNearDuplicateProfile(t *testing.T) {
+	identical := []string{"http://netpreserve.org/warc/1.1/revisit/identical-payload-digest", "http://netpreserve.org/warc/1.1/revisit/server-not-modified"}
+	p := warcexport.NearDuplicateProfile
+	if !strings.HasPrefix(p, warcexport.SpecURI+"#") || slices.Contains(identical, p) {
+		t.Errorf("profile %q is not a section of the WARC 1.1 specification %s", p, warcexport.SpecURI)
+	}
+	if strings.Contains(p, "newscrawl") {
+		t.Errorf("profile %q points at this project", p)
 	}
 }

@@ -36,6 +36,8 @@ type Store struct {
 	frontier    map[string]*memItem
 	frontierSeq int64
 
+	surfaces map[string]storage.SurfaceState // by key
+
 	lock   chan struct{} // capacity 1: holding a token is holding the run lock
 	closed bool
 }
@@ -84,6 +86,7 @@ func New() *Store {
 		docfreq:  make(map[string]int),
 		raw:      make(map[string]storage.RawResponse),
 		frontier: make(map[string]*memItem),
+		surfaces: make(map[string]storage.SurfaceState),
 		lock:     make(chan struct{}, 1),
 	}
 }
@@ -175,8 +178,9 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 
 	m.pageSeq++
 	p := c.Page
-	p.FetchedAt = utc(p.FetchedAt)
+	p.FetchedAt, p.RetryAt = utc(p.FetchedAt), utc(p.RetryAt)
 	m.pages[url] = &memPage{Page: p, seq: m.pageSeq}
+	m.commitParts(c)
 
 	switch {
 	case c.Article != nil:
@@ -233,7 +237,23 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 	return nil
 }
 
+// commitParts records the later pages of a multi-page article
+// (Commit.Parts) as pages of Outcome Part; a URL already decided keeps its
+// record.
+func (m *Store) commitParts(c *storage.Commit) {
+	for _, u := range c.Parts {
+		if old, ok := m.pages[u]; ok && old.Outcome.Final() {
+			continue
+		}
+		m.pageSeq++
+		m.pages[u] = &memPage{Page: storage.Page{URL: u, Site: c.Page.Site, RunID: c.Page.RunID, Outcome: storage.OutcomePart,
+			Status: c.Page.Status, FetchedAt: utc(c.Page.FetchedAt), PartOf: c.Page.URL}, seq: m.pageSeq}
+	}
+}
+
 func cloneArticle(a storage.Article) storage.Article {
+	a.Pages = cloneStrings(a.Pages)
+	a.PagesMissing = cloneStrings(a.PagesMissing)
 	a.Fingerprint.Signature = cloneUints(a.Fingerprint.Signature)
 	a.Fingerprint.Prints = cloneUints(a.Fingerprint.Prints)
 	if len(a.Passages) == 0 {
@@ -248,6 +268,15 @@ func cloneDuplicate(d storage.Duplicate) storage.Duplicate {
 	d.Signature = cloneUints(d.Signature)
 	d.Prints = cloneUints(d.Prints)
 	return d
+}
+
+// cloneStrings copies a URL list, nil when empty (as the other stores
+// read them back).
+func cloneStrings(xs []string) []string {
+	if len(xs) == 0 {
+		return nil
+	}
+	return append([]string(nil), xs...)
 }
 
 // cloneUints copies a signature or prints, nil when empty (as the other
@@ -551,6 +580,7 @@ func (m *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 		return 0, err
 	}
 	added := 0
+	now := time.Now()
 	for _, it := range items {
 		if q, ok := m.frontier[it.URL]; ok {
 			// A shorter path to a queued URL lowers its depth (several
@@ -560,7 +590,7 @@ func (m *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 			}
 			continue
 		}
-		if p, ok := m.pages[it.URL]; ok && (p.Outcome.Final() || (p.Outcome == storage.OutcomeError && p.Permanent)) {
+		if p, ok := m.pages[it.URL]; ok && p.Skipped(now) {
 			continue
 		}
 		m.frontierSeq++

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // OpenWith opens a store with test timings: leases of owners silent for
@@ -15,3 +17,21 @@ func OpenWith(ctx context.Context, url string, lease, beat, migrateWait time.Dur
 // Migrations exposes the schema migrations, so that a test can build a
 // schema of an older version.
 var Migrations = migrations
+
+// StatementTimeout reads the statement_timeout of one of the store's
+// connections as the server reports it.
+func (s *Store) StatementTimeout(ctx context.Context) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, `SHOW statement_timeout`).Scan(&v)
+	return v, err
+}
+
+// ParseConfig parses url as Open does, timeouts applied.
+func ParseConfig(url string) (*pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	applyTimeouts(cfg)
+	return cfg, nil
+}

@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the
 // one-row table schema_version. It equals len(migrations).
-const SchemaVersion = 3
+const SchemaVersion = 5
 
 // migrations[i] takes the schema from version i to i+1; each runs in one
 // transaction together with the schema_version update, under the exclusive
@@ -169,6 +169,35 @@ ALTER TABLE articles ADD COLUMN own_share DOUBLE PRECISION NOT NULL DEFAULT 0;
 ALTER TABLE articles ADD COLUMN passages BYTEA NOT NULL DEFAULT '\x';
 ALTER TABLE duplicates ADD COLUMN prints BYTEA NOT NULL DEFAULT '\x';
 ALTER TABLE duplicates ADD COLUMN content_words INTEGER NOT NULL DEFAULT 0;
+`,
+	// 3 -> 4: cron runs that re-fetch only what changed, as in the SQLite
+	// store's migration 7 -> 8: pages.retry_at (a permanent error's next
+	// chance; NULL: never) and the surfaces table (storage.SurfaceState),
+	// whose claim is one INSERT ... ON CONFLICT DO UPDATE ... WHERE due.
+	`
+ALTER TABLE pages ADD COLUMN retry_at BIGINT;
+CREATE TABLE surfaces (
+	key           TEXT PRIMARY KEY,
+	site          TEXT NOT NULL DEFAULT '',
+	etag          TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	fetched_at    BIGINT,
+	status        INTEGER NOT NULL DEFAULT 0,
+	new_urls      INTEGER NOT NULL DEFAULT 0,
+	empty_runs    INTEGER NOT NULL DEFAULT 0,
+	next_due      BIGINT,
+	links         TEXT NOT NULL DEFAULT ''
+);
+`,
+	// 4 -> 5: multi-page articles, as in the SQLite store's migration
+	// 8 -> 9: the outcome 'part' (a later page of an article, named in
+	// part_of) and an article's pages and missing pages, one URL a line.
+	`
+ALTER TABLE pages DROP CONSTRAINT IF EXISTS pages_outcome_check;
+ALTER TABLE pages ADD CONSTRAINT pages_outcome_check CHECK (outcome IN ('stored', 'duplicate', 'not_article', 'error', 'part'));
+ALTER TABLE pages ADD COLUMN part_of TEXT NOT NULL DEFAULT '';
+ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
+ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 `,
 }
 

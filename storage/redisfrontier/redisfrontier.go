@@ -44,6 +44,35 @@ const (
 	heartbeatEvery = 5 * time.Second
 )
 
+// OpenTimeout bounds opening a client: the first round trip to a server
+// that accepts connections but answers nothing fails after this long,
+// whatever the client's retries.
+const OpenTimeout = 10 * time.Second
+
+// ParseURL parses a redis:// URL into client options with the timeouts
+// every client of the project uses: go-redis's dial (5 s) and read/write
+// (3 s) defaults unless the URL sets dial_timeout, read_timeout or
+// write_timeout, and context deadlines honoured on every command, so that
+// OpenTimeout and callers' deadlines bound a call including its retries.
+// A parse error does not quote the URL (it may hold a password).
+func ParseURL(url string) (*redis.Options, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot parse the redis url", storage.ErrInvalid)
+	}
+	opt.ContextTimeoutEnabled = true
+	return opt, nil
+}
+
+// OpenError names a first round trip cut by OpenTimeout (rather than by
+// the caller's ctx) as a server that did not answer.
+func OpenError(ctx context.Context, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("no answer within %s: %w", OpenTimeout, err)
+	}
+	return err
+}
+
 // LeaseTimeout is how long after its owner's last heartbeat a lease is
 // taken back (pending again at the next Pop).
 const LeaseTimeout = leaseTimeout
@@ -92,9 +121,9 @@ func open(ctx context.Context, url, namespace string, pages Pages, opt options) 
 	if namespace == "" || strings.ContainsAny(namespace, " \t\r\n") {
 		return nil, fmt.Errorf("open redis frontier: %w: namespace %q", storage.ErrInvalid, namespace)
 	}
-	ropt, err := redis.ParseURL(url)
+	ropt, err := ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("open redis frontier: %w: cannot parse the url", storage.ErrInvalid)
+		return nil, fmt.Errorf("open redis frontier: %w", err)
 	}
 	rdb := redis.NewClient(ropt)
 	host, _ := os.Hostname() // informative only
@@ -102,7 +131,10 @@ func open(ctx context.Context, url, namespace string, pages Pages, opt options) 
 	_, _ = rand.Read(rnd[:])
 	f := &Frontier{rdb: rdb, pages: pages, ns: namespace, opt: opt,
 		owner: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(rnd[:]))}
-	if err := f.beat(ctx); err != nil {
+	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
+	err = OpenError(ctx, f.beat(octx))
+	cancel()
+	if err != nil {
 		rdb.Close()
 		return nil, fmt.Errorf("open redis frontier %s: %w", ropt.Addr, err)
 	}
@@ -305,7 +337,7 @@ return redis.call('ZCARD', k('pending:') .. ARGV[2]) + redis.call('SCARD', k('in
 `)
 
 // decided reports whether Push must skip url: its page is final or a
-// permanent error.
+// permanent error not due again (storage.Page.Skipped).
 func (f *Frontier) decided(ctx context.Context, url string) (bool, error) {
 	p, err := f.pages.PageOf(ctx, url)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -314,7 +346,7 @@ func (f *Frontier) decided(ctx context.Context, url string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return p.Outcome.Final() || (p.Outcome == storage.OutcomeError && p.Permanent), nil
+	return p.Skipped(time.Now()), nil
 }
 
 // Push queues the items that are neither queued nor decided and returns how

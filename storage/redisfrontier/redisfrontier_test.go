@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -325,5 +327,45 @@ func TestOpenErrors(t *testing.T) {
 				t.Fatalf("Open = %v, want ErrInvalid", err)
 			}
 		})
+	}
+}
+
+// TestOpenSilentServer: a Redis URL whose server accepts connections and
+// answers nothing fails Open with a message saying so, bounded by
+// OpenTimeout whatever the client's retries, instead of hanging.
+func TestOpenSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var conns []net.Conn
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	defer func() {
+		ln.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	start := time.Now()
+	_, err = redisfrontier.Open(context.Background(), "redis://:secret@"+ln.Addr().String()+"/0?read_timeout=200ms&dial_timeout=200ms", "t:", memory.New())
+	if err == nil {
+		t.Fatal("open of a silent server succeeded")
+	}
+	if d := time.Since(start); d > redisfrontier.OpenTimeout+2*time.Second {
+		t.Errorf("open failed after %s, want at most about OpenTimeout (%s)", d, redisfrontier.OpenTimeout)
+	}
+	if strings.Contains(err.Error(), "secret") {
+		t.Errorf("error %q shows the password", err)
 	}
 }

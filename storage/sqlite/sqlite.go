@@ -32,7 +32,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 7
+const SchemaVersion = 9
 
 // SQLite tuning.
 const (
@@ -223,6 +223,54 @@ ALTER TABLE articles ADD COLUMN passages BLOB NOT NULL DEFAULT x'';
 ALTER TABLE duplicates ADD COLUMN prints BLOB NOT NULL DEFAULT x'';
 ALTER TABLE duplicates ADD COLUMN content_words INTEGER NOT NULL DEFAULT 0;
 `,
+	// 7 -> 8: cron runs that re-fetch only what changed. pages.retry_at is
+	// when a permanent error may be fetched again (NULL: never; a page
+	// that was gone). surfaces keeps each list surface's validators, what
+	// its last fetch yielded and when it is due again (storage.SurfaceState);
+	// next_due is indexed for the claim.
+	`
+ALTER TABLE pages ADD COLUMN retry_at INTEGER;
+CREATE TABLE surfaces (
+	key           TEXT PRIMARY KEY,
+	site          TEXT NOT NULL DEFAULT '',
+	etag          TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	fetched_at    INTEGER,
+	status        INTEGER NOT NULL DEFAULT 0,
+	new_urls      INTEGER NOT NULL DEFAULT 0,
+	empty_runs    INTEGER NOT NULL DEFAULT 0,
+	next_due      INTEGER,
+	links         TEXT NOT NULL DEFAULT ''
+);
+`,
+	// 8 -> 9: multi-page articles. A later page of an article is a page of
+	// outcome 'part' naming its article in part_of ('' for the other
+	// outcomes); SQLite cannot change a CHECK constraint in place, so the
+	// pages table is rebuilt with the new outcome (same rows, same seq:
+	// the commit order is kept). An article lists its pages and those
+	// that could not be fetched, one URL a line ('' for one page).
+	`
+CREATE TABLE pages_v9 (
+	seq        INTEGER PRIMARY KEY,
+	url        TEXT NOT NULL UNIQUE,
+	site       TEXT NOT NULL,
+	run_id     INTEGER NOT NULL,
+	outcome    TEXT NOT NULL CHECK (outcome IN ('stored', 'duplicate', 'not_article', 'error', 'part')),
+	status     INTEGER NOT NULL,
+	err_kind   TEXT NOT NULL,
+	err        TEXT NOT NULL,
+	permanent  INTEGER NOT NULL,
+	fetched_at INTEGER,
+	retry_at   INTEGER,
+	part_of    TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO pages_v9(seq, url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at)
+	SELECT seq, url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at FROM pages;
+DROP TABLE pages;
+ALTER TABLE pages_v9 RENAME TO pages;
+ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
+ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // Store is the embedded SQLite store: one database file in WAL mode, written through
@@ -236,6 +284,7 @@ type Store struct {
 
 	writeMu sync.Mutex // serialises write transactions of this process
 	termBuf []byte     // encodes a commit's terms; guarded by writeMu
+	packer  textPacker // compresses duplicates' texts; guarded by writeMu
 
 	stmts sqliteStmts
 
@@ -481,22 +530,23 @@ func (s *Store) migrateFrom(ctx context.Context, v int) error {
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-		prints, content_words, partial_of, own_share, passages`
+		prints, content_words, partial_of, own_share, passages, pages, pages_missing`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-		prints, content_words, partial_of, own_share, passages`
+		prints, content_words, partial_of, own_share, passages, pages, pages_missing`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
 		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
 		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
-	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at`
+	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at, part_of`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
 	// that are not blobs at all); badSignature describes them.
 	badSignatureCond = `typeof(signature) <> 'blob' OR length(signature) % 8 <> 0`
 	badSignature     = `CASE WHEN typeof(signature) <> 'blob' THEN ' signature is ' || typeof(signature) || ', not a blob'
 		ELSE ' signature of ' || length(signature) || ' bytes is not a multiple of 8' END`
-	// finalPage is the condition under which Push ignores a URL.
-	finalPage = `outcome IN ('stored', 'duplicate') OR (outcome = 'error' AND permanent <> 0)`
+	// finalPage is the condition under which Push (at time ?5) ignores a
+	// URL (storage.Page.Skipped).
+	finalPage = `outcome IN ('stored', 'duplicate', 'part') OR (outcome = 'error' AND permanent <> 0 AND (retry_at IS NULL OR retry_at > ?5))`
 )
 
 func (s *Store) prepare(ctx context.Context) error {
@@ -506,13 +556,13 @@ func (s *Store) prepare(ctx context.Context) error {
 	}{
 		{&s.stmts.pageOutcome, `SELECT outcome FROM pages WHERE url = ?`},
 		{&s.stmts.deletePage, `DELETE FROM pages WHERE url = ?`},
-		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.insertArticle, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
 			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-			prints, content_words, partial_of, own_share, passages)
+			prints, content_words, partial_of, own_share, passages, pages, pages_missing)
 			VALUES ((SELECT coalesce(max(id), 0) + 1 FROM articles), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
 			CASE WHEN ?12 = 0 THEN (SELECT coalesce(max(id), 0) + 1 FROM articles) ELSE ?12 END, ?13, ?14, ?15, ?16,
-			?17, ?18, ?19, ?20, ?21)
+			?17, ?18, ?19, ?20, ?21, ?22, ?23)
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
@@ -812,7 +862,10 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 		}
 	}
 	if _, err := tx.StmtContext(ctx, s.stmts.insertPage).ExecContext(ctx, p.URL, p.Site, p.RunID,
-		string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt)); err != nil {
+		string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt), nullTime(p.RetryAt), p.PartOf); err != nil {
+		return r, err
+	}
+	if err := s.commitParts(ctx, tx, c); err != nil {
 		return r, err
 	}
 	switch {
@@ -832,7 +885,8 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 			a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author, a.Editor, nullTime(a.FetchedAt),
 			a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash), packSignature(a.Fingerprint.Signature),
 			a.Fingerprint.Length, a.Fingerprint.Image, packSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords,
-			a.PartialOf, a.OwnShare, packPassages(a.Passages)).Scan(&r.artID, &r.artCluster)
+			a.PartialOf, a.OwnShare, packPassages(a.Passages), strings.Join(a.Pages, "\n"),
+			strings.Join(a.PagesMissing, "\n")).Scan(&r.artID, &r.artCluster)
 		if err != nil {
 			return r, err
 		}
@@ -859,7 +913,7 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 			r.dupCluster = d.Cluster
 		}
 		if _, err := tx.StmtContext(ctx, s.stmts.insertDup).ExecContext(ctx, p.URL, d.Site, d.RunID, d.DupOf,
-			r.dupOfURL, r.dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, d.Text, nullTime(d.PublishedAt),
+			r.dupOfURL, r.dupCluster, d.Distance, d.Jaccard, d.Containment, d.Title, s.packer.pack(d.Text), nullTime(d.PublishedAt),
 			d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Reason,
 			d.Image, d.ImageSimilarity, packSignature(d.Prints), d.ContentWords); err != nil {
 			return r, err
@@ -876,6 +930,41 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 		}
 	}
 	return r, nil
+}
+
+// commitParts records the later pages of a multi-page article
+// (Commit.Parts) as pages of outcome part; a URL already decided keeps
+// its record.
+func (s *Store) commitParts(ctx context.Context, tx *sql.Tx, c *storage.Commit) error {
+	p := &c.Page
+	for _, u := range c.Parts {
+		var old string
+		err := tx.StmtContext(ctx, s.stmts.pageOutcome).QueryRowContext(ctx, u).Scan(&old)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return err
+		case storage.Outcome(old).Final():
+			continue
+		default:
+			if _, err := tx.StmtContext(ctx, s.stmts.deletePage).ExecContext(ctx, u); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.StmtContext(ctx, s.stmts.insertPage).ExecContext(ctx, u, p.Site, p.RunID,
+			string(storage.OutcomePart), p.Status, "", "", 0, nullTime(p.FetchedAt), nil, p.URL); err != nil {
+			return fmt.Errorf("part %s: %w", u, err)
+		}
+	}
+	return nil
+}
+
+// splitLines reads a list of URLs kept one a line (nil for "").
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }
 
 // Decided reports the final outcome of a URL.
@@ -900,11 +989,11 @@ func scanPage(sc scanner) (storage.Page, error) {
 	var p storage.Page
 	var outcome string
 	var permanent int
-	var fetched sql.NullInt64
-	if err := sc.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &permanent, &fetched); err != nil {
+	var fetched, retry sql.NullInt64
+	if err := sc.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &permanent, &fetched, &retry, &p.PartOf); err != nil {
 		return storage.Page{}, err
 	}
-	p.Outcome, p.Permanent, p.FetchedAt = storage.Outcome(outcome), permanent != 0, fromNull(fetched)
+	p.Outcome, p.Permanent, p.FetchedAt, p.RetryAt = storage.Outcome(outcome), permanent != 0, fromNull(fetched), fromNull(retry)
 	return p, nil
 }
 
@@ -916,11 +1005,13 @@ func scanArticle(sc scanner) (storage.Article, error) {
 	prints := sigDest{dst: &a.Fingerprint.Prints}
 	var passages []uint64
 	pass := sigDest{dst: &passages}
+	var pages, missing string
 	if err := sc.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
 		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image,
-		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &pass); err != nil {
+		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &pass, &pages, &missing); err != nil {
 		return storage.Article{}, err
 	}
+	a.Pages, a.PagesMissing = splitLines(pages), splitLines(missing)
 	if err := errors.Join(sig.err, prints.err, pass.err); err != nil {
 		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
 	}
@@ -946,7 +1037,7 @@ func scanDuplicate(sc scanner) (storage.Duplicate, error) {
 	sig := sigDest{dst: &d.Signature}
 	prints := sigDest{dst: &d.Prints}
 	if err := sc.Scan(&d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
-		&d.Containment, &d.Title, &d.Text, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason,
+		&d.Containment, &d.Title, textDest{&d.Text}, &pub, &d.Source, &d.Author, &fetched, &simhash, &sig, &d.Reason,
 		&d.Image, &d.ImageSimilarity, &prints, &d.ContentWords); err != nil {
 		return storage.Duplicate{}, err
 	}
@@ -1202,24 +1293,22 @@ func (s *Store) Check(ctx context.Context) error {
 	var integrity []string
 	rows, err := tx.QueryContext(ctx, `PRAGMA integrity_check(100)`)
 	if err != nil {
-		return fmt.Errorf("check: integrity_check: %w", err)
+		return fmt.Errorf("check: integrity_check: %w", damaged(err))
 	}
 	for rows.Next() {
 		var msg string
 		if err := rows.Scan(&msg); err != nil {
 			rows.Close()
-			return fmt.Errorf("check: integrity_check: %w", err)
+			return fmt.Errorf("check: integrity_check: %w", damaged(err))
 		}
 		integrity = append(integrity, msg)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("check: integrity_check: %w", err)
+		return fmt.Errorf("check: integrity_check: %w", damaged(err))
 	}
 	if len(integrity) != 1 || integrity[0] != "ok" {
-		for _, m := range integrity {
-			bad = append(bad, "integrity: "+m)
-		}
+		return fmt.Errorf("check %s: %w: %s", s.path, ErrDamaged, strings.Join(integrity, "; "))
 	}
 
 	queries := []string{
@@ -1250,7 +1339,7 @@ func (s *Store) Check(ctx context.Context) error {
 	}
 	for _, q := range queries {
 		if err := collect(q); err != nil {
-			return fmt.Errorf("check: %w", err)
+			return fmt.Errorf("check: %w", damaged(err))
 		}
 	}
 	if _, err := readPending(ctx, tx); errors.Is(err, errBadTermLog) {
@@ -1282,8 +1371,9 @@ func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		added = 0
 		st := tx.StmtContext(ctx, s.stmts.push)
+		now := time.Now().UnixNano()
 		for _, it := range items {
-			res, err := st.ExecContext(ctx, it.URL, it.Site, it.Depth, it.Referer)
+			res, err := st.ExecContext(ctx, it.URL, it.Site, it.Depth, it.Referer, now)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,83 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+const surfaceCols = `key, site, etag, last_modified, fetched_at, status, new_urls, empty_runs, next_due, links`
+
+// Surface implements storage.SurfaceStore.
+func (s *Store) Surface(ctx context.Context, key string) (storage.SurfaceState, error) {
+	var st storage.SurfaceState
+	var links string
+	var fetched, due sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT `+surfaceCols+` FROM surfaces WHERE key = ?`, key).Scan(
+		&st.Key, &st.Site, &st.ETag, &st.LastModified, &fetched, &st.Status, &st.NewURLs, &st.EmptyRuns, &due, &links)
+	if errors.Is(err, sql.ErrNoRows) {
+		return storage.SurfaceState{}, fmt.Errorf("surface %s: %w", key, storage.ErrNotFound)
+	}
+	if err != nil {
+		return storage.SurfaceState{}, fmt.Errorf("surface %s: %w", key, err)
+	}
+	st.FetchedAt, st.NextDue, st.Links = fromNull(fetched), fromNull(due), splitLinks(links)
+	return st, nil
+}
+
+// ClaimSurface implements storage.SurfaceStore: one upsert whose update
+// applies only when the surface is due, under SQLite's single writer.
+func (s *Store) ClaimSurface(ctx context.Context, key string, now time.Time, hold time.Duration) (bool, error) {
+	if key == "" {
+		return false, fmt.Errorf("claim surface: %w: empty key", storage.ErrInvalid)
+	}
+	due := now.Add(max(hold, 0))
+	if err := storage.ValidTime("surface next_due", due); err != nil {
+		return false, fmt.Errorf("claim surface %s: %w", key, err)
+	}
+	claimed := false
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO surfaces(key, next_due) VALUES (?1, ?2)
+			ON CONFLICT(key) DO UPDATE SET next_due = ?2 WHERE next_due IS NULL OR next_due <= ?3`,
+			key, due.UnixNano(), now.UnixNano())
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		claimed = n > 0
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("claim surface %s: %w", key, err)
+	}
+	return claimed, nil
+}
+
+// SaveSurface implements storage.SurfaceStore.
+func (s *Store) SaveSurface(ctx context.Context, st storage.SurfaceState) error {
+	if err := st.Validate(); err != nil {
+		return fmt.Errorf("save surface: %w", err)
+	}
+	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO surfaces(`+surfaceCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			st.Key, st.Site, st.ETag, st.LastModified, nullTime(st.FetchedAt), st.Status, st.NewURLs, st.EmptyRuns, nullTime(st.NextDue), strings.Join(st.Links, "\n"))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save surface %s: %w", st.Key, err)
+	}
+	return nil
+}
+
+// splitLinks reads the links column (newline-separated URLs).
+func splitLinks(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
