@@ -47,5 +47,8 @@ func TestShippedArticlePatterns(t *testing.T) {
 				t.Errorf("%s: start URL %s matches article_url", s.Name, u)
 			}
 		}
+		if len(s.Sitemaps)+len(s.Feeds)+len(s.APIs) == 0 {
+			t.Errorf("%s: no sitemap, feed or api: the portal's lists are not read", s.Name)
+		}
 	}
 }
