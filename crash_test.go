@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 	"github.com/newsdedup/newscrawl/internal/evalcrash"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
-	"github.com/newsdedup/newscrawl/internal/shared"
 )
 
 // fileSizeEnv, with mainEnv, limits the size of every file the child
@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestCrashRecovery is the short form of `newscrawl eval crash`: two sites
+// TestCrashRecovery is the short form of `newscrawl-lab eval crash`: two sites
 // of the reprint web are crawled by child processes that are killed with
 // SIGKILL at random moments and restarted until the crawl completes; the
 // store must then hold exactly what an uninterrupted crawl stores (checks
@@ -97,7 +97,7 @@ func TestCrashRecovery(t *testing.T) {
 // is skipped, or fails when CI is set.
 func crashSharedDir(t *testing.T) string {
 	t.Helper()
-	root, err := shared.Root(".")
+	root, err := devdata.Root(".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestExitCodes(t *testing.T) {
 		{"invalid config", []string{"crawl", "--site", bad}, exitUsage, "sites[0].delay (line 6): must be >= 0"},
 		{"invalid config names every problem", []string{"crawl", "--site", bad}, exitUsage, "sites[0].article_url (line 5): invalid regexp"},
 		{"export of a missing store", []string{"export", "--db", filepath.Join(dir, "none.db")}, exitNoStore, "no newscrawl store at"},
-		{"unknown eval", []string{"eval", "nope"}, exitUsage, "unknown subcommand"},
+		{"eval is the lab's", []string{"eval", "goldset"}, exitUsage, `unknown command "eval"`},
 		{"dedup without input", []string{"dedup"}, exitUsage, "--in"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // sites[].timezone names IANA zones on hosts without a zone database
 
 	"github.com/andybalholm/cascadia"
 	"go.yaml.in/yaml/v3"
@@ -248,9 +249,16 @@ type Site struct {
 	Feeds    []string `yaml:"feeds"`
 	APIs     []API    `yaml:"apis"`
 
+	// Timezone is the IANA zone (Asia/Shanghai, Asia/Hong_Kong) in which
+	// the site writes times without a zone and resolves relative dates
+	// (3小时前, 昨天 10:20); empty is China Standard Time.
+	Timezone string `yaml:"timezone"`
+
 	// Compiled patterns, set by Validate.
 	ArticleRe *regexp.Regexp `yaml:"-"`
 	FollowRe  *regexp.Regexp `yaml:"-"`
+	// Location is Timezone loaded by Validate (nil when empty).
+	Location *time.Location `yaml:"-"`
 }
 
 // API is one JSON or JSONP list endpoint of a site. Its file form names
@@ -662,6 +670,13 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 	}
 	if s.Charset != "" && !KnownCharset(s.Charset) {
 		add(at+".charset", "unknown charset %q", s.Charset)
+	}
+	if s.Timezone != "" {
+		if loc, err := time.LoadLocation(s.Timezone); err != nil || s.Timezone == "Local" {
+			add(at+".timezone", "unknown time zone %q (an IANA name such as Asia/Shanghai)", s.Timezone)
+		} else {
+			s.Location = loc
+		}
 	}
 	for j, sel := range s.Remove {
 		if _, err := cascadia.ParseGroup(sel); err != nil || strings.TrimSpace(sel) == "" {

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/memory"
 )
@@ -55,7 +55,7 @@ func readJSONL[T any](t *testing.T, path string) []T {
 
 func loadBenchConfig(t *testing.T) *config.Config {
 	t.Helper()
-	cfg, err := config.Load(filepath.Join(sharedtest.RootDir(t), "configs", "bench-dev.yaml"))
+	cfg, err := config.Load(filepath.Join(devdatatest.RootDir(t), "configs", "bench-dev.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func loadBenchConfig(t *testing.T) *config.Config {
 // other or special page does (except the article-shaped links that answer
 // 404, which are meant to look like articles).
 func TestBenchDevPatterns(t *testing.T) {
-	dir := sharedtest.Dir(t)
+	dir := devdatatest.Dir(t)
 	cfg := loadBenchConfig(t)
 	sites := map[string]*config.Site{}
 	for i := range cfg.Sites {
@@ -127,7 +127,7 @@ func TestBenchDevCrawl(t *testing.T) {
 	if os.Getenv("NEWSCRAWL_BENCH_LIVE") == "" {
 		t.Skip("set NEWSCRAWL_BENCH_LIVE=1 with the dev bench server running")
 	}
-	dir := sharedtest.Dir(t)
+	dir := devdatatest.Dir(t)
 	cfg := loadBenchConfig(t)
 	if resp, err := http.Get("http://127.0.0.1:18480/robots.txt"); err != nil {
 		t.Fatalf("bench server not running: %v", err)
@@ -276,7 +276,7 @@ func TestBenchDevCrawl(t *testing.T) {
 // BenchmarkExtractLinks measures link extraction on a real portal list page
 // (NetEase rolling news, GBK, from the dev split).
 func BenchmarkExtractLinks(b *testing.B) {
-	page, err := os.ReadFile(sharedtest.Path(b, "bench", "dev", "sites", "netease", "index.html"))
+	page, err := os.ReadFile(devdatatest.Path(b, "bench", "dev", "sites", "netease", "index.html"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func BenchmarkExtractLinks(b *testing.B) {
 // colly, limitTransport, link discovery, memory store, Discard processor)
 // on a loopback server answering one real article page for 200 URLs.
 func BenchmarkCrawlLocal(b *testing.B) {
-	body, err := os.ReadFile(sharedtest.Path(b, "bench", "dev", "sites", "netease", "09", "0118", "00", "5LTN20GK002543TT.html"))
+	body, err := os.ReadFile(devdatatest.Path(b, "bench", "dev", "sites", "netease", "09", "0118", "00", "5LTN20GK002543TT.html"))
 	if err != nil {
 		b.Fatal(err)
 	}

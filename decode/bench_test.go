@@ -7,15 +7,15 @@ import (
 	"testing"
 
 	"github.com/newsdedup/newscrawl/decode"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 	"github.com/newsdedup/newscrawl/internal/evalextract"
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 )
 
 // TestBenchCharsets decodes every article page of the reprint-web dev split
 // with its served Content-Type and checks the charset against the truth
 // (including the ~5% of pages with a wrong meta charset).
 func TestBenchCharsets(t *testing.T) {
-	pages, err := evalextract.LoadBench(sharedtest.Path(t, "bench", "dev"), true)
+	pages, err := evalextract.LoadBench(devdatatest.Path(t, "bench", "dev"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

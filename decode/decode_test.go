@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/simplifiedchinese"
@@ -248,7 +248,7 @@ func TestDecodeDamagedUTF8(t *testing.T) {
 // on real pages: no page of the reprint web that is not valid UTF-8 (GBK,
 // GB18030, Big5 portal pages) passes for damaged UTF-8.
 func TestLegacyPagesAreNotMostlyUTF8(t *testing.T) {
-	root := sharedtest.Path(t, "bench", "dev", "sites")
+	root := devdatatest.Path(t, "bench", "dev", "sites")
 	n, maxRatio := 0, 0.0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

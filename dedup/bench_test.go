@@ -11,13 +11,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/newsdedup/newscrawl/internal/benchtext"
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 )
 
 // oneKB cuts real news texts (bench/dev/robust.jsonl) into ~1 KB pieces:
 // 340 characters, about 1,000 bytes of UTF-8.
 func oneKB(tb testing.TB) []Doc {
-	f, err := os.Open(sharedtest.Path(tb, "bench", "dev", "robust.jsonl"))
+	f, err := os.Open(devdatatest.Path(tb, "bench", "dev", "robust.jsonl"))
 	if err != nil {
 		tb.Fatal(err)
 	}

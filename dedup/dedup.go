@@ -55,7 +55,7 @@ const (
 	// DefaultJaccard is the SpotSigs multiset-Jaccard threshold τ: the
 	// lowest value that merges no follow-up story with its source on the
 	// reprint web while recalling its reprints, chosen on the dev data with
-	// `newscrawl eval` (single-link, learned antecedents). Theobald et al.
+	// `newscrawl-lab eval` (single-link, learned antecedents). Theobald et al.
 	// (2008) found their best τ between 0.4 and 0.5 with English stopword
 	// antecedents; the larger Chinese antecedent list lowers the Jaccard of
 	// true pairs. Figures for 0.30/0.35/0.40: docs/THRESHOLDS.md.
@@ -625,16 +625,6 @@ func PackPrints(ps []winnow.Print) []uint64 {
 }
 
 const posMask = 1<<32 - 1
-
-// UnpackPrints reverses PackPrints (hashes keep their high 32 bits; the
-// order is PackPrints' sorted order).
-func UnpackPrints(packed []uint64) []winnow.Print {
-	out := make([]winnow.Print, len(packed))
-	for i, v := range packed {
-		out[i] = winnow.Print{Hash: v &^ posMask, Pos: int(v & posMask)}
-	}
-	return out
-}
 
 func distinctTerms(words []string, isStop func(string) bool) []string {
 	seen := make(map[string]struct{}, len(words))

@@ -507,3 +507,13 @@ func TestPackPrints(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// UnpackPrints reverses PackPrints, for the tests (hashes keep their high 32 bits; the
+// order is PackPrints' sorted order).
+func UnpackPrints(packed []uint64) []winnow.Print {
+	out := make([]winnow.Print, len(packed))
+	for i, v := range packed {
+		out[i] = winnow.Print{Hash: v &^ posMask, Pos: int(v & posMask)}
+	}
+	return out
+}

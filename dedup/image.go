@@ -12,7 +12,7 @@ import (
 // grid: at most 3 of 64 blocks differ) from which the lead images of two
 // pages whose text is too short to compare (Fingerprint.Short) count as
 // the same picture: the pages are then duplicates (verdict reason
-// "image"). Chosen with `newscrawl eval images` on generated pictures:
+// "image"). Chosen with `newscrawl-lab eval images` on generated pictures:
 // every resized, recompressed (JPEG quality down to 15) or logo-stamped
 // copy keeps at least 0.95, while different photos of one template reach
 // it far less often than imgfp's 0.9 (a false merge loses a story; a

@@ -23,7 +23,7 @@ import (
 // candidates and verification; the page's own fingerprinting excluded)
 // against an index of N articles. They need the fingerprints of a gen.py
 // corpus (../shared/bench/scale), computed once with
-// `newscrawl eval scale --fingerprints OUT` and named by the environment
+// `newscrawl-lab eval scale --fingerprints OUT` and named by the environment
 // variable NEWSCRAWL_SCALE_FP; without it they are skipped. Sizes beyond the
 // real corpus use synthetic signatures fitted on it (internal/scalecorpus);
 // NEWSCRAWL_SCALE_MAX (default 1000000) bounds the largest size.

@@ -13,7 +13,7 @@
 #                                      # politeness and robots.txt
 #
 # The bench server runs on its own ports (base 21480, not the default
-# 18480 that `eval web` uses) and is restarted for every count, so that
+# 18480 that `newscrawl-lab eval web` uses) and is restarted for every count, so that
 # its fail-once route fails once per crawl.
 set -euo pipefail
 export PGOPTIONS="-c client_min_messages=warning"

@@ -8,8 +8,8 @@ import (
 
 	"github.com/newsdedup/newscrawl/decode"
 	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 	"github.com/newsdedup/newscrawl/internal/evalextract"
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 )
 
 type benchPage struct {
@@ -18,7 +18,7 @@ type benchPage struct {
 }
 
 func loadBenchPages(b testing.TB) []benchPage {
-	pages, err := evalextract.LoadBench(sharedtest.Path(b, "bench", "dev"), false)
+	pages, err := evalextract.LoadBench(devdatatest.Path(b, "bench", "dev"), false)
 	if err != nil {
 		b.Fatal(err)
 	}

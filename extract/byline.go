@@ -461,7 +461,10 @@ var notNames = map[string]bool{"正文": true, "摘要": true, "简介": true, "
 	"目录": true, "返目录": true, "回目录": true, "返回": true, "返回目录": true, "返回首页": true, "首页": true, "上一篇": true, "下一篇": true, "上一页": true, "下一页": true, "回顶部": true,
 	// Role words and page controls standing where a name would.
 	"编辑": true, "作者": true, "来源": true, "记者": true, "责任编辑": true, "投稿": true, "分享": true, "收藏": true, "举报": true,
-	"打印": true, "关闭": true, "锁定": true, "讨论": true}
+	"打印": true, "关闭": true, "锁定": true, "讨论": true,
+	// Photo captions under a headline (资料图片: a file photo), in
+	// simplified and traditional characters.
+	"资料图片": true, "資料圖片": true, "资料图": true, "資料圖": true, "圖片": true, "图片来源": true, "圖片來源": true}
 
 // accountWords mark an author field as an organisation or a self-media
 // account rather than a person.

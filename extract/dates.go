@@ -90,7 +90,10 @@ func noYearDate(m []string, hint time.Time) (time.Time, bool) {
 
 // scriptDateKeys are the names portals give a publish time in scripts.
 var scriptDateKeys = []string{"pubDate", "pubdate", "pubtime", "pubTime", "publishTime", "publishtime", "publish_time", "publishDate", "publish_date",
-	"PublishTime", "ptime", "datePublished", "date_published", "createTime", "create_time", "SignDate", "signDate"}
+	"PublishTime", "ptime", "datePublished", "date_published", "createTime", "create_time", "SignDate", "signDate",
+	// WeChat article pages: var ct = "1711019400" (unix seconds), which
+	// their script writes into <em id="publish_time">.
+	"var ct"}
 
 // maxScriptScan bounds how much of one script is searched for a publish
 // time (the keys sit in the page's settings near the top).
@@ -127,4 +130,87 @@ func scriptDate(script string) string {
 		}
 	}
 	return ""
+}
+
+// Relative dates: pages drawn for the moment they are served show
+// 刚刚, 5分钟前, 3小时前, 2天前, 今天 09:15, 昨天 10:20, 前天.
+// A bare 昨天/前天 counts only as a word of its own on the line (a date
+// cell, "昨天 · 新华社"), not inside a sentence or a headline.
+var (
+	rxRelativeDate = regexp.MustCompile(`(刚刚)|(\d{1,3})\s*(分钟|小时|天)前|(今天|昨天|前天)\s*(?:(上午|下午|晚上|凌晨|早上|中午)?\s*(\d{1,2})[:：](\d{2}))?`)
+	rxBareDayWord  = regexp.MustCompile(`(?:^|[\s|·])(?:昨天|前天)(?:$|[\s|·])`)
+)
+
+// maxRelativeDays bounds "N天前": older items show a date.
+const maxRelativeDays = 31
+
+// relativeDate resolves a relative date written on a short line near the
+// headline (or just before the body) against fetchedAt in loc.
+func relativeDate(li lineInfo, fetchedAt time.Time, loc *time.Location) (time.Time, bool) {
+	if fetchedAt.IsZero() {
+		return time.Time{}, false
+	}
+	for i, l := range li.page {
+		near := (li.titleLine >= 0 && i >= li.titleLine && i < li.titleLine+headerLines) ||
+			(li.bodyLine >= 0 && i <= li.bodyLine && i > li.bodyLine-headerLines)
+		if !near || li.isForeign(i) || runeLen(l) > maxMetaLineRunes {
+			continue
+		}
+		if m := rxRelativeDate.FindStringSubmatch(l); m != nil {
+			if m[4] != "" && m[6] == "" && (m[4] == "今天" || !rxBareDayWord.MatchString(l)) {
+				continue
+			}
+			if t, ok := resolveRelative(m, fetchedAt.In(loc)); ok {
+				return t, true
+			}
+		}
+	}
+	return time.Time{}, false
+}
+
+// resolveRelative turns a rxRelativeDate match into a time relative to now.
+func resolveRelative(m []string, now time.Time) (time.Time, bool) {
+	day := func(back int) time.Time {
+		y, mo, d := now.AddDate(0, 0, -back).Date()
+		return time.Date(y, mo, d, 0, 0, 0, 0, now.Location())
+	}
+	switch {
+	case m[1] != "":
+		return now.Truncate(time.Minute), true
+	case m[2] != "":
+		n, _ := strconv.Atoi(m[2])
+		switch m[3] {
+		case "分钟":
+			return now.Add(-time.Duration(n) * time.Minute).Truncate(time.Minute), true
+		case "小时":
+			return now.Add(-time.Duration(n) * time.Hour).Truncate(time.Minute), true
+		}
+		if n > maxRelativeDays {
+			return time.Time{}, false
+		}
+		return day(n), true
+	}
+	t := day(map[string]int{"今天": 0, "昨天": 1, "前天": 2}[m[4]])
+	if m[6] != "" {
+		hh, _ := strconv.Atoi(m[6])
+		mm, _ := strconv.Atoi(m[7])
+		if hh < 12 && (m[5] == "下午" || m[5] == "晚上") {
+			hh += 12
+		}
+		if hh > 23 || mm > 59 {
+			return time.Time{}, false
+		}
+		t = t.Add(time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute)
+	}
+	return t, true
+}
+
+// inSiteZone reads a time written without a zone (parsed in cst, the
+// default) on the wall clock of the site's zone loc; a time whose zone
+// the page stated, or an instant (unix seconds, cstInstant), is kept.
+func inSiteZone(t time.Time, loc *time.Location) time.Time {
+	if t.IsZero() || loc == cst || t.Location() != cst {
+		return t
+	}
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
 }

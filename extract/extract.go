@@ -30,11 +30,24 @@
 // (Options.ExpectArticle, the site's article_url) is refused only when no
 // article text remains.
 //
+// Pages drawn by script are read without running it (state.go): when the
+// DOM holds no article, or much less prose than a JSON state object of a
+// script (window.DATA, __INITIAL_STATE__, __NEXT_DATA__, JSON-LD
+// articleBody), the state's longest body field is the article
+// (MethodState); a brief whose only text is the description <meta> of an
+// article page is taken from there (MethodDescription). A container hidden
+// by its inline style that holds most of the page's text (WeChat's
+// #js_content, shown by its script) is read (hidden.go). A stub that shows
+// the start of an article and a read-the-rest marker is marked Truncated,
+// with its canonical variant (stub.go).
+//
 // Metadata prefers the page's own evidence (<meta>, JSON-LD, scripts, the
 // headline element, the URL) over text patterns (发布时间, 来源：, 责任编辑：,
 // 记者 …), and never reads text patterns from related-article, comment or
 // footer regions (region.go). Dates without a year take it from the meta
-// or URL date; times without a zone are China Standard Time.
+// or URL date; times without a zone are in the site's zone
+// (Options.Location, China Standard Time by default), and relative dates
+// (3小时前, 昨天 10:20) are resolved against the fetch time (ExtractFetched).
 //
 // FindPager (pager.go) reads the pager of a multi-page article: the URLs
 // of its pages in order and which one the page is.
@@ -69,7 +82,7 @@ type Article struct {
 	Source      string
 	Author      string
 	Editor      string
-	Method      string // how the body was found: MethodDensity, MethodSelector or MethodReadability
+	Method      string // how the body was found: one of the Method* values
 	// SecondOpinion is "" when go-readability was not asked, else one of
 	// the SecondOpinion* values.
 	SecondOpinion string
@@ -84,6 +97,18 @@ type Article struct {
 	// nothing on this page, so that the generic rule was used instead; the
 	// caller warns about them (a site's markup changed).
 	SelectorMisses []string
+	// Truncated says the page shows only the start of the article and a
+	// marker to read the rest elsewhere (打开新浪新闻 阅读全文, 展开全文,
+	// "read the full story in the app"): Text is not the whole article.
+	Truncated bool
+	// Canonical is the absolute http(s) URL the page names as its
+	// canonical variant (<link rel=canonical>, else og:url) when it is
+	// not the page's own URL: for a truncated mobile page, the variant
+	// to fetch instead. Empty otherwise.
+	Canonical string
+	// Notes say what a limit kept extraction from reading ("script state
+	// object over 4194304 bytes not decoded"); nil when nothing was.
+	Notes []string
 }
 
 // Method values.
@@ -91,6 +116,12 @@ const (
 	MethodDensity     = "density"     // Readability-style scoring of this package
 	MethodSelector    = "selector"    // Options.BodySelector
 	MethodReadability = "readability" // go-readability (Options.Engine)
+	// MethodState: the body is a field of a JSON state object of a script
+	// (window.DATA, __NEXT_DATA__, JSON-LD articleBody, see state.go).
+	MethodState = "state"
+	// MethodDescription: the page's only article text is its description
+	// <meta> (a brief whose body is drawn by script).
+	MethodDescription = "description"
 )
 
 // EngineReadability selects plain go-readability for the body instead of
@@ -117,6 +148,10 @@ type Options struct {
 	// Tuning overrides the thresholds the evaluation fits; its zero
 	// fields take the defaults.
 	Tuning Tuning
+	// Location is the site's time zone: times a page writes without a
+	// zone are read in it, relative dates are resolved in it. Nil is
+	// China Standard Time (Asia/Shanghai, UTC+8 without daylight saving).
+	Location *time.Location
 	// ExpectArticle says the page is known to be an article (the site's
 	// article_url matched it). A short text is then kept even when the
 	// container holds more link text than prose (a brief with keyword
@@ -138,6 +173,7 @@ type Extractor struct {
 	timeSel  cascadia.Selector
 	pagerSel cascadia.Selector // nil: the generic pager rule (pager.go)
 	history  *lineHistory      // short lines seen on earlier pages
+	loc      *time.Location    // opts.Location, cst when nil
 }
 
 // New compiles the selectors of opts.
@@ -146,7 +182,10 @@ func New(opts Options) (*Extractor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Extractor{opts: opts, tuning: t, history: newLineHistory()}
+	e := &Extractor{opts: opts, tuning: t, history: newLineHistory(), loc: opts.Location}
+	if e.loc == nil {
+		e.loc = cst
+	}
 	for _, s := range opts.Remove {
 		sel, err := cascadia.Compile(s)
 		if err != nil {
@@ -173,8 +212,17 @@ func New(opts Options) (*Extractor, error) {
 
 // Extract extracts the article of a page. pageURL is used to resolve
 // relative links (may be empty); page must already be UTF-8 (see package
-// decode).
+// decode). Relative dates (3小时前, 昨天 10:20) are not resolved: use
+// ExtractFetched.
 func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
+	return e.ExtractFetched(pageURL, page, time.Time{})
+}
+
+// ExtractFetched is Extract for a page fetched at fetchedAt: dates the page
+// shows relative to the time it was served (刚刚, 5分钟前, 3小时前, 昨天
+// 10:20, 前天) are resolved against fetchedAt in the site's zone
+// (Options.Location). A zero fetchedAt leaves them unresolved.
+func (e *Extractor) ExtractFetched(pageURL string, page []byte, fetchedAt time.Time) (*Article, error) {
 	if len(page) > MaxInputBytes {
 		return nil, fmt.Errorf("extract: page of %d bytes exceeds the %d-byte limit", len(page), MaxInputBytes)
 	}
@@ -182,17 +230,22 @@ func (e *Extractor) Extract(pageURL string, page []byte) (*Article, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extract: parse html: %w", err)
 	}
-	return e.ExtractParsed(pageURL, page, doc)
+	return e.extractParsed(pageURL, page, doc, fetchedAt)
 }
 
 // ExtractParsed is Extract on doc, the tree html.Parse made of page (an
 // evaluation parses a page once and extracts copies of the tree many
 // times). doc is modified; page is still read by the second opinion.
 func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (*Article, error) {
+	return e.extractParsed(pageURL, page, doc, time.Time{})
+}
+
+func (e *Extractor) extractParsed(pageURL string, page []byte, doc *html.Node, fetchedAt time.Time) (*Article, error) {
 	if len(page) > MaxInputBytes {
 		return nil, fmt.Errorf("extract: page of %d bytes exceeds the %d-byte limit", len(page), MaxInputBytes)
 	}
 	e.removeSelected(doc)
+	unhideMain(doc)
 	meta := collectMeta(doc)
 	art := &Article{Title: chooseTitle(meta)}
 	e.selectTitle(doc, art)
@@ -213,6 +266,9 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 		art.LeadImage = resolveImage(pageURL, res.leadImage)
 	}
 	lines := e.cleanLines(res.lines, art)
+	if len(meta.states) > 0 && res.method != MethodSelector {
+		lines = e.fromState(&meta, art, &res, lines)
+	}
 	if res.method == MethodDensity {
 		var err error
 		trusted := page0
@@ -223,52 +279,23 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 		}
 	}
 	art.Text = strings.Join(lines, "\n")
-	if err := verdict(pageURL, meta, art, lines, res, e.opts.ExpectArticle); err != nil {
-		return nil, err
+	if err := verdict(pageURL, meta, art, lines, res, e.opts.ExpectArticle); err != nil || descriptionOverDOM(meta, lines) {
+		switch d := e.fromDescription(pageURL, meta, art, res); {
+		case d != nil:
+			lines = d
+		case err != nil:
+			return nil, err
+		}
 	}
 
 	li := lineInfo{page: pageLines, foreign: trustedMarks(page0, lines), body: lines, titleLine: titleLine(pageLines, art.Title), bodyLine: -1}
 	li.bodyLine = bodyLine(pageLines, lines)
-	metaTime, metaOK := parseTime(meta.published)
-	li.urlDay, _ = urlDate(pageURL)
-	li.yearHint = li.urlDay
-	modTime, modOK := parseTime(meta.modified)
-	switch {
-	case metaOK:
-		li.yearHint = metaTime
-	case li.yearHint.IsZero() && modOK:
-		li.yearHint = modTime
-	}
-	switch t, ok := metaTime, metaOK; {
-	case haveSelTime:
-		art.PublishedAt = selTime
-	case ok:
-		art.PublishedAt = t
-		// A date-only <meta> ("2019-06-15"): take the time of day from the
-		// page text when it shows the same day.
-		if !strings.Contains(meta.published, ":") {
-			if tt, ok := textDate(li); ok && sameDay(tt, t) {
-				art.PublishedAt = tt
-			}
-		}
-	default:
-		t, score, ok := textDateScored(li)
-		switch {
-		case modOK && li.urlDay.IsZero() && (!ok || score < scoreTrusted):
-			// No publish time stated and no date labelled near the
-			// headline: the page's last-modified meta, not a date
-			// from its reference list or prose.
-			art.PublishedAt = modTime
-		case ok:
-			art.PublishedAt = t
-		case !li.urlDay.IsZero():
-			art.PublishedAt = li.urlDay
-		}
-	}
+	art.PublishedAt = e.publishTime(pageURL, &li, meta, selTime, haveSelTime, fetchedAt)
 	findMeta(li, art, meta.author)
 	if art.Author == "" {
 		art.Author = ownerAuthor(li, meta)
 	}
+	e.markTruncated(pageURL, li, meta, art)
 	if e.opts.StripMetaLines {
 		kept := lines[:0]
 		for _, l := range lines {
@@ -282,6 +309,57 @@ func (e *Extractor) ExtractParsed(pageURL string, page []byte, doc *html.Node) (
 		return nil, fmt.Errorf("%w: no text left after removing control characters", ErrNoArticle)
 	}
 	return art, nil
+}
+
+// publishTime picks the publish time: the time selector, the page's
+// <meta>/JSON-LD/script/state time, else a date in the text (a date-only
+// <meta> takes its time of day from the text), else a relative date near
+// the headline, else the last-modified meta or the URL's day. Times
+// written without a zone are read in the site's zone.
+func (e *Extractor) publishTime(pageURL string, li *lineInfo, meta pageMeta, selTime time.Time, haveSelTime bool, fetchedAt time.Time) time.Time {
+	metaTime, metaOK := parseTime(meta.published)
+	li.urlDay, _ = urlDate(pageURL)
+	li.yearHint = li.urlDay
+	modTime, modOK := parseTime(meta.modified)
+	switch {
+	case metaOK:
+		li.yearHint = metaTime
+	case li.yearHint.IsZero() && modOK:
+		li.yearHint = modTime
+	}
+	var t time.Time
+	switch {
+	case haveSelTime:
+		t = selTime
+	case metaOK:
+		t = metaTime
+		// A date-only <meta> ("2019-06-15"): take the time of day from the
+		// page text when it shows the same day.
+		if !strings.Contains(meta.published, ":") {
+			if tt, ok := textDate(*li); ok && sameDay(tt, t) {
+				t = tt
+			}
+		}
+	default:
+		tt, score, ok := textDateScored(*li)
+		rel, relOK := relativeDate(*li, fetchedAt, e.loc)
+		switch {
+		case relOK && (!ok || score < scoreTrusted):
+			// "3小时前" under the headline and no labelled date: the
+			// date the page was served with.
+			t = rel
+		case modOK && li.urlDay.IsZero() && (!ok || score < scoreTrusted):
+			// No publish time stated and no date labelled near the
+			// headline: the page's last-modified meta, not a date
+			// from its reference list or prose.
+			t = modTime
+		case ok:
+			t = tt
+		case !li.urlDay.IsZero():
+			t = li.urlDay
+		}
+	}
+	return inSiteZone(t, e.loc)
 }
 
 func (e *Extractor) removeSelected(doc *html.Node) {
@@ -363,6 +441,11 @@ type bodyResult struct {
 	runnerUp float64
 	// leadImage is the first photo <img> of the chosen content, as written.
 	leadImage string
+	// linkItemsDropped: the content's link items were dropped on an
+	// article-shaped URL without Options.ExpectArticle; listUnits and
+	// listLinkUnits are the content's counts before (see isBrief).
+	linkItemsDropped         bool
+	listUnits, listLinkUnits int
 }
 
 // body finds the article body and renders it as lines.
@@ -400,10 +483,14 @@ func (e *Extractor) body(doc *html.Node, pageURL string) bodyResult {
 		res.contentLinkUnits += st.linkUnits
 		res.contentImages += st.images
 	}
-	if e.opts.ExpectArticle && float64(res.contentLinkUnits) > maxListLinkDensity*float64(res.contentUnits) {
-		// A known article page whose container is mostly links: a short
-		// story with keyword links and a promo block. The link items go;
-		// what remains is judged as the article.
+	briefURL := !e.opts.ExpectArticle && articleShapedURL(pageURL)
+	if (e.opts.ExpectArticle || briefURL) && float64(res.contentLinkUnits) > maxListLinkDensity*float64(res.contentUnits) {
+		// A known article page (or an article-shaped URL, see isBrief)
+		// whose container is mostly links: a short story with keyword
+		// links and a promo block. The link items go; what remains is
+		// judged as the article.
+		res.linkItemsDropped = briefURL
+		res.listUnits, res.listLinkUnits = res.contentUnits, res.contentLinkUnits
 		for _, n := range nodes {
 			u, l := dropLinkItems(sc, n)
 			res.contentUnits -= u

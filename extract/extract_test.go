@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -136,7 +137,8 @@ func FuzzExtract(f *testing.F) {
 		if len(raw)%2 == 1 {
 			e = exArticle
 		}
-		a, err := e.Extract("http://example.com/a.html", body)
+		// Pages showing relative dates are resolved against a fetch time.
+		a, err := e.ExtractFetched("http://example.com/a.html", body, time.Date(2024, 5, 10, 16, 30, 0, 0, time.UTC))
 		if err != nil {
 			if !errors.Is(err, extract.ErrNoArticle) {
 				t.Fatalf("unexpected error %v", err)
@@ -250,9 +252,10 @@ func TestBrSeparatedParagraphs(t *testing.T) {
 
 // TestExpectArticle: a short brief whose words are keyword links, followed
 // in the same container by promo link blocks, is a list page by link
-// density; when the site's article_url marks it as an article, the story
-// is kept and the promo blocks dropped, and only a page without article
-// text is refused.
+// density unless its URL has an article's shape or the site's article_url
+// marks it as an article: then the story is kept and the promo blocks
+// dropped, and only a page without article text (or a list of teasers on
+// an article-shaped URL) is refused.
 func TestExpectArticle(t *testing.T) {
 	brief, err := os.ReadFile("testdata/pages/brief-promo.html")
 	if err != nil {
@@ -261,26 +264,37 @@ func TestExpectArticle(t *testing.T) {
 	noText := []byte(`<html><head><title>网易财经</title></head><body><div id="endText">
 <p><a href="/a1.html">沪指收复5100点 券商股集体走强</a></p><p><a href="/a2.html">两市成交额突破两万亿元创新高</a></p>
 <p><a href="/a3.html">创业板指数再创历史新高</a></p><p><a href="/a4.html">证监会：加强对场外配资的监管</a></p></div></body></html>`)
+	teasers := []byte(`<html><head><title>财经频道_网易</title></head><body><h1>财经频道</h1><div id="endText">
+<p><a href="/a1.html">沪指收复5100点 券商股集体走强</a></p><p>两市今日高开高走，券商、保险板块领涨，成交额较昨日明显放大。</p>
+<p><a href="/a2.html">两市成交额突破两万亿元创新高</a></p><p>沪深两市成交额合计突破两万亿元，创出历史新高，北向资金净流入。</p>
+<p><a href="/a3.html">创业板指数再创历史新高</a></p><p><a href="/a4.html">证监会：加强对场外配资的监管</a></p>
+<p><a href="/a5.html">新股申购资金冻结规模超过六万亿</a></p><p><a href="/a6.html">多家券商上调两融保证金比例</a></p></div></body></html>`)
+	const articleURL = "http://money.163.example/15/0612/09/AB12CD.html"
 	for _, tc := range []struct {
 		name    string
+		url     string
 		page    []byte
 		expect  bool
 		wantErr bool
 		has     []string
 		hasNot  []string
 	}{
-		{name: "brief refused as a list by default", page: brief, wantErr: true},
-		{name: "brief kept when expected", page: brief, expect: true,
+		{name: "brief refused as a list on a URL without an article's shape", url: "http://money.163.example/money/brief/", page: brief, wantErr: true},
+		{name: "brief kept on an article-shaped URL", url: articleURL, page: brief,
 			has:    []string{"下周将继续开展逆回购操作", "市场利率有望保持平稳"},
 			hasNot: []string{"重点推荐", "沪指收复5100点", "证券要闻", "多家券商上调"}},
-		{name: "links only refused even when expected", page: noText, expect: true, wantErr: true},
+		{name: "brief kept when expected", url: "http://money.163.example/money/brief/", page: brief, expect: true,
+			has:    []string{"下周将继续开展逆回购操作", "市场利率有望保持平稳"},
+			hasNot: []string{"重点推荐", "沪指收复5100点", "证券要闻", "多家券商上调"}},
+		{name: "links only refused even when expected", url: articleURL, page: noText, expect: true, wantErr: true},
+		{name: "teasers on an article-shaped URL refused", url: articleURL, page: teasers, wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ex, err := extract.New(extract.Options{ExpectArticle: tc.expect})
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := ex.Extract("http://money.163.example/15/0612/09/AB12CD.html", tc.page)
+			a, err := ex.Extract(tc.url, tc.page)
 			if tc.wantErr {
 				if !errors.Is(err, extract.ErrNoArticle) {
 					t.Fatalf("err = %v, article %+v; want ErrNoArticle", err, a)

@@ -33,6 +33,8 @@ type goldenResult struct {
 	Method      string `json:"method,omitempty"`
 	Second      string `json:"second_opinion,omitempty"`
 	LeadImage   string `json:"lead_image,omitempty"`
+	Truncated   bool   `json:"truncated,omitempty"`
+	Canonical   string `json:"canonical,omitempty"`
 	Error       string `json:"error,omitempty"`
 }
 
@@ -49,6 +51,24 @@ func goldenURL(t *testing.T, name string) string {
 	}
 	t.Fatal(err)
 	return ""
+}
+
+// goldenFetched is the time a test page was fetched: the RFC 3339 line of
+// testdata/pages/NAME.fetched when there is one (a page showing relative
+// dates), else the zero time.
+func goldenFetched(t *testing.T, name string) time.Time {
+	b, err := os.ReadFile(filepath.Join("testdata", "pages", name+".fetched"))
+	if errors.Is(err, os.ErrNotExist) {
+		return time.Time{}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
 }
 
 // TestGolden decodes and extracts the hand-written pages of
@@ -75,7 +95,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := goldenResult{Charset: dec.Charset, CharsetFrom: dec.Source}
-			art, err := ex.Extract(goldenURL(t, name), dec.Body)
+			art, err := ex.ExtractFetched(goldenURL(t, name), dec.Body, goldenFetched(t, name))
 			switch {
 			case errors.Is(err, extract.ErrNoArticle):
 				got.Error = err.Error()
@@ -84,7 +104,7 @@ func TestGolden(t *testing.T) {
 			default:
 				checkInvariants(t, dec.Body, art)
 				got.Title, got.Text, got.Source, got.Author, got.Editor, got.Method, got.Second = art.Title, art.Text, art.Source, art.Author, art.Editor, art.Method, art.SecondOpinion
-				got.LeadImage = art.LeadImage
+				got.LeadImage, got.Truncated, got.Canonical = art.LeadImage, art.Truncated, art.Canonical
 				if !art.PublishedAt.IsZero() {
 					got.PublishedAt = art.PublishedAt.Format(time.RFC3339)
 				}

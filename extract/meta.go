@@ -19,6 +19,11 @@ import (
 // daylight saving time since 1991).
 var cst = time.FixedZone("CST", 8*3600)
 
+// cstInstant is China Standard Time for instants (unix times): a distinct
+// zone value, so that inSiteZone, which re-reads cst wall clocks in the
+// site's zone, leaves them as they are.
+var cstInstant = time.FixedZone("CST", 8*3600)
+
 // pageMeta is the evidence collected from the whole page before the body is
 // extracted.
 type pageMeta struct {
@@ -36,6 +41,18 @@ type pageMeta struct {
 	ogType      string
 	image       string // og:image / twitter:image, as written
 	imageRank   int    // imageMetas rank of image (0: none)
+	// description is the og:description, else the description <meta>.
+	description string
+	// canonical is the <link rel=canonical> href, else og:url, as written.
+	canonical string
+	// articleEvidence: og:type article or a publish-time <meta> or
+	// JSON-LD date says the page is an article.
+	articleEvidence bool
+	states          []stateScript // scripts that may hold page state
+	// timeElement is the datetime of the <time> elements marked as the
+	// publish time; timeConflict says they gave different times.
+	timeElement  string
+	timeConflict bool
 }
 
 // publishTimeMetas are <meta> names/properties that carry the publish time
@@ -56,6 +73,10 @@ var modifiedTimeMetas = map[string]int{
 	"article:modified_time": 1, "og:updated_time": 1, "datemodified": 1, "dateupdate": 2,
 	"dcterms.modified": 2, "dc.date.modified": 2, "last-modified": 3, "lastmod": 3,
 }
+
+// articleTimeRank: a publish-time <meta> ranked this high
+// (article:published_time, pubdate, publishdate …) marks an article page.
+const articleTimeRank = 2
 
 // scriptDateRank ranks a publish time assigned in a script below every
 // <meta> name.
@@ -80,7 +101,14 @@ func collectMeta(doc *html.Node) pageMeta {
 				return
 			case atom.Meta:
 				m.addMeta(n, &pubRank, &modRank)
+			case atom.Time:
+				m.addTimeElement(n)
+			case atom.Link:
+				if strings.EqualFold(strings.TrimSpace(attr(n, "rel")), "canonical") && attr(n, "href") != "" {
+					m.canonical = strings.TrimSpace(attr(n, "href"))
+				}
 			case atom.Script:
+				m.addStateScript(n)
 				if n.FirstChild != nil && pubRank > scriptDateRank && !strings.Contains(attr(n, "type"), "json") {
 					if v := scriptDate(n.FirstChild.Data); v != "" {
 						if _, ok := parseTime(v); ok {
@@ -94,6 +122,7 @@ func collectMeta(doc *html.Node) pageMeta {
 						if _, ok := parseTime(v); ok {
 							pubRank = 1
 							m.published = v
+							m.articleEvidence = true
 						}
 					}
 				}
@@ -124,6 +153,9 @@ func collectMeta(doc *html.Node) pageMeta {
 		}
 	}
 	walk(doc, 0)
+	if m.timeElement != "" && !m.timeConflict && pubRank > timeElementRank {
+		m.published, m.articleEvidence = m.timeElement, true
+	}
 	m.headings = append(h1, h2...)
 	return m
 }
@@ -154,6 +186,17 @@ func (m *pageMeta) addMeta(n *html.Node, pubRank, modRank *int) {
 		}
 	case "og:type":
 		m.ogType = strings.ToLower(content)
+		m.articleEvidence = m.articleEvidence || m.ogType == "article"
+	case "og:description":
+		m.description = collapse(content)
+	case "description", "twitter:description":
+		if m.description == "" {
+			m.description = collapse(content)
+		}
+	case "og:url":
+		if m.canonical == "" {
+			m.canonical = content
+		}
 	case "og:video", "og:video:url":
 		m.hasOGVideo = true
 	}
@@ -170,7 +213,38 @@ func (m *pageMeta) addMeta(n *html.Node, pubRank, modRank *int) {
 		if _, ok := parseTime(content); ok {
 			*pubRank = r
 			m.published = content
+			m.articleEvidence = m.articleEvidence || r <= articleTimeRank
 		}
+	}
+}
+
+// timeElementRank ranks a <time> element marked as the publish time
+// (itemprop="datePublished", the HTML5 pubdate attribute) with the
+// weakest publish-time <meta> names, above scripts.
+const timeElementRank = 4
+
+// addTimeElement records the datetime of a <time> element marked as the
+// page's publish time (an unmarked <time> may be a related item's). Marked
+// elements giving different times describe a list of items, not the page
+// (timeConflict).
+func (m *pageMeta) addTimeElement(n *html.Node) {
+	marked := strings.EqualFold(attr(n, "itemprop"), "datePublished")
+	for _, a := range n.Attr {
+		marked = marked || a.Key == "pubdate"
+	}
+	v := strings.TrimSpace(attr(n, "datetime"))
+	if !marked || v == "" {
+		return
+	}
+	if _, ok := parseTime(v); !ok {
+		return
+	}
+	switch m.timeElement {
+	case "":
+		m.timeElement = v
+	case v:
+	default:
+		m.timeConflict = true
 	}
 }
 
@@ -442,7 +516,7 @@ func chooseTitle(m pageMeta) string {
 // 2012/06/15, 2012.06.15, 2012-06-15T10:20. The separators of one date
 // must agree, so ranges like "12/01/2004 - 01/01/2005" do not read as dates.
 var (
-	rxDateTime = regexp.MustCompile(`((?:19|20)\d\d)(?:\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日|-(\d{1,2})-(\d{1,2})|/(\d{1,2})/(\d{1,2})|\.(\d{1,2})\.(\d{1,2}))(?:\s*(?:T|\s)?\s*(\d{1,2})\s*[:：时]\s*(\d{1,2})(?:\s*[:：分]\s*(\d{1,2}))?)?`)
+	rxDateTime = regexp.MustCompile(`((?:19|20)\d\d)(?:\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日|-(\d{1,2})-(\d{1,2})|/(\d{1,2})/(\d{1,2})|\.(\d{1,2})\.(\d{1,2}))(?:\s*(?:T|\s)?\s*(?:(?:星期|周|週)[一二三四五六日天]\s*)?(?:上午|下午|晚上|中午|凌晨|早上)?\s*(\d{1,2})\s*[:：时]\s*(\d{1,2})(?:\s*[:：分]\s*(\d{1,2}))?)?`)
 	// rxYearMonth is a month date ("1998年3月号"), used only when a page
 	// has no full date at all.
 	rxYearMonth = regexp.MustCompile(`((?:19|20)\d\d)\s*年\s*(\d{1,2})\s*月`)
@@ -465,7 +539,7 @@ func parseTime(s string) (time.Time, bool) {
 		}
 	}
 	if sec, err := strconv.ParseInt(s, 10, 64); err == nil && sec > 631152000 && sec < 2082758400 { // 1990..2036, unix seconds
-		return time.Unix(sec, 0).In(cst), true
+		return time.Unix(sec, 0).In(cstInstant), true
 	}
 	t, ok := findDate(s)
 	if !ok {
@@ -523,6 +597,11 @@ func dateFromMatch(m []string) (t time.Time, hasTime, ok bool) {
 			ss, _ = strconv.Atoi(m[12])
 		}
 		hasTime = true
+		// 下午3:00, 晚上8:30 (a 12-hour clock, as Hong Kong and Taiwan
+		// pages write it): afternoon and evening hours.
+		if hh < 12 && (strings.Contains(m[0], "下午") || strings.Contains(m[0], "晚上")) {
+			hh += 12
+		}
 		if hh > 23 || mm > 59 || ss > 59 {
 			hh, mm, ss, hasTime = 0, 0, 0, false
 		}

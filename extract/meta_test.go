@@ -2,8 +2,11 @@ package extract
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/html"
 )
 
 func TestParseTime(t *testing.T) {
@@ -17,6 +20,10 @@ func TestParseTime(t *testing.T) {
 		{"2012年6月5日10:20", at(2012, 6, 5, 10, 20, 0), true},
 		{"2012-06-15 10:20:33", at(2012, 6, 15, 10, 20, 33), true},
 		{"2012/06/15", at(2012, 6, 15, 0, 0, 0), true},
+		{"2024年1月20日 週六 下午3:05", at(2024, 1, 20, 15, 5, 0), true},
+		{"2024年1月20日 下午12:00", at(2024, 1, 20, 12, 0, 0), true},
+		{"2024年1月20日 星期六 上午9:30", at(2024, 1, 20, 9, 30, 0), true},
+		{"2024-01-20 晚上8:30", at(2024, 1, 20, 20, 30, 0), true},
 		{"2012.06.15", at(2012, 6, 15, 0, 0, 0), true},
 		{"发布时间：2009-11-09 13:57", at(2009, 11, 9, 13, 57, 0), true},
 		{"2019-09-07T06:52:51+08:00", time.Date(2019, 9, 7, 6, 52, 51, 0, time.FixedZone("", 8*3600)), true},
@@ -32,6 +39,30 @@ func TestParseTime(t *testing.T) {
 		if ok != tt.ok || !got.Equal(tt.want) {
 			t.Errorf("parseTime(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+func TestTimeElement(t *testing.T) {
+	for _, tc := range []struct{ name, head, body, want string }{
+		{"itemprop datePublished", "", `<time itemprop="datePublished" datetime="2024-01-20T04:00:00.000Z">2024年1月20日 週六 下午12:00</time>`, "2024-01-20T04:00:00Z"},
+		{"html5 pubdate", "", `<time pubdate datetime="2023-11-02T09:15:00+08:00">11月2日</time>`, "2023-11-02T09:15:00+08:00"},
+		{"unmarked time is not the publish time", "", `<time datetime="2020-01-01T00:00:00Z">related</time>`, ""},
+		{"marked times of a list of items", "", `<time itemprop="datePublished" datetime="2024-01-20T04:00:00Z">a</time><time itemprop="datePublished" datetime="2024-01-18T04:00:00Z">b</time>`, ""},
+		{"a publish-time meta wins", `<meta property="article:published_time" content="2024-01-19T10:00:00+08:00">`, `<time itemprop="datePublished" datetime="2024-01-20T04:00:00Z">x</time>`, "2024-01-19T10:00:00+08:00"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := html.Parse(strings.NewReader("<html><head>" + tc.head + "</head><body>" + tc.body + "</body></html>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if at, ok := parseTime(collectMeta(doc).published); ok {
+				got = at.Format(time.RFC3339)
+			}
+			if got != tc.want {
+				t.Errorf("published %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/newsdedup/newscrawl/decode"
 	"github.com/newsdedup/newscrawl/extract"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 	"github.com/newsdedup/newscrawl/internal/evalextract"
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
 )
 
 // TestFindPagerSinglePages: the article pages of the reprint-web dev split
@@ -20,11 +20,11 @@ import (
 // of them.
 func TestFindPagerSinglePages(t *testing.T) {
 	type page struct{ url, file string }
-	bench, err := evalextract.LoadBench(sharedtest.Path(t, "bench", "dev"), false)
+	bench, err := evalextract.LoadBench(devdatatest.Path(t, "bench", "dev"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cwced := sharedtest.Path(t, "data", "extraction", "cwced-dev")
+	cwced := devdatatest.Path(t, "data", "extraction", "cwced-dev")
 	f, err := os.Open(filepath.Join(cwced, "pages.tsv"))
 	if err != nil {
 		t.Fatal(err)

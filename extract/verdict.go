@@ -70,6 +70,13 @@ func verdict(pageURL string, m pageMeta, art *Article, lines []string, res bodyR
 			return fmt.Errorf("%w: gallery page", ErrNoArticle)
 		}
 	}
+	if res.linkItemsDropped {
+		if isBrief(lines, title) {
+			expectArticle = true
+		} else {
+			res.contentUnits, res.contentLinkUnits = res.listUnits, res.listLinkUnits
+		}
+	}
 	if expectArticle {
 		if prose < minProseUnits {
 			return fmt.Errorf("%w: no article text", ErrNoArticle)
@@ -89,6 +96,60 @@ func verdict(pageURL string, m pageMeta, art *Article, lines []string, res bodyR
 		return fmt.Errorf("%w: no main text", ErrNoArticle)
 	}
 	return nil
+}
+
+// Briefs: a one- to three-paragraph story on a page whose URL has an
+// article's shape (a date, or a long numeric or NetEase-style document
+// id), followed in its container by link lists (重点推荐, 相关新闻), is an
+// article even without Options.ExpectArticle: its link items are dropped
+// as on a known article page, and the remaining prose is kept when it is
+// about the headline. Otherwise the page is judged with the link items
+// counted, as a list.
+const (
+	maxBriefParagraphs = 3
+	// minBriefTitleShare: the brief holds at least this share of the
+	// headline's character bigrams (a list page's teasers do not).
+	minBriefTitleShare = 0.3
+	// minBriefSentenceUnits: a paragraph of the brief is a sentence of at
+	// least this many units (~10 Chinese characters).
+	minBriefSentenceUnits = 30
+)
+
+var (
+	// rxArticlePath: a document id of five or more digits
+	// (doc-inaexkqp1234567.shtml, 20120615/000123.htm) or NetEase's
+	// 16-character id (AS3K9R2J00253B0H.html) ends the path.
+	rxArticlePath = regexp.MustCompile(`(?i)/[\w-]*\d{5,}[\w-]*\.(?:s?html?|shtml)$|/[0-9A-Z]{16}\.html$`)
+	// rxListPath: index and list pages.
+	rxListPath = regexp.MustCompile(`(?i)/(?:index|list|channel|more|node|column|special|tag|search)[\w-]*(?:\.\w+)?/?$`)
+)
+
+// articleShapedURL reports a URL shaped like an article's: a date or a
+// document id in the path, and no index or list page name.
+func articleShapedURL(pageURL string) bool {
+	u, err := url.Parse(pageURL)
+	if err != nil || u.Path == "" || rxListPath.MatchString(u.Path) {
+		return false
+	}
+	if _, ok := urlDate(pageURL); ok {
+		return true
+	}
+	return rxArticlePath.MatchString(u.Path)
+}
+
+// isBrief reports lines that are a brief about title: one to
+// maxBriefParagraphs sentences of prose sharing the headline's words.
+func isBrief(lines []string, title string) bool {
+	paras := 0
+	for _, l := range lines {
+		if u, _ := unitsOf(l); u >= minBriefSentenceUnits && strings.ContainsAny(l, "。！？；!?;") {
+			paras++
+		}
+	}
+	if paras == 0 || paras > maxBriefParagraphs || proseUnits(lines) < minProseUnits {
+		return false
+	}
+	return compareTexts(title, strings.Join(lines, "")).inA >= minBriefTitleShare
 }
 
 // Link items: a block element whose text is at least minLinkItemShare link

@@ -74,7 +74,7 @@ var baseAntecedents = []string{"的", "是", "在", "了"}
 var antecedentsFile string
 
 // Antecedents returns the SpotSigs antecedents: 的, 是, 在, 了 and the
-// optimised antecedents learned by `newscrawl learn-antecedents`
+// optimised antecedents learned by `newscrawl-lab learn-antecedents`
 // (internal/antecedents) and shipped
 // in antecedents.txt (its header says how it was made).
 func Antecedents() []string {

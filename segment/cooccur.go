@@ -56,9 +56,6 @@ func LearnCooccurrence(docs [][]string, isStop func(string) bool, df DocFreq) *C
 	return c
 }
 
-// Docs returns the number of training documents.
-func (c *Cooccurrence) Docs() int { return c.docs }
-
 // MJ returns the Modified Jaccard of terms a and b over the training
 // documents: n_ab / (n_a + n_b − n_ab), where n counts the training
 // documents holding the term(s) among their top CooccurTopK, or 0 when

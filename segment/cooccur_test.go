@@ -82,3 +82,6 @@ func TestFeaturesLearnedJTidf(t *testing.T) {
 		}
 	}
 }
+
+// Docs returns the number of training documents.
+func (c *Cooccurrence) Docs() int { return c.docs }

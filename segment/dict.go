@@ -377,35 +377,3 @@ func isAlnumUnit(r rune, size int) bool {
 	}
 	return size == 2 && (unicode.IsLetter(r) || unicode.IsNumber(r))
 }
-
-// nextUnit returns the end of the unit that starts at byte i of s.
-func nextUnit(s string, i int) int {
-	c := s[i]
-	if c >= 0xE0 { // three- or four-byte rune: never part of an alphanumeric run
-		_, size := utf8.DecodeRuneInString(s[i:])
-		return i + size
-	}
-	r, size := rune(c), 1
-	if c >= utf8.RuneSelf {
-		r, size = utf8.DecodeRuneInString(s[i:])
-	}
-	if !isAlnumUnit(r, size) {
-		return i + size
-	}
-	j := i + size
-	for j < len(s) {
-		c = s[j]
-		if c >= 0xE0 {
-			break
-		}
-		r, size = rune(c), 1
-		if c >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[j:])
-		}
-		if !isAlnumUnit(r, size) {
-			break
-		}
-		j += size
-	}
-	return j
-}

@@ -24,7 +24,7 @@
 // place of P-Simhash's J-Tidf. Antecedents returns the SpotSigs antecedents:
 // the stopwords concentrated in the main text, learned from pages with a
 // labelled main text (Li Yan et al. 2017 §3.3) by internal/antecedents
-// (`newscrawl learn-antecedents`) and shipped as antecedents.txt. The
+// (`newscrawl-lab learn-antecedents`) and shipped as antecedents.txt. The
 // package is runtime only: it neither learns nor decodes pages (package
 // decode is the one charset decoder).
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/go-ego/gse"
 
 	"github.com/newsdedup/newscrawl/internal/benchtext"
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 )
 
 // TestMatchesGse checks that cut reproduces gse's shortest-path segmentation
@@ -31,7 +31,7 @@ func TestMatchesGse(t *testing.T) {
 	}
 
 	texts := readLines(t, filepath.Join("testdata", "sentences.txt"))
-	if _, ok := sharedtest.Lookup(t); ok {
+	if _, ok := devdatatest.Lookup(t); ok {
 		for _, r := range benchtext.Robust(t) {
 			texts = append(texts, r.Text)
 		}

@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 )
 
 func TestWords(t *testing.T) {
@@ -175,7 +175,7 @@ func TestLoadCilin(t *testing.T) {
 	}
 
 	// The full Cilin Extended, UTF-8 and GBK, when the shared data is present.
-	sharedDir, ok := sharedtest.Lookup(t)
+	sharedDir, ok := devdatatest.Lookup(t)
 	if !ok {
 		t.Log("shared data absent: full Cilin not checked")
 		return

@@ -94,16 +94,6 @@ func fnvString(h uint64, s string) uint64 {
 	return h
 }
 
-// SpotHash is the 64-bit FNV-1a hash of a spot: the antecedent and each
-// chain word, each followed by the byte 0xFF.
-func SpotHash(antecedent string, chain ...string) uint64 {
-	h := fnvString(fnvOffset64, antecedent)
-	for _, w := range chain {
-		h = fnvString(h, w)
-	}
-	return h
-}
-
 // Extract returns the SpotSigs signature of words, which must already be
 // segmented and normalised. A spot whose chain runs past the end of the
 // text is not formed. A text without antecedents has an empty signature.

@@ -251,3 +251,14 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+// SpotHash is the 64-bit FNV-1a hash of a spot: the antecedent and each
+// chain word, each followed by the byte 0xFF: the hash Extract gives the
+// spot, computed apart for the tests.
+func SpotHash(antecedent string, chain ...string) uint64 {
+	h := fnvString(fnvOffset64, antecedent)
+	for _, w := range chain {
+		h = fnvString(h, w)
+	}
+	return h
+}

@@ -1,7 +1,6 @@
 package lshindex
 
 import (
-	"math"
 	"slices"
 
 	"github.com/newsdedup/newscrawl/spotsigs"
@@ -46,12 +45,6 @@ func mix64(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
 	return z ^ (z >> 31)
-}
-
-// CollisionProbability is the designed probability 1 − (1 − J^Rows)^Bands
-// that a pair at Jaccard j shares a band.
-func CollisionProbability(j float64) float64 {
-	return 1 - math.Pow(1-math.Pow(j, Rows), Bands)
 }
 
 // tokenKeys returns the posting keys of sig's tokens, in the order's

@@ -106,3 +106,9 @@ func TestCodesRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// CollisionProbability is the designed probability 1 − (1 − J^Rows)^Bands
+// that a pair at Jaccard j shares a band.
+func CollisionProbability(j float64) float64 {
+	return 1 - math.Pow(1-math.Pow(j, Rows), Bands)
+}

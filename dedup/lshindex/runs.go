@@ -44,12 +44,6 @@ func (r *run) len() int {
 	return len(r.plain)
 }
 
-// lookup calls fn for every slot stored under key.
-func (r *run) lookup(key uint32, fn func(slot uint32)) {
-	lo, hi := r.bucket(key)
-	r.scan(key, lo, hi, fn)
-}
-
 // touch reads the first pair of a bucket lo..hi and returns a value
 // derived from it: a load the caller issues early, so that the bucket is
 // in the cache when scan reads it (a software prefetch).

@@ -314,3 +314,9 @@ func TestSnapshotSizedRead(t *testing.T) {
 		}
 	})
 }
+
+// lookup calls fn for every slot stored under key.
+func (r *run) lookup(key uint32, fn func(slot uint32)) {
+	lo, hi := r.bucket(key)
+	r.scan(key, lo, hi, fn)
+}

@@ -2,7 +2,7 @@
 // labelled main text (Li Yan et al. 2017 §3.3, the Chinese adaptation of
 // SpotSigs; Theobald et al. 2008): the stopwords concentrated in article
 // prose rather than in navigation and adverts. The command
-// `newscrawl learn-antecedents` runs it and writes the list that package
+// `newscrawl-lab learn-antecedents` runs it and writes the list that package
 // segment embeds (segment.Antecedents); the crawler never runs it.
 package antecedents
 

@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"github.com/newsdedup/newscrawl/internal/dataset"
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 )
 
 // RobustSet is the robustness set's path inside the shared data directory.
@@ -23,10 +23,10 @@ type Doc = dataset.RobustDoc
 
 // Robust returns the documents of the robustness set. The test is skipped
 // when the shared data is absent (a failure when CI is set, see
-// sharedtest.Path) and fails when the file is unreadable or empty.
+// devdatatest.Path) and fails when the file is unreadable or empty.
 func Robust(tb testing.TB) []Doc {
 	tb.Helper()
-	docs, err := dataset.LoadRobust(sharedtest.Path(tb, RobustSet))
+	docs, err := dataset.LoadRobust(devdatatest.Path(tb, RobustSet))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,18 +1,14 @@
 // Package cli is the newscrawl command line: one file per command, each
 // holding its flags and its printing only; the work is done by
-// internal/pipeline (crawl, export, extract, dedup) and the evaluation
-// packages (internal/eval*). Exit codes are decided in exit.go.
+// internal/pipeline (crawl, export, extract, dedup). Exit codes are decided
+// in exit.go. The evaluations are not here: they are the lab's commands
+// (internal/labcli, cmd/newscrawl-lab), which run through Run.
 package cli
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/newsdedup/newscrawl/internal/logging"
 )
 
 // command is one subcommand: it parses its own flags from args.
@@ -35,8 +31,6 @@ func commands() []command {
 		{"dedup", "cluster a JSONL corpus or a directory of HTML pages offline", cmdDedup},
 		{"import", "bring a JSONL corpus into the store through the same dedup", cmdImport},
 		{"check", "check the whole store and its index snapshot for damage (for cron)", cmdCheck},
-		{"eval", "print quality and speed figures (eval help for the list)", cmdEval},
-		{"learn-antecedents", "learn SpotSigs antecedents from pages with a labelled text layer", cmdLearnAntecedents},
 		{"demo", "crawl a bundled fixture site offline and print the summary", cmdDemo},
 		{"version", "print the program's version and build", cmdVersion},
 	}
@@ -68,35 +62,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 
-	con := logging.NewConsole(stderr, logFormatOf(args[1:]))
-	defer con.Flush()
-	stderr = con
-	ctx, stop := context.WithCancelCause(context.Background())
-	defer stop(nil)
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	var got os.Signal
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case s := <-sigs:
-			got = s
-			fmt.Fprintf(stderr, "\nnewscrawl: %v received, finishing the page in hand (press again to abort)\n", s)
-			stop(errSignal{s})
-			select {
-			case <-sigs:
-				fmt.Fprintln(stderr, "newscrawl: aborted")
-				os.Exit(exitCodeForSignal(s))
-			case <-done:
-			}
-		case <-done:
-		}
-	}()
-
-	err := cmd.run(ctx, args[1:], stdout, helpOut{stderr, stdout})
-	return exitCode(cmd.name, err, context.Cause(ctx), stderr, got)
+	return Run("newscrawl", cmd.name, cmd.run, args[1:], stdout, stderr)
 }
 
 func printUsage(w io.Writer) {

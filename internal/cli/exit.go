@@ -54,19 +54,20 @@ func exitCodeForSignal(s os.Signal) int {
 	return ExitInterrupted
 }
 
-// exitCode maps a command's result to the process exit code.
-func exitCode(name string, err, cause error, stderr io.Writer, sig os.Signal) int {
+// exitCode maps a command's result to the process exit code; prog is the
+// program's name in the message.
+func exitCode(prog, name string, err, cause error, stderr io.Writer, sig os.Signal) int {
 	var es errSignal
 	if errors.As(cause, &es) {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			printError(stderr, fmt.Sprintf("newscrawl %s: %s", name, trimPrefix(err.Error(), name)))
+			printError(stderr, fmt.Sprintf("%s %s: %s", prog, name, trimPrefix(err.Error(), name)))
 		}
 		return exitCodeForSignal(es.sig)
 	}
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
-	printError(stderr, fmt.Sprintf("newscrawl %s: %s", name, trimPrefix(err.Error(), name)))
+	printError(stderr, fmt.Sprintf("%s %s: %s", prog, name, trimPrefix(err.Error(), name)))
 	var ue usageError
 	var ve *config.ValidationError
 	switch {

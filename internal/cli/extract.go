@@ -35,6 +35,10 @@ type extractOutput struct {
 	Method        string `json:"method"`
 	SecondOpinion string `json:"second_opinion,omitempty"`
 	LeadImage     string `json:"lead_image,omitempty"`
+	Truncated     bool   `json:"truncated,omitempty"` // a stub: the text is the start of the article
+	Canonical     string `json:"canonical,omitempty"` // the page's canonical variant, when another URL
+	// Notes say what a limit kept extraction from reading.
+	Notes []string `json:"notes,omitempty"`
 	// SelectorMisses names the selectors given (--body, the site's
 	// extract.*) that matched nothing: the generic rule was used.
 	SelectorMisses []string `json:"selector_misses,omitempty"`
@@ -93,6 +97,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var body []byte
 	contentType := ""
 	pageURL, pagerSel := "", ""
+	var fetchedAt time.Time
 	charset := *charsetFlag
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
 		cfg := config.Default()
@@ -105,7 +110,8 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return fmt.Errorf("fetch %s: %w", target, err)
 		}
-		pageURL, body, contentType, pagerSel = resp.URL, resp.Body, resp.Header.Get("Content-Type"), resp.Site.Extract.Pager
+		pageURL, body, contentType, fetchedAt = resp.URL, resp.Body, resp.Header.Get("Content-Type"), resp.FetchedAt
+		pagerSel = resp.Site.Extract.Pager
 		if charset == "" {
 			charset = resp.Site.Charset
 		}
@@ -115,7 +121,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	art, dec, err := pipeline.ExtractPage(ex, pipeline.Page{URL: pageURL, Body: body, ContentType: contentType, Charset: charset})
+	art, dec, err := pipeline.ExtractPage(ex, pipeline.Page{URL: pageURL, Body: body, ContentType: contentType, Charset: charset, FetchedAt: fetchedAt})
 	var de *pipeline.DecodeError
 	if errors.As(err, &de) {
 		return de.Err
@@ -127,6 +133,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Title: art.Title, Text: art.Text, Source: art.Source, Author: art.Author, Editor: art.Editor,
 		Method: art.Method, SecondOpinion: art.SecondOpinion, LeadImage: art.LeadImage, SelectorMisses: art.SelectorMisses,
 		Charset: dec.Charset, CharsetFrom: dec.Source,
+		Truncated: art.Truncated, Canonical: art.Canonical, Notes: art.Notes,
 	}
 	if !art.PublishedAt.IsZero() {
 		out.PublishedAt = art.PublishedAt.Format(time.RFC3339)

@@ -22,8 +22,7 @@ type doc struct {
 	examples    []string
 }
 
-// docs are the help texts of the commands, by name ("eval web" for eval's
-// subcommands).
+// docs are the help texts of the commands, by name.
 var docs = map[string]doc{
 	"crawl": {"", `Crawls every site of the site file (or --only some of them) into the store:
 fetch, decode, extract, dedup, store. Progress goes to stderr every
@@ -129,13 +128,6 @@ line, daily. Exit 1 when the store is damaged; an unusable snapshot is
 reported, not an error (the next crawl rebuilds the index).`, []string{
 		"newscrawl check --db data/news.db",
 		"newscrawl check --site configs/sites.yaml"}},
-	"eval": {"[subcommand]", `Prints quality and speed figures on the shared data (../shared); "eval help"
-lists the subcommands; without one it runs "eval dedup".`, []string{
-		"newscrawl eval web", "newscrawl eval crash --n 50"}},
-	"learn-antecedents": {"", `Learns SpotSigs antecedents from pages with a labelled text layer
-(original/*.html and cleaned/*.txt) and prints them; --out writes the list
-to a file you name.`, []string{
-		"newscrawl learn-antecedents --data ../shared/data/extraction/cwced-dev --out antecedents.txt"}},
 	"demo": {"", `Starts the bundled fixture portals on loopback, crawls them into a store in
 a temporary directory, prints the kept articles and the duplicates, and
 removes the directory at the end (--keep or --dir keeps it and says where).`, []string{
@@ -166,22 +158,7 @@ func (w *failWriter) Write(p []byte) (int, error) { w.failed = true; return len(
 // it (to stderr when stderr is not Main's), and not at all after a parse
 // error, which the command returns.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	help := stderr
-	if h, ok := stderr.(helpOut); ok {
-		help = h.stdout
-	}
-	fw := &failWriter{}
-	fs.SetOutput(fw)
-	fs.Usage = func() {
-		if fw.failed {
-			return
-		}
-		fs.SetOutput(help)
-		writeHelp(help, name, fs)
-		fs.SetOutput(fw)
-	}
-	return fs
+	return FlagSet(name, stderr, func(w io.Writer, fs *flag.FlagSet) { writeHelp(w, name, fs) })
 }
 
 // parseInterspersed parses args with flags before, between or after the

@@ -51,25 +51,8 @@ func KnownKeys() []string {
 	return append(append([]string(nil), ownKeys...), export.Columns...)
 }
 
-// ReadJSONL reads every document of r; name prefixes error messages
-// ("name:line: ...").
-func ReadJSONL(r io.Reader, name string) ([]Doc, error) {
-	var docs []Doc
-	rd := NewReader(r, name)
-	for {
-		d, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		docs = append(docs, d)
-	}
-}
-
 // Reader reads the documents of a JSONL input one line at a time, with the
-// checks of ReadJSONL, so that a streaming caller holds one line. To find
+// checks of the package comment, so that a streaming caller holds one line. To find
 // repeated ids it keeps every id seen (compacted JSON and line number).
 type Reader struct {
 	sc   *bufio.Scanner

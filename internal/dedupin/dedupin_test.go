@@ -49,7 +49,7 @@ func TestReadJSONL(t *testing.T) {
 		{"bom not at start", `{"id":1,"text":"a"}` + "\n\xef\xbb\xbf" + `{"id":2,"text":"b"}`, nil, "in.jsonl:2: invalid character"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			docs, err := dedupin.ReadJSONL(strings.NewReader(tc.in), "in.jsonl")
+			docs, err := readJSONL(strings.NewReader(tc.in), "in.jsonl")
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err %v, want %q", err, tc.wantErr)
@@ -103,7 +103,7 @@ func FuzzReadJSONL(f *testing.F) {
 	f.Add(`{"id":1,"title":"t","text":"a"}`)
 	f.Add("\xef\xbb\xbf{\"id\":\"x\",\"text\":\"\"}\n\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		docs, err := dedupin.ReadJSONL(strings.NewReader(in), "f")
+		docs, err := readJSONL(strings.NewReader(in), "f")
 		if err != nil {
 			return
 		}
@@ -155,5 +155,22 @@ func TestReader(t *testing.T) {
 				t.Fatalf("second call after the end: %v, want %v", again, err)
 			}
 		})
+	}
+}
+
+// readJSONL reads every document of r with a Reader; name prefixes error
+// messages ("name:line: ...").
+func readJSONL(r io.Reader, name string) ([]dedupin.Doc, error) {
+	var docs []dedupin.Doc
+	rd := dedupin.NewReader(r, name)
+	for {
+		d, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
 	}
 }

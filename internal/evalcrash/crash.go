@@ -28,8 +28,8 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 	"github.com/newsdedup/newscrawl/internal/pipeline"
-	"github.com/newsdedup/newscrawl/internal/shared"
 	"github.com/newsdedup/newscrawl/internal/textfmt"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
@@ -835,7 +835,7 @@ func (c Check) Verdict(check, ok string) string {
 // directory into workDir and returns Config.Command running that binary;
 // the build's output goes to log.
 func BuildCommand(ctx context.Context, workDir string, log io.Writer) (func(args ...string) *exec.Cmd, error) {
-	root, err := shared.Root(".")
+	root, err := devdata.Root(".")
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,10 @@ type Report struct {
 	// pages that asked for one.
 	Second        map[string]map[string]int
 	SecondTimings []time.Duration
+	// Kinds counts, by dataset, the pages whose body came from script
+	// state or the description <meta>, and the pages marked truncated
+	// (the kind* names).
+	Kinds map[string]map[string]int
 	// Below lists the pages under plain readability (Config.CompareBaseline).
 	Below []Below
 	// Folds are the leave-one-site-out folds (Config.LOSO).
@@ -158,6 +162,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		r.compare(base)
 	}
 	if len(r.Timings) > 0 {
+		r.addKinds()
 		r.addSecondOpinions()
 		r.add("all", len(r.Timings), "median ms/page (decode+extract)", medianMS(r.Timings), "including the second opinions")
 	}
@@ -228,6 +233,9 @@ func extractBytes(xs *extractors, r *Report, ds, site, pageURL string, body []by
 	if second != "" {
 		r.SecondTimings = append(r.SecondTimings, d)
 		r.countSecond(ds, second, 1)
+	}
+	if a != nil {
+		r.countKind(ds, a)
 	}
 	return a, err
 }
@@ -997,9 +1005,9 @@ func scoreExpected(xs *extractors, r *Report, ds, id string, body []byte, want s
 // or time parseTime-like "2023-11-17T00:00:00", compared by day); a set
 // without date labels gets a "date accuracy" row of n/a saying why
 // (noDates).
-func runExpectedSet(xs *extractors, r *Report, ds string, pairs [][3]string, dates map[string]string, noDates string) error {
+func runExpectedSet(xs *extractors, r *Report, ds string, pairs [][3]string, dates map[string]string, noDates string, titles map[string]string) error {
 	var sum float64
-	pass, nDate, okDate := 0, 0, 0
+	pass, nDate, okDate, okTitle := 0, 0, 0, 0
 	var misses []string
 	for _, p := range pairs {
 		body, err := os.ReadFile(p[1])
@@ -1016,6 +1024,9 @@ func runExpectedSet(xs *extractors, r *Report, ds string, pairs [][3]string, dat
 		}
 		f, got := scoreExpected(xs, r, ds, p[0], body, w)
 		sum += f
+		if t, ok := titles[p[0]]; ok && strings.TrimSpace(got.Title) == strings.TrimSpace(t) {
+			okTitle++
+		}
 		if f >= expectedTextCheck {
 			pass++
 		}
@@ -1032,6 +1043,9 @@ func runExpectedSet(xs *extractors, r *Report, ds string, pairs [][3]string, dat
 		return fmt.Errorf("no pages")
 	}
 	r.addCount(ds, len(pairs), "pages with bigram F1>=0.9", pass, fmt.Sprintf("of %d; mean F1 %.3f", len(pairs), sum/float64(len(pairs))))
+	if len(titles) > 0 {
+		r.addCount(ds, len(titles), "title exact", okTitle, fmt.Sprintf("of %d labelled titles", len(titles)))
+	}
 	if nDate == 0 {
 		r.add(ds, 0, "date accuracy", math.NaN(), noDates)
 		return nil
@@ -1048,21 +1062,27 @@ func runNewspaper(_ context.Context, xs *extractors, shared string, r *Report) e
 	dir := filepath.Join(shared, "data", "extraction", "newspaper4k-zh", "tests", "data")
 	pairs := htmlTextPairs(dir, "txt")
 	// metadata/ID.json holds the publish_date newspaper4k's tests expect.
-	labels := map[string]string{}
+	labels, titles := map[string]string{}, map[string]string{}
 	for _, p := range pairs {
 		var m struct {
 			PublishDate string `json:"publish_date"`
+			Title       string `json:"title"`
 		}
-		if err := readJSON(filepath.Join(dir, "metadata", p[0]+".json"), &m); err == nil && m.PublishDate != "" {
-			labels[p[0]] = m.PublishDate
+		if err := readJSON(filepath.Join(dir, "metadata", p[0]+".json"), &m); err == nil {
+			if m.PublishDate != "" {
+				labels[p[0]] = m.PublishDate
+			}
+			if m.Title != "" {
+				titles[p[0]] = m.Title
+			}
 		}
 	}
-	return runExpectedSet(xs, r, "newspaper4k-zh", pairs, labels, "")
+	return runExpectedSet(xs, r, "newspaper4k-zh", pairs, labels, "", titles)
 }
 
 func runHTMLToText(_ context.Context, xs *extractors, shared string, r *Report) error {
 	dir := filepath.Join(shared, "data", "extraction", "htmltotext-benchmark-zh", "benchmarkdata", "zh")
-	return runExpectedSet(xs, r, "htmltotext-zh", htmlTextPairs(dir, "text"), nil, "the benchmark labels texts only")
+	return runExpectedSet(xs, r, "htmltotext-zh", htmlTextPairs(dir, "text"), nil, "the benchmark labels texts only", nil)
 }
 
 // htmlTextPairs pairs every dir/html/ID.html with dir/textDir/ID.txt as
@@ -1101,7 +1121,7 @@ func runReadabilityPages(_ context.Context, xs *extractors, shared string, r *Re
 			dates[p[0]] = *m.PublishedTime
 		}
 	}
-	return runExpectedSet(xs, r, "readability-zh", pairs, dates, "no page labels a date (publishedTime is null in every expected-metadata.json)")
+	return runExpectedSet(xs, r, "readability-zh", pairs, dates, "no page labels a date (publishedTime is null in every expected-metadata.json)", nil)
 }
 
 // Value returns the value of a row by dataset and metric name.

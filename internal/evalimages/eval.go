@@ -160,7 +160,7 @@ func similarity(a, b imgfp.Fingerprint) float64 {
 	return s
 }
 
-// Print writes the tables of `newscrawl eval images`.
+// Print writes the tables of `newscrawl-lab eval images`.
 func Print(w io.Writer, r Result) {
 	t := dedup.MinImageSimilarity
 	fmt.Fprintf(w, "Lead-image fingerprint (imgfp: %d×%d blocks, dominant colour of 8): %d generated photos of %d templates, %d×%d\n",

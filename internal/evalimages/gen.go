@@ -1,6 +1,6 @@
 // Package evalimages generates the test pictures of the lead-image
 // fingerprint (the crawler book chapter's colour-histogram method, package
-// imgfp) and measures it on them (`newscrawl eval images`): news-photo-like
+// imgfp) and measures it on them (`newscrawl-lab eval images`): news-photo-like
 // scenes drawn from a few templates (one palette and layout each), copies
 // of each scene as portals re-publish them (resized, recompressed as JPEG
 // at several qualities, a border cropped, a logo stamped in a corner, all

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/newsdedup/newscrawl/bloomset"
+	"github.com/newsdedup/newscrawl/internal/bloomset"
 	"github.com/newsdedup/newscrawl/keyfp"
 )
 

@@ -1,5 +1,5 @@
 // Package evalscale measures how the near-duplicate decision scales with
-// the number of stored articles (`newscrawl eval scale`): for each corpus
+// the number of stored articles (`newscrawl-lab eval scale`): for each corpus
 // size it fills an engine (and, unless disabled, a SQLite store through
 // `import`) with the first N texts of a ../shared/bench/scale/gen.py
 // corpus and prints the per-decision latency (fingerprinting excluded),

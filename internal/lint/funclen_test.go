@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 )
 
 // MaxFuncLines is the longest a function of the product may be, counted
@@ -25,7 +25,7 @@ var longFuncsPending = map[string]bool{}
 // TestFunctionLength fails for every non-test function of the product over
 // MaxFuncLines (test-helper packages are not product).
 func TestFunctionLength(t *testing.T) {
-	root, err := shared.Root(".")
+	root, err := devdata.Root(".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 )
 
 // pkg is one directory's package as the import rules see it.
@@ -46,7 +46,7 @@ var (
 	// testHelpers are the packages that import "testing" in non-test code
 	// to give tests helpers (as net/http/httptest does); only tests may
 	// import them.
-	testHelpers = []string{"storage/storagetest", "dedup/indextest", "internal/shared/sharedtest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest"}
+	testHelpers = []string{"storage/storagetest", "dedup/indextest", "internal/devdata/devdatatest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest"}
 )
 
 // TestImportRules checks the rules on this repository's source tree.
@@ -118,7 +118,7 @@ func set(xs ...string) map[string]bool {
 
 // load parses the imports of every package of the module holding dir.
 func load(dir string) (*graph, error) {
-	root, err := shared.Root(dir)
+	root, err := devdata.Root(dir)
 	if err != nil {
 		return nil, err
 	}

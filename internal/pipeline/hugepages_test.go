@@ -19,7 +19,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage/memory"
 )
@@ -28,7 +28,7 @@ import (
 // article (head, paragraphs repeated, tail), its first paragraph made unique
 // by tag.
 func hugePage(tb testing.TB, size int, tag string) []byte {
-	dir := sharedtest.Path(tb, "bench", "dev", "special")
+	dir := devdatatest.Path(tb, "bench", "dev", "special")
 	read := func(name string) []byte {
 		b, err := os.ReadFile(dir + "/" + name)
 		if err != nil {

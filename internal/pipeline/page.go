@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/newsdedup/newscrawl/decode"
 	"github.com/newsdedup/newscrawl/extract"
@@ -31,6 +32,9 @@ type Page struct {
 	Body        []byte // raw bytes, any charset
 	ContentType string // HTTP Content-Type ("" for a file)
 	Charset     string // configured override ("" to detect)
+	// FetchedAt is when the page was fetched: relative dates (3小时前)
+	// are resolved against it. Zero leaves them unresolved.
+	FetchedAt time.Time
 }
 
 // DecodeError is a page whose bytes could not be decoded (an unknown
@@ -50,7 +54,7 @@ func ExtractPage(ex *extract.Extractor, p Page) (*extract.Article, decode.Result
 	if err != nil {
 		return nil, dec, &DecodeError{err}
 	}
-	art, err := ex.Extract(p.URL, dec.Body)
+	art, err := ex.ExtractFetched(p.URL, dec.Body, p.FetchedAt)
 	if err != nil {
 		return nil, dec, err
 	}
@@ -88,4 +92,13 @@ func fileKind(m fs.FileMode) string {
 		return "socket"
 	}
 	return "special file"
+}
+
+// truncatedReason is the not_article reason of a truncated page: the
+// canonical variant, when the page names one, is the page to fetch instead.
+func truncatedReason(art *extract.Article) string {
+	if art.Canonical != "" {
+		return "no article: truncated stub (read-the-rest marker); full text at " + art.Canonical
+	}
+	return "no article: truncated stub (read-the-rest marker), no canonical variant"
 }

@@ -218,7 +218,7 @@ func (p *Processor) extractPage(ctx context.Context, ex *extract.Extractor, r *c
 		return articlePage{}, err
 	}
 	defer release()
-	art, dec, err := ExtractPage(ex, Page{URL: r.URL, Body: r.Body, ContentType: r.Header.Get("Content-Type"), Charset: r.Site.Charset})
+	art, dec, err := ExtractPage(ex, Page{URL: r.URL, Body: r.Body, ContentType: r.Header.Get("Content-Type"), Charset: r.Site.Charset, FetchedAt: r.FetchedAt})
 	if errors.Is(err, extract.ErrNoArticle) {
 		// A later page of pictures only: a page of the article without text.
 		return articlePage{r: r, art: &extract.Article{}, body: dec.Body}, nil

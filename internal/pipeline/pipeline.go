@@ -110,7 +110,7 @@ func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, lo
 		// is refused only when it has no article text (ExpectArticle). One
 		// extractor per site learns the site's template lines.
 		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time,
-			PagerSelector: s.Extract.Pager, ExpectArticle: true})
+			PagerSelector: s.Extract.Pager, ExpectArticle: true, Location: s.Location})
 		if err != nil {
 			return nil, fmt.Errorf("sites[%d].extract: %w", i, err)
 		}
@@ -131,7 +131,7 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		return "", err
 	}
 	defer release()
-	art, dec, err := ExtractPage(ex, Page{URL: r.URL, Body: r.Body, ContentType: r.Header.Get("Content-Type"), Charset: r.Site.Charset})
+	art, dec, err := ExtractPage(ex, Page{URL: r.URL, Body: r.Body, ContentType: r.Header.Get("Content-Type"), Charset: r.Site.Charset, FetchedAt: r.FetchedAt})
 	var de *DecodeError
 	if errors.As(err, &de) {
 		return p.commitFailure(ctx, page, "decode", de.Err)
@@ -149,6 +149,15 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		art.PublishedAt = r.Listed
 	}
 	p.warnSelectorMisses(r, art)
+	for _, n := range art.Notes {
+		p.log.Warn("extraction limit", "url", r.URL, "note", n)
+	}
+	if art.Truncated {
+		// A stub showing the start of the article and a read-the-rest
+		// marker: storing it as the article would lose the rest silently.
+		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, truncatedReason(art), true
+		return p.commit(ctx, &storage.Commit{Page: page})
+	}
 	reached := r
 	r, art, mp, out, err := p.stitch(ctx, ex, r, art, dec.Body, release)
 	if out != "" || err != nil {

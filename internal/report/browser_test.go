@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/newsdedup/newscrawl/internal/browser"
-	"github.com/newsdedup/newscrawl/internal/shared"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 )
 
 // axisLabelY is the y attribute of x-axis labels (svg.go: plotH-padB+16).
@@ -79,7 +79,7 @@ func TestBrowser(t *testing.T) {
 	}
 	png, p := b.Screenshot(t, "report")
 	if *docs {
-		root, err := shared.Root(".")
+		root, err := devdata.Root(".")
 		if err != nil {
 			t.Fatal(err)
 		}

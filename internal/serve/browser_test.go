@@ -11,8 +11,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/newsdedup/newscrawl/internal/browser"
+	"github.com/newsdedup/newscrawl/internal/devdata"
 	"github.com/newsdedup/newscrawl/internal/sample"
-	"github.com/newsdedup/newscrawl/internal/shared"
 )
 
 var docs = flag.Bool("docs", false, "also write the screenshots to the repository's docs/img")
@@ -190,7 +190,7 @@ func TestBrowser(t *testing.T) {
 // writeDocs copies the named screenshots to docs/img in the repository.
 func writeDocs(t *testing.T, shots map[string]string, names ...string) {
 	t.Helper()
-	root, err := shared.Root(".")
+	root, err := devdata.Root(".")
 	if err != nil {
 		t.Fatal(err)
 	}

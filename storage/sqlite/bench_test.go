@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/newsdedup/newscrawl/internal/shared/sharedtest"
+	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
@@ -37,7 +37,7 @@ type benchDoc struct {
 // cut to benchTextBytes, with their first benchTerms distinct character
 // bigrams as terms (a stand-in for segmenter output of the same count).
 func loadBenchDocs(b *testing.B) []benchDoc {
-	path := sharedtest.Path(b, "bench", "dev", "truth.jsonl")
+	path := devdatatest.Path(b, "bench", "dev", "truth.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
