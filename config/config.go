@@ -306,6 +306,9 @@ type Extract struct {
 	Body  string `yaml:"body"`
 	Title string `yaml:"title"`
 	Time  string `yaml:"time"`
+	// Pager names the pager block of the site's multi-page articles
+	// (People's Daily: "div.zdfy") when the generic pager rule misses it.
+	Pager string `yaml:"pager"`
 }
 
 // DefaultSite returns a site with the per-site defaults set; a site in the
@@ -680,7 +683,7 @@ func (s *Site) validate(at string, i int, names map[string]int, add addFunc) {
 			add(fmt.Sprintf("%s.remove[%d]", at, j), "invalid CSS selector %q", sel)
 		}
 	}
-	for _, x := range []struct{ key, sel string }{{"body", s.Extract.Body}, {"title", s.Extract.Title}, {"time", s.Extract.Time}} {
+	for _, x := range []struct{ key, sel string }{{"body", s.Extract.Body}, {"title", s.Extract.Title}, {"time", s.Extract.Time}, {"pager", s.Extract.Pager}} {
 		if x.sel == "" {
 			continue
 		}

@@ -179,6 +179,7 @@ func TestParseRejects(t *testing.T) {
 		{"unknown site key", site + "    start_url: [x]\n", "sites[0].start_url (line 6): unknown key (did you mean start_urls?)"},
 		{"unknown key far from any", site + "    colour: red\n", "sites[0].colour (line 6): unknown key\n"},
 		{"unknown nested key", site + "    extract: {bodi: x}\n", "sites[0].extract.bodi (line 6): unknown key (did you mean body?)"},
+		{"bad pager selector", site + "    extract: {pager: \"div[[\"}\n", `sites[0].extract.pager (line 6): invalid CSS selector "div[["`},
 		{"duplicate key", site + "    article_url: y\n", "sites[0].article_url (line 6): duplicate key (first at line 5)"},
 		{"fractional size", "fetch: {max_body: 1.5}\n" + site, "not a whole number of bytes"},
 		{"fractional size with unit", "fetch: {max_body: 0.1KB5}\n" + site, `invalid size "0.1KB5"`},

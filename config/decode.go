@@ -325,7 +325,7 @@ func (d *decoder) mapping(n *yaml.Node, path string, v reflect.Value, depth int)
 func suggest(key string, names []string) string {
 	best, bestD := "", math.MaxInt
 	for _, n := range names {
-		if dist := editDistance(key, n); dist < bestD {
+		if dist := EditDistance(key, n); dist < bestD {
 			best, bestD = n, dist
 		}
 	}
@@ -335,9 +335,10 @@ func suggest(key string, names []string) string {
 	return ""
 }
 
-// editDistance is the Levenshtein distance of a and b in bytes (keys are
-// ASCII; a long key is only compared on its first 64 bytes).
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of a and b in bytes, for "did
+// you mean" suggestions of keys and command names (ASCII words; a long
+// word is only compared on its first 64 bytes).
+func EditDistance(a, b string) int {
 	const limit = 64
 	a, b = a[:min(len(a), limit)], b[:min(len(b), limit)]
 	prev := make([]int, len(b)+1)

@@ -31,6 +31,10 @@ func TestShippedArticlePatterns(t *testing.T) {
 		"sohu":    {"https://www.sohu.com/a/825871234_121123456"},
 		"qq":      {"https://news.qq.com/rain/a/20241120A01ABC00", "https://new.qq.com/rain/a/20241120A01ABC00"},
 		"netease": {"https://www.163.com/news/article/JH2ABCDE000189FH.html", "https://www.163.com/dy/article/JH2ABCDE0512B07B.html", "https://news.163.com/12/0615/08/8PTE7SEI0025UESY.html"},
+		"people":  {"http://politics.people.com.cn/n1/2024/1120/c1001-40123456.html", "http://politics.people.com.cn/n1/2024/1120/c1001-40123456-2.html", "http://world.people.com.cn/n1/2024/1120/c1002-40123457.html"},
+	}
+	if len(c.Sites) != len(cases) {
+		t.Errorf("%d sites in configs/sites.yaml, want the %d portals %v", len(c.Sites), len(cases), cases)
 	}
 	for _, s := range c.Sites {
 		for _, u := range cases[s.Name] {
@@ -42,6 +46,9 @@ func TestShippedArticlePatterns(t *testing.T) {
 			if s.ArticleRe.MatchString(u) {
 				t.Errorf("%s: start URL %s matches article_url", s.Name, u)
 			}
+		}
+		if len(s.Sitemaps)+len(s.Feeds)+len(s.APIs) == 0 {
+			t.Errorf("%s: no sitemap, feed or api: the portal's lists are not read", s.Name)
 		}
 	}
 }

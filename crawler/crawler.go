@@ -58,6 +58,11 @@
 //     robots.txt, pacing, retries, timeouts) with its own body limit,
 //     fetch.max_image. Images are not pages: they are counted in SiteStats
 //     (images, images_too_large, images_skipped), never recorded or stored.
+//   - The other pages of a multi-page article are fetched only when the
+//     Processor asks (Response.FetchPage, pages.go), under the page rules,
+//     at most MaxArticlePages per article, loops refused; they are claimed
+//     for the run, so the frontier neither fetches nor processes them, and
+//     the Processor records them as parts of their article.
 package crawler
 
 import (
@@ -101,6 +106,10 @@ type Response struct {
 	// images fetches the page's lead image under the crawl's policy (nil
 	// for a Response not made by a crawl); see FetchImage.
 	images func(ctx context.Context, rawURL string) (*Image, error)
+	// pages fetches the other pages of the page's article under the
+	// crawl's policy (nil for a Response not made by a crawl); see
+	// FetchPage. The Responses it returns share it.
+	pages func(ctx context.Context, rawURL string) (*Response, error)
 }
 
 // Processor handles article pages (URLs matching the site's article_url).
@@ -743,7 +752,9 @@ func (r *run) admit(ctx context.Context, st *siteState, it storage.FrontierItem)
 	if o, ok, err := r.store.Decided(bg, it.URL); err != nil {
 		r.fatal(fmt.Errorf("decided %s: %w", it.URL, err))
 		return nil, nil, ""
-	} else if ok && o.Final() {
+	} else if (ok && o.Final()) || r.claimed.has(it.URL) {
+		// Decided by an earlier run, or already fetched by this one (a
+		// later page of an article, FetchPage).
 		st.stats.skipDone.Add(1)
 		r.done(bg, it.URL)
 		return nil, nil, ""
@@ -833,6 +844,7 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 		resp := &Response{URL: final, RequestURL: it.URL, Site: st.cfg, RunID: r.runID, Depth: it.Depth,
 			Status: slot.status, Header: slot.header, Body: slot.body, FetchedAt: now, images: r.imageFetcher(ctx, st),
 			Listed: r.listed.take(it.URL, final)}
+		resp.pages = r.pageFetcher(ctx, st, resp)
 		out, err := r.proc.ProcessArticle(bg, resp)
 		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return // a lead image fetch was cut by the end of the run: the item stays in flight
@@ -848,6 +860,8 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 			st.stats.duplicates.Add(1)
 		case storage.OutcomeNotArticle:
 			st.stats.notArticle.Add(1)
+		case storage.OutcomePart:
+			st.stats.parts.Add(1)
 		default:
 			st.stats.addError("processor")
 		}
@@ -880,6 +894,7 @@ type fetchOpts struct {
 	inScope func(*url.URL) bool // nil: the site's page scope; redirect hops must stay in it
 	method  string              // "": GET
 	body    []byte              // request body (POST), sent again by every attempt
+	refuse  func(target string) *FetchError
 }
 
 // fetchAs is fetch with the options of a non-page request.
@@ -900,7 +915,7 @@ func (r *run) fetchAs(ctx context.Context, st *siteState, rawURL, host string, d
 		if err := r.pacer.wait(ctx, host, delay); err != nil {
 			return nil, nil, true
 		}
-		slot = &fetchSlot{site: st, maxBody: o.maxBody, inScope: o.inScope}
+		slot = &fetchSlot{site: st, maxBody: o.maxBody, inScope: o.inScope, refuse: o.refuse}
 		col.Context = context.WithValue(ctx, slotKey{}, slot)
 		st.stats.requests.Add(1)
 		t0 := time.Now()
@@ -1057,6 +1072,12 @@ func (r *run) checkRedirect(req *http.Request, via []*http.Request) error {
 		cookie := req.Response != nil && len(req.Response.Header.Values("Set-Cookie")) > 0
 		if !(repeats == 1 && last == target && cookie) {
 			return &FetchError{Kind: KindRedirectLoop, Status: slot.status, Permanent: true, Err: fmt.Errorf("redirect loop back to %s", target)}
+		}
+	}
+	if slot.refuse != nil {
+		if fe := slot.refuse(target); fe != nil {
+			fe.Status = slot.status
+			return fe
 		}
 	}
 	tu, _ := url.Parse(target)

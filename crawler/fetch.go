@@ -148,10 +148,13 @@ type fetchSlot struct {
 	// site's page scope for redirect hops (lead images: image_domains too).
 	maxBody int64
 	inScope func(*url.URL) bool
-	hops    []*url.URL // request URL of every hop, in order
-	status  int
-	header  http.Header
-	body    []byte
+	// refuse, when set, vetoes a redirect hop to a canonical URL (article
+	// pages: a hop to a page the article already has is a loop).
+	refuse func(target string) *FetchError
+	hops   []*url.URL // request URL of every hop, in order
+	status int
+	header http.Header
+	body   []byte
 }
 
 func slotFrom(ctx context.Context) *fetchSlot {

@@ -51,6 +51,14 @@ type SiteStats struct {
 	ImagesTooLarge int64 `json:"images_too_large"`
 	ImagesSkipped  int64 `json:"images_skipped"`
 
+	// Multi-page articles (Response.FetchPage): later pages fetched for
+	// their article, those that could not be had (refused or failed), and
+	// article pages recorded as a page of an article (outcome part)
+	// instead of an article of their own.
+	ArticlePages       int64 `json:"article_pages"`
+	ArticlePagesFailed int64 `json:"article_pages_failed"`
+	Parts              int64 `json:"parts"`
+
 	// Sources counts what each discovery source (sitemap, feed, api,
 	// inline scripts) gave; per site only (Add leaves it out of totals).
 	Sources []SourceStats `json:"sources,omitempty"`
@@ -88,6 +96,9 @@ func (s *SiteStats) Add(o SiteStats) {
 	s.ImageBytes += o.ImageBytes
 	s.ImagesTooLarge += o.ImagesTooLarge
 	s.ImagesSkipped += o.ImagesSkipped
+	s.ArticlePages += o.ArticlePages
+	s.ArticlePagesFailed += o.ArticlePagesFailed
+	s.Parts += o.Parts
 }
 
 // RunStats converts s to the store's per-run counters.
@@ -170,6 +181,7 @@ type siteCounters struct {
 	articleLinks, queued                               atomic.Int64
 	notModified, surfacesNotDue                        atomic.Int64
 	images, imageBytes, imagesTooLarge, imagesSkipped  atomic.Int64
+	articlePages, articlePagesFailed, parts            atomic.Int64
 	startOK, startFailed                               atomic.Int64 // start URLs fetched (2xx HTML) / not fetched this run
 
 	lastStartErr string // why the last start URL could not be fetched (under mu)
@@ -217,6 +229,7 @@ func (c *siteCounters) snapshot(site string) SiteStats {
 		ArticleLinks: c.articleLinks.Load(), Queued: c.queued.Load(),
 		NotModified: c.notModified.Load(), SurfacesNotDue: c.surfacesNotDue.Load(),
 		Images: c.images.Load(), ImageBytes: c.imageBytes.Load(), ImagesTooLarge: c.imagesTooLarge.Load(), ImagesSkipped: c.imagesSkipped.Load(),
+		ArticlePages: c.articlePages.Load(), ArticlePagesFailed: c.articlePagesFailed.Load(), Parts: c.parts.Load(),
 	}
 	s.Sources = c.sources.list()
 	c.mu.Lock()

@@ -48,6 +48,9 @@
 // or URL date; times without a zone are in the site's zone
 // (Options.Location, China Standard Time by default), and relative dates
 // (3小时前, 昨天 10:20) are resolved against the fetch time (ExtractFetched).
+//
+// FindPager (pager.go) reads the pager of a multi-page article: the URLs
+// of its pages in order and which one the page is.
 package extract
 
 import (
@@ -134,6 +137,9 @@ type Options struct {
 	// BodySelector, TitleSelector and TimeSelector select the article
 	// body, headline and publish time directly when set.
 	BodySelector, TitleSelector, TimeSelector string
+	// PagerSelector names the pager block of multi-page articles (the
+	// site's extract.pager) when the generic rule of FindPager misses it.
+	PagerSelector string
 	// StripMetaLines removes 来源/责任编辑 lines that sit inside the body
 	// from Text (they are captured into Source/Editor either way). Off by
 	// default: the reprint-web truth counts such lines as body text, and
@@ -165,8 +171,9 @@ type Extractor struct {
 	bodySel  cascadia.Selector
 	titleSel cascadia.Selector
 	timeSel  cascadia.Selector
-	history  *lineHistory   // short lines seen on earlier pages
-	loc      *time.Location // opts.Location, cst when nil
+	pagerSel cascadia.Selector // nil: the generic pager rule (pager.go)
+	history  *lineHistory      // short lines seen on earlier pages
+	loc      *time.Location    // opts.Location, cst when nil
 }
 
 // New compiles the selectors of opts.
@@ -190,7 +197,7 @@ func New(opts Options) (*Extractor, error) {
 		src string
 		dst *cascadia.Selector
 		key string
-	}{{opts.BodySelector, &e.bodySel, "body"}, {opts.TitleSelector, &e.titleSel, "title"}, {opts.TimeSelector, &e.timeSel, "time"}} {
+	}{{opts.BodySelector, &e.bodySel, "body"}, {opts.TitleSelector, &e.titleSel, "title"}, {opts.TimeSelector, &e.timeSel, "time"}, {opts.PagerSelector, &e.pagerSel, "pager"}} {
 		if x.src == "" {
 			continue
 		}

@@ -47,20 +47,24 @@ type Outcome string
 
 // Outcomes. Stored and Duplicate are verdicts on articles; NotArticle marks
 // pages that were fetched and parsed but hold no article (list, video,
-// gallery pages); Error marks a failure with an error kind.
+// gallery pages); Error marks a failure with an error kind; Part marks a
+// later page of a multi-page article (page 2, 3, …), whose text is part of
+// the article named by Page.PartOf: it is never an article of its own.
 const (
 	OutcomeStored     Outcome = "stored"
 	OutcomeDuplicate  Outcome = "duplicate"
 	OutcomeNotArticle Outcome = "not_article"
 	OutcomeError      Outcome = "error"
+	OutcomePart       Outcome = "part"
 )
 
 // Final reports whether a URL with this outcome is never fetched again by a
 // later run. Errors are final only when their kind is permanent (see
 // Page.Permanent); list pages are re-fetched by every run and are therefore
-// recorded as NotArticle but not treated as decided by the frontier.
+// recorded as NotArticle but not treated as decided by the frontier. The
+// pages of a multi-page article (Part) are decided with their article.
 func (o Outcome) Final() bool {
-	return o == OutcomeStored || o == OutcomeDuplicate
+	return o == OutcomeStored || o == OutcomeDuplicate || o == OutcomePart
 }
 
 // Page is the record of one fetched URL.
@@ -74,6 +78,9 @@ type Page struct {
 	Err       string // human-readable message
 	Permanent bool   // for errors: do not retry in later runs
 	FetchedAt time.Time
+	// PartOf is, for Outcome Part, the URL of the article (its page 1)
+	// this page belongs to; "" otherwise.
+	PartOf string
 	// RetryAt, for a permanent error, is when a later run may fetch the
 	// URL again (a page that was gone may come back); zero: never.
 	RetryAt time.Time
@@ -114,6 +121,13 @@ type Article struct {
 	PartialOf int64
 	OwnShare  float64
 	Passages  []Passage
+	// Pages are, for an article of several pages, the URLs of all its
+	// pages in order (URL first), whose texts Text joins; nil for an
+	// article of one page. PagesMissing are those of them that could not
+	// be fetched (an error, a 404): Text lacks their text. Both are
+	// canonical URLs without line breaks.
+	Pages        []string
+	PagesMissing []string
 }
 
 // Passage is a run of content words a partial reprint shares with the
@@ -204,6 +218,12 @@ type Commit struct {
 	// Outcome Stored. The pipeline refuses fetch.keep_raw with a store
 	// that is not a RawStore, so it is never dropped silently.
 	Raw *RawResponse
+	// Parts are the later pages of a multi-page article (Outcome Stored or
+	// Duplicate): in the same transaction each is recorded as a Page of
+	// Outcome Part with PartOf set to Page.URL (and Page's site, run and
+	// fetch time), so that no later run fetches it again; a URL that
+	// already has a final outcome keeps it.
+	Parts []string
 }
 
 // RawResponse is an HTTP response as the crawler received it, with the
@@ -247,6 +267,9 @@ type RunStats struct {
 	Duplicates int `json:"duplicates"`
 	NotArticle int `json:"not_article"`
 	Errors     int `json:"errors"`
+	// Parts are article pages recorded as a later page of a multi-page
+	// article (Outcome Part) rather than an article of their own.
+	Parts int `json:"parts,omitempty"`
 	// Sites keeps every counter the crawler kept per site in this run
 	// (requests, bytes, robots blocks, retries, skipped links, gone pages,
 	// …, by the crawler's JSON names), so that a run's record tells what

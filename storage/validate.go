@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -63,15 +64,13 @@ func (c *Commit) Validate() error {
 	if p.URL == "" {
 		return fmt.Errorf("%w: empty page url", ErrInvalid)
 	}
-	if c.Raw != nil {
-		if p.Outcome != OutcomeStored {
-			return fmt.Errorf("%w: raw response of %s with outcome %s (only stored articles keep theirs)", ErrInvalid, p.URL, p.Outcome)
-		}
-		if c.Raw.Status < 100 || c.Raw.Status > 999 {
-			return fmt.Errorf("%w: raw response of %s has status %d", ErrInvalid, p.URL, c.Raw.Status)
-		}
+	if err := c.validRaw(); err != nil {
+		return err
 	}
 	if err := cmp.Or(ValidTime("page fetched_at", p.FetchedAt), ValidTime("page retry_at", p.RetryAt)); err != nil {
+		return err
+	}
+	if err := c.validPages(); err != nil {
 		return err
 	}
 	switch p.Outcome {
@@ -144,7 +143,7 @@ func (c *Commit) Validate() error {
 		if err := ValidTime("duplicate fetched_at", d.FetchedAt); err != nil {
 			return err
 		}
-	case OutcomeNotArticle, OutcomeError:
+	case OutcomeNotArticle, OutcomeError, OutcomePart:
 		if c.Article != nil || c.Duplicate != nil {
 			return fmt.Errorf("%w: outcome %s of %s takes no article or duplicate", ErrInvalid, p.Outcome, p.URL)
 		}
@@ -232,6 +231,78 @@ func validPartial(url string, a *Article) error {
 		if p.Start < 0 || p.OtherStart < 0 || p.Len <= 0 || p.Start > math.MaxInt32 || p.OtherStart > math.MaxInt32 || p.Len > math.MaxInt32 {
 			return fmt.Errorf("%w: article %s has a shared passage %+v", ErrInvalid, url, p)
 		}
+	}
+	return nil
+}
+
+// validRaw checks a raw response: only with a stored article, and with an
+// HTTP status of three digits.
+func (c *Commit) validRaw() error {
+	p := &c.Page
+	if c.Raw == nil {
+		return nil
+	}
+	if p.Outcome != OutcomeStored {
+		return fmt.Errorf("%w: raw response of %s with outcome %s (only stored articles keep theirs)", ErrInvalid, p.URL, p.Outcome)
+	}
+	if c.Raw.Status < 100 || c.Raw.Status > 999 {
+		return fmt.Errorf("%w: raw response of %s has status %d", ErrInvalid, p.URL, c.Raw.Status)
+	}
+	return nil
+}
+
+// validPages checks the records of multi-page articles: a Part page names
+// another URL as its article and carries nothing else; PartOf is set only
+// on Part pages; Parts come only with a stored or duplicate verdict, are
+// distinct and differ from the page; an article's Pages start with its URL
+// and hold PagesMissing; no URL is empty, holds a line break or is not
+// UTF-8.
+func (c *Commit) validPages() error {
+	p := &c.Page
+	switch {
+	case p.Outcome == OutcomePart && (p.PartOf == "" || p.PartOf == p.URL):
+		return fmt.Errorf("%w: part page %s names article %q", ErrInvalid, p.URL, p.PartOf)
+	case p.Outcome != OutcomePart && p.PartOf != "":
+		return fmt.Errorf("%w: page %s with outcome %s names part_of %q", ErrInvalid, p.URL, p.Outcome, p.PartOf)
+	case len(c.Parts) > 0 && p.Outcome != OutcomeStored && p.Outcome != OutcomeDuplicate:
+		return fmt.Errorf("%w: parts of %s with outcome %s", ErrInvalid, p.URL, p.Outcome)
+	}
+	if err := pageURLs("part_of", p.URL, []string{p.PartOf}, true); err != nil {
+		return err
+	}
+	if err := pageURLs("parts", p.URL, c.Parts, false); err != nil {
+		return err
+	}
+	if a := c.Article; a != nil && len(a.Pages)+len(a.PagesMissing) > 0 {
+		if len(a.Pages) < 2 || a.Pages[0] != p.URL {
+			return fmt.Errorf("%w: article %s has pages %q (page 1 must be the article)", ErrInvalid, p.URL, a.Pages)
+		}
+		if err := pageURLs("pages", "", a.Pages, false); err != nil {
+			return err
+		}
+		for _, m := range a.PagesMissing {
+			if m == p.URL || !slices.Contains(a.Pages, m) {
+				return fmt.Errorf("%w: article %s: missing page %q is not one of its later pages", ErrInvalid, p.URL, m)
+			}
+		}
+	}
+	return nil
+}
+
+// pageURLs checks a list of page URLs: distinct, other than self, not
+// empty (unless emptyOK), one line of valid UTF-8 each.
+func pageURLs(what, self string, urls []string, emptyOK bool) error {
+	seen := make(map[string]bool, len(urls))
+	for _, u := range urls {
+		switch {
+		case u == "" && emptyOK:
+			continue
+		case u == "" || strings.ContainsAny(u, "\r\n") || !utf8.ValidString(u):
+			return fmt.Errorf("%w: %s of %s: bad url %q", ErrInvalid, what, self, u)
+		case u == self || seen[u]:
+			return fmt.Errorf("%w: %s of %s: %q repeated", ErrInvalid, what, self, u)
+		}
+		seen[u] = true
 	}
 	return nil
 }

@@ -19,16 +19,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return usagef("check: unexpected arguments %q", fs.Args())
 	}
-	cfg := config.Default()
-	if *site != "" {
-		c, err := config.Load(*site)
-		if err != nil {
-			return usageError{err}
-		}
-		cfg = c
-	}
-	if *db != "" {
-		cfg.Storage = *db
+	cfg, err := siteConfig(*site, *db)
+	if err != nil {
+		return err
 	}
 	rep, err := pipeline.Check(ctx, &cfg, cfg.Storage)
 	if err != nil {
@@ -41,4 +34,22 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "store %s: sound (%s) in %.1fs\n", rep.Store, what, rep.StoreTook.Seconds())
 	fmt.Fprintf(stdout, "index snapshot: %s (%.1fs)\n", rep.Snapshot, rep.SnapshotTook.Seconds())
 	return nil
+}
+
+// siteConfig is the configuration of commands that take --site and --db:
+// the site file's (else the defaults), its storage replaced by db when
+// given. A site file that does not load is a usage error.
+func siteConfig(site, db string) (config.Config, error) {
+	cfg := config.Default()
+	if site != "" {
+		c, err := config.Load(site)
+		if err != nil {
+			return cfg, usageError{err}
+		}
+		cfg = c
+	}
+	if db != "" {
+		cfg.Storage = db
+	}
+	return cfg, nil
 }

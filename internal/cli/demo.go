@@ -114,5 +114,5 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("demo: expected %d stored and %d duplicates, got %d and %d", want.Stored, want.Duplicates, stored, dups)
 	}
 	fmt.Fprintf(stdout, "demo ok: %d stories stored once, %d reprints recorded as duplicates\n", stored, dups)
-	return nil
+	return demoReplica(ctx, *dir, log, stdout, stderr)
 }

@@ -44,6 +44,13 @@ type extractOutput struct {
 	SelectorMisses []string `json:"selector_misses,omitempty"`
 	Charset        string   `json:"charset"`
 	CharsetFrom    string   `json:"charset_from"`
+	// Pages are, for a URL whose pager names other pages (a multi-page
+	// article: the crawl stitches them), the article's page URLs in order,
+	// and Page this one's number (1: page 1); absent otherwise. The pager
+	// is read by the generic rule, or by the extract.pager selector of the
+	// --site entry covering the URL.
+	Pages []string `json:"pages,omitempty"`
+	Page  int      `json:"page,omitempty"`
 }
 
 // cmdExtract prints the article of one page as JSON:
@@ -89,7 +96,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	target := pos[0]
 	var body []byte
 	contentType := ""
-	pageURL := ""
+	pageURL, pagerSel := "", ""
 	var fetchedAt time.Time
 	charset := *charsetFlag
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
@@ -104,6 +111,7 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("fetch %s: %w", target, err)
 		}
 		pageURL, body, contentType, fetchedAt = resp.URL, resp.Body, resp.Header.Get("Content-Type"), resp.FetchedAt
+		pagerSel = resp.Site.Extract.Pager
 		if charset == "" {
 			charset = resp.Site.Charset
 		}
@@ -129,6 +137,11 @@ func cmdExtract(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if !art.PublishedAt.IsZero() {
 		out.PublishedAt = art.PublishedAt.Format(time.RFC3339)
+	}
+	if pageURL != "" {
+		if pg, err := extract.FindPager(pageURL, dec.Body, pagerSel); err == nil && pg.Multi() {
+			out.Pages, out.Page = pg.Pages, pg.Current+1
+		}
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)

@@ -24,16 +24,9 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *in == "" || fs.NArg() > 0 {
 		return usagef("import: --in FILE.jsonl is required")
 	}
-	cfg := config.Default()
-	if *site != "" {
-		c, err := config.Load(*site)
-		if err != nil {
-			return usageError{err}
-		}
-		cfg = c
-	}
-	if *db != "" {
-		cfg.Storage = *db
+	cfg, err := siteConfig(*site, *db)
+	if err != nil {
+		return err
 	}
 	f, err := os.Open(*in)
 	if err != nil {

@@ -99,7 +99,11 @@ type Explanation struct {
 	// PartialOf is the stored article a partial reprint re-uses
 	// (Article.PartialOf), nil otherwise; Shared and Coverage then compare
 	// the article with it.
-	PartialOf  *storage.Article
+	PartialOf *storage.Article
+	// Whole is, for a later page of a multi-page article (Outcome part),
+	// that article when it was stored (nil when it was judged a
+	// duplicate: Page.PartOf still names it).
+	Whole      *storage.Article
 	Members    int // articles and duplicates in the cluster (stored or duplicate)
 	Thresholds Thresholds
 	// TitleOverlap is the headlines' character-bigram overlap (shorter
@@ -170,6 +174,15 @@ func Explain(ctx context.Context, s Store, url string, th Thresholds) (*Explanat
 			e.Shared = passages.Shared(d.Text, o.Text)
 			e.Coverage = passages.Coverage(d.Text, o.Text)
 		}
+	case storage.OutcomePart:
+		a, err := s.ArticleByURL(ctx, p.PartOf)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return nil, fmt.Errorf("explain: article of %s: %w", url, err)
+		}
+		if err == nil {
+			e.Whole = &a
+		}
+		return e, nil
 	default:
 		return e, nil
 	}
@@ -285,6 +298,13 @@ func Write(w io.Writer, e *Explanation) error {
 		a := e.Article
 		fmt.Fprintf(&b, "kept:     stored as article %d (%q); no stored article before it passed the thresholds\n", a.ID, a.Title)
 		fmt.Fprintf(&b, "cluster:  %d, %d member(s) (articles and duplicates)\n", a.Cluster, e.Members)
+	case p.Outcome == storage.OutcomePart:
+		fmt.Fprintf(&b, "part:     a later page of the multi-page article %s: its text is in that article, never an article of its own\n", p.PartOf)
+		if w := e.Whole; w != nil {
+			fmt.Fprintf(&b, "          stored as article %d (%q)\n", w.ID, w.Title)
+		} else {
+			fmt.Fprintf(&b, "          (that article was judged a duplicate, or is not stored)\n")
+		}
 	case e.Duplicate != nil:
 		d, o := e.Duplicate, e.Original
 		fmt.Fprintf(&b, "dropped:  near-duplicate (reason %s) of article %d\n          %s\n          %q\n", orUnknown(d.Reason), o.ID, o.URL, o.Title)
@@ -311,8 +331,30 @@ func Write(w io.Writer, e *Explanation) error {
 			fmt.Fprintf(&b, "note:     %s\n", p.Err)
 		}
 	}
+	writePages(&b, e)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writePages prints the pages of a stored multi-page article (the page's
+// own or the one a later page belongs to) and those that could not be
+// fetched.
+func writePages(b *strings.Builder, e *Explanation) {
+	a := e.Article
+	if a == nil {
+		a = e.Whole
+	}
+	if a == nil || len(a.Pages) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "pages:    %d, text stitched in this order:\n", len(a.Pages))
+	for i, u := range a.Pages {
+		note := ""
+		if slices.Contains(a.PagesMissing, u) {
+			note = "  (could not be fetched: its text is missing)"
+		}
+		fmt.Fprintf(b, "  %2d %s%s\n", i+1, u, note)
+	}
 }
 
 // writeImageEvidence prints the lead-image evidence of a duplicate whose

@@ -45,6 +45,11 @@ func store(t *testing.T, keepText bool) storage.Store {
 			PartialOf:   1, OwnShare: 0.4375, Passages: []storage.Passage{{Start: 2, OtherStart: 0, Len: 9}}}},
 		{Page: storage.Page{URL: "http://e/1", Site: "sina", RunID: 1, Outcome: storage.OutcomeError, Status: 404,
 			ErrKind: "http_404", Err: "not found", Permanent: true, FetchedAt: at}},
+		{Page: pg("http://m/1.html", storage.OutcomeStored), Article: &storage.Article{URL: "http://m/1.html", Site: "sina", RunID: 1,
+			Title: "长江边小城的绿色答卷", Text: "第一页。\n第二页。", FetchedAt: at, ContentHash: "03",
+			Fingerprint: storage.Fingerprint{Simhash: 7, Signature: []uint64{3}, Length: 2},
+			Pages:       []string{"http://m/1.html", "http://m/1-2.html", "http://m/1-3.html"}, PagesMissing: []string{"http://m/1-3.html"}},
+			Parts: []string{"http://m/1-2.html"}},
 	}
 	if keepText {
 		commits[1].Duplicate.Text = dupText
@@ -74,6 +79,10 @@ func TestExplain(t *testing.T) {
 		{"partial reprint", false, "http://q/1", nil, []string{"stored as article 3", "a partial reprint of article 1", "http://a/1",
 			"44% of its content words are outside the 1 passage(s)", "« 新华社北京11月20日电国务院今天召开常务会议，部署进一步稳定就业的措施。 »"}},
 		{"error page", false, "http://e/1", nil, []string{"http_404: not found"}},
+		{"multi-page article", false, "http://m/1.html", nil, []string{"stored as article 4", "pages:    3, text stitched in this order",
+			"   1 http://m/1.html", "   2 http://m/1-2.html", "   3 http://m/1-3.html  (could not be fetched: its text is missing)"}},
+		{"later page of an article", false, "http://m/1-2.html", nil, []string{"outcome:  part", "a later page of the multi-page article http://m/1.html",
+			"stored as article 4", "pages:    3"}},
 		{"unknown url", false, "http://x/1", storage.ErrNotFound, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

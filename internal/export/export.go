@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -52,35 +53,40 @@ func (f Filter) keep(run int64, fetched time.Time) bool {
 // unless the article is a partial reprint (reason "partial": it passed
 // the near-duplicate test against PartialOf, but both add text of their
 // own); Passages are the shared runs of content words, [start here, start
-// there, length].
+// there, length]. Pages and PagesMissing are null unless the article was
+// stitched from several pages: then Pages lists every page in order (its
+// URL first) and PagesMissing those that could not be fetched ([] when
+// none), whose text the article lacks.
 type Record struct {
-	RunID       int64    `json:"run_id"`
-	URL         string   `json:"url"`
-	Site        string   `json:"site"`
-	Kept        bool     `json:"kept"`
-	DupOf       *string  `json:"dup_of"`
-	Cluster     int64    `json:"cluster"`
-	Title       string   `json:"title"`
-	Text        string   `json:"text"`
-	PublishedAt *string  `json:"published_at"`
-	Source      string   `json:"source"`
-	Author      string   `json:"author"`
-	Editor      string   `json:"editor"`
-	FetchedAt   string   `json:"fetched_at"`
-	Simhash     string   `json:"simhash"`
-	Distance    *int     `json:"distance"`
-	Jaccard     *float64 `json:"jaccard"`
-	Containment *float64 `json:"containment"`
-	Reason      *string  `json:"reason"`
-	PartialOf   *string  `json:"partial_of"`
-	OwnShare    *float64 `json:"own_share"`
-	Passages    [][3]int `json:"passages"`
+	RunID        int64    `json:"run_id"`
+	URL          string   `json:"url"`
+	Site         string   `json:"site"`
+	Kept         bool     `json:"kept"`
+	DupOf        *string  `json:"dup_of"`
+	Cluster      int64    `json:"cluster"`
+	Title        string   `json:"title"`
+	Text         string   `json:"text"`
+	PublishedAt  *string  `json:"published_at"`
+	Source       string   `json:"source"`
+	Author       string   `json:"author"`
+	Editor       string   `json:"editor"`
+	FetchedAt    string   `json:"fetched_at"`
+	Simhash      string   `json:"simhash"`
+	Distance     *int     `json:"distance"`
+	Jaccard      *float64 `json:"jaccard"`
+	Containment  *float64 `json:"containment"`
+	Reason       *string  `json:"reason"`
+	PartialOf    *string  `json:"partial_of"`
+	OwnShare     *float64 `json:"own_share"`
+	Passages     [][3]int `json:"passages"`
+	Pages        []string `json:"pages"`
+	PagesMissing []string `json:"pages_missing"`
 }
 
 // Columns are the CSV header, in the order of Record's JSON keys.
 var Columns = []string{"run_id", "url", "site", "kept", "dup_of", "cluster", "title", "text",
 	"published_at", "source", "author", "editor", "fetched_at", "simhash",
-	"distance", "jaccard", "containment", "reason", "partial_of", "own_share", "passages"}
+	"distance", "jaccard", "containment", "reason", "partial_of", "own_share", "passages", "pages", "pages_missing"}
 
 // FromArticle is the record of a stored article; partialOfURL is the URL
 // of the article a partial reprint re-uses (a.PartialOf), "" otherwise.
@@ -90,6 +96,9 @@ func FromArticle(a storage.Article, partialOfURL string) Record {
 		Title: a.Title, Text: a.Text, PublishedAt: timePtr(a.PublishedAt),
 		Source: a.Source, Author: a.Author, Editor: a.Editor,
 		FetchedAt: formatTime(a.FetchedAt), Simhash: fmt.Sprintf("%016x", a.Fingerprint.Simhash),
+	}
+	if len(a.Pages) > 0 {
+		r.Pages, r.PagesMissing = slices.Clone(a.Pages), append([]string{}, a.PagesMissing...)
 	}
 	if a.PartialOf != 0 {
 		reason, own := "partial", a.OwnShare
@@ -192,7 +201,17 @@ func (r Record) row() []string {
 		strconv.FormatInt(r.Cluster, 10), r.Title, r.Text, str(r.PublishedAt), r.Source, r.Author,
 		r.Editor, r.FetchedAt, r.Simhash, intStr(r.Distance), floatStr(r.Jaccard), floatStr(r.Containment),
 		str(r.Reason), str(r.PartialOf), floatStr(r.OwnShare), passagesStr(r.Passages),
+		listStr(r.Pages), listStr(r.PagesMissing),
 	}
+}
+
+// listStr is the CSV cell of a URL list: its JSON, empty when null.
+func listStr(us []string) string {
+	if us == nil {
+		return ""
+	}
+	b, _ := json.Marshal(us) // []string always marshals
+	return string(b)
 }
 
 // passagesStr is the CSV cell of Passages: their JSON, empty when null.

@@ -232,3 +232,59 @@ func TestExportPartialReprint(t *testing.T) {
 		t.Errorf("CSV partial reprint cells %q", got)
 	}
 }
+
+// TestExportPages: an article stitched from several pages lists them
+// (pages) and those that could not be fetched (pages_missing) in JSONL
+// and CSV; an article of one page carries both keys as null.
+func TestExportPages(t *testing.T) {
+	ctx := context.Background()
+	s := memory.New()
+	t.Cleanup(func() { s.Close() })
+	pages := []string{"http://a/1.html", "http://a/1-2.html", "http://a/1-3.html"}
+	for i, c := range []*storage.Commit{
+		{Page: storage.Page{URL: "http://a/0.html", Site: "sina", RunID: 1, Outcome: storage.OutcomeStored, FetchedAt: t0},
+			Article: &storage.Article{Site: "sina", RunID: 1, Title: "t", Text: "x", FetchedAt: t0, ContentHash: "00"}},
+		{Page: storage.Page{URL: pages[0], Site: "sina", RunID: 1, Outcome: storage.OutcomeStored, FetchedAt: t0},
+			Article: &storage.Article{Site: "sina", RunID: 1, Title: "t", Text: "y\nz", FetchedAt: t0, ContentHash: "01",
+				Pages: pages, PagesMissing: pages[2:]}, Parts: pages[1:2]},
+	} {
+		if err := s.Commit(ctx, c); err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+	}
+	var j, c bytes.Buffer
+	if _, err := export.JSONL(ctx, s, export.Filter{}, &j); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(j.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines (a page of an article exported as a record?): %s", len(lines), j.String())
+	}
+	for _, tc := range []struct {
+		name, line string
+		want       []string
+	}{
+		{"one page", lines[0], []string{`"pages":null`, `"pages_missing":null`}},
+		{"three pages", lines[1], []string{`"pages":["http://a/1.html","http://a/1-2.html","http://a/1-3.html"]`, `"pages_missing":["http://a/1-3.html"]`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, w := range tc.want {
+				if !strings.Contains(tc.line, w) {
+					t.Errorf("missing %s in %s", w, tc.line)
+				}
+			}
+		})
+	}
+	if _, err := export.CSV(ctx, s, export.Filter{}, &c); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(row []string, name string) string { return row[slices.Index(export.Columns, name)] }
+	if got := []string{col(rows[1], "pages"), col(rows[2], "pages"), col(rows[2], "pages_missing")}; !slices.Equal(got,
+		[]string{"", `["http://a/1.html","http://a/1-2.html","http://a/1-3.html"]`, `["http://a/1-3.html"]`}) {
+		t.Errorf("CSV page cells %q", got)
+	}
+}

@@ -46,6 +46,7 @@ const (
 	OutcomeNotArticle = "not_article"
 	OutcomeError      = "error"
 	OutcomeGone       = "gone"
+	OutcomePart       = "part" // a later page of a multi-page article
 )
 
 // Histogram buckets (seconds). Fetches of portal pages take 50 ms to a few
@@ -68,6 +69,7 @@ type SiteCounts struct {
 	Errors, Gone                          int64 // failures of the site or network; 4xx answers (progress.Counts)
 	RobotsBlocked, Retries, Bytes         int64
 	Requests, NotModified, SurfacesNotDue int64
+	Parts                                 int64 // later pages of multi-page articles
 }
 
 // Metrics holds one crawl's metrics and their registry. It is safe for
@@ -96,7 +98,7 @@ func New() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		pages: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "pages_total",
-			Help: "Pages recorded, by site and outcome (stored, duplicate, not_article, error: the site or the network failed, gone: a 4xx answer)."}, []string{"site", "outcome"}),
+			Help: "Pages recorded, by site and outcome (stored, duplicate, not_article, error: the site or the network failed, gone: a 4xx answer, part: a later page of a multi-page article)."}, []string{"site", "outcome"}),
 		robots: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "robots_blocked_total",
 			Help: "URLs not fetched because robots.txt disallows them."}, []string{"site"}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "retries_total",
@@ -156,6 +158,7 @@ func (m *Metrics) ObserveSites(sites []SiteCounts) {
 		add(m.pages.WithLabelValues(s.Site, OutcomeNotArticle), s.NotArticle, old.NotArticle)
 		add(m.pages.WithLabelValues(s.Site, OutcomeError), s.Errors, old.Errors)
 		add(m.pages.WithLabelValues(s.Site, OutcomeGone), s.Gone, old.Gone)
+		add(m.pages.WithLabelValues(s.Site, OutcomePart), s.Parts, old.Parts)
 		add(m.robots.WithLabelValues(s.Site), s.RobotsBlocked, old.RobotsBlocked)
 		add(m.retries.WithLabelValues(s.Site), s.Retries, old.Retries)
 		add(m.bytes.WithLabelValues(s.Site), s.Bytes, old.Bytes)

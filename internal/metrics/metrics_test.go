@@ -16,10 +16,10 @@ import (
 func TestObserveSites(t *testing.T) {
 	m := metrics.New()
 	m.ObserveSites([]metrics.SiteCounts{{Site: "sina", Stored: 3, Duplicates: 1, Errors: 2, RobotsBlocked: 4, Retries: 1, Bytes: 100}})
-	m.ObserveSites([]metrics.SiteCounts{{Site: "sina", Stored: 5, Duplicates: 1, Errors: 2, Gone: 6, RobotsBlocked: 4, Retries: 3, Bytes: 150},
+	m.ObserveSites([]metrics.SiteCounts{{Site: "sina", Stored: 5, Duplicates: 1, Errors: 2, Gone: 6, Parts: 2, RobotsBlocked: 4, Retries: 3, Bytes: 150},
 		{Site: "qq", NotArticle: 7}})
 	want := `
-# HELP newscrawl_pages_total Pages recorded, by site and outcome (stored, duplicate, not_article, error: the site or the network failed, gone: a 4xx answer).
+# HELP newscrawl_pages_total Pages recorded, by site and outcome (stored, duplicate, not_article, error: the site or the network failed, gone: a 4xx answer, part: a later page of a multi-page article).
 # TYPE newscrawl_pages_total counter
 newscrawl_pages_total{outcome="duplicate",site="qq"} 0
 newscrawl_pages_total{outcome="duplicate",site="sina"} 1
@@ -29,6 +29,8 @@ newscrawl_pages_total{outcome="gone",site="qq"} 0
 newscrawl_pages_total{outcome="gone",site="sina"} 6
 newscrawl_pages_total{outcome="not_article",site="qq"} 7
 newscrawl_pages_total{outcome="not_article",site="sina"} 0
+newscrawl_pages_total{outcome="part",site="qq"} 0
+newscrawl_pages_total{outcome="part",site="sina"} 2
 newscrawl_pages_total{outcome="stored",site="qq"} 0
 newscrawl_pages_total{outcome="stored",site="sina"} 5
 # HELP newscrawl_retries_total Extra fetch attempts after transient failures (5xx, 429, timeouts, resets).
@@ -62,11 +64,12 @@ func TestCounterRestart(t *testing.T) {
 				m.ObserveSites([]metrics.SiteCounts{{Site: "s", Stored: n}})
 			}
 			const metric = "newscrawl_pages_total"
-			want := "# HELP newscrawl_pages_total Pages recorded, by site and outcome (stored, duplicate, not_article, error: the site or the network failed, gone: a 4xx answer).\n# TYPE newscrawl_pages_total counter\n" +
+			want := "# HELP newscrawl_pages_total Pages recorded, by site and outcome (stored, duplicate, not_article, error: the site or the network failed, gone: a 4xx answer, part: a later page of a multi-page article).\n# TYPE newscrawl_pages_total counter\n" +
 				`newscrawl_pages_total{outcome="duplicate",site="s"} 0` + "\n" +
 				`newscrawl_pages_total{outcome="error",site="s"} 0` + "\n" +
 				`newscrawl_pages_total{outcome="gone",site="s"} 0` + "\n" +
 				`newscrawl_pages_total{outcome="not_article",site="s"} 0` + "\n" +
+				`newscrawl_pages_total{outcome="part",site="s"} 0` + "\n" +
 				`newscrawl_pages_total{outcome="stored",site="s"} ` + ftoa(tc.want) + "\n"
 			if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(want), metric); err != nil {
 				t.Fatal(err)

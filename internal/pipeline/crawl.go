@@ -378,7 +378,7 @@ func progressHook(ctx context.Context, store storage.Frontier, o CrawlOptions, s
 			for i, site := range s.Sites {
 				c := progress.CountsOf(site) // errors and gone pages as the summary counts them
 				counts[i] = metrics.SiteCounts{Site: site.Name, Stored: site.Stored, Duplicates: site.Duplicates,
-					NotArticle: site.NotArticle, Errors: c.Errors, Gone: c.Gone, RobotsBlocked: site.RobotsBlocked,
+					NotArticle: site.NotArticle, Errors: c.Errors, Gone: c.Gone, Parts: site.Parts, RobotsBlocked: site.RobotsBlocked,
 					Retries: site.Retries, Bytes: site.Bytes, Requests: site.Requests, NotModified: site.NotModified,
 					SurfacesNotDue: site.SurfacesNotDue}
 				if n, ok := queue[site.Name]; ok {

@@ -11,7 +11,10 @@ import (
 // report name it: "stored" (with the cluster, and for a partial reprint
 // the article it shares passages with and its own share), "duplicate"
 // (the stored article it duplicates, the reason, Hamming distance,
-// Jaccard and containment) or "not_article" (why). Errors are logged
+// Jaccard and containment), "not_article" (why) or "part" (a later page
+// of a multi-page article reached alone, with the article it belongs to;
+// the pages of an article committed with it are counted on its "stored"
+// line). Errors are logged
 // where they are recorded (commitFailure, the crawler).
 func (p *Processor) logDecision(c *storage.Commit) {
 	pg := c.Page
@@ -21,6 +24,9 @@ func (p *Processor) logDecision(c *storage.Commit) {
 		args := []any{"site", pg.Site, "url", pg.URL, "article", a.ID, "cluster", a.Cluster}
 		if a.PartialOf != 0 {
 			args = append(args, "reason", "partial", "partial_of", a.PartialOf, "own_share", round3(a.OwnShare))
+		}
+		if len(a.Pages) > 0 {
+			args = append(args, "pages", len(a.Pages), "pages_missing", len(a.PagesMissing))
 		}
 		p.log.Info(string(storage.OutcomeStored), args...)
 	case c.Duplicate != nil:
@@ -33,6 +39,8 @@ func (p *Processor) logDecision(c *storage.Commit) {
 			"hamming", d.Distance, "jaccard", round3(d.Jaccard), "containment", round3(d.Containment), "cluster", d.Cluster)
 	case pg.Outcome == storage.OutcomeNotArticle:
 		p.log.Info(string(storage.OutcomeNotArticle), "site", pg.Site, "url", pg.URL, "why", pg.Err)
+	case pg.Outcome == storage.OutcomePart:
+		p.log.Info(string(storage.OutcomePart), "site", pg.Site, "url", pg.URL, "part_of", pg.PartOf)
 	}
 }
 

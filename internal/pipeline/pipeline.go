@@ -5,6 +5,7 @@
 // an export as functions returning values for the CLI to print (Crawl,
 // Export). Every path that turns a page into an article (crawl, the
 // extract and dedup commands, every evaluation) goes through ExtractPage.
+// A crawled article of several pages is stitched into one (pages.go).
 package pipeline
 
 import (
@@ -108,7 +109,8 @@ func NewProcessor(cfg *config.Config, store storage.Store, eng *dedup.Engine, lo
 		// article_url: a short brief among promo links is kept, and a page
 		// is refused only when it has no article text (ExpectArticle). One
 		// extractor per site learns the site's template lines.
-		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time, ExpectArticle: true, Location: s.Location})
+		ex, err := extract.New(extract.Options{Remove: s.Remove, BodySelector: s.Extract.Body, TitleSelector: s.Extract.Title, TimeSelector: s.Extract.Time,
+			PagerSelector: s.Extract.Pager, ExpectArticle: true, Location: s.Location})
 		if err != nil {
 			return nil, fmt.Errorf("sites[%d].extract: %w", i, err)
 		}
@@ -129,7 +131,7 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		return "", err
 	}
 	defer release()
-	art, _, err := ExtractPage(ex, Page{URL: r.URL, Body: r.Body, ContentType: r.Header.Get("Content-Type"), Charset: r.Site.Charset, FetchedAt: r.FetchedAt})
+	art, dec, err := ExtractPage(ex, Page{URL: r.URL, Body: r.Body, ContentType: r.Header.Get("Content-Type"), Charset: r.Site.Charset, FetchedAt: r.FetchedAt})
 	var de *DecodeError
 	if errors.As(err, &de) {
 		return p.commitFailure(ctx, page, "decode", de.Err)
@@ -156,6 +158,19 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, truncatedReason(art), true
 		return p.commit(ctx, &storage.Commit{Page: page})
 	}
+	reached := r
+	r, art, mp, out, err := p.stitch(ctx, ex, r, art, dec.Body, release)
+	if out != "" || err != nil {
+		return out, err
+	}
+	if mp != nil {
+		// The stitched text is fingerprinted in its own turn.
+		if release, err = p.acquire(ctx, len(art.Text)); err != nil {
+			return "", err
+		}
+		defer release()
+	}
+	page = storage.Page{URL: r.URL, Site: r.Site.Name, RunID: r.RunID, Status: r.Status, FetchedAt: r.FetchedAt}
 	fp := p.engine.Fingerprint(art.Title, art.Text)
 	if fp.Empty() {
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
@@ -165,7 +180,11 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	if err := p.leadImage(ctx, r, art, fp); err != nil {
 		return "", err
 	}
-	return p.decideAndCommit(ctx, page, art, fp, p.rawOf(r))
+	out, err = p.decideAndCommitPages(ctx, page, art, fp, p.rawOf(r), mp)
+	if err == nil && mp != nil {
+		err = p.recordReached(ctx, reached, r.URL)
+	}
+	return out, err
 }
 
 // warnSelectorMisses logs, once per site and selector in a run, a
@@ -200,9 +219,20 @@ func (p *Processor) rawOf(r *crawler.Response) *storage.RawResponse {
 }
 
 func (p *Processor) decideAndCommit(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint, raw *storage.RawResponse) (storage.Outcome, error) {
+	return p.decideAndCommitPages(ctx, page, art, fp, raw, nil)
+}
+
+// decideAndCommitPages is decideAndCommit of an article of several pages
+// (mp; nil: one page): its page lists go with the article and its later
+// pages are recorded as its parts in the same commit.
+func (p *Processor) decideAndCommitPages(ctx context.Context, page storage.Page, art *extract.Article, fp *dedup.Fingerprint, raw *storage.RawResponse, mp *multiPage) (storage.Outcome, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	commitOf := func(v dedup.Verdict) *storage.Commit { return p.commitOf(page, art, fp, raw, v) }
+	commitOf := func(v dedup.Verdict) *storage.Commit {
+		c := p.commitOf(page, art, fp, raw, v)
+		mp.apply(c)
+		return c
+	}
 	if p.shared != nil {
 		v, c, err := p.shared.decide(ctx, p.engine, fp, commitOf)
 		if errors.Is(err, storage.ErrAlreadyDecided) {

@@ -37,12 +37,13 @@ func IsGone(kind string) bool {
 // Counts are a site's outcomes with errors split into failures and gone
 // pages.
 type Counts struct {
-	Pages      int64 // pages with a recorded outcome: Stored+Duplicates+NotArticle+Errors+Gone
+	Pages      int64 // pages with a recorded outcome: Stored+Duplicates+NotArticle+Errors+Gone+Parts
 	Stored     int64
 	Duplicates int64
 	NotArticle int64
 	Errors     int64 // the site or the network failed
 	Gone       int64 // 4xx on a discovered link
+	Parts      int64 // article pages recorded as later pages of a multi-page article
 }
 
 // CountsOf splits s's outcomes.
@@ -53,8 +54,8 @@ func CountsOf(s crawler.SiteStats) Counts {
 			gone += int64(n)
 		}
 	}
-	c := Counts{Stored: s.Stored, Duplicates: s.Duplicates, NotArticle: s.NotArticle, Errors: s.Errors - gone, Gone: gone}
-	c.Pages = c.Stored + c.Duplicates + c.NotArticle + c.Errors + c.Gone
+	c := Counts{Stored: s.Stored, Duplicates: s.Duplicates, NotArticle: s.NotArticle, Errors: s.Errors - gone, Gone: gone, Parts: s.Parts}
+	c.Pages = c.Stored + c.Duplicates + c.NotArticle + c.Errors + c.Gone + c.Parts
 	return c
 }
 
@@ -105,7 +106,7 @@ func (m *Meter) Line(s crawler.Snapshot, queue map[string]int) string {
 func RunStats(sum crawler.Summary) storage.RunStats {
 	t := CountsOf(sum.Total)
 	rs := storage.RunStats{Fetched: int(t.Pages), Stored: int(t.Stored), Duplicates: int(t.Duplicates),
-		NotArticle: int(t.NotArticle), Errors: int(t.Errors + t.Gone)}
+		NotArticle: int(t.NotArticle), Errors: int(t.Errors + t.Gone), Parts: int(t.Parts)}
 	for _, s := range sum.Sites {
 		rs.Sites = append(rs.Sites, storage.SiteCounters{Site: s.Name, Counters: Counters(s.SiteStats)})
 	}
@@ -167,6 +168,10 @@ func Summary(w io.Writer, db string, run storage.Run, sum crawler.Summary, elaps
 		if s.SkippedDepth+s.SkippedTrap+s.SkippedURLLength+s.SkippedExtension > 0 {
 			fmt.Fprintf(w, "  %s skipped links: depth %d, trap %d, url length %d, file type %d\n", s.Name,
 				s.SkippedDepth, s.SkippedTrap, s.SkippedURLLength, s.SkippedExtension)
+		}
+		if s.ArticlePages+s.ArticlePagesFailed+s.Parts > 0 {
+			fmt.Fprintf(w, "  %s multi-page articles: %d later pages fetched, %d could not be had, %d article pages recorded as later pages\n", s.Name,
+				s.ArticlePages, s.ArticlePagesFailed, s.Parts)
 		}
 		if s.Images+s.ImagesTooLarge+s.ImagesSkipped > 0 {
 			fmt.Fprintf(w, "  %s lead images: %d fetched (%.1f MB), %d over fetch.max_image, %d skipped (robots, scope, errors)\n", s.Name,

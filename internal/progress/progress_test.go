@@ -93,7 +93,9 @@ func TestSummary(t *testing.T) {
 	total.Add(qq)
 	photos := sina
 	photos.Images, photos.ImageBytes, photos.ImagesTooLarge, photos.ImagesSkipped = 4, 3<<20, 1, 2
-	sum := crawler.Summary{Sites: []crawler.SiteSummary{{SiteStats: photos, Warnings: []string{"max_pages 10 reached"}}, {SiteStats: qq}},
+	paged := qq
+	paged.ArticlePages, paged.ArticlePagesFailed, paged.Parts = 5, 1, 2
+	sum := crawler.Summary{Sites: []crawler.SiteSummary{{SiteStats: photos, Warnings: []string{"max_pages 10 reached"}}, {SiteStats: paged}},
 		Total: total, FrontierLeft: 9}
 	var b strings.Builder
 	progress.Summary(&b, "data/news.db", storage.Run{ID: 3, Status: storage.RunCompleted}, sum, 2*time.Second)
@@ -108,6 +110,8 @@ func TestSummary(t *testing.T) {
 		"warning: sina: max_pages 10 reached",
 		"9 URLs left in the queue",
 		"sina lead images: 4 fetched (3.0 MB), 1 over fetch.max_image, 2 skipped (robots, scope, errors)",
+		"qq multi-page articles: 5 later pages fetched, 1 could not be had, 2 article pages recorded as later pages",
+		"qq                  4        1        0        1        0        0", // pages count the 2 parts
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("missing %q in\n%s", w, out)

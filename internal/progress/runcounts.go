@@ -14,5 +14,5 @@ func RunCounts(rs storage.RunStats) Counts {
 	}
 	errs := max(int64(rs.Errors)-gone, 0)
 	return Counts{Pages: int64(rs.Fetched), Stored: int64(rs.Stored), Duplicates: int64(rs.Duplicates),
-		NotArticle: int64(rs.NotArticle), Errors: errs, Gone: gone}
+		NotArticle: int64(rs.NotArticle), Errors: errs, Gone: gone, Parts: int64(rs.Parts)}
 }

@@ -51,6 +51,7 @@ const (
 // or the network, Gone the pages a 4xx answered (progress.IsGone).
 type Counts struct {
 	Pages, Stored, Duplicates, NotArticle, Errors, Gone int
+	Parts                                               int // later pages of multi-page articles
 }
 
 func (c *Counts) add(p storage.Page) {
@@ -68,6 +69,8 @@ func (c *Counts) add(p storage.Page) {
 		} else {
 			c.Errors++
 		}
+	case storage.OutcomePart:
+		c.Parts++
 	}
 }
 
@@ -75,7 +78,7 @@ func (c *Counts) add(p storage.Page) {
 func runCounts(rs storage.RunStats) Counts {
 	c := progress.RunCounts(rs)
 	return Counts{Pages: int(c.Pages), Stored: int(c.Stored), Duplicates: int(c.Duplicates), NotArticle: int(c.NotArticle),
-		Errors: int(c.Errors), Gone: int(c.Gone)}
+		Errors: int(c.Errors), Gone: int(c.Gone), Parts: int(c.Parts)}
 }
 
 // Cluster is one cluster of the largest-clusters table.

@@ -212,3 +212,25 @@ func TestCounters(t *testing.T) {
 		t.Errorf("counter table missing:\n%s", b.String())
 	}
 }
+
+// TestLaterPages: later pages of multi-page articles (outcome part) are
+// counted by site in their own column, not as articles or errors.
+func TestLaterPages(t *testing.T) {
+	ctx := context.Background()
+	s := memory.New()
+	t.Cleanup(func() { s.Close() })
+	pages := []string{"http://m/1.html", "http://m/1-2.html", "http://m/1-3.html"}
+	c := &storage.Commit{Page: storage.Page{URL: pages[0], Site: "people", RunID: 1, Outcome: storage.OutcomeStored, FetchedAt: now},
+		Article: &storage.Article{Site: "people", RunID: 1, Title: "t", Text: "x", ContentHash: "00", FetchedAt: now, Pages: pages},
+		Parts:   pages[1:]}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Build(ctx, s, explain.Default(), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (report.Counts{Pages: 3, Stored: 1, Parts: 2}); r.Total != want || r.BySite["people"] != want {
+		t.Fatalf("total %+v, people %+v; want %+v", r.Total, r.BySite["people"], want)
+	}
+}

@@ -96,6 +96,8 @@ func (f *filler) run(n int, body func(run int64) error) error {
 			if progress.IsGone(p.ErrKind) {
 				gone[p.Site]++
 			}
+		case storage.OutcomePart:
+			r.Stats.Parts++
 		}
 		return nil
 	})

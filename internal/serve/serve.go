@@ -73,6 +73,7 @@ func New(s Store, th explain.Thresholds, log *slog.Logger) (*Handler, error) {
 		"paras": func(s string) []string {
 			return strings.Split(s, "\n")
 		},
+		"missing": func(missing []string, u string) bool { return slices.Contains(missing, u) },
 		"totals":  progress.RunCounts, // a run's totals with gone pages apart from errors
 		"pathesc": url.PathEscape,
 		"reason": func(s string) string {
@@ -138,6 +139,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 type SiteRow struct {
 	Site                                                string
 	Pages, Stored, Duplicates, NotArticle, Errors, Gone int
+	Parts                                               int // later pages of multi-page articles
 }
 
 func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
@@ -169,6 +171,8 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 			} else {
 				s.Errors++
 			}
+		case storage.OutcomePart:
+			s.Parts++
 		}
 		return nil
 	})

@@ -72,8 +72,8 @@ func TestRoutes(t *testing.T) {
 		{"/", 200, []string{`id="runs"`, "sina", "sohu", "qq", "completed"}},
 		// Outcomes named and counted as in the crawl summary: the 404 is
 		// gone, not an error.
-		{"/#outcomes", 200, []string{`<th>not_article</th><th>errors</th><th>gone</th>`,
-			`<tr><td><a href="/site/sohu">sohu</a></td><td class="n">5</td><td class="n">0</td><td class="n">4</td><td class="n">0</td><td class="n">0</td><td class="n">1</td></tr>`}},
+		{"/#outcomes", 200, []string{`<th>not_article</th><th>errors</th><th>gone</th><th>part</th>`,
+			`<tr><td><a href="/site/sohu">sohu</a></td><td class="n">5</td><td class="n">0</td><td class="n">4</td><td class="n">0</td><td class="n">0</td><td class="n">1</td><td class="n">0</td></tr>`}},
 		{"/run/1", 200, []string{"13: 4 stored, 4 duplicates, 4 not_article, 0 errors, 1 gone"}},
 		{"/search?q=" + url.QueryEscape("地铁"), 200, []string{"3 result(s)", "地铁十九号线北段月底开通", "/pair?url=https%3a%2f%2fnews.qq.com%2fa%2f2"}},
 		{"/search?q=", 200, []string{"Search titles"}},
@@ -233,5 +233,41 @@ func TestRunPage(t *testing.T) {
 				t.Errorf("active content %s", bad)
 			}
 		})
+	}
+}
+
+// TestArticlePages: a multi-page article lists its pages in order with the
+// missing one marked; its later pages count in the sites table.
+func TestArticlePages(t *testing.T) {
+	ctx := context.Background()
+	s := memory.New()
+	t.Cleanup(func() { s.Close() })
+	pages := []string{"http://m/1.html", "http://m/1-2.html", "http://m/1-3.html"}
+	c := &storage.Commit{Page: storage.Page{URL: pages[0], Site: "people", RunID: 1, Outcome: storage.OutcomeStored},
+		Article: &storage.Article{Site: "people", RunID: 1, Title: "长江边小城的绿色答卷", Text: "第一页。\n第二页。", ContentHash: "00",
+			Pages: pages, PagesMissing: pages[2:]},
+		Parts: pages[1:2]}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	h, err := serve.New(s, explain.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	_, _, body := get(t, srv, "/article/1")
+	for _, w := range []string{`id="pages"`, "3, text stitched in this order", `href="http://m/1-2.html"`,
+		`http://m/1-3.html</a> <span class="muted">(could not be fetched: its text is missing)</span>`} {
+		if !strings.Contains(body, w) {
+			t.Errorf("article page: missing %q in\n%s", w, body)
+		}
+	}
+	if strings.Contains(body, `http://m/1-2.html</a> <span class="muted">`) {
+		t.Error("a fetched page is marked missing")
+	}
+	_, _, body = get(t, srv, "/")
+	if !strings.Contains(body, `people</a></td><td class="n">2</td><td class="n">1</td><td class="n">0</td><td class="n">0</td><td class="n">0</td><td class="n">0</td><td class="n">1</td>`) {
+		t.Errorf("sites table without the later page:\n%s", body)
 	}
 }

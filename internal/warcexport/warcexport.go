@@ -268,25 +268,14 @@ func writeRevisit(ctx context.Context, put func(gowarc.WarcRecord) error, src ex
 }
 
 func build(t gowarc.RecordType, headers map[string]string, block string) (gowarc.WarcRecord, error) {
-	rb := gowarc.NewRecordBuilder(t, gowarc.WithSpecViolationPolicy(gowarc.ErrFail), gowarc.WithSyntaxErrorPolicy(gowarc.ErrFail))
+	var ordered [][2]string
 	for _, k := range []string{gowarc.WarcRecordID, gowarc.WarcDate, gowarc.WarcTargetURI, gowarc.WarcProfile,
 		gowarc.WarcRefersTo, gowarc.WarcRefersToTargetURI, gowarc.WarcRefersToDate, gowarc.WarcConcurrentTo, gowarc.ContentType} {
 		if v, ok := headers[k]; ok {
-			rb.AddWarcHeader(k, v)
+			ordered = append(ordered, [2]string{k, v})
 		}
 	}
-	if _, err := rb.WriteString(block); err != nil {
-		return nil, err
-	}
-	rec, v, err := rb.Build()
-	if err != nil {
-		return nil, err
-	}
-	if v != nil && !v.Valid() {
-		rec.Close()
-		return nil, fmt.Errorf("invalid %s record: %v", t, v)
-	}
-	return rec, nil
+	return buildRecord(t, ordered, []byte(block))
 }
 
 func warcDate(t time.Time) string {

@@ -180,6 +180,7 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 	p := c.Page
 	p.FetchedAt, p.RetryAt = utc(p.FetchedAt), utc(p.RetryAt)
 	m.pages[url] = &memPage{Page: p, seq: m.pageSeq}
+	m.commitParts(c)
 
 	switch {
 	case c.Article != nil:
@@ -236,7 +237,23 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 	return nil
 }
 
+// commitParts records the later pages of a multi-page article
+// (Commit.Parts) as pages of Outcome Part; a URL already decided keeps its
+// record.
+func (m *Store) commitParts(c *storage.Commit) {
+	for _, u := range c.Parts {
+		if old, ok := m.pages[u]; ok && old.Outcome.Final() {
+			continue
+		}
+		m.pageSeq++
+		m.pages[u] = &memPage{Page: storage.Page{URL: u, Site: c.Page.Site, RunID: c.Page.RunID, Outcome: storage.OutcomePart,
+			Status: c.Page.Status, FetchedAt: utc(c.Page.FetchedAt), PartOf: c.Page.URL}, seq: m.pageSeq}
+	}
+}
+
 func cloneArticle(a storage.Article) storage.Article {
+	a.Pages = cloneStrings(a.Pages)
+	a.PagesMissing = cloneStrings(a.PagesMissing)
 	a.Fingerprint.Signature = cloneUints(a.Fingerprint.Signature)
 	a.Fingerprint.Prints = cloneUints(a.Fingerprint.Prints)
 	if len(a.Passages) == 0 {
@@ -251,6 +268,15 @@ func cloneDuplicate(d storage.Duplicate) storage.Duplicate {
 	d.Signature = cloneUints(d.Signature)
 	d.Prints = cloneUints(d.Prints)
 	return d
+}
+
+// cloneStrings copies a URL list, nil when empty (as the other stores
+// read them back).
+func cloneStrings(xs []string) []string {
+	if len(xs) == 0 {
+		return nil
+	}
+	return append([]string(nil), xs...)
 }
 
 // cloneUints copies a signature or prints, nil when empty (as the other

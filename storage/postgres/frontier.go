@@ -65,7 +65,7 @@ func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 			SELECT u, s, d, r, 'pending'
 			FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS x(u, s, d, r, i)
 			WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.url = x.u
-				AND (p.outcome IN ('stored', 'duplicate')
+				AND (p.outcome IN ('stored', 'duplicate', 'part')
 					OR (p.outcome = 'error' AND p.permanent AND (p.retry_at IS NULL OR p.retry_at > $5))))
 			ORDER BY i
 			ON CONFLICT (url) DO NOTHING`, urls, sites, depths, refs, time.Now().UnixNano())

@@ -146,14 +146,14 @@ func (im *importer) runs(src storage.Store, st *ImportStats) error {
 }
 
 func (im *importer) pages(src storage.Store, st *ImportStats) error {
-	cols := []string{"seq", "url", "site", "run_id", "outcome", "status", "err_kind", "err", "permanent", "fetched_at", "retry_at"}
+	cols := []string{"seq", "url", "site", "run_id", "outcome", "status", "err_kind", "err", "permanent", "fetched_at", "retry_at", "part_of"}
 	err := src.Pages(im.ctx, func(p storage.Page) error {
 		if err := storable("page "+p.URL, p.URL, p.Site, p.ErrKind, p.Err); err != nil {
 			return err
 		}
 		st.Pages++
 		return im.add("pages", cols, int64(st.Pages), p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
-			p.Err, p.Permanent, nullTime(p.FetchedAt), nullTime(p.RetryAt))
+			p.Err, p.Permanent, nullTime(p.FetchedAt), nullTime(p.RetryAt), p.PartOf)
 	})
 	if err != nil {
 		return fmt.Errorf("pages: %w", err)
@@ -164,7 +164,7 @@ func (im *importer) pages(src storage.Store, st *ImportStats) error {
 func (im *importer) articles(src storage.Store, st *ImportStats) error {
 	cols := []string{"id", "url", "site", "run_id", "title", "text", "published_at", "source", "author", "editor",
 		"fetched_at", "content_hash", "cluster", "simhash", "signature", "sig_len", "image",
-		"prints", "content_words", "partial_of", "own_share", "passages"}
+		"prints", "content_words", "partial_of", "own_share", "passages", "pages", "pages_missing"}
 	err := src.Articles(im.ctx, func(a storage.Article) error {
 		if err := storable(fmt.Sprintf("article %d (%s)", a.ID, a.URL), a.URL, a.Site, a.Title, a.Text, a.Source,
 			a.Author, a.Editor, a.ContentHash); err != nil {
@@ -174,7 +174,8 @@ func (im *importer) articles(src storage.Store, st *ImportStats) error {
 		return im.add("articles", cols, a.ID, a.URL, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source,
 			a.Author, a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
 			packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image, packSignature(a.Fingerprint.Prints),
-			a.Fingerprint.ContentWords, a.PartialOf, a.OwnShare, packPassages(a.Passages))
+			a.Fingerprint.ContentWords, a.PartialOf, a.OwnShare, packPassages(a.Passages),
+			strings.Join(a.Pages, "\n"), strings.Join(a.PagesMissing, "\n"))
 	})
 	if err != nil {
 		return fmt.Errorf("articles: %w", err)

@@ -490,6 +490,7 @@ func writeOutcome(ctx context.Context, tx pgx.Tx, c *storage.Commit, replace boo
 	var w written
 	b := &pgx.Batch{}
 	queuePage(b, &c.Page, replace)
+	queueParts(b, c)
 	switch {
 	case c.Article != nil:
 		a := c.Article
@@ -584,9 +585,26 @@ func queuePage(b *pgx.Batch, p *storage.Page, replace bool) {
 	if replace {
 		b.Queue(`DELETE FROM pages WHERE url = $1`, p.URL)
 	}
-	b.Queue(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
-		p.Err, p.Permanent, nullTime(p.FetchedAt), nullTime(p.RetryAt))
+	b.Queue(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at, part_of)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
+		p.Err, p.Permanent, nullTime(p.FetchedAt), nullTime(p.RetryAt), p.PartOf)
+}
+
+// queueParts queues the records of the later pages of a multi-page article
+// (Commit.Parts) as pages of outcome part: each URL is locked like a
+// committed page (in sorted order, so that two commits never wait on each
+// other), an earlier non-final record is replaced, a final one kept.
+func queueParts(b *pgx.Batch, c *storage.Commit) {
+	parts := slices.Clone(c.Parts)
+	slices.Sort(parts)
+	p := &c.Page
+	for _, u := range parts {
+		b.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockURL, u)
+		b.Queue(`DELETE FROM pages WHERE url = $1 AND outcome NOT IN ('stored', 'duplicate', 'part')`, u)
+		b.Queue(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, part_of)
+			VALUES ($1, $2, $3, 'part', $4, '', '', false, $5, $6) ON CONFLICT (url) DO NOTHING`,
+			u, p.Site, p.RunID, p.Status, nullTime(p.FetchedAt), p.URL)
+	}
 }
 
 // queueArticle queues the insert of a, which returns its id and cluster
@@ -595,15 +613,16 @@ func queuePage(b *pgx.Batch, p *storage.Page, replace bool) {
 func queueArticle(b *pgx.Batch, url string, a *storage.Article) *pgx.QueuedQuery {
 	return b.Queue(`INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
 		author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-		prints, content_words, partial_of, own_share, passages)
+		prints, content_words, partial_of, own_share, passages, pages, pages_missing)
 		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15, $16,
-		$17, $18, $19, $20, $21
+		$17, $18, $19, $20, $21, $22, $23
 		FROM (SELECT nextval(pg_get_serial_sequence('articles', 'id')) AS n) AS next
 		WHERE $19::bigint = 0 OR EXISTS (SELECT 1 FROM articles WHERE id = $19)
 		RETURNING id, cluster`, url, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author,
 		a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
 		packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image,
-		packSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords, a.PartialOf, a.OwnShare, packPassages(a.Passages))
+		packSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords, a.PartialOf, a.OwnShare, packPassages(a.Passages),
+		strings.Join(a.Pages, "\n"), strings.Join(a.PagesMissing, "\n"))
 }
 
 // queueDuplicate queues the insert of d, which returns its seq and its

@@ -761,6 +761,7 @@ func TestMigratesVersion1(t *testing.T) {
 		`ALTER TABLE articles DROP COLUMN prints, DROP COLUMN content_words, DROP COLUMN partial_of, DROP COLUMN own_share, DROP COLUMN passages`,
 		`ALTER TABLE duplicates DROP COLUMN prints, DROP COLUMN content_words`,
 		`ALTER TABLE pages DROP COLUMN retry_at`, `DROP TABLE surfaces`,
+		`ALTER TABLE pages DROP COLUMN part_of`, `ALTER TABLE articles DROP COLUMN pages, DROP COLUMN pages_missing`,
 		`UPDATE schema_version SET version = 1`} {
 		if _, err := admin.Exec(ctx, q); err != nil {
 			t.Fatal(err)
@@ -772,8 +773,8 @@ func TestMigratesVersion1(t *testing.T) {
 	}
 	defer s.Close()
 	var v int
-	if err := admin.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != 4 || postgres.SchemaVersion != 4 {
-		t.Fatalf("schema_version = %d, %v; want 4 (SchemaVersion %d)", v, err, postgres.SchemaVersion)
+	if err := admin.QueryRow(ctx, `SELECT version FROM schema_version`).Scan(&v); err != nil || v != postgres.SchemaVersion {
+		t.Fatalf("schema_version = %d, %v; want %d", v, err, postgres.SchemaVersion)
 	}
 	if a, err := s.ArticleByURL(ctx, "http://m/1"); err != nil || a.Fingerprint.Image != "" || a.Title != "t" {
 		t.Fatalf("old article after migration: %+v, %v", a, err)
@@ -786,5 +787,51 @@ func TestMigratesVersion1(t *testing.T) {
 	}
 	if a, err := s.ArticleByURL(ctx, "http://m/2"); err != nil || a.Fingerprint.Image != "1x2:CG" {
 		t.Fatalf("image after migration: %q, %v", a.Fingerprint.Image, err)
+	}
+}
+
+// TestMigratesToMultiPage opens a store of the schema before multi-page
+// articles (found by its text): the outcome part is allowed, old pages read
+// with no part_of and old articles with no pages, and a multi-page article
+// commits with its parts.
+func TestMigratesToMultiPage(t *testing.T) {
+	u, _ := freshSchema(t)
+	ctx := context.Background()
+	admin := adminConn(t, u)
+	before := slices.IndexFunc(postgres.Migrations[:], func(m string) bool { return strings.Contains(m, "ADD COLUMN part_of") })
+	if before < 0 {
+		t.Fatal("no migration adds part_of")
+	}
+	qs := append([]string(nil), postgres.Migrations[:before]...)
+	for _, q := range append(qs,
+		`CREATE TABLE schema_version (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), version INTEGER NOT NULL)`,
+		fmt.Sprintf(`INSERT INTO schema_version(version) VALUES (%d)`, before),
+		`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/1', 'qq', 1, 'stored', 200, '', '', false)`,
+		`INSERT INTO articles(id, url, site, run_id, title, text, source, author, editor, content_hash, cluster, simhash, signature, sig_len)
+			VALUES (1, 'http://a/1', 'qq', 1, 't', 'x', '', '', '', 'h', 1, 0, '\x0100000000000000', 1)`,
+		`SELECT setval(pg_get_serial_sequence('articles', 'id'), 1)`,
+	) {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openStore(t, u)
+	if p, err := s.PageOf(ctx, "http://a/1"); err != nil || p.PartOf != "" || p.Outcome != storage.OutcomeStored {
+		t.Fatalf("old page after migration: %+v, %v", p, err)
+	}
+	if a, err := s.Article(ctx, 1); err != nil || a.Pages != nil || a.PagesMissing != nil {
+		t.Fatalf("old article after migration: %+v, %v", a, err)
+	}
+	c := &storage.Commit{
+		Page: storage.Page{URL: "http://a/2.html", Site: "qq", RunID: 1, Outcome: storage.OutcomeStored},
+		Article: &storage.Article{Site: "qq", RunID: 1, Title: "t", Text: "y", ContentHash: "h2",
+			Pages: []string{"http://a/2.html", "http://a/2-2.html", "http://a/2-3.html"}, PagesMissing: []string{"http://a/2-3.html"}},
+		Parts: []string{"http://a/2-2.html"},
+	}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.PageOf(ctx, "http://a/2-2.html"); err != nil || p.Outcome != storage.OutcomePart || p.PartOf != "http://a/2.html" {
+		t.Fatalf("part after migration: %+v, %v", p, err)
 	}
 }

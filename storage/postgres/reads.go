@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,15 +20,15 @@ import (
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-		prints, content_words, partial_of, own_share, passages`
+		prints, content_words, partial_of, own_share, passages, pages, pages_missing`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-		prints, content_words, partial_of, own_share, passages`
+		prints, content_words, partial_of, own_share, passages, pages, pages_missing`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, text,
 		published_at, source, author, fetched_at, simhash, signature, image, image_similarity, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, reason, title, '',
 		published_at, source, author, fetched_at, simhash, signature, image, image_similarity, prints, content_words`
-	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at`
+	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at, part_of`
 )
 
 // packSignature encodes a signature as little-endian uint64s (the SQLite
@@ -90,7 +91,7 @@ func scanPage(row pgx.Row) (storage.Page, error) {
 	var p storage.Page
 	var outcome string
 	var fetched, retry *int64
-	if err := row.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &p.Permanent, &fetched, &retry); err != nil {
+	if err := row.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &p.Permanent, &fetched, &retry, &p.PartOf); err != nil {
 		return storage.Page{}, err
 	}
 	p.Outcome, p.FetchedAt, p.RetryAt = storage.Outcome(outcome), fromNull(fetched), fromNull(retry)
@@ -102,11 +103,13 @@ func scanArticle(row pgx.Row) (storage.Article, error) {
 	var pub, fetched *int64
 	var simhash int64
 	var sig, prints, passages []byte
+	var pages, missing string
 	if err := row.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
 		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image,
-		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &passages); err != nil {
+		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &passages, &pages, &missing); err != nil {
 		return storage.Article{}, err
 	}
+	a.Pages, a.PagesMissing = splitLines(pages), splitLines(missing)
 	var err error
 	if a.Fingerprint.Signature, err = unpackSignature(sig); err != nil {
 		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
@@ -344,4 +347,12 @@ func (s *Store) Check(ctx context.Context) error {
 		bad = append(bad, fmt.Sprintf("(reading stopped after %d rows of one check)", maxCheckRows))
 	}
 	return fmt.Errorf("schema %s: %w", s.schema, storage.CheckFailed(bad))
+}
+
+// splitLines reads a list of URLs kept one a line (nil for "").
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }

@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the
 // one-row table schema_version. It equals len(migrations).
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrations[i] takes the schema from version i to i+1; each runs in one
 // transaction together with the schema_version update, under the exclusive
@@ -188,6 +188,16 @@ CREATE TABLE surfaces (
 	next_due      BIGINT,
 	links         TEXT NOT NULL DEFAULT ''
 );
+`,
+	// 4 -> 5: multi-page articles, as in the SQLite store's migration
+	// 8 -> 9: the outcome 'part' (a later page of an article, named in
+	// part_of) and an article's pages and missing pages, one URL a line.
+	`
+ALTER TABLE pages DROP CONSTRAINT IF EXISTS pages_outcome_check;
+ALTER TABLE pages ADD CONSTRAINT pages_outcome_check CHECK (outcome IN ('stored', 'duplicate', 'not_article', 'error', 'part'));
+ALTER TABLE pages ADD COLUMN part_of TEXT NOT NULL DEFAULT '';
+ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
+ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 `,
 }
 

@@ -32,7 +32,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // SQLite tuning.
 const (
@@ -242,6 +242,34 @@ CREATE TABLE surfaces (
 	next_due      INTEGER,
 	links         TEXT NOT NULL DEFAULT ''
 );
+`,
+	// 8 -> 9: multi-page articles. A later page of an article is a page of
+	// outcome 'part' naming its article in part_of ('' for the other
+	// outcomes); SQLite cannot change a CHECK constraint in place, so the
+	// pages table is rebuilt with the new outcome (same rows, same seq:
+	// the commit order is kept). An article lists its pages and those
+	// that could not be fetched, one URL a line ('' for one page).
+	`
+CREATE TABLE pages_v9 (
+	seq        INTEGER PRIMARY KEY,
+	url        TEXT NOT NULL UNIQUE,
+	site       TEXT NOT NULL,
+	run_id     INTEGER NOT NULL,
+	outcome    TEXT NOT NULL CHECK (outcome IN ('stored', 'duplicate', 'not_article', 'error', 'part')),
+	status     INTEGER NOT NULL,
+	err_kind   TEXT NOT NULL,
+	err        TEXT NOT NULL,
+	permanent  INTEGER NOT NULL,
+	fetched_at INTEGER,
+	retry_at   INTEGER,
+	part_of    TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO pages_v9(seq, url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at)
+	SELECT seq, url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at FROM pages;
+DROP TABLE pages;
+ALTER TABLE pages_v9 RENAME TO pages;
+ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
+ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 `,
 }
 
@@ -502,15 +530,15 @@ func (s *Store) migrateFrom(ctx context.Context, v int) error {
 const (
 	articleCols = `id, url, site, run_id, title, text, published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-		prints, content_words, partial_of, own_share, passages`
+		prints, content_words, partial_of, own_share, passages, pages, pages_missing`
 	fingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-		prints, content_words, partial_of, own_share, passages`
+		prints, content_words, partial_of, own_share, passages, pages, pages_missing`
 	duplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
 		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
 	dupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
 		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
-	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at`
+	pageCols = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at, part_of`
 	// badSignatureCond selects signatures that unpackSignature rejects (or
 	// that are not blobs at all); badSignature describes them.
 	badSignatureCond = `typeof(signature) <> 'blob' OR length(signature) % 8 <> 0`
@@ -518,7 +546,7 @@ const (
 		ELSE ' signature of ' || length(signature) || ' bytes is not a multiple of 8' END`
 	// finalPage is the condition under which Push (at time ?5) ignores a
 	// URL (storage.Page.Skipped).
-	finalPage = `outcome IN ('stored', 'duplicate') OR (outcome = 'error' AND permanent <> 0 AND (retry_at IS NULL OR retry_at > ?5))`
+	finalPage = `outcome IN ('stored', 'duplicate', 'part') OR (outcome = 'error' AND permanent <> 0 AND (retry_at IS NULL OR retry_at > ?5))`
 )
 
 func (s *Store) prepare(ctx context.Context) error {
@@ -528,13 +556,13 @@ func (s *Store) prepare(ctx context.Context) error {
 	}{
 		{&s.stmts.pageOutcome, `SELECT outcome FROM pages WHERE url = ?`},
 		{&s.stmts.deletePage, `DELETE FROM pages WHERE url = ?`},
-		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.insertArticle, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
 			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-			prints, content_words, partial_of, own_share, passages)
+			prints, content_words, partial_of, own_share, passages, pages, pages_missing)
 			VALUES ((SELECT coalesce(max(id), 0) + 1 FROM articles), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
 			CASE WHEN ?12 = 0 THEN (SELECT coalesce(max(id), 0) + 1 FROM articles) ELSE ?12 END, ?13, ?14, ?15, ?16,
-			?17, ?18, ?19, ?20, ?21)
+			?17, ?18, ?19, ?20, ?21, ?22, ?23)
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
@@ -834,7 +862,10 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 		}
 	}
 	if _, err := tx.StmtContext(ctx, s.stmts.insertPage).ExecContext(ctx, p.URL, p.Site, p.RunID,
-		string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt), nullTime(p.RetryAt)); err != nil {
+		string(p.Outcome), p.Status, p.ErrKind, p.Err, boolInt(p.Permanent), nullTime(p.FetchedAt), nullTime(p.RetryAt), p.PartOf); err != nil {
+		return r, err
+	}
+	if err := s.commitParts(ctx, tx, c); err != nil {
 		return r, err
 	}
 	switch {
@@ -854,7 +885,8 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 			a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author, a.Editor, nullTime(a.FetchedAt),
 			a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash), packSignature(a.Fingerprint.Signature),
 			a.Fingerprint.Length, a.Fingerprint.Image, packSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords,
-			a.PartialOf, a.OwnShare, packPassages(a.Passages)).Scan(&r.artID, &r.artCluster)
+			a.PartialOf, a.OwnShare, packPassages(a.Passages), strings.Join(a.Pages, "\n"),
+			strings.Join(a.PagesMissing, "\n")).Scan(&r.artID, &r.artCluster)
 		if err != nil {
 			return r, err
 		}
@@ -900,6 +932,41 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 	return r, nil
 }
 
+// commitParts records the later pages of a multi-page article
+// (Commit.Parts) as pages of outcome part; a URL already decided keeps
+// its record.
+func (s *Store) commitParts(ctx context.Context, tx *sql.Tx, c *storage.Commit) error {
+	p := &c.Page
+	for _, u := range c.Parts {
+		var old string
+		err := tx.StmtContext(ctx, s.stmts.pageOutcome).QueryRowContext(ctx, u).Scan(&old)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return err
+		case storage.Outcome(old).Final():
+			continue
+		default:
+			if _, err := tx.StmtContext(ctx, s.stmts.deletePage).ExecContext(ctx, u); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.StmtContext(ctx, s.stmts.insertPage).ExecContext(ctx, u, p.Site, p.RunID,
+			string(storage.OutcomePart), p.Status, "", "", 0, nullTime(p.FetchedAt), nil, p.URL); err != nil {
+			return fmt.Errorf("part %s: %w", u, err)
+		}
+	}
+	return nil
+}
+
+// splitLines reads a list of URLs kept one a line (nil for "").
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
 // Decided reports the final outcome of a URL.
 func (s *Store) Decided(ctx context.Context, u string) (storage.Outcome, bool, error) {
 	var o string
@@ -923,7 +990,7 @@ func scanPage(sc scanner) (storage.Page, error) {
 	var outcome string
 	var permanent int
 	var fetched, retry sql.NullInt64
-	if err := sc.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &permanent, &fetched, &retry); err != nil {
+	if err := sc.Scan(&p.URL, &p.Site, &p.RunID, &outcome, &p.Status, &p.ErrKind, &p.Err, &permanent, &fetched, &retry, &p.PartOf); err != nil {
 		return storage.Page{}, err
 	}
 	p.Outcome, p.Permanent, p.FetchedAt, p.RetryAt = storage.Outcome(outcome), permanent != 0, fromNull(fetched), fromNull(retry)
@@ -938,11 +1005,13 @@ func scanArticle(sc scanner) (storage.Article, error) {
 	prints := sigDest{dst: &a.Fingerprint.Prints}
 	var passages []uint64
 	pass := sigDest{dst: &passages}
+	var pages, missing string
 	if err := sc.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, &pub, &a.Source, &a.Author,
 		&a.Editor, &fetched, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image,
-		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &pass); err != nil {
+		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &pass, &pages, &missing); err != nil {
 		return storage.Article{}, err
 	}
+	a.Pages, a.PagesMissing = splitLines(pages), splitLines(missing)
 	if err := errors.Join(sig.err, prints.err, pass.err); err != nil {
 		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
 	}

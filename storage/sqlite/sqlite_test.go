@@ -926,3 +926,54 @@ func TestSQLiteMigratesVersion5(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSQLiteMigratesVersion7 opens a file written with schema 7 (no
+// outcome part, no page lists): the pages table is rebuilt with its rows
+// and commit order kept, old pages read with no part_of and old articles
+// with no pages, and a multi-page article commits after the migration.
+func TestSQLiteMigratesVersion7(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	db := rawDB(t, path)
+	for i := range 7 {
+		exec(t, db, sqlite.Migrations[i])
+	}
+	exec(t, db, "PRAGMA user_version = 7")
+	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/1', 'qq', 1, 'stored', 200, '', '', 0)`)
+	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/e', 'qq', 1, 'error', 404, 'http_404', 'not found', 1)`)
+	exec(t, db, `INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('http://a/l', 'qq', 1, 'not_article', 200, '', '', 0)`)
+	exec(t, db, `INSERT INTO articles(id, url, site, run_id, title, text, source, author, editor, content_hash, cluster, simhash, signature, sig_len)
+		VALUES (1, 'http://a/1', 'qq', 1, 't', 'x', '', '', '', 'h', 1, 0, x'', 0)`)
+	exec(t, db, `UPDATE meta SET value = 1 WHERE key = 'docs'`)
+	db.Close()
+
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got []string
+	err = s.Pages(ctx, func(p storage.Page) error {
+		got = append(got, fmt.Sprintf("%s %s %s %v %q", p.URL, p.Outcome, p.ErrKind, p.Permanent, p.PartOf))
+		return nil
+	})
+	want := []string{`http://a/1 stored  false ""`, `http://a/e error http_404 true ""`, `http://a/l not_article  false ""`}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("pages after migration %q, %v; want %q", got, err, want)
+	}
+	if a, err := s.Article(ctx, 1); err != nil || a.Pages != nil || a.PagesMissing != nil {
+		t.Fatalf("article 1 after migration: %+v, %v", a, err)
+	}
+	c := storedCommit("http://a/2.html")
+	c.Article.Pages = []string{"http://a/2.html", "http://a/2-2.html"}
+	c.Parts = []string{"http://a/2-2.html"}
+	if err := s.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.PageOf(ctx, "http://a/2-2.html"); err != nil || p.Outcome != storage.OutcomePart || p.PartOf != "http://a/2.html" {
+		t.Fatalf("part after migration: %+v, %v", p, err)
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatalf("check after migration: %v", err)
+	}
+}

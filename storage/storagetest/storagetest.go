@@ -83,6 +83,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
 		{"SurfaceClaim", testSurfaceClaim},
 		{"SurfaceClaimConcurrent", testSurfaceClaimConcurrent},
 		{"FrontierGoneRetry", testFrontierGoneRetry},
+		{"MultiPageArticles", testMultiPage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1686,6 +1687,85 @@ func testLeadImages(t *testing.T, s storage.Store) {
 		})
 		if err != nil || got != 1 {
 			t.Fatalf("%s: %d, %v", name, got, err)
+		}
+	}
+}
+
+// testMultiPage: an article of several pages keeps its page lists, its
+// later pages are recorded as parts in the same commit (decided, skipped
+// by Push, naming the article), a part already decided keeps its record,
+// a non-final one is replaced, a page reached alone is recorded as a part,
+// and malformed part records are refused.
+func testMultiPage(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	const p1, p2, p3, p4 = "http://m/a.html", "http://m/a-2.html", "http://m/a-3.html", "http://m/a-4.html"
+	mustCommit(t, s, errorPage(p2, false)) // a transient failure earlier: replaced by the part
+	mustStore(t, s, p4)                    // decided earlier: kept as it is
+	c := stored(p1)
+	c.Article.Pages, c.Article.PagesMissing = []string{p1, p2, p3, p4}, []string{p3}
+	c.Parts = []string{p2, p4}
+	mustCommit(t, s, c)
+	a, err := s.ArticleByURL(ctx, p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Pages, []string{p1, p2, p3, p4}) || !reflect.DeepEqual(a.PagesMissing, []string{p3}) {
+		t.Fatalf("pages %q, missing %q", a.Pages, a.PagesMissing)
+	}
+	pg, err := s.PageOf(ctx, p2)
+	if err != nil || pg.Outcome != storage.OutcomePart || pg.PartOf != p1 || pg.Site != "sina" {
+		t.Fatalf("page 2: %+v, %v", pg, err)
+	}
+	if o, ok, err := s.Decided(ctx, p2); err != nil || !ok || o != storage.OutcomePart {
+		t.Fatalf("Decided(page 2) = %s, %v, %v", o, ok, err)
+	}
+	if pg, err := s.PageOf(ctx, p4); err != nil || pg.Outcome != storage.OutcomeStored {
+		t.Fatalf("page 4 decided before: %+v, %v", pg, err)
+	}
+	if _, err := s.PageOf(ctx, p3); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("missing page 3 recorded: %v", err)
+	}
+	if err := s.Commit(ctx, stored(p2)); !errors.Is(err, storage.ErrAlreadyDecided) {
+		t.Fatalf("page 2 stored as an article of its own: %v", err)
+	}
+	alone := storage.Commit{Page: page("http://m/b-2.html", storage.OutcomePart)}
+	alone.Page.PartOf = "http://m/b.html"
+	mustCommit(t, s, &alone)
+	added, err := s.Push(ctx, []storage.FrontierItem{item(p2, "s", 1), item("http://m/b-2.html", "s", 1), item(p3, "s", 1)})
+	if err != nil || added != 1 {
+		t.Fatalf("Push = %d, %v; want 1 (page 3 only)", added, err)
+	}
+	bad := []struct {
+		name string
+		c    *storage.Commit
+	}{
+		{"part naming no article", &storage.Commit{Page: page("http://m/x", storage.OutcomePart)}},
+		{"part_of on a stored page", func() *storage.Commit { c := stored("http://m/y"); c.Page.PartOf = p1; return c }()},
+		{"parts of an error page", func() *storage.Commit {
+			c := errorPage("http://m/z", true)
+			c.Parts = []string{"http://m/z-2"}
+			return c
+		}()},
+		{"part equal to the page", func() *storage.Commit { c := stored("http://m/w"); c.Parts = []string{"http://m/w"}; return c }()},
+		{"pages not starting with the article", func() *storage.Commit {
+			c := stored("http://m/v")
+			c.Article.Pages = []string{"http://m/v-2", "http://m/v"}
+			return c
+		}()},
+		{"missing page not a page", func() *storage.Commit {
+			c := stored("http://m/u")
+			c.Article.Pages, c.Article.PagesMissing = []string{"http://m/u", "http://m/u-2"}, []string{"http://m/u-3"}
+			return c
+		}()},
+		{"page url with a line break", func() *storage.Commit {
+			c := stored("http://m/t")
+			c.Article.Pages = []string{"http://m/t", "http://m/t-2\nx"}
+			return c
+		}()},
+	}
+	for _, tc := range bad {
+		if err := s.Commit(ctx, tc.c); !errors.Is(err, storage.ErrInvalid) {
+			t.Errorf("%s: Commit = %v, want ErrInvalid", tc.name, err)
 		}
 	}
 }
