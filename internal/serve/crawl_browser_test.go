@@ -56,7 +56,7 @@ func TestBrowserBothSidesAfterCrawl(t *testing.T) {
 	if want := fixture.Expected().Duplicates; len(dups) != want {
 		t.Fatalf("%d duplicates, want %d", len(dups), want)
 	}
-	h, err := serve.New(store, explain.Thresholds{}, nil)
+	h, err := serve.New(store, explain.Default(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
