@@ -137,6 +137,10 @@ func TestOneVocabulary(t *testing.T) {
 		t.Fatalf("no column %q in the summary:\n%s", name, r.stdout)
 		return ""
 	}
+	// The outcome columns carry the names report, serve and the metrics use.
+	for _, name := range []string{"stored", "duplicates", "not_article"} {
+		col(name)
+	}
 	if col("errors") != "0" || col("gone") != "1" {
 		t.Fatalf("summary: errors %s, gone %s, want 0 and 1:\n%s", col("errors"), col("gone"), r.stdout)
 	}

@@ -79,7 +79,7 @@ func (m *Meter) Line(s crawler.Snapshot, queue map[string]int) string {
 	}
 	m.prev, m.havePrev = s, true
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%5.0fs] %6.1f pages/s  pages %d  stored %d  dups %d  errors %d  gone %d", s.Elapsed.Seconds(), rate,
+	fmt.Fprintf(&b, "[%5.0fs] %6.1f pages/s  pages %d  stored %d  duplicates %d  errors %d  gone %d", s.Elapsed.Seconds(), rate,
 		t.Pages, t.Stored, t.Duplicates, t.Errors, t.Gone)
 	if queue != nil {
 		total := 0
@@ -91,7 +91,7 @@ func (m *Meter) Line(s crawler.Snapshot, queue map[string]int) string {
 	if len(s.Sites) > 1 {
 		for _, site := range s.Sites {
 			c := CountsOf(site)
-			fmt.Fprintf(&b, "\n         %-12s pages %d  stored %d  dups %d  errors %d  gone %d", site.Name, c.Pages, c.Stored, c.Duplicates, c.Errors, c.Gone)
+			fmt.Fprintf(&b, "\n         %-12s pages %d  stored %d  duplicates %d  errors %d  gone %d", site.Name, c.Pages, c.Stored, c.Duplicates, c.Errors, c.Gone)
 			if queue != nil {
 				fmt.Fprintf(&b, "  queue %d", queue[site.Name])
 			}
@@ -141,17 +141,24 @@ func Counters(s crawler.SiteStats) map[string]int64 {
 // with every column, then the error kinds and warnings per site.
 func Summary(w io.Writer, db string, run storage.Run, sum crawler.Summary, elapsed time.Duration) {
 	fmt.Fprintf(w, "\nrun %d %s in %s (store %s)\n", run.ID, run.Status, elapsed.Round(time.Millisecond), db)
-	head := []string{"site", "pages", "stored", "dups", "no-art", "errors", "gone", "articles", "robots", "retries", "skipped", "MB"}
+	// The outcome columns are named as report, serve and the metrics name
+	// them.
+	head := []string{"site", "pages", "stored", "duplicates", "not_article", "errors", "gone", "articles", "robots", "retries", "skipped", "MB"}
+	width := func(i int) int { return max(8, len(head[i])) }
 	fmt.Fprintf(w, "%-12s", head[0])
-	for _, h := range head[1:] {
-		fmt.Fprintf(w, " %8s", h)
+	for i, h := range head[1:] {
+		fmt.Fprintf(w, " %*s", width(i+1), h)
 	}
 	fmt.Fprintln(w)
 	row := func(name string, s crawler.SiteStats) {
 		c := CountsOf(s)
 		skipped := s.SkippedDepth + s.SkippedTrap + s.SkippedURLLength + s.SkippedExtension
-		fmt.Fprintf(w, "%-12s %8d %8d %8d %8d %8d %8d %8d %8d %8d %8d %8.1f\n", name, c.Pages, c.Stored, c.Duplicates, c.NotArticle,
-			c.Errors, c.Gone, s.Articles, s.RobotsBlocked, s.Retries, skipped, float64(s.Bytes)/(1<<20))
+		fmt.Fprintf(w, "%-12s", name)
+		for i, v := range []int64{int64(c.Pages), int64(c.Stored), int64(c.Duplicates), int64(c.NotArticle), int64(c.Errors), int64(c.Gone),
+			int64(s.Articles), int64(s.RobotsBlocked), int64(s.Retries), int64(skipped)} {
+			fmt.Fprintf(w, " %*d", width(i+1), v)
+		}
+		fmt.Fprintf(w, " %*.1f\n", width(len(head)-1), float64(s.Bytes)/(1<<20))
 	}
 	for _, s := range sum.Sites {
 		row(s.Name, s.SiteStats)

@@ -50,8 +50,8 @@ func TestLine(t *testing.T) {
 		name, line, want string
 	}{
 		{"overall rate", l1, "   3.3 pages/s"},
-		{"totals", l1, "pages 33  stored 13  dups 6  errors 3  gone 2  queue 57"},
-		{"per site", l1, "\n         sina         pages 31  stored 12  dups 6  errors 3  gone 2  queue 50"},
+		{"totals", l1, "pages 33  stored 13  duplicates 6  errors 3  gone 2  queue 57"},
+		{"per site", l1, "\n         sina         pages 31  stored 12  duplicates 6  errors 3  gone 2  queue 50"},
 		{"second site", l1, "\n         qq           pages 2  stored 1"},
 		{"interval rate", l2, "   2.0 pages/s"},
 		{"queue unknown", l2, "gone 2\n"},
@@ -102,16 +102,16 @@ func TestSummary(t *testing.T) {
 	out := b.String()
 	for _, w := range []string{
 		"run 3 completed in 2s (store data/news.db)",
-		"site            pages   stored     dups   no-art   errors     gone articles   robots  retries  skipped       MB",
-		"sina               31       12        6        8        3        2       20        3        4        8      3.0",
-		"total              33       13        6        9        3        2       20        3        4        8      3.0",
+		"site            pages   stored duplicates not_article   errors     gone articles   robots  retries  skipped       MB",
+		"sina               31       12          6           8        3        2       20        3        4        8      3.0",
+		"total              33       13          6           9        3        2       20        3        4        8      3.0",
 		"sina errors by kind: http_404 2, timeout 1, too_large 2",
 		"sina skipped links: depth 7, trap 1",
 		"warning: sina: max_pages 10 reached",
 		"9 URLs left in the queue",
 		"sina lead images: 4 fetched (3.0 MB), 1 over fetch.max_image, 2 skipped (robots, scope, errors)",
 		"qq multi-page articles: 5 later pages fetched, 1 could not be had, 2 article pages recorded as later pages",
-		"qq                  4        1        0        1        0        0", // pages count the 2 parts
+		"qq                  4        1          0           1        0        0", // pages count the 2 parts
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("missing %q in\n%s", w, out)
