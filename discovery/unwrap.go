@@ -124,6 +124,16 @@ func isIdentByte(c byte) bool {
 // array that b starts with, or -1 when it is not closed. Brackets inside
 // strings do not count.
 func valueEnd(b []byte) int {
+	if i := scanBrackets(b, func(i, depth int) bool { return depth == 0 && (b[i] == '}' || b[i] == ']') }); i >= 0 {
+		return i + 1
+	}
+	return -1
+}
+
+// scanBrackets walks the brackets of b ({ [ } ]) outside JSON strings,
+// with the nesting depth after each, and returns the index of the first
+// one for which stop is true, or -1.
+func scanBrackets(b []byte, stop func(i, depth int) bool) int {
 	depth := 0
 	inStr, esc := false, false
 	for i, c := range b {
@@ -141,13 +151,16 @@ func valueEnd(b []byte) int {
 		switch c {
 		case '"':
 			inStr = true
+			continue
 		case '{', '[':
 			depth++
 		case '}', ']':
 			depth--
-			if depth == 0 {
-				return i + 1
-			}
+		default:
+			continue
+		}
+		if stop(i, depth) {
+			return i
 		}
 	}
 	return -1
@@ -204,31 +217,8 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // arrays deeper than max. It scans bytes without decoding, so it runs
 // before encoding/json, whose recursion is not bounded by the caller.
 func checkDepth(b []byte, max int) error {
-	depth := 0
-	inStr, esc := false, false
-	for i, c := range b {
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-		case '{', '[':
-			depth++
-			if depth > max {
-				return depthError(max, i)
-			}
-		case '}', ']':
-			depth--
-		}
+	if i := scanBrackets(b, func(_, depth int) bool { return depth > max }); i >= 0 {
+		return depthError(max, i)
 	}
 	return nil
 }
