@@ -32,23 +32,46 @@ type Exchange struct {
 	Started   time.Time
 }
 
-// archiveFunc records exchanges; an error stops the run (a run that was
-// asked to archive everything must not lose records silently).
-type archiveFunc func(Exchange) error
+// archiver records a run's exchanges (Options.Archive); an error stops the
+// run (a run that was asked to archive everything must not lose records
+// silently).
+type archiver struct {
+	record func(Exchange) error
+	fatal  func(error) error // stops the run and returns its error
+}
+
+// put records e, stopping the run when that fails.
+func (a *archiver) put(e Exchange) error {
+	if err := a.record(e); err != nil {
+		return a.fatal(fmt.Errorf("archive %s: %w", e.URL, err))
+	}
+	return nil
+}
 
 // requestBody returns a copy of req's body for the archive, leaving req
-// able to send it.
-func requestBody(req *http.Request) []byte {
-	if req.Body == nil || req.Body == http.NoBody || req.GetBody == nil {
-		return nil
+// able to send it. A body that cannot be read again, or is over
+// maxArchivedRequestBody, is an error: the archive must not keep a
+// request other than the one sent.
+func requestBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	if req.GetBody == nil {
+		return nil, fmt.Errorf("archive %s: the request body cannot be read again", req.URL)
 	}
 	rc, err := req.GetBody()
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("archive %s: request body: %w", req.URL, err)
 	}
 	defer rc.Close()
-	b, _ := io.ReadAll(io.LimitReader(rc, maxArchivedRequestBody))
-	return b
+	b, err := io.ReadAll(io.LimitReader(rc, maxArchivedRequestBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: request body: %w", req.URL, err)
+	}
+	if len(b) > maxArchivedRequestBody {
+		return nil, fmt.Errorf("archive %s: request body over %d bytes", req.URL, maxArchivedRequestBody)
+	}
+	return b, nil
 }
 
 // maxArchivedRequestBody bounds the request body kept with an exchange

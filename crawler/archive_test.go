@@ -70,3 +70,30 @@ func TestArchiveExchanges(t *testing.T) {
 		}
 	})
 }
+
+// TestRequestBody: the archive keeps the body that was sent, and refuses
+// (rather than truncates or drops) one it cannot read again or that is
+// over maxArchivedRequestBody.
+func TestRequestBody(t *testing.T) {
+	body := `{"channel_id":"news_news_top","page":1}`
+	req, _ := http.NewRequest(http.MethodPost, "http://x.test/api", strings.NewReader(body))
+	if got, err := requestBody(req); err != nil || string(got) != body {
+		t.Errorf("requestBody = %q, %v", got, err)
+	}
+	if got, err := requestBody(req); err != nil || string(got) != body {
+		t.Errorf("second read = %q, %v: the body must stay sendable", got, err)
+	}
+	big, _ := http.NewRequest(http.MethodPost, "http://x.test/api", strings.NewReader(strings.Repeat("x", maxArchivedRequestBody+1)))
+	if _, err := requestBody(big); err == nil {
+		t.Error("a body over the limit was accepted")
+	}
+	once, _ := http.NewRequest(http.MethodPost, "http://x.test/api", strings.NewReader(body))
+	once.GetBody = nil
+	if _, err := requestBody(once); err == nil {
+		t.Error("a body that cannot be read again was accepted")
+	}
+	get, _ := http.NewRequest(http.MethodGet, "http://x.test/", nil)
+	if got, err := requestBody(get); err != nil || got != nil {
+		t.Errorf("GET: %q, %v", got, err)
+	}
+}

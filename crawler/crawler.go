@@ -478,14 +478,9 @@ func (c *Crawler) newRun(runID int64) *run {
 		st, _ := compileSite(s) // checked by New
 		r.sites = append(r.sites, st)
 	}
-	var archive archiveFunc
+	var archive *archiver
 	if c.opts.Archive != nil {
-		archive = func(e Exchange) error {
-			if err := c.opts.Archive(e); err != nil {
-				return r.fatal(fmt.Errorf("archive %s: %w", e.URL, err))
-			}
-			return nil
-		}
+		archive = &archiver{record: c.opts.Archive, fatal: func(err error) error { return r.fatal(err) }}
 	}
 	r.robotsClient = &http.Client{
 		Transport:     &limitTransport{next: c.net, maxBody: robotsLimit, timeout: timeout, idle: idle, truncate: true, archive: archive},

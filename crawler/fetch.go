@@ -133,7 +133,7 @@ type limitTransport struct {
 	truncate bool
 	// archive, when set, records every exchange whose body was read
 	// (Options.Archive); its error fails the request.
-	archive archiveFunc
+	archive *archiver
 }
 
 type slotKey struct{}
@@ -179,7 +179,10 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	started := time.Now()
 	var reqBody []byte
 	if t.archive != nil {
-		reqBody = requestBody(req)
+		var err error
+		if reqBody, err = requestBody(req); err != nil {
+			return nil, &FetchError{Kind: KindArchive, Err: t.archive.fatal(err)}
+		}
 	}
 	resp, err := t.next.RoundTrip(out)
 	if err != nil {
@@ -199,7 +202,7 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Uncompressed = true
 	resp.ContentLength = int64(len(body))
 	if t.archive != nil {
-		if err := t.archive(exchangeOf(req, out, resp, body, reqBody, t.truncate && int64(len(body)) > limit, started)); err != nil {
+		if err := t.archive.put(exchangeOf(req, out, resp, body, reqBody, t.truncate && int64(len(body)) > limit, started)); err != nil {
 			return nil, &FetchError{Kind: KindArchive, Status: resp.StatusCode, Err: err}
 		}
 	}
