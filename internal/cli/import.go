@@ -18,6 +18,8 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	site := fs.String("site", "", "site file whose storage and dedup settings apply (default: built-in defaults)")
 	every := durationFlag(fs, "progress", 5*time.Second, "progress report interval: a `duration` (5s, 1m) or seconds (5); 0: none")
 	lenient := fs.Bool("lenient", false, "ignore keys that are neither the import's nor those of a newscrawl export (default: an unknown key is an error naming the line)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the import to this file")
+	memprofile := fs.String("memprofile", "", "write a heap profile (allocations and what is live) at the end of the import to this file")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -39,7 +41,15 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stderr, "import: %s\n", formatImport(s))
 		}
 	}
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
 	st, err := pipeline.Import(ctx, &cfg, *in, pipeline.StreamImport(f, *in, *lenient), o)
+	stopProfile()
+	if perr := writeHeapProfile(*memprofile); perr != nil && err == nil {
+		err = fmt.Errorf("import: %w", perr)
+	}
 	if err != nil && st.StartUp == 0 {
 		return fmt.Errorf("import: %w", err) // the store did not open: nothing to sum up
 	}

@@ -32,7 +32,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // SQLite tuning.
 const (
@@ -271,6 +271,8 @@ ALTER TABLE pages_v9 RENAME TO pages;
 ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 `,
+	// 9 -> 10: the title search tables (search.go).
+	migrationTitleSearch,
 }
 
 // Store is the embedded SQLite store: one database file in WAL mode, written through
