@@ -1,0 +1,138 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// Title search (serve's /search): a GIN index over an expression, the set
+// of three-character substrings of the lower-cased title (title_trigrams, a
+// function of the store's schema), on articles and on duplicates. A query
+// of storage.MinIndexedQuery characters or more asks the index for the rows
+// whose title holds every trigram of the query (GIN's array containment,
+// @>), and checks each with storage.TitleMatches; shorter queries (a
+// two-character Chinese word) scan the titles with strpos().
+//
+// This is pg_trgm's method (trigram sets in a GIN index) without the
+// extension: an extension lives in one schema of the database and needs
+// CREATE on it, while stores are schemas of a shared database created by
+// their owner; pg_trgm also drops punctuation from its trigrams. The index
+// is an ordinary expression index, maintained by every INSERT, UPDATE and
+// DELETE in the writing transaction and built by the migration.
+//
+// lower() folds case by the database's locale. The index and strpos() are
+// used only when every character of the query folds the same way
+// everywhere (characters without case, ASCII letters whose case partners
+// are ASCII); any other query scans the titles and folds them in Go.
+
+// migrationTitleSearch takes the schema from version 5 to 6.
+const migrationTitleSearch = `
+CREATE FUNCTION title_trigrams(t TEXT) RETURNS TEXT[] LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+	SELECT coalesce(array_agg(DISTINCT substr(lower(t), i, 3)), '{}')
+	FROM generate_series(1, char_length(t) - 2) AS i
+$$;
+CREATE INDEX articles_title_trigrams ON articles USING gin (title_trigrams(title));
+CREATE INDEX duplicates_title_trigrams ON duplicates USING gin (title_trigrams(title));
+`
+
+// searchPage is how many candidate rows a title search reads per query.
+const searchPage = 512
+
+// SearchTitles returns the articles (by id), then the duplicates (in commit
+// order), whose title matches q by storage.TitleMatches, at most limit of
+// them; more reports that there were more. An empty q matches nothing.
+func (s *Store) SearchTitles(ctx context.Context, q string, limit int) (hits []storage.TitleHit, more bool, err error) {
+	if q == "" || limit <= 0 {
+		return nil, false, nil
+	}
+	cond, arg := titleCondition(q)
+	hits, err = s.matchTitles(ctx, `SELECT id, url, site, title, cluster, run_id, 0, '', 0 FROM articles
+		WHERE `+cond+` AND id > $2 ORDER BY id LIMIT $3`, arg, q, limit+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("search titles: articles: %w", err)
+	}
+	if len(hits) <= limit {
+		dups, err := s.matchTitles(ctx, `SELECT seq, url, site, title, cluster, run_id, dup_of, reason, jaccard FROM duplicates
+			WHERE `+cond+` AND seq > $2 ORDER BY seq LIMIT $3`, arg, q, limit+1-len(hits))
+		if err != nil {
+			return nil, false, fmt.Errorf("search titles: duplicates: %w", err)
+		}
+		for i := range dups {
+			dups[i].ID = 0 // the seq, only a cursor
+		}
+		hits = append(hits, dups...)
+	}
+	if len(hits) > limit {
+		hits, more = hits[:limit], true
+	}
+	return hits, more, nil
+}
+
+// titleCondition is the SQL condition ($1: arg) that selects the rows a
+// title search reads: a superset of the matches of q.
+func titleCondition(q string) (cond string, arg any) {
+	switch {
+	case !stableFold(q):
+		return `$1::text IS NOT NULL`, q // every row, checked in Go
+	case utf8.RuneCountInString(q) >= storage.MinIndexedQuery:
+		return `title_trigrams(title) @> title_trigrams($1)`, q
+	default:
+		return `strpos(lower(title), lower($1)) > 0`, q
+	}
+}
+
+// stableFold reports whether every character of q is without case or an
+// ASCII letter whose case partners are all ASCII, so that lower() in any
+// locale folds it, and what matches it, as strings.ToLower does.
+func stableFold(q string) bool {
+	for _, r := range q {
+		if r == utf8.RuneError {
+			return false
+		}
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if r >= utf8.RuneSelf || f >= utf8.RuneSelf {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// matchTitles reads the rows of query ($1 the condition's argument, $2 the
+// cursor, $3 the page size) page by page and returns at most n of those
+// whose title matches q; the first column is the cursor (id or seq).
+func (s *Store) matchTitles(ctx context.Context, query string, arg any, q string, n int) ([]storage.TitleHit, error) {
+	var hits []storage.TitleHit
+	var after int64
+	for len(hits) < n {
+		rows, err := s.pool.Query(ctx, query, arg, after, searchPage)
+		if err != nil {
+			return nil, err
+		}
+		read := 0
+		for rows.Next() && len(hits) < n {
+			var h storage.TitleHit
+			if err := rows.Scan(&h.ID, &h.URL, &h.Site, &h.Title, &h.Cluster, &h.RunID, &h.DupOf, &h.Reason, &h.Jaccard); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			read++
+			after = h.ID
+			if storage.TitleMatches(h.Title, q) {
+				hits = append(hits, h)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		if read < searchPage {
+			break
+		}
+	}
+	return hits, nil
+}
