@@ -10,12 +10,16 @@ import (
 )
 
 // Title search (serve's /search): a GIN index over an expression, the set
-// of three-character substrings of the lower-cased title (title_trigrams, a
-// function of the store's schema), on articles and on duplicates. A query
-// of storage.MinIndexedQuery characters or more asks the index for the rows
-// whose title holds every trigram of the query (GIN's array containment,
-// @>), and checks each with storage.TitleMatches; shorter queries (a
-// two-character Chinese word) scan the titles with strpos().
+// of two- and three-character substrings of the lower-cased title
+// (title_grams, a function of the store's schema), on articles and on
+// duplicates. A query of two characters or more (a two-character Chinese
+// word included) asks the index for the rows whose title holds every gram
+// of the query (GIN's array containment, @>), and checks each with
+// storage.TitleMatches; a one-character query scans the titles with
+// strpos(). The matching rows are read through the index first and sorted
+// after (a MATERIALIZED common table expression): walking the primary key
+// in order and computing every title's grams was the planner's choice for
+// rare queries, and cost a function call per row.
 //
 // This is pg_trgm's method (trigram sets in a GIN index) without the
 // extension: an extension lives in one schema of the database and needs
@@ -31,13 +35,20 @@ import (
 
 // migrationTitleSearch takes the schema from version 5 to 6.
 const migrationTitleSearch = `
-CREATE FUNCTION title_trigrams(t TEXT) RETURNS TEXT[] LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-	SELECT coalesce(array_agg(DISTINCT substr(lower(t), i, 3)), '{}')
-	FROM generate_series(1, char_length(t) - 2) AS i
+CREATE FUNCTION title_grams(t TEXT) RETURNS TEXT[] LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+	SELECT coalesce(array_agg(DISTINCT g), '{}') FROM (
+		SELECT substr(lower(t), i, 3) AS g FROM generate_series(1, char_length(t) - 2) AS i
+		UNION ALL
+		SELECT substr(lower(t), i, 2) FROM generate_series(1, char_length(t) - 1) AS i
+	) AS grams
 $$;
-CREATE INDEX articles_title_trigrams ON articles USING gin (title_trigrams(title));
-CREATE INDEX duplicates_title_trigrams ON duplicates USING gin (title_trigrams(title));
+CREATE INDEX articles_title_grams ON articles USING gin (title_grams(title)) WITH (fastupdate = off);
+CREATE INDEX duplicates_title_grams ON duplicates USING gin (title_grams(title)) WITH (fastupdate = off);
 `
+
+// minGramQuery is the shortest query, in characters, that the gram index
+// answers (its shortest grams).
+const minGramQuery = 2
 
 // searchPage is how many candidate rows a title search reads per query.
 const searchPage = 512
@@ -50,14 +61,14 @@ func (s *Store) SearchTitles(ctx context.Context, q string, limit int) (hits []s
 		return nil, false, nil
 	}
 	cond, arg := titleCondition(q)
-	hits, err = s.matchTitles(ctx, `SELECT id, url, site, title, cluster, run_id, 0, '', 0 FROM articles
-		WHERE `+cond+` AND id > $2 ORDER BY id LIMIT $3`, arg, q, limit+1)
+	hits, err = s.matchTitles(ctx, `WITH m AS MATERIALIZED (SELECT id, url, site, title, cluster, run_id FROM articles
+		WHERE `+cond+` AND id > $2) SELECT id, url, site, title, cluster, run_id, 0, '', 0 FROM m ORDER BY id LIMIT $3`, arg, q, limit+1)
 	if err != nil {
 		return nil, false, fmt.Errorf("search titles: articles: %w", err)
 	}
 	if len(hits) <= limit {
-		dups, err := s.matchTitles(ctx, `SELECT seq, url, site, title, cluster, run_id, dup_of, reason, jaccard FROM duplicates
-			WHERE `+cond+` AND seq > $2 ORDER BY seq LIMIT $3`, arg, q, limit+1-len(hits))
+		dups, err := s.matchTitles(ctx, `WITH m AS MATERIALIZED (SELECT seq, url, site, title, cluster, run_id, dup_of, reason, jaccard
+			FROM duplicates WHERE `+cond+` AND seq > $2) SELECT * FROM m ORDER BY seq LIMIT $3`, arg, q, limit+1-len(hits))
 		if err != nil {
 			return nil, false, fmt.Errorf("search titles: duplicates: %w", err)
 		}
@@ -78,8 +89,8 @@ func titleCondition(q string) (cond string, arg any) {
 	switch {
 	case !stableFold(q):
 		return `$1::text IS NOT NULL`, q // every row, checked in Go
-	case utf8.RuneCountInString(q) >= storage.MinIndexedQuery:
-		return `title_trigrams(title) @> title_trigrams($1)`, q
+	case utf8.RuneCountInString(q) >= minGramQuery:
+		return `title_grams(title) @> title_grams($1)`, q
 	default:
 		return `strpos(lower(title), lower($1)) > 0`, q
 	}
