@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
@@ -41,6 +42,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stderr, "import: %s\n", formatImport(s))
 		}
 	}
+	defer debug.SetGCPercent(debug.SetGCPercent(importGCPercent))
 	stopProfile, err := startCPUProfile(*cpuprofile)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
@@ -60,6 +62,16 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	return err // names the line or the URL
 }
+
+// importGCPercent is the garbage collector's target while importing (Go's
+// GOGC; the default is 100). An import's live heap is mostly the
+// near-duplicate index, which only grows, and with the default the heap
+// was let grow to twice it before each collection: a peak RSS of 2.4
+// times the live heap at 100,000 articles (483 MB against 204 MB live).
+// The index's arrays hold no pointers, so a collection marks them cheaply
+// and collecting four times as often costs little; the fingerprints'
+// garbage is short-lived.
+const importGCPercent = 25
 
 func formatImport(s pipeline.ImportStats) string {
 	return fmt.Sprintf("%d read in %.1fs (%.0f/s): %d stored, %d duplicates, %d not_article (no text), %d decided before",
