@@ -44,3 +44,21 @@ func Caseless(q string) bool {
 	}
 	return true
 }
+
+// StableFold reports whether every character of q is without case or an
+// ASCII letter whose case partners are all ASCII: then any lower() that
+// folds ASCII (SQLite's, PostgreSQL's in any locale) folds q, and what
+// matches it, as strings.ToLower does, and a store may search with it.
+func StableFold(q string) bool {
+	for _, r := range q {
+		if r == utf8.RuneError {
+			return false
+		}
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if r >= utf8.RuneSelf || f >= utf8.RuneSelf {
+				return false
+			}
+		}
+	}
+	return true
+}

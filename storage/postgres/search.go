@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/newsdedup/newscrawl/storage"
@@ -87,30 +86,13 @@ func (s *Store) SearchTitles(ctx context.Context, q string, limit int) (hits []s
 // title search reads: a superset of the matches of q.
 func titleCondition(q string) (cond string, arg any) {
 	switch {
-	case !stableFold(q):
+	case !storage.StableFold(q):
 		return `$1::text IS NOT NULL`, q // every row, checked in Go
 	case utf8.RuneCountInString(q) >= minGramQuery:
 		return `title_grams(title) @> title_grams($1)`, q
 	default:
 		return `strpos(lower(title), lower($1)) > 0`, q
 	}
-}
-
-// stableFold reports whether every character of q is without case or an
-// ASCII letter whose case partners are all ASCII, so that lower() in any
-// locale folds it, and what matches it, as strings.ToLower does.
-func stableFold(q string) bool {
-	for _, r := range q {
-		if r == utf8.RuneError {
-			return false
-		}
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			if r >= utf8.RuneSelf || f >= utf8.RuneSelf {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // matchTitles reads the rows of query ($1 the condition's argument, $2 the

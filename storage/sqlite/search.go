@@ -23,7 +23,8 @@ import (
 // A query of fewer than storage.MinIndexedQuery characters (a two-character
 // Chinese word) holds no trigram: the titles are scanned instead, in the
 // FTS table, which holds only the titles, with instr() in SQL when the
-// query has no letter with another case and in Go otherwise. Every row
+// query's letters fold alike in SQLite's ASCII-only lower() and in Go
+// (storage.StableFold), and in Go otherwise. Every row
 // either way is checked with storage.TitleMatches, the rule of the search.
 
 // migrationTitleSearch takes the schema from version 9 to 10: the title
@@ -116,6 +117,8 @@ func (s *Store) matchTitles(ctx context.Context, table, q string, n int) ([]int6
 		rows, err = s.db.QueryContext(ctx, `SELECT rowid, title FROM `+table+` WHERE `+table+` MATCH ? ORDER BY rowid`, phrase)
 	case storage.Caseless(q):
 		rows, err = s.db.QueryContext(ctx, `SELECT rowid, title FROM `+table+` WHERE instr(title, ?) > 0 ORDER BY rowid`, q)
+	case storage.StableFold(q):
+		rows, err = s.db.QueryContext(ctx, `SELECT rowid, title FROM `+table+` WHERE instr(lower(title), lower(?)) > 0 ORDER BY rowid`, q)
 	default:
 		rows, err = s.db.QueryContext(ctx, `SELECT rowid, title FROM `+table+` ORDER BY rowid`)
 	}
