@@ -59,15 +59,14 @@ func (s *Store) SearchTitles(ctx context.Context, q string, limit int) (hits []s
 	if q == "" || limit <= 0 {
 		return nil, false, nil
 	}
-	cond, arg := titleCondition(q)
-	hits, err = s.matchTitles(ctx, `WITH m AS MATERIALIZED (SELECT id, url, site, title, cluster, run_id FROM articles
-		WHERE `+cond+` AND id > $2) SELECT id, url, site, title, cluster, run_id, 0, '', 0 FROM m ORDER BY id LIMIT $3`, arg, q, limit+1)
+	cond, indexed := titleCondition(q)
+	hits, err = s.matchTitles(ctx, titleQuery("id, url, site, title, cluster, run_id", "0, '', 0", "articles", "id", cond, indexed), q, limit+1)
 	if err != nil {
 		return nil, false, fmt.Errorf("search titles: articles: %w", err)
 	}
 	if len(hits) <= limit {
-		dups, err := s.matchTitles(ctx, `WITH m AS MATERIALIZED (SELECT seq, url, site, title, cluster, run_id, dup_of, reason, jaccard
-			FROM duplicates WHERE `+cond+` AND seq > $2) SELECT * FROM m ORDER BY seq LIMIT $3`, arg, q, limit+1-len(hits))
+		dups, err := s.matchTitles(ctx, titleQuery("seq, url, site, title, cluster, run_id, dup_of, reason, jaccard", "",
+			"duplicates", "seq", cond, indexed), q, limit+1-len(hits))
 		if err != nil {
 			return nil, false, fmt.Errorf("search titles: duplicates: %w", err)
 		}
@@ -82,27 +81,44 @@ func (s *Store) SearchTitles(ctx context.Context, q string, limit int) (hits []s
 	return hits, more, nil
 }
 
-// titleCondition is the SQL condition ($1: arg) that selects the rows a
-// title search reads: a superset of the matches of q.
-func titleCondition(q string) (cond string, arg any) {
+// titleCondition is the SQL condition ($1: the query) that selects the
+// rows a title search reads, a superset of its matches, and whether it is
+// answered by the gram index.
+func titleCondition(q string) (cond string, indexed bool) {
 	switch {
 	case !storage.StableFold(q):
-		return `$1::text IS NOT NULL`, q // every row, checked in Go
+		return `$1::text IS NOT NULL`, false // every row, checked in Go
 	case utf8.RuneCountInString(q) >= minGramQuery:
-		return `title_grams(title) @> title_grams($1)`, q
+		return `title_grams(title) @> title_grams($1)`, true
 	default:
-		return `strpos(lower(title), lower($1)) > 0`, q
+		return `strpos(lower(title), lower($1)) > 0`, false
 	}
 }
 
-// matchTitles reads the rows of query ($1 the condition's argument, $2 the
-// cursor, $3 the page size) page by page and returns at most n of those
-// whose title matches q; the first column is the cursor (id or seq).
-func (s *Store) matchTitles(ctx context.Context, query string, arg any, q string, n int) ([]storage.TitleHit, error) {
+// titleQuery is the query of a page of matchTitles over table (cols, then
+// the constant columns extra), in key order. The index's matches are read
+// first and sorted after (MATERIALIZED); a scanning condition walks the
+// primary key and stops at the page's end.
+func titleQuery(cols, extra, table, key, cond string, indexed bool) string {
+	out := cols
+	if extra != "" {
+		out += ", " + extra
+	}
+	if indexed {
+		return `WITH m AS MATERIALIZED (SELECT ` + cols + ` FROM ` + table + ` WHERE ` + cond + ` AND ` + key + ` > $2)
+			SELECT ` + out + ` FROM m ORDER BY ` + key + ` LIMIT $3`
+	}
+	return `SELECT ` + out + ` FROM ` + table + ` WHERE ` + cond + ` AND ` + key + ` > $2 ORDER BY ` + key + ` LIMIT $3`
+}
+
+// matchTitles reads the rows of query ($1 the query q, $2 the cursor, $3
+// the page size) page by page and returns at most n of those whose title
+// matches q; the first column is the cursor (id or seq).
+func (s *Store) matchTitles(ctx context.Context, query string, q string, n int) ([]storage.TitleHit, error) {
 	var hits []storage.TitleHit
 	var after int64
 	for len(hits) < n {
-		rows, err := s.pool.Query(ctx, query, arg, after, searchPage)
+		rows, err := s.pool.Query(ctx, query, q, after, searchPage)
 		if err != nil {
 			return nil, err
 		}
