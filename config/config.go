@@ -156,10 +156,12 @@ type Dedup struct {
 	// 2017: learned (default: t1/t2 > 0.8, top 100), basic (的 是 在 了) or
 	// optimised (t1/t2 > 0.9).
 	Antecedents string `yaml:"antecedents"`
-	// PartialReprints turns on the partial-reprint rule
-	// (dedup.Options.PartialReprint): a verified page is stored when it
-	// and its stored match both add text of their own is stored, recording
-	// partial_of and the shared passages.
+	// PartialReprints is the partial-reprint rule
+	// (dedup.Options.PartialReprint, default true): a verified page is
+	// stored when it and its stored match both add text of their own under
+	// headlines of their own (a follow-up that re-uses an earlier story),
+	// recording partial_of and the shared passages; false merges such a
+	// page into the story it re-uses.
 	PartialReprints bool `yaml:"partial_reprints"`
 	// Index is the candidate stage in front of SpotSigs verification:
 	// lsh (default: MinHash-LSH plus a head index for briefs, package
@@ -323,7 +325,7 @@ func Default() Config {
 	return Config{
 		Storage:   DefaultStorage,
 		UserAgent: DefaultUserAgent,
-		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard, KeepDuplicateText: true},
+		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard, KeepDuplicateText: true, PartialReprints: true},
 		Fetch: Fetch{
 			Timeout:          Duration(DefaultTimeout),
 			ConnectTimeout:   Duration(DefaultConnectTO),

@@ -135,9 +135,10 @@ func crawl(ctx context.Context, c Config, db string, rep *Report) error {
 	defer srv.Stop()
 	cfg.Storage = db
 	cfg.Dedup.KeepDuplicateText = true // the baselines re-cluster every fetched text
-	// --partial crawls with the partial-reprint rule too, so that the
-	// crawl's own scores (stories lost, hard negatives) measure it.
-	cfg.Dedup.PartialReprints = cfg.Dedup.PartialReprints || c.Engine.PartialReprint
+	// The crawl uses the run's partial-reprint setting (--partial, on by
+	// default), so that the crawl's own scores (stories lost, hard
+	// negatives) measure it either way.
+	cfg.Dedup.PartialReprints = c.Engine.PartialReprint
 	log := slog.New(slog.NewTextHandler(c.Status, &slog.HandlerOptions{Level: slog.LevelError}))
 	t := time.Now()
 	res, err := pipeline.Crawl(ctx, &cfg, pipeline.CrawlOptions{ConfigPath: c.SiteFile, Log: log, Status: c.Status,
@@ -219,8 +220,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "errors by kind: %s\n", textfmt.Kinds(r.ErrKinds))
 		r.Special.write(w)
 		name := "combined (default), as crawled"
-		if r.Partial {
-			name = "combined + partial reprints, as crawled"
+		if !r.Partial {
+			name = "combined, no partial-reprint rule, as crawled"
 		}
 		if err := writeScore(w, name, r.Score); err != nil {
 			return err

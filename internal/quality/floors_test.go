@@ -120,6 +120,7 @@ func TestQualityFloors(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &env{shared: devdatatest.Dir(t), root: devdatatest.RootDir(t), out: t.TempDir()}
+	e.engine.PartialReprint = config.Default().Dedup.PartialReprints
 	if err := pipeline.SetIndex(&e.engine, pipeline.DefaultIndex); err != nil {
 		t.Fatal(err)
 	}
