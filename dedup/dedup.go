@@ -668,7 +668,12 @@ func distinctTerms(words []string, isStop func(string) bool) []string {
 // no fingerprints): the sorted packed fingerprints are merge-joined on
 // their hashes and the pairs chained (winnow.RunsOfPairs).
 func sharedRuns(fp *Fingerprint, e *Entry) []winnow.Passage {
-	a, b := fp.packed, e.Prints
+	return sharedPrints(fp.packed, fp.ContentWords, e.Prints, e.ContentWords)
+}
+
+// sharedPrints is sharedRuns on packed fingerprints of na and nb content
+// words.
+func sharedPrints(a []uint64, na int, b []uint64, nb int) []winnow.Passage {
 	if len(a) == 0 || len(b) == 0 {
 		return nil
 	}
@@ -692,7 +697,7 @@ func sharedRuns(fp *Fingerprint, e *Entry) []winnow.Passage {
 	if len(pairs) == 0 {
 		return []winnow.Passage{}
 	}
-	rs, err := winnow.RunsOfPairs(pairs, fp.ContentWords, e.ContentWords, winnowConfig)
+	rs, err := winnow.RunsOfPairs(pairs, na, nb, winnowConfig)
 	if err != nil {
 		return nil // an entry whose fingerprints do not fit its length: no evidence
 	}

@@ -66,6 +66,7 @@ type Report struct {
 	Pages    int    // article pages re-clustered
 	Methods  []MethodRow
 	Recall   *evaldedup.CandidateRecall
+	Related  *RelatedLinks // explain's related articles of the stored follow-ups
 }
 
 // MethodRow is one method's scores on the re-clustered crawl.
@@ -116,6 +117,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, err
 	}
 	rep.Methods, rep.Pages, rep.Recall = rows, n, recall
+	if rep.Related, err = relatedLinks(ctx, c.Shared, store); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
@@ -234,6 +238,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 			m.Lost, m.Redundant, m.Brief, m.Followup, m.SameCat, m.MsPerDoc)
 	}
 	r.Recall.Write(w)
+	if r.Related != nil {
+		r.Related.write(w)
+	}
 	return nil
 }
 
