@@ -256,6 +256,11 @@ type Site struct {
 	// (3小时前, 昨天 10:20); empty is China Standard Time.
 	Timezone string `yaml:"timezone"`
 
+	// SourceNames are the names the site publishes under in 来源 lines
+	// (新华网's: [新华社, 新华网]): a cluster whose 来源 is one of them
+	// has this site's copy as its original (export's representative).
+	SourceNames []string `yaml:"source_names"`
+
 	// Compiled patterns, set by Validate.
 	ArticleRe *regexp.Regexp `yaml:"-"`
 	FollowRe  *regexp.Regexp `yaml:"-"`
@@ -491,6 +496,7 @@ func (c *Config) problems() []Problem {
 	for i := range c.Sites {
 		c.Sites[i].validate(fmt.Sprintf("sites[%d]", i), i, names, add)
 	}
+	c.validateSourceNames(add)
 	return p
 }
 
