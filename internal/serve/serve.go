@@ -318,7 +318,12 @@ func (h *Handler) article(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.render(w, r, "article.html", map[string]any{"A": a, "Dups": dups})
+	related, err := explain.FindRelated(r.Context(), h.store, &a)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, "article.html", map[string]any{"A": a, "Dups": dups, "Related": related})
 }
 
 func (h *Handler) pair(w http.ResponseWriter, r *http.Request) {
