@@ -38,6 +38,9 @@ type Filter struct {
 	KeptOnly bool      // only stored articles, no duplicate verdicts
 	Since    time.Time // only records fetched at or after Since (zero: all)
 	RunID    int64     // only records of this run (0: all)
+	// Related adds each stored article's related articles (the related
+	// key, LoadRelated); null on every record without it.
+	Related bool
 }
 
 func (f Filter) keep(run int64, fetched time.Time) bool {
@@ -89,13 +92,16 @@ type Record struct {
 	Representative *bool   `json:"representative"`
 	OriginalSource *string `json:"original_source"`
 	Copies         []Copy  `json:"copies"`
+	// Related are the stored articles a stored article shares passages
+	// with (Filter.Related; null without it, and on duplicate verdicts).
+	Related []RelatedLink `json:"related"`
 }
 
 // Columns are the CSV header, in the order of Record's JSON keys.
 var Columns = []string{"run_id", "url", "site", "kept", "dup_of", "cluster", "title", "text",
 	"published_at", "source", "author", "editor", "fetched_at", "simhash",
 	"distance", "jaccard", "containment", "reason", "partial_of", "own_share", "passages", "pages", "pages_missing",
-	"representative", "original_source", "copies"}
+	"representative", "original_source", "copies", "related"}
 
 // FromArticle is the record of a stored article; partialOfURL is the URL
 // of the article a partial reprint re-uses (a.PartialOf), "" otherwise.
@@ -138,10 +144,16 @@ func FromDuplicate(d storage.Duplicate) Record {
 // then duplicate verdicts in commit order.
 func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) error {
 	var cs *Clusters
+	var related map[int64][]RelatedLink
 	if c, ok := src.(ClusterSource); ok {
 		var err error
 		if cs, err = LoadClusters(ctx, c); err != nil {
 			return err
+		}
+		if f.Related {
+			if related, err = LoadRelated(ctx, c); err != nil {
+				return err
+			}
 		}
 	}
 	err := src.Articles(ctx, func(a storage.Article) error {
@@ -159,6 +171,9 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 		r := FromArticle(a, of)
 		if cs != nil {
 			cs.annotate(&r, a.Source)
+		}
+		if related != nil {
+			r.Related = append([]RelatedLink{}, related[a.ID]...)
 		}
 		return fn(r)
 	})
@@ -225,7 +240,7 @@ func (r Record) row() []string {
 		strconv.FormatInt(r.Cluster, 10), r.Title, r.Text, str(r.PublishedAt), r.Source, r.Author,
 		r.Editor, r.FetchedAt, r.Simhash, intStr(r.Distance), floatStr(r.Jaccard), floatStr(r.Containment),
 		str(r.Reason), str(r.PartialOf), floatStr(r.OwnShare), passagesStr(r.Passages),
-		listStr(r.Pages), listStr(r.PagesMissing), boolStr(r.Representative), str(r.OriginalSource), copiesStr(r.Copies),
+		listStr(r.Pages), listStr(r.PagesMissing), boolStr(r.Representative), str(r.OriginalSource), jsonStr(r.Copies), jsonStr(r.Related),
 	}
 }
 
@@ -246,12 +261,13 @@ func boolStr(p *bool) string {
 	return strconv.FormatBool(*p)
 }
 
-// copiesStr is the CSV cell of Copies: their JSON, empty when null.
-func copiesStr(cs []Copy) string {
-	if cs == nil {
+// jsonStr is the CSV cell of a list (Copies, Related): its JSON, empty
+// when null.
+func jsonStr[T any](xs []T) string {
+	if xs == nil {
 		return ""
 	}
-	b, _ := json.Marshal(cs) // Copy always marshals
+	b, _ := json.Marshal(xs) // Copy and RelatedLink always marshal
 	return string(b)
 }
 
