@@ -18,9 +18,10 @@ import (
 	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
-// TestArticleRelated: the page of a stored follow-up links the stored
-// story whose passages it re-uses, with both shares and the passages;
-// the page of an unrelated story has no such list.
+// TestArticleRelated: asked for (?related=1), the page of a stored
+// follow-up links the stored story whose passages it re-uses, with both
+// shares and the passages, and the page of an unrelated story says there
+// is none; unasked, the page only links the search.
 func TestArticleRelated(t *testing.T) {
 	seg, err := segment.New(segment.Options{})
 	if err != nil {
@@ -64,8 +65,9 @@ func TestArticleRelated(t *testing.T) {
 		want       []string
 		absent     []string
 	}{
-		{"follow-up", "/article/3", []string{`id="related"`, `<a href="/article/1">` + s1.Title + `</a>`, "of this text", "<mark>"}, []string{s4.Title}},
-		{"unrelated story", "/article/2", nil, []string{`id="related"`}},
+		{"follow-up", "/article/3?related=1", []string{`id="related"`, `<a href="/article/1">` + s1.Title + `</a>`, "of this text", "<mark>"}, []string{s4.Title, `id="related-none"`}},
+		{"unrelated story", "/article/2?related=1", []string{`id="related-none"`}, []string{`id="related"`}},
+		{"not asked: a link, no scan", "/article/3", []string{`id="find-related"`, `href="/article/3?related=1"`}, []string{`id="related"`, s1.Title}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := srv.Client().Get(srv.URL + tc.path)
