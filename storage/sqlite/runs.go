@@ -3,11 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // BeginRun records a new run with status RunRunning.
@@ -15,7 +15,7 @@ func (s *Store) BeginRun(ctx context.Context, config string) (storage.Run, error
 	r := storage.Run{StartedAt: time.Now().UTC(), Status: storage.RunRunning, Config: config}
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		return tx.QueryRowContext(ctx, `INSERT INTO runs(started_at, status, config, stats)
-			VALUES (?, ?, ?, '{}') RETURNING id`, nullTime(r.StartedAt), r.Status, r.Config).Scan(&r.ID)
+			VALUES (?, ?, ?, '{}') RETURNING id`, sqlcore.NullTime(r.StartedAt), r.Status, r.Config).Scan(&r.ID)
 	})
 	if err != nil {
 		return storage.Run{}, fmt.Errorf("begin run: %w", err)
@@ -29,13 +29,13 @@ func (s *Store) FinishRun(ctx context.Context, r storage.Run) error {
 	if err := storage.ValidTime("run finished_at", r.FinishedAt); err != nil {
 		return err
 	}
-	stats, err := json.Marshal(r.Stats)
+	stats, err := sqlcore.Stats(r.Stats)
 	if err != nil {
 		return fmt.Errorf("finish run %d: %w", r.ID, err)
 	}
 	err = s.writeTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE runs SET finished_at = ?, status = ?, stats = ? WHERE id = ?`,
-			nullTime(r.FinishedAt), r.Status, string(stats), r.ID)
+			sqlcore.NullTime(r.FinishedAt), r.Status, stats, r.ID)
 		if err != nil {
 			return err
 		}
@@ -54,23 +54,17 @@ func (s *Store) FinishRun(ctx context.Context, r storage.Run) error {
 
 // Runs returns every run in id order.
 func (s *Store) Runs(ctx context.Context) ([]storage.Run, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, started_at, finished_at, status, config, stats FROM runs ORDER BY id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+sqlcore.RunCols+` FROM runs ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	defer rows.Close()
 	var out []storage.Run
 	for rows.Next() {
-		var r storage.Run
-		var started, finished sql.NullInt64
-		var stats string
-		if err := rows.Scan(&r.ID, &started, &finished, &r.Status, &r.Config, &stats); err != nil {
+		r, err := s.rows.Run(rows)
+		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
 		}
-		if err := json.Unmarshal([]byte(stats), &r.Stats); err != nil {
-			return nil, fmt.Errorf("list runs: run %d stats: %w", r.ID, err)
-		}
-		r.StartedAt, r.FinishedAt = fromNull(started), fromNull(finished)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
@@ -274,7 +275,7 @@ func (s *Store) prepare(ctx context.Context) error {
 	}{
 		{&s.stmts.pageOutcome, `SELECT outcome FROM pages WHERE url = ?`},
 		{&s.stmts.deletePage, `DELETE FROM pages WHERE url = ?`},
-		{&s.stmts.insertPage, `INSERT INTO pages(` + pageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.stmts.insertPage, `INSERT INTO pages(` + sqlcore.PageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.insertArticle, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
 			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
 			prints, content_words, partial_of, own_share, passages, pages, pages_missing)
@@ -283,7 +284,7 @@ func (s *Store) prepare(ctx context.Context) error {
 			?17, ?18, ?19, ?20, ?21, ?22, ?23)
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
-		{&s.stmts.insertDup, `INSERT INTO duplicates(` + duplicateCols + `)
+		{&s.stmts.insertDup, `INSERT INTO duplicates(` + sqlcore.DuplicateCols + `)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},

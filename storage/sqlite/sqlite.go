@@ -20,6 +20,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // SQLite tuning.
@@ -71,6 +72,7 @@ type Store struct {
 	packer  textPacker // compresses duplicates' texts; guarded by writeMu
 
 	stmts sqliteStmts
+	rows  sqlcore.Rows // scans rows, duplicates' texts decompressed
 
 	// immutable is the file's state when it was opened read-only with
 	// SQLite's immutable=1 (see open); nil otherwise.
@@ -199,7 +201,7 @@ func connect(ctx context.Context, abs string, q url.Values, readOnly bool) (*Sto
 	db.SetMaxIdleConns(maxOpenConns)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	s := &Store{path: abs, db: db}
+	s := &Store{path: abs, db: db, rows: sqlcore.Rows{Damaged: ErrDamaged, DupText: func(dst *string) any { return textDest{dst} }}}
 	if err := s.init(ctx, readOnly); err != nil {
 		s.closeAll()
 		return nil, err
