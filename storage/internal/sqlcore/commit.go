@@ -46,7 +46,9 @@ func MissingDupOf(id int64) error { return fmt.Errorf("dup_of %d: %w", id, stora
 
 // MissingPartialOf is the error of an article whose PartialOf names no
 // article.
-func MissingPartialOf(id int64) error { return fmt.Errorf("partial_of %d: %w", id, storage.ErrNotFound) }
+func MissingPartialOf(id int64) error {
+	return fmt.Errorf("partial_of %d: %w", id, storage.ErrNotFound)
+}
 
 // DupTarget is the dup_of URL and cluster a duplicate is stored with: the
 // ones the commit names, else those of the article it duplicates (url,
