@@ -8,6 +8,8 @@
 // its dialect: placeholders, upserts, locking and round trips.
 package sqlcore
 
+import "strings"
+
 // Scanner reads one result row: *sql.Row, *sql.Rows and pgx.Row all are.
 type Scanner interface{ Scan(dest ...any) error }
 
@@ -30,3 +32,12 @@ const (
 	RunCols     = `id, started_at, finished_at, status, config, stats`
 	SurfaceCols = `key, site, etag, last_modified, fetched_at, status, new_urls, empty_runs, next_due, links`
 )
+
+// Names splits a column list such as PageCols into its names.
+func Names(cols string) []string {
+	names := strings.Split(cols, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+	}
+	return names
+}
