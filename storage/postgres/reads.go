@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -15,37 +14,19 @@ import (
 // PageOf returns the page record of url, or ErrNotFound.
 func (s *Store) PageOf(ctx context.Context, u string) (storage.Page, error) {
 	p, err := s.rows.Page(s.pool.QueryRow(ctx, `SELECT `+sqlcore.PageCols+` FROM pages WHERE url = $1`, u))
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = storage.ErrNotFound
-	}
-	if err != nil {
-		return storage.Page{}, fmt.Errorf("page %s: %w", u, err)
-	}
-	return p, nil
+	return sqlcore.One(p, err, pgx.ErrNoRows, "page", u)
 }
 
 // Article returns the article with that id, or ErrNotFound.
 func (s *Store) Article(ctx context.Context, id int64) (storage.Article, error) {
 	a, err := s.rows.Article(s.pool.QueryRow(ctx, `SELECT `+sqlcore.ArticleCols+` FROM articles WHERE id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = storage.ErrNotFound
-	}
-	if err != nil {
-		return storage.Article{}, fmt.Errorf("article %d: %w", id, err)
-	}
-	return a, nil
+	return sqlcore.One(a, err, pgx.ErrNoRows, "article", id)
 }
 
 // ArticleByURL returns the article stored for url, or ErrNotFound.
 func (s *Store) ArticleByURL(ctx context.Context, u string) (storage.Article, error) {
 	a, err := s.rows.Article(s.pool.QueryRow(ctx, `SELECT `+sqlcore.ArticleCols+` FROM articles WHERE url = $1`, u))
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = storage.ErrNotFound
-	}
-	if err != nil {
-		return storage.Article{}, fmt.Errorf("article %s: %w", u, err)
-	}
-	return a, nil
+	return sqlcore.One(a, err, pgx.ErrNoRows, "article", u)
 }
 
 // each runs query and calls row for every result row, streaming; row's

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -15,13 +14,7 @@ import (
 // Surface implements storage.SurfaceStore.
 func (s *Store) Surface(ctx context.Context, key string) (storage.SurfaceState, error) {
 	st, err := s.rows.Surface(s.pool.QueryRow(ctx, `SELECT `+sqlcore.SurfaceCols+` FROM surfaces WHERE key = $1`, key))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return storage.SurfaceState{}, fmt.Errorf("surface %s: %w", key, storage.ErrNotFound)
-	}
-	if err != nil {
-		return storage.SurfaceState{}, fmt.Errorf("surface %s: %w", key, err)
-	}
-	return st, nil
+	return sqlcore.One(st, err, pgx.ErrNoRows, "surface", key)
 }
 
 // ClaimSurface implements storage.SurfaceStore in one statement: the

@@ -97,13 +97,7 @@ func (b *Batch) Article(ctx context.Context, id int64) (storage.Article, error) 
 		return storage.Article{}, fmt.Errorf("article %d: %w", id, errBatchDone)
 	}
 	a, err := b.s.rows.Article(b.tx.QueryRowContext(ctx, `SELECT `+sqlcore.ArticleCols+` FROM articles WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		err = storage.ErrNotFound
-	}
-	if err != nil {
-		return storage.Article{}, fmt.Errorf("article %d: %w", id, err)
-	}
-	return a, nil
+	return sqlcore.One(a, err, sql.ErrNoRows, "article", id)
 }
 
 // End commits the batch and releases the write lock. After a failed End

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // Lock takes an exclusive advisory flock on path+".lock" (the file holds the
@@ -127,13 +127,8 @@ func (s *Store) Pop(ctx context.Context, site string, n int) ([]storage.Frontier
 	if n <= 0 {
 		return nil, nil
 	}
-	type seqItem struct {
-		seq int64
-		storage.FrontierItem
-	}
-	var got []seqItem
+	var got []storage.FrontierItem
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
-		got = got[:0]
 		var rows *sql.Rows
 		var err error
 		if site == "" {
@@ -145,25 +140,13 @@ func (s *Store) Pop(ctx context.Context, site string, n int) ([]storage.Frontier
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var it seqItem
-			if err := rows.Scan(&it.seq, &it.URL, &it.Site, &it.Depth, &it.Referer); err != nil {
-				return err
-			}
-			got = append(got, it)
-		}
-		return rows.Err()
+		got, err = sqlcore.Leased(rows)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pop: %w", err)
 	}
-	// RETURNING has no defined order.
-	sort.Slice(got, func(i, j int) bool { return got[i].seq < got[j].seq })
-	out := make([]storage.FrontierItem, len(got))
-	for i, it := range got {
-		out[i] = it.FrontierItem
-	}
-	return out, nil
+	return got, nil
 }
 
 // Done removes url from the frontier (no-op when absent).

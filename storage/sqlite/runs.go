@@ -59,15 +59,8 @@ func (s *Store) Runs(ctx context.Context) ([]storage.Run, error) {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	defer rows.Close()
-	var out []storage.Run
-	for rows.Next() {
-		r, err := s.rows.Run(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list runs: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := s.rows.Runs(rows)
+	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	return out, nil

@@ -297,10 +297,10 @@ func (s *Store) prepare(ctx context.Context) error {
 			WHERE url = ?1 AND state = 'pending' AND depth > ?2`},
 		{&s.stmts.popSite, `UPDATE frontier SET state = 'inflight' WHERE seq IN (
 			SELECT seq FROM frontier WHERE site = ? AND state = 'pending' ORDER BY seq LIMIT ?)
-			RETURNING seq, url, site, depth, referer`},
+			RETURNING ` + sqlcore.LeaseCols},
 		{&s.stmts.popAll, `UPDATE frontier SET state = 'inflight' WHERE seq IN (
 			SELECT seq FROM frontier WHERE state = 'pending' ORDER BY seq LIMIT ?)
-			RETURNING seq, url, site, depth, referer`},
+			RETURNING ` + sqlcore.LeaseCols},
 		{&s.stmts.done, `DELETE FROM frontier WHERE url = ?`},
 	}
 	for k := range s.stmts.foldDocFreq {

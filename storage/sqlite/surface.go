@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,13 +13,7 @@ import (
 // Surface implements storage.SurfaceStore.
 func (s *Store) Surface(ctx context.Context, key string) (storage.SurfaceState, error) {
 	st, err := s.rows.Surface(s.db.QueryRowContext(ctx, `SELECT `+sqlcore.SurfaceCols+` FROM surfaces WHERE key = ?`, key))
-	if errors.Is(err, sql.ErrNoRows) {
-		return storage.SurfaceState{}, fmt.Errorf("surface %s: %w", key, storage.ErrNotFound)
-	}
-	if err != nil {
-		return storage.SurfaceState{}, fmt.Errorf("surface %s: %w", key, err)
-	}
-	return st, nil
+	return sqlcore.One(st, err, sql.ErrNoRows, "surface", key)
 }
 
 // ClaimSurface implements storage.SurfaceStore: one upsert whose update

@@ -1,9 +1,11 @@
 package sqlcore
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/newsdedup/newscrawl/imgfp"
@@ -139,4 +141,67 @@ func validUTF8(ss ...string) bool {
 		}
 	}
 	return true
+}
+
+// RowIter steps through a query's result rows: *sql.Rows and pgx.Rows are.
+type RowIter interface {
+	Scanner
+	Next() bool
+	Err() error
+}
+
+// One is the answer of a read of one record named what and key: the
+// driver's noRows error becomes storage.ErrNotFound, and an error names
+// the record.
+func One[T any](v T, err, noRows error, what string, key any) (T, error) {
+	if errors.Is(err, noRows) {
+		err = storage.ErrNotFound
+	}
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s %v: %w", what, key, err)
+	}
+	return v, nil
+}
+
+// Runs reads every RunCols row.
+func (r Rows) Runs(rows RowIter) ([]storage.Run, error) {
+	var out []storage.Run
+	for rows.Next() {
+		run, err := r.Run(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, run)
+	}
+	return out, rows.Err()
+}
+
+// LeaseCols are the columns a frontier pop returns.
+const LeaseCols = `seq, url, site, depth, referer`
+
+// Leased reads the LeaseCols rows of a frontier pop and returns their
+// items oldest first (RETURNING has no defined order).
+func Leased(rows RowIter) ([]storage.FrontierItem, error) {
+	type seqItem struct {
+		seq int64
+		storage.FrontierItem
+	}
+	var got []seqItem
+	for rows.Next() {
+		var it seqItem
+		if err := rows.Scan(&it.seq, &it.URL, &it.Site, &it.Depth, &it.Referer); err != nil {
+			return nil, err
+		}
+		got = append(got, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(got, func(a, b seqItem) int { return cmp.Compare(a.seq, b.seq) })
+	out := make([]storage.FrontierItem, len(got))
+	for i, it := range got {
+		out[i] = it.FrontierItem
+	}
+	return out, nil
 }
