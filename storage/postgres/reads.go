@@ -113,24 +113,11 @@ func (s *Store) Pages(ctx context.Context, fn func(storage.Page) error) error {
 // Check verifies the cross-table invariants in one snapshot and that this
 // Store's heartbeat is working.
 func (s *Store) Check(ctx context.Context) error {
-	queries := []string{
-		`SELECT 'duplicate ' || d.url || ': dup_of ' || d.dup_of || ' missing'
-			FROM duplicates d LEFT JOIN articles a ON a.id = d.dup_of WHERE a.id IS NULL`,
-		`SELECT 'url ' || a.url || ' is both article and duplicate' FROM articles a JOIN duplicates d ON d.url = a.url`,
-		`SELECT 'article ' || a.id || ' (' || a.url || ') has no stored page'
-			FROM articles a LEFT JOIN pages p ON p.url = a.url WHERE p.url IS NULL OR p.outcome <> 'stored'`,
-		`SELECT 'duplicate ' || d.url || ' has no duplicate page'
-			FROM duplicates d LEFT JOIN pages p ON p.url = d.url WHERE p.url IS NULL OR p.outcome <> 'duplicate'`,
-		`SELECT 'page ' || p.url || ' stored without article'
-			FROM pages p LEFT JOIN articles a ON a.url = p.url WHERE p.outcome = 'stored' AND a.id IS NULL`,
-		`SELECT 'page ' || p.url || ' duplicate without verdict'
-			FROM pages p LEFT JOIN duplicates d ON d.url = p.url WHERE p.outcome = 'duplicate' AND d.url IS NULL`,
+	queries := append(sqlcore.Invariants(),
 		`SELECT 'article ' || id || ' signature of ' || length(signature) || ' bytes is not a multiple of 8'
 			FROM articles WHERE length(signature) % 8 <> 0`,
 		`SELECT 'duplicate ' || url || ' signature of ' || length(signature) || ' bytes is not a multiple of 8'
 			FROM duplicates WHERE length(signature) % 8 <> 0`,
-		`SELECT 'article ' || a.id || ': partial_of ' || a.partial_of || ' missing'
-			FROM articles a LEFT JOIN articles o ON o.id = a.partial_of WHERE a.partial_of <> 0 AND o.id IS NULL`,
 		`SELECT 'article ' || id || ' prints of ' || length(prints) || ' bytes or passages of ' || length(passages) || ' bytes malformed'
 			FROM articles WHERE length(prints) % 8 <> 0 OR length(passages) % 24 <> 0`,
 		`SELECT 'duplicate ' || url || ' prints of ' || length(prints) || ' bytes is not a multiple of 8'
@@ -140,7 +127,7 @@ func (s *Store) Check(ctx context.Context) error {
 		`SELECT 'docs counter ' || value || ' plus ' || (SELECT count(*) FROM docfreq_log) || ' logged documents but '
 			|| (SELECT count(*) FROM articles) || ' articles'
 			FROM counters WHERE key = 'docs' AND value + (SELECT count(*) FROM docfreq_log) <> (SELECT count(*) FROM articles)`,
-	}
+	)
 	var bad []string
 	truncated := false
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {

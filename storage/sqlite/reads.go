@@ -184,23 +184,12 @@ func (s *Store) Check(ctx context.Context) error {
 		return fmt.Errorf("check %s: %w: %s", s.path, ErrDamaged, strings.Join(integrity, "; "))
 	}
 
-	queries := []string{
+	queries := append([]string{
 		`SELECT 'foreign key: ' || "table" || ' rowid ' || coalesce(rowid, 'NULL') || ' -> ' || parent FROM pragma_foreign_key_check`,
-		`SELECT 'duplicate ' || d.url || ': dup_of ' || d.dup_of || ' missing'
-			FROM duplicates d LEFT JOIN articles a ON a.id = d.dup_of WHERE a.id IS NULL`,
-		`SELECT 'url ' || a.url || ' is both article and duplicate' FROM articles a JOIN duplicates d ON d.url = a.url`,
-		`SELECT 'article ' || a.id || ' (' || a.url || ') has no stored page'
-			FROM articles a LEFT JOIN pages p ON p.url = a.url WHERE p.url IS NULL OR p.outcome <> 'stored'`,
-		`SELECT 'duplicate ' || d.url || ' has no duplicate page'
-			FROM duplicates d LEFT JOIN pages p ON p.url = d.url WHERE p.url IS NULL OR p.outcome <> 'duplicate'`,
-		`SELECT 'page ' || p.url || ' stored without article'
-			FROM pages p LEFT JOIN articles a ON a.url = p.url WHERE p.outcome = 'stored' AND a.id IS NULL`,
-		`SELECT 'page ' || p.url || ' duplicate without verdict'
-			FROM pages p LEFT JOIN duplicates d ON d.url = p.url WHERE p.outcome = 'duplicate' AND d.url IS NULL`,
-		`SELECT 'article ' || id || ` + badSignature + ` FROM articles WHERE ` + badSignatureCond,
-		`SELECT 'duplicate ' || url || ` + badSignature + ` FROM duplicates WHERE ` + badSignatureCond,
-		`SELECT 'article ' || a.id || ': partial_of ' || a.partial_of || ' missing'
-			FROM articles a LEFT JOIN articles o ON o.id = a.partial_of WHERE a.partial_of <> 0 AND o.id IS NULL`,
+	}, sqlcore.Invariants()...)
+	queries = append(queries,
+		`SELECT 'article ' || id || `+badSignature+` FROM articles WHERE `+badSignatureCond,
+		`SELECT 'duplicate ' || url || `+badSignature+` FROM duplicates WHERE `+badSignatureCond,
 		`SELECT 'article ' || id || ' prints or passages are not blobs of 8-byte values (passages: 24-byte triples)'
 			FROM articles WHERE typeof(prints) <> 'blob' OR length(prints) % 8 <> 0 OR typeof(passages) <> 'blob' OR length(passages) % 24 <> 0`,
 		`SELECT 'duplicate ' || url || ' prints are not a blob of 8-byte values'
@@ -209,7 +198,7 @@ func (s *Store) Check(ctx context.Context) error {
 		`SELECT 'docs counter missing' WHERE NOT EXISTS (SELECT 1 FROM meta WHERE key = 'docs')`,
 		`SELECT 'docs counter ' || value || ' but ' || (SELECT count(*) FROM articles) || ' articles'
 			FROM meta WHERE key = 'docs' AND value <> (SELECT count(*) FROM articles)`,
-	}
+	)
 	for _, q := range queries {
 		if err := collect(q); err != nil {
 			return fmt.Errorf("check: %w", damaged(err))

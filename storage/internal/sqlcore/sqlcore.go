@@ -41,3 +41,25 @@ func Names(cols string) []string {
 	}
 	return names
 }
+
+// Invariants are the queries, one problem a row, of the cross-table rules
+// Commit keeps: a stored article and a duplicate each have the page record
+// of their outcome and the record its article or verdict, no URL is both,
+// and the article a duplicate or a partial reprint names exists.
+func Invariants() []string {
+	return []string{
+		`SELECT 'duplicate ' || d.url || ': dup_of ' || d.dup_of || ' missing'
+			FROM duplicates d LEFT JOIN articles a ON a.id = d.dup_of WHERE a.id IS NULL`,
+		`SELECT 'url ' || a.url || ' is both article and duplicate' FROM articles a JOIN duplicates d ON d.url = a.url`,
+		`SELECT 'article ' || a.id || ' (' || a.url || ') has no stored page'
+			FROM articles a LEFT JOIN pages p ON p.url = a.url WHERE p.url IS NULL OR p.outcome <> 'stored'`,
+		`SELECT 'duplicate ' || d.url || ' has no duplicate page'
+			FROM duplicates d LEFT JOIN pages p ON p.url = d.url WHERE p.url IS NULL OR p.outcome <> 'duplicate'`,
+		`SELECT 'page ' || p.url || ' stored without article'
+			FROM pages p LEFT JOIN articles a ON a.url = p.url WHERE p.outcome = 'stored' AND a.id IS NULL`,
+		`SELECT 'page ' || p.url || ' duplicate without verdict'
+			FROM pages p LEFT JOIN duplicates d ON d.url = p.url WHERE p.outcome = 'duplicate' AND d.url IS NULL`,
+		`SELECT 'article ' || a.id || ': partial_of ' || a.partial_of || ' missing'
+			FROM articles a LEFT JOIN articles o ON o.id = a.partial_of WHERE a.partial_of <> 0 AND o.id IS NULL`,
+	}
+}
