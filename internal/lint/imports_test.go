@@ -43,10 +43,11 @@ var (
 	// (internal/cli, internal/pipeline), the evaluations and tests pick one.
 	concreteStores = []string{"storage/sqlite", "storage/memory", "storage/postgres", "storage/redisfrontier"}
 	storeUsers     = []string{"internal/cli", "internal/pipeline", "internal/eval"} // prefixes
-	// testHelpers are the packages that import "testing" in non-test code
-	// to give tests helpers (as net/http/httptest does); only tests may
-	// import them.
-	testHelpers = []string{"storage/storagetest", "dedup/indextest", "internal/devdata/devdatatest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest"}
+	// testHelpers are the packages that give tests helpers (most import
+	// "testing" in non-test code, as net/http/httptest does); only tests
+	// may import them.
+	testHelpers = []string{"storage/storagetest", "dedup/indextest", "internal/devdata/devdatatest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest",
+		"internal/fixture/fixturetest", "internal/sample"}
 )
 
 // TestImportRules checks the rules on this repository's source tree.
