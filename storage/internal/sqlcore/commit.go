@@ -104,7 +104,7 @@ func ArticleArgs(url string, a *storage.Article) []any {
 	return []any{url, a.Site, a.RunID, a.Title, a.Text, NullTime(a.PublishedAt), a.Source, a.Author, a.Editor,
 		NullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash), PackSignature(a.Fingerprint.Signature),
 		a.Fingerprint.Length, a.Fingerprint.Image, PackSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords,
-		a.PartialOf, a.OwnShare, PackPassages(a.Passages), JoinLines(a.Pages), JoinLines(a.PagesMissing)}
+		a.PartialOf, a.OwnShare, packPassages(a.Passages), joinLines(a.Pages), joinLines(a.PagesMissing)}
 }
 
 // DuplicateArgs are the values of d's DuplicateCols, stored for url with
@@ -118,5 +118,5 @@ func DuplicateArgs(url string, d *storage.Duplicate, dupOfURL string, cluster in
 // SurfaceArgs are the values of st's SurfaceCols.
 func SurfaceArgs(st *storage.SurfaceState) []any {
 	return []any{st.Key, st.Site, st.ETag, st.LastModified, NullTime(st.FetchedAt), st.Status, st.NewURLs, st.EmptyRuns,
-		NullTime(st.NextDue), JoinLines(st.Links)}
+		NullTime(st.NextDue), joinLines(st.Links)}
 }

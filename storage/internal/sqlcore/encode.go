@@ -82,9 +82,9 @@ func UnpackSignature(b []byte) ([]uint64, error) {
 	return sig, nil
 }
 
-// PackPassages encodes shared passages as PackSignature does, three
+// packPassages encodes shared passages as PackSignature does, three
 // uint64s (start, other start, length) per passage.
-func PackPassages(ps []storage.Passage) []byte {
+func packPassages(ps []storage.Passage) []byte {
 	vs := make([]uint64, 0, 3*len(ps))
 	for _, p := range ps {
 		vs = append(vs, uint64(p.Start), uint64(p.OtherStart), uint64(p.Len))
@@ -92,8 +92,8 @@ func PackPassages(ps []storage.Passage) []byte {
 	return PackSignature(vs)
 }
 
-// UnpackPassages reverses PackPassages on the decoded uint64s.
-func UnpackPassages(vs []uint64) ([]storage.Passage, error) {
+// unpackPassages reverses packPassages on the decoded uint64s.
+func unpackPassages(vs []uint64) ([]storage.Passage, error) {
 	if len(vs)%3 != 0 {
 		return nil, fmt.Errorf("passages of %d values, not triples", len(vs))
 	}
@@ -133,11 +133,11 @@ func (d *uint64s) Scan(src any) error {
 	return nil
 }
 
-// JoinLines encodes a list of URLs one a line.
-func JoinLines(ss []string) string { return strings.Join(ss, "\n") }
+// joinLines encodes a list of URLs one a line.
+func joinLines(ss []string) string { return strings.Join(ss, "\n") }
 
-// SplitLines reads a list of URLs kept one a line (nil for "").
-func SplitLines(s string) []string {
+// splitLines reads a list of URLs kept one a line (nil for "").
+func splitLines(s string) []string {
 	if s == "" {
 		return nil
 	}

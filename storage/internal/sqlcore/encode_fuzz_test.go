@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// FuzzUnPackSignature feeds arbitrary blobs to the signature decoder: it must
+// FuzzUnpackSignature feeds arbitrary blobs to the signature decoder: it must
 // never panic, must reject lengths that are not a multiple of 8, and must
 // round-trip every blob it accepts.
-func FuzzUnPackSignature(f *testing.F) {
+func FuzzUnpackSignature(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{1, 2, 3})
 	f.Add(PackSignature([]uint64{0, 1, 1 << 63, ^uint64(0)}))

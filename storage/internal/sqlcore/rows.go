@@ -58,12 +58,12 @@ func (r Rows) Article(sc Scanner) (storage.Article, error) {
 		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &pass, &pages, &missing); err != nil {
 		return storage.Article{}, err
 	}
-	a.Pages, a.PagesMissing = SplitLines(pages), SplitLines(missing)
+	a.Pages, a.PagesMissing = splitLines(pages), splitLines(missing)
 	if err := errors.Join(sig.err, prints.err, pass.err); err != nil {
 		return storage.Article{}, fmt.Errorf("article %d: %w", a.ID, err)
 	}
 	var err error
-	if a.Passages, err = UnpackPassages(passages); err != nil {
+	if a.Passages, err = unpackPassages(passages); err != nil {
 		return storage.Article{}, r.damaged("article %d: %w", a.ID, err)
 	}
 	if !validUTF8(a.URL, a.Title, a.Text, a.Source, a.Author, a.Editor) {
@@ -127,7 +127,7 @@ func (r Rows) Surface(sc Scanner) (storage.SurfaceState, error) {
 		&st.EmptyRuns, nanos{&st.NextDue}, &links); err != nil {
 		return storage.SurfaceState{}, err
 	}
-	st.Links = SplitLines(links)
+	st.Links = splitLines(links)
 	return st, nil
 }
 
