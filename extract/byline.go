@@ -766,3 +766,21 @@ func (li lineInfo) scoreDate(i int, l string, mm dateMatch, inBody bool) (t time
 	}
 	return t, score, true
 }
+
+// withAccount applies the publishing account a page marks (pageMeta.
+// account): it is the source when the page names none, and a byline that
+// ran the author and the account together ("文：周小雨 南方周末", the two
+// spans of a WeChat header read as one line) keeps the author alone.
+func withAccount(art *Article, account string) {
+	if account == "" {
+		return
+	}
+	if art.Source == "" {
+		art.Source = account
+	}
+	names := strings.Fields(art.Author)
+	kept := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == account })
+	if len(kept) < len(names) {
+		art.Author = strings.Join(kept, " ")
+	}
+}
