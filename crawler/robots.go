@@ -317,3 +317,19 @@ func robotsRedirectPolicy(req *http.Request, via []*http.Request) error {
 	}
 	return nil
 }
+
+// robotsFor returns the robots.txt rules of u's origin, fetching them once
+// per run. After the robots.txt request the host waits its effective delay.
+func (r *run) robotsFor(ctx context.Context, st *siteState, u *url.URL) (*robotsRules, error) {
+	if r.cfg.Fetch.IgnoreRobots {
+		return allowAllRules, nil
+	}
+	origin := u.Scheme + "://" + u.Host
+	return r.robots.get(ctx, origin, func(ctx context.Context) (*robotsRules, error) {
+		rules, err := r.fetchRobots(ctx, st, origin)
+		if err == nil && rules.crawlDelay > st.delay {
+			r.pacer.holdUntil(u.Host, r.clock.Now().Add(rules.crawlDelay))
+		}
+		return rules, err
+	})
+}
