@@ -36,8 +36,8 @@
 //     ports, stay apart).
 //   - article_url and follow_url are matched against the canonical absolute
 //     URL (see urlnorm.Canonical).
-//   - robots.txt is read as Google reads it (robotsmatch.go) and matched
-//     against the URL that is requested.
+//   - robots.txt is read as Google reads it (package crawler/robots) and
+//     matched against the URL that is requested.
 //   - Permanent errors are final for article URLs only: start and list
 //     pages are fetched again by every run they are due whatever their
 //     last outcome, and a site whose start pages all fail gets a warning; a

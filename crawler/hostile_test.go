@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/crawler/robots/robotstest"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/memory"
 )
@@ -98,7 +99,7 @@ func TestRobotsHostileFileCancellation(t *testing.T) {
 	served := make(chan struct{})
 	page := listPage(links...)
 	ts := newTestServer(t, map[string]http.HandlerFunc{
-		"/robots.txt": text(200, hostileRobots(512<<10, true)),
+		"/robots.txt": text(200, robotstest.Hostile(512<<10, true)),
 		"/": func(w http.ResponseWriter, r *http.Request) {
 			page(w, r)
 			close(served)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/crawler/robots"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/urlnorm"
 )
@@ -116,7 +117,7 @@ func (c *Crawler) newRun(runID int64) *run {
 		Crawler:       c,
 		runID:         runID,
 		start:         time.Now(),
-		token:         productToken(c.cfg.UserAgent),
+		token:         robots.ProductToken(c.cfg.UserAgent),
 		retryBase:     fetchDefault(c.opts.RetryBase, DefaultRetryBase),
 		maxURLLength:  fetchDefault(f.MaxURLLength, config.DefaultMaxURLLength),
 		maxLinks:      fetchDefault(f.MaxLinksPerPage, config.DefaultMaxLinksPerPage),
