@@ -17,7 +17,7 @@ import (
 	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
-// Issue 10 items 2, 3 and 8: hostile robots.txt, link floods, meta refresh.
+// Hostile robots.txt, link floods, meta refresh (docs/FAULTS.md).
 
 func TestRobotsEndToEnd(t *testing.T) {
 	tests := []struct {
@@ -251,7 +251,7 @@ func TestRefreshURL(t *testing.T) {
 	}
 }
 
-// Issue 10 item 1: start and list pages are never disabled for good.
+// Start and list pages are never disabled for good.
 
 // TestStartPageRetriedAfterFailure: a start page that failed in one run
 // (403, 404, an off-site redirect to a captcha page, too large, not HTML) is
