@@ -493,7 +493,7 @@ const (
 
 func authorFromLine(l string) string {
 	// An account name (moved to the source by findMeta) may be long.
-	if a := authorFromLine1(l); !strings.ContainsAny(a, "=\"<>{}[]@#%&*+") && (hanNamesOnly(a) || isAccountName(a)) {
+	if a := bylineCandidate(l); !strings.ContainsAny(a, "=\"<>{}[]@#%&*+") && (hanNamesOnly(a) || isAccountName(a)) {
 		return a
 	}
 	return ""
@@ -519,7 +519,10 @@ func hanNamesOnly(s string) bool {
 	return true
 }
 
-func authorFromLine1(l string) string {
+// bylineCandidate is the author a metadata line names (an author field, a
+// reporter mention, an English or blog byline), before authorFromLine
+// checks that it is a name.
+func bylineCandidate(l string) string {
 	if runeLen(l) > maxMetaLineRunes {
 		return ""
 	}

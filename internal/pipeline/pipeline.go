@@ -60,7 +60,7 @@ type Processor struct {
 }
 
 // extractPages is how many pages of fetch.max_body are decoded, extracted
-// and fingerprinted at once (issue 10 item 3). A page's memory peaks
+// and fingerprinted at once (docs/THRESHOLDS.md). A page's memory peaks
 // there, at about 3x its size (body, parse tree text, extracted text),
 // against 1x while it waits with its body: with 8 huge pages in flight the
 // collector's default pacing, which lets the heap reach twice the live
