@@ -21,7 +21,7 @@ import (
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
-// Start-up of a run over a large store (issue 11), measured on SQLite
+// Start-up of a run over a large store (docs/SCALE.md), measured on SQLite
 // stores filled directly (real rows, batched transactions, no dedup
 // decisions) with synthetic signatures from a model fitted on real
 // fingerprints (scalecorpus.Fit): a 1,000,000-article store filled through

@@ -60,7 +60,7 @@ type Processor struct {
 }
 
 // extractPages is how many pages of fetch.max_body are decoded, extracted
-// and fingerprinted at once (issue 10 item 3). A page's memory peaks
+// and fingerprinted at once (docs/THRESHOLDS.md). A page's memory peaks
 // there, at about 3x its size (body, parse tree text, extracted text),
 // against 1x while it waits with its body: with 8 huge pages in flight the
 // collector's default pacing, which lets the heap reach twice the live
@@ -152,19 +152,26 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	for _, n := range art.Notes {
 		p.log.Warn("extraction limit", "url", r.URL, "note", n)
 	}
+	body := dec.Body
+	var stub *crawler.Response
 	if art.Truncated {
 		// A stub showing the start of the article and a read-the-rest
-		// marker: storing it as the article would lose the rest silently.
-		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, truncatedReason(art), true
-		return p.commit(ctx, &storage.Commit{Page: page})
+		// marker: its full variant is the article (see fullVariant).
+		release()
+		full, out, err := p.fullVariant(ctx, ex, r, art)
+		if out != "" || err != nil {
+			return out, err
+		}
+		stub, r, art, body = r, full.r, full.art, full.body
 	}
 	reached := r
-	r, art, mp, out, err := p.stitch(ctx, ex, r, art, dec.Body, release)
+	r, art, mp, out, err := p.stitch(ctx, ex, r, art, body, release)
 	if out != "" || err != nil {
 		return out, err
 	}
-	if mp != nil {
-		// The stitched text is fingerprinted in its own turn.
+	if mp != nil || stub != nil {
+		// A stitched text, or a stub's variant, is fingerprinted in its
+		// own turn (the page's turn ended before the fetches).
 		if release, err = p.acquire(ctx, len(art.Text)); err != nil {
 			return "", err
 		}
@@ -183,6 +190,9 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	out, err = p.decideAndCommitPages(ctx, page, art, fp, p.rawOf(r), mp)
 	if err == nil && mp != nil {
 		err = p.recordReached(ctx, reached, r.URL)
+	}
+	if err == nil && stub != nil {
+		err = p.recordStub(ctx, stub, reached.URL)
 	}
 	return out, err
 }

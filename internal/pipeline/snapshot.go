@@ -22,7 +22,7 @@ import (
 	"github.com/newsdedup/newscrawl/storage"
 )
 
-// The persisted index (issue 11). Rebuilding the dedup index from the store
+// The persisted index (docs/SCALE.md). Rebuilding the dedup index from the store
 // reads every stored signature and builds every posting list: linear in
 // the corpus, ~7 s of CPU at 100,000 articles. Instead, a run ends by
 // writing the index (dedup.Snapshotter) with the store position it

@@ -57,7 +57,7 @@ import (
 const (
 	// leaseTimeout is how long an owner may stay silent before its leases
 	// are pending again: a crawl started after a kill -9 resumes the dead
-	// process's URLs within about this long (issue 12 asks for ~30 s).
+	// process's URLs within about this long (docs/SHARED.md: ~30 s).
 	leaseTimeout = 30 * time.Second
 	// heartbeatEvery is how often a live Store refreshes its owner row; a
 	// sixth of leaseTimeout leaves room for several missed beats (a busy
