@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/internal/fixture"
-	"github.com/newsdedup/newscrawl/internal/fixture/fixturetest"
 )
 
 func readResults(t *testing.T, path string) map[string]dedupResult {
@@ -183,7 +182,7 @@ func TestDedupCommandHTMLDirSpecialFiles(t *testing.T) {
 // longer follow-up that re-used most of it is kept as a partial reprint;
 // without it, it is a duplicate.
 func TestDedupCommandPartial(t *testing.T) {
-	title, story, followup := fixturetest.FollowUp()
+	title, story, followup := fixture.FollowUp()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
 	var b bytes.Buffer
