@@ -143,6 +143,18 @@ func TestSeparator(t *testing.T) {
 	}
 }
 
+// XXHash is a faster HashFunc than MD5: xxHash64 (seed 0) in the first
+// eight bytes, zero in the rest. 64 bits keep collisions negligible (about
+// 2^-64 per pair) for a corpus of any size a crawler stores.
+func XXHash(joined string) [16]byte {
+	var out [16]byte
+	h := xxhash.Sum64String(joined)
+	for i := range 8 {
+		out[i] = byte(h >> (8 * i))
+	}
+	return out
+}
+
 func TestXXHash(t *testing.T) {
 	a, b := XXHash("上海\x1f北京"), XXHash("上海\x1f北京")
 	if a != b || a == XXHash("北京\x1f上海") || a == MD5("上海\x1f北京") {
@@ -189,16 +201,4 @@ func BenchmarkCompute(b *testing.B) {
 			}
 		})
 	}
-}
-
-// XXHash is a faster HashFunc than MD5: xxHash64 (seed 0) in the first
-// eight bytes, zero in the rest. 64 bits keep collisions negligible (about
-// 2^-64 per pair) for a corpus of any size a crawler stores.
-func XXHash(joined string) [16]byte {
-	var out [16]byte
-	h := xxhash.Sum64String(joined)
-	for i := range 8 {
-		out[i] = byte(h >> (8 * i))
-	}
-	return out
 }
