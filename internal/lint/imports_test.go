@@ -46,7 +46,8 @@ var (
 	// testHelpers are the packages that give tests helpers (most import
 	// "testing" in non-test code, as net/http/httptest does); only tests
 	// may import them.
-	testHelpers = []string{"storage/storagetest", "dedup/indextest", "internal/devdata/devdatatest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest", "crawler/robots/robotstest"}
+	testHelpers = []string{"storage/storagetest", "dedup/indextest", "internal/devdata/devdatatest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest", "crawler/robots/robotstest",
+		"internal/sample"}
 )
 
 // TestImportRules checks the rules on this repository's source tree.

@@ -260,14 +260,7 @@ func (p *Processor) decideAndCommitPages(ctx context.Context, page storage.Page,
 	}
 	v := p.engine.Decide(fp)
 	c := commitOf(v)
-	if v.Duplicate {
-		centre, err := p.store.Article(ctx, int64(v.DupOf))
-		if err != nil {
-			return "", fmt.Errorf("duplicate of article %d: %w", v.DupOf, err)
-		}
-		c.Duplicate.DupOfURL = centre.URL
-	}
-	err := p.store.Commit(ctx, c)
+	err := p.store.Commit(ctx, c) // fills in the duplicate's DupOfURL
 	if errors.Is(err, storage.ErrAlreadyDecided) {
 		return p.decidedBefore(ctx, page.URL)
 	}
