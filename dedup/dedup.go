@@ -30,6 +30,7 @@
 package dedup
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -361,23 +362,29 @@ type Entry struct {
 	Image imgfp.Fingerprint
 }
 
-// Index finds candidate near-duplicates among indexed entries. PrefixIndex
-// (the default) and MemoryIndex are in-process implementations; a shared
-// index (Redis) implements the same interface.
+// Index finds candidate near-duplicates among indexed entries. PrefixIndex,
+// MemoryIndex and dedup/lshindex (the crawl's default) are in-process
+// implementations; a shared index (dedup/redisindex) implements the same
+// interface. Every call that may do I/O takes a context and returns its
+// error: an index that cannot answer fails the decision, it never answers
+// "no candidates".
 type Index interface {
-	Add(e Entry)
-	Remove(id uint64)
+	// Add indexes e; an id already indexed is ignored.
+	Add(ctx context.Context, e Entry) error
+	Remove(ctx context.Context, id uint64) error
 	// Candidates returns entries whose signature may reach Jaccard tau,
 	// entries that share enough spots for containment, and (indexes with
 	// a Hamming table, unless disabled) entries whose Simhash is within k
 	// of fp's, each at most once.
 	// Candidates report each entry's current cluster (after merges).
-	Candidates(fp *Fingerprint, q Query) []*Entry
+	Candidates(ctx context.Context, fp *Fingerprint, q Query) ([]*Entry, error)
 	// MergeClusters makes every entry of the clusters in from a member of
 	// into. A shared index applies it for every process using it.
-	MergeClusters(into uint64, from []uint64)
+	MergeClusters(ctx context.Context, into uint64, from []uint64) error
 	// ClusterOf returns the cluster a (possibly merged) cluster is now part of.
-	ClusterOf(cluster uint64) uint64
+	ClusterOf(ctx context.Context, cluster uint64) (uint64, error)
+	// Len is the number of indexed entries (a shared index: as of its
+	// last call).
 	Len() int
 }
 
@@ -682,21 +689,37 @@ func sharedRuns(fp *Fingerprint, e *Entry) []winnow.Passage {
 // a new cluster. It does not change the index: call Add (or MergeClusters
 // and AddMember) once the article is recorded. Decide and Add must not run
 // concurrently with each other.
-func (e *Engine) Decide(fp *Fingerprint) Verdict {
+//
+// A near-duplicate is a verdict; the error is the index's (a shared index
+// that cannot answer), and the verdict is then not to be used.
+func (e *Engine) Decide(ctx context.Context, fp *Fingerprint) (Verdict, error) {
 	v := Verdict{Distance: -1, Reason: "new"}
 	if fp.Empty() {
 		v.Reason = "empty"
-		return v
+		return v, nil
 	}
 	q := Query{Hamming: e.opts.Hamming, Jaccard: e.opts.Jaccard, Containment: e.opts.Containment}
 	switch e.opts.Mode {
 	case SimhashOnly:
 		q.NoSpotSigs, q.Containment = true, 0
-		return e.decideSimhash(fp, e.index.Candidates(fp, q))
+		cands, err := e.index.Candidates(ctx, fp, q)
+		if err != nil {
+			return Verdict{}, fmt.Errorf("dedup: candidates: %w", err)
+		}
+		return e.decideSimhash(fp, cands), nil
 	case SpotSigsOnly:
 		q.NoSimhash, q.Containment = true, 0
 	}
-	cands := e.index.Candidates(fp, q)
+	cands, err := e.index.Candidates(ctx, fp, q)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("dedup: candidates: %w", err)
+	}
+	return e.decideAmong(ctx, fp, cands)
+}
+
+// decideAmong is Decide's verdict from the candidates the index proposed.
+func (e *Engine) decideAmong(ctx context.Context, fp *Fingerprint, cands []*Entry) (Verdict, error) {
+	v := Verdict{Distance: -1, Reason: "new"}
 	v.Candidates = len(cands)
 	var best, partial match
 	var clusters []uint64 // distinct clusters of the matched candidates
@@ -726,15 +749,19 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 			c := partial.entry
 			return Verdict{Distance: -1, Reason: "partial", Candidates: len(cands), Jaccard: partial.j, Containment: partial.cont,
 				Matched: c.ID, PartialOf: c.ID, PartialOfCluster: c.Cluster, Passages: partial.passages,
-				OwnShare: partial.own.New, StoredOwnShare: partial.own.Stored}
+				OwnShare: partial.own.New, StoredOwnShare: partial.own.Stored}, nil
 		}
 		// (A partial pair needs a Jaccard verdict, which a text too short
 		// to compare never gets: the image rule below and the partial
 		// rule above never both apply.)
-		if iv, ok := e.decideImage(fp, len(cands)); ok {
-			return iv
+		iv, ok, err := e.decideImage(ctx, fp, len(cands))
+		if err != nil {
+			return Verdict{}, err
 		}
-		return v
+		if ok {
+			return iv, nil
+		}
+		return v, nil
 	}
 	passages := best.passages
 	if passages == nil {
@@ -751,7 +778,7 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 		Distance: simhash.Distance(fp.Simhash, best.entry.Simhash),
 		Jaccard:  best.j, Containment: best.cont, Reason: best.reason, Candidates: len(cands),
 		Merged: merged, Passages: passages,
-	}
+	}, nil
 }
 
 // match is a candidate that passed verification, with the winnowing
@@ -883,29 +910,36 @@ func (e *Engine) decideSimhash(fp *Fingerprint, cands []*Entry) Verdict {
 }
 
 // Add indexes a stored article as a cluster centre and counts its terms in
-// the document frequencies. cluster 0 means the article's own id.
-func (e *Engine) Add(id, cluster uint64, fp *Fingerprint) {
+// the document frequencies. cluster 0 means the article's own id. On an
+// index error nothing else is recorded.
+func (e *Engine) Add(ctx context.Context, id, cluster uint64, fp *Fingerprint) error {
 	if cluster == 0 {
 		cluster = id
 	}
 	if fp.Empty() {
-		return // an empty text never joins or opens a cluster others can join
+		return nil // an empty text never joins or opens a cluster others can join
 	}
 	en := e.entry(id, cluster, fp)
-	e.index.Add(en)
+	if err := e.index.Add(ctx, en); err != nil {
+		return fmt.Errorf("dedup: add %d: %w", id, err)
+	}
 	e.addImage(en)
 	e.df.add(fp.Terms)
+	return nil
 }
 
 // AddMember indexes a duplicate as a member of its cluster (unless
 // Options.CentresOnly).
-func (e *Engine) AddMember(id, cluster uint64, fp *Fingerprint) {
+func (e *Engine) AddMember(ctx context.Context, id, cluster uint64, fp *Fingerprint) error {
 	if fp.Empty() || e.opts.CentresOnly {
-		return
+		return nil
 	}
 	en := e.entry(id, cluster, fp)
-	e.index.Add(en)
+	if err := e.index.Add(ctx, en); err != nil {
+		return fmt.Errorf("dedup: add member %d: %w", id, err)
+	}
 	e.addImage(en)
+	return nil
 }
 
 func (e *Engine) entry(id, cluster uint64, fp *Fingerprint) Entry {
@@ -918,24 +952,37 @@ func (e *Engine) entry(id, cluster uint64, fp *Fingerprint) Entry {
 
 // MergeClusters joins the clusters a verdict bridged (Verdict.Merged) into
 // its cluster; call it once the verdict is recorded.
-func (e *Engine) MergeClusters(into uint64, from []uint64) {
-	if len(from) > 0 {
-		e.index.MergeClusters(into, from)
+func (e *Engine) MergeClusters(ctx context.Context, into uint64, from []uint64) error {
+	if len(from) == 0 {
+		return nil
 	}
+	if err := e.index.MergeClusters(ctx, into, from); err != nil {
+		return fmt.Errorf("dedup: merge clusters into %d: %w", into, err)
+	}
+	return nil
 }
 
 // ClusterOf returns the cluster that cluster has been merged into (itself
 // when it was not): a verdict's Cluster is final only at the end of a batch.
-func (e *Engine) ClusterOf(cluster uint64) uint64 { return e.index.ClusterOf(cluster) }
+func (e *Engine) ClusterOf(ctx context.Context, cluster uint64) (uint64, error) {
+	c, err := e.index.ClusterOf(ctx, cluster)
+	if err != nil {
+		return 0, fmt.Errorf("dedup: cluster of %d: %w", cluster, err)
+	}
+	return c, nil
+}
 
 // Restore indexes an article loaded from the store (start-up rebuild).
 // Document frequencies come separately through SetDocFreqs.
-func (e *Engine) Restore(en Entry) {
+func (e *Engine) Restore(ctx context.Context, en Entry) error {
 	if en.Cluster == 0 {
 		en.Cluster = en.ID
 	}
-	e.index.Add(en)
+	if err := e.index.Add(ctx, en); err != nil {
+		return fmt.Errorf("dedup: restore %d: %w", en.ID, err)
+	}
 	e.addImage(en)
+	return nil
 }
 
 // Len is the number of indexed cluster centres.

@@ -49,10 +49,17 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 				}
 				return nil
 			})
-			for i, c := range out {
-				out[i] = int(eng.ClusterOf(uint64(c)))
+			if err != nil {
+				return out, err
 			}
-			return out, err
+			for i, c := range out {
+				into, err := eng.ClusterOf(ctx, uint64(c))
+				if err != nil {
+					return out, err
+				}
+				out[i] = int(into)
+			}
+			return out, nil
 		}}
 	}
 	return []Method{

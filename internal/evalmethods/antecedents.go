@@ -36,10 +36,17 @@ func spotsigsAt(seg dedup.Segmenter, ante []string, tau float64) evaldedup.Metho
 			}
 			return nil
 		})
-		for i, c := range out {
-			out[i] = int(eng.ClusterOf(uint64(c)))
+		if err != nil {
+			return out, err
 		}
-		return out, err
+		for i, c := range out {
+			into, err := eng.ClusterOf(ctx, uint64(c))
+			if err != nil {
+				return out, err
+			}
+			out[i] = int(into)
+		}
+		return out, nil
 	}}
 }
 

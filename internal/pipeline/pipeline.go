@@ -241,14 +241,16 @@ func (p *Processor) decideAndCommitPages(ctx context.Context, page storage.Page,
 		if err != nil {
 			return "", err
 		}
-		p.index(c, v, fp)
-		p.logDecision(c)
-		if err := p.shared.indexErr(); err != nil {
+		if err := p.index(ctx, c, v, fp); err != nil {
 			return "", fmt.Errorf("after deciding %s: %w", page.URL, err)
 		}
+		p.logDecision(c)
 		return c.Page.Outcome, nil
 	}
-	v := p.engine.Decide(fp)
+	v, err := p.engine.Decide(ctx, fp)
+	if err != nil {
+		return "", fmt.Errorf("decide %s: %w", page.URL, err)
+	}
 	c := commitOf(v)
 	if v.Duplicate {
 		centre, err := p.store.Article(ctx, int64(v.DupOf))
@@ -257,14 +259,16 @@ func (p *Processor) decideAndCommitPages(ctx context.Context, page storage.Page,
 		}
 		c.Duplicate.DupOfURL = centre.URL
 	}
-	err := p.store.Commit(ctx, c)
+	err = p.store.Commit(ctx, c)
 	if errors.Is(err, storage.ErrAlreadyDecided) {
 		return p.decidedBefore(ctx, page.URL)
 	}
 	if err != nil {
 		return "", err // the store's error names the URL
 	}
-	p.index(c, v, fp)
+	if err := p.index(ctx, c, v, fp); err != nil {
+		return "", fmt.Errorf("after deciding %s: %w", page.URL, err)
+	}
 	p.logDecision(c)
 	return c.Page.Outcome, nil
 }
@@ -303,14 +307,17 @@ func (p *Processor) commitOf(page storage.Page, art *extract.Article, fp *dedup.
 
 // index adds a written commit of verdict v to the engine: a stored article
 // as a cluster centre, a duplicate as a member (after its merges).
-func (p *Processor) index(c *storage.Commit, v dedup.Verdict, fp *dedup.Fingerprint) {
+func (p *Processor) index(ctx context.Context, c *storage.Commit, v dedup.Verdict, fp *dedup.Fingerprint) error {
 	switch {
 	case c.Article != nil:
-		p.engine.Add(uint64(c.Article.ID), uint64(c.Article.Cluster), fp)
+		return p.engine.Add(ctx, uint64(c.Article.ID), uint64(c.Article.Cluster), fp)
 	case c.Duplicate != nil:
-		p.engine.MergeClusters(v.Cluster, v.Merged)
-		p.engine.AddMember(MemberID(c.Duplicate.URL), v.Cluster, fp)
+		if err := p.engine.MergeClusters(ctx, v.Cluster, v.Merged); err != nil {
+			return err
+		}
+		return p.engine.AddMember(ctx, MemberID(c.Duplicate.URL), v.Cluster, fp)
 	}
+	return nil
 }
 
 // decidedBefore is the outcome of a URL whose commit found it decided by

@@ -84,9 +84,6 @@ func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if err := idx.Err(); err != nil {
-		return nil, 0, nil, fmt.Errorf("dedup index in redis: %w", err)
-	}
 	if o := eng.Options(); o.Weighting == segment.TFIDF || o.KeywordExact {
 		df := map[string]int{}
 		docs, err := pg.DocFreqs(ctx, func(term string, n int) error { df[term] = n; return nil })
@@ -95,7 +92,11 @@ func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter
 		}
 		eng.SetDocFreqs(docs, df)
 	}
-	return eng, eng.Len(), &sharedDecisions{store: pg, cursor: head, index: idx}, nil
+	n, err := idx.Count(ctx)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("dedup index in redis: %w", err)
+	}
+	return eng, n, &sharedDecisions{store: pg, cursor: head}, nil
 }
 
 // catchUpRedis brings the shared index to the store's head (see
@@ -121,8 +122,8 @@ func catchUpRedis(ctx context.Context, eng *dedup.Engine, pg *postgres.Store, rd
 				s, formatCursor(head), strings.TrimSuffix(key, "cursor"))
 		}
 		if _, err := pg.Changes(ctx, cur, func(c postgres.Change) error {
-			applyChange(eng, c)
-			return nil
+			_, _, err := applyChange(ctx, eng, c)
+			return err
 		}); err != nil {
 			return postgres.Cursor{}, fmt.Errorf("dedup index in redis: catch up with the store: %w", err)
 		}

@@ -177,9 +177,8 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 func rebuild(ctx context.Context, eng *dedup.Engine, store storage.Store, since time.Time) (int, error) {
 	n := 0
 	err := store.Fingerprints(ctx, since, func(a storage.Article) error {
-		eng.Restore(articleEntry(a))
 		n++
-		return nil
+		return eng.Restore(ctx, articleEntry(a))
 	})
 	if err != nil {
 		return 0, fmt.Errorf("rebuild index: %w", err)
@@ -187,9 +186,8 @@ func rebuild(ctx context.Context, eng *dedup.Engine, store storage.Store, since 
 	// Duplicates are cluster members (single-link): index them too.
 	if !eng.Options().CentresOnly {
 		err = store.DuplicateFingerprints(ctx, since, func(d storage.Duplicate) error {
-			eng.Restore(memberEntry(d))
 			n++
-			return nil
+			return eng.Restore(ctx, memberEntry(d))
 		})
 		if err != nil {
 			return 0, fmt.Errorf("rebuild index: %w", err)
@@ -236,19 +234,19 @@ func loadSnapshot(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, 
 	load.Snapshot, load.Cursor = eng.Len(), hdr.Cursor
 	members := !eng.Options().CentresOnly
 	load.Cursor, err = feed.Changes(ctx, hdr.Cursor, func(c storage.Change) error {
+		load.Tail++
 		switch {
 		case c.Article != nil:
 			if inWindow(c.Article.FetchedAt, c.Article.PublishedAt, since) {
-				eng.Restore(articleEntry(*c.Article))
+				return eng.Restore(ctx, articleEntry(*c.Article))
 			}
 		case c.Duplicate != nil:
 			if members && inWindow(c.Duplicate.FetchedAt, c.Duplicate.PublishedAt, since) {
-				eng.Restore(memberEntry(*c.Duplicate))
+				return eng.Restore(ctx, memberEntry(*c.Duplicate))
 			}
 		case c.Merge != nil:
-			eng.MergeClusters(uint64(c.Merge.Into), []uint64{uint64(c.Merge.From)})
+			return eng.MergeClusters(ctx, uint64(c.Merge.Into), []uint64{uint64(c.Merge.From)})
 		}
-		load.Tail++
 		return nil
 	})
 	if err != nil {
