@@ -5,8 +5,6 @@ import (
 	"iter"
 	"runtime"
 	"sync"
-
-	"github.com/newsdedup/newscrawl/segment"
 )
 
 // Doc is one document of a batch.
@@ -39,7 +37,7 @@ func (e *Engine) Batch(ctx context.Context, docs []Doc, fn func(i int, v Verdict
 // documents except through the index. An error from docs stops the stream
 // and is returned; so is an error from fn.
 func (e *Engine) Stream(ctx context.Context, docs iter.Seq2[Doc, error], fn func(i int, v Verdict) error) error {
-	if e.opts.Weighting == segment.TFIDF || e.opts.KeywordExact {
+	if e.opts.Research.NeedsDocFreqs() {
 		// TF-IDF weights depend on the documents added before: fingerprint
 		// each one in turn, or the result would depend on goroutine timing.
 		i := 0

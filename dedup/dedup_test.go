@@ -208,7 +208,7 @@ func TestBatchOrderAndClusters(t *testing.T) {
 
 func TestSimhashOnlyMode(t *testing.T) {
 	s := story(t, "s5")
-	e := testEngine(t, Options{Mode: SimhashOnly})
+	e := testEngine(t, Options{Research: Research{Mode: SimhashOnly}})
 	check(t, e.Add(t.Context(), 1, 0, e.Fingerprint(s.Title, join(s.Paragraphs))))
 	v := decide(t, e, e.Fingerprint(s.Title, join(s.Paragraphs)))
 	if !v.Duplicate || v.Distance != 0 || v.Reason != "hamming" {
@@ -378,7 +378,7 @@ func TestKeywordExact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := testEngine(t, Options{KeywordExact: true})
+			e := testEngine(t, Options{Research: Research{KeywordExact: true}})
 			check(t, e.Add(t.Context(), 1, 0, e.Fingerprint(s1.Title, join(p))))
 			v := decide(t, e, e.Fingerprint(s1.Title, tt.text))
 			if v.Reason != tt.reason {
@@ -399,7 +399,7 @@ func TestKeywordExact(t *testing.T) {
 	})
 	t.Run("segmenter without tags", func(t *testing.T) {
 		testEngine(t, Options{}) // loads seg
-		if _, err := New(plainSeg{seg}, Options{KeywordExact: true}); err == nil {
+		if _, err := New(plainSeg{seg}, Options{Research: Research{KeywordExact: true}}); err == nil {
 			t.Error("no error")
 		}
 	})
@@ -444,7 +444,7 @@ func TestPartialReprint(t *testing.T) {
 			{story, false, "new", 0}, {story + "\n" + join(s2.Paragraphs), true, "jaccard", 0}}},
 		{"rule off: the story after its follow-up is dropped", Options{}, []step{
 			{followup, false, "new", 0}, {story, true, "jaccard", 0}}},
-		{"exhaustive candidates (MemoryIndex)", Options{PartialReprint: true, Exhaustive: true}, []step{
+		{"exhaustive candidates (MemoryIndex)", Options{PartialReprint: true, NewIndex: NewExhaustiveIndex}, []step{
 			{followup, false, "new", 0}, {story, false, "partial", 1}, {story + note, true, "jaccard", 0}}},
 	}
 	for _, tt := range tests {

@@ -134,7 +134,7 @@ func (e *Engine) addImage(en Entry) {
 // blocks and whose headline shares at least MinImageTitleOverlap of its
 // bigrams (Combined mode only; the single methods stay text-only).
 func (e *Engine) decideImage(ctx context.Context, fp *Fingerprint, candidates int) (Verdict, bool, error) {
-	if e.opts.Mode != Combined || !fp.Short() || fp.Image.IsZero() {
+	if e.opts.Research.Mode != Combined || !fp.Short() || fp.Image.IsZero() {
 		return Verdict{}, false, nil
 	}
 	m, sim, ok := e.images.best(fp.Image, func(c imageEntry) bool {
@@ -161,7 +161,7 @@ func (e *Engine) Images() int { return e.images.len() }
 // too short to compare, images within MinImageSimilarity, headlines
 // within MinImageTitleOverlap (Engine.Stale).
 func (e *Engine) imageEvidence(fp *Fingerprint, c *Entry) bool {
-	if e.opts.Mode != Combined || !fp.Short() || fp.Image.IsZero() || len(c.Signature) >= MinSpots || c.Image.IsZero() {
+	if e.opts.Research.Mode != Combined || !fp.Short() || fp.Image.IsZero() || len(c.Signature) >= MinSpots || c.Image.IsZero() {
 		return false
 	}
 	s, err := imgfp.Similarity(fp.Image, c.Image)

@@ -38,6 +38,16 @@ func NewMemoryIndex(k int, tau float64) (*MemoryIndex, error) {
 		merges: NewClusterMerges()}, nil
 }
 
+// NewExhaustiveIndex is an Options.NewIndex building a MemoryIndex for
+// the query's Hamming radius and Jaccard threshold.
+func NewExhaustiveIndex(q Query) (Index, error) {
+	m, err := NewMemoryIndex(q.Hamming, q.Jaccard)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // Add implements Index.
 func (m *MemoryIndex) Add(_ context.Context, e Entry) error {
 	m.mu.Lock()

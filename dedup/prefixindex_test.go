@@ -120,9 +120,9 @@ func TestDefaultIndex(t *testing.T) {
 	}{
 		{"default", Options{}, true},
 		{"partial reprints", Options{PartialReprint: true}, true},
-		{"exhaustive", Options{Exhaustive: true}, false},
-		{"simhash only", Options{Mode: SimhashOnly}, false},
-		{"keyword exact", Options{KeywordExact: true}, false},
+		{"exhaustive", Options{NewIndex: NewExhaustiveIndex}, false},
+		{"simhash only", Options{Research: Research{Mode: SimhashOnly}}, false},
+		{"keyword exact", Options{Research: Research{KeywordExact: true}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := testEngine(t, tc.opts)
@@ -153,9 +153,9 @@ func TestCandidateRecall(t *testing.T) {
 		name string
 		opts Options
 	}{
-		{"exhaustive", Options{Exhaustive: true}},
-		{"simhash only", Options{Mode: SimhashOnly}},
-		{"keyword exact (MemoryIndex)", Options{KeywordExact: true}},
+		{"exhaustive", Options{NewIndex: NewExhaustiveIndex}},
+		{"simhash only", Options{Research: Research{Mode: SimhashOnly}}},
+		{"keyword exact (MemoryIndex)", Options{Research: Research{KeywordExact: true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := CandidateRecall(context.Background(), seg, tc.opts, docs); err == nil {

@@ -60,20 +60,23 @@ func (r RecallReport) Recall() float64 {
 
 // CandidateRecall runs Single-Pass over docs in input order with options
 // opts, deciding with MemoryIndex candidates, and at every document checks
-// the candidate stage of an engine built with opts (PrefixIndex by
-// default) against brute force over everything indexed so far: both
+// the candidate stage of an engine built with opts (opts.NewIndex's, or
+// PrefixIndex) against brute force over everything indexed so far: both
 // indexes receive the same entries, so every document is compared with the
 // same indexed articles. It costs O(n²) verifications: dev sets only.
 func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Doc) (RecallReport, error) {
 	var r RecallReport
-	if opts.Exhaustive || opts.Mode == SimhashOnly || opts.KeywordExact {
-		return r, errors.New("dedup: candidate recall needs the default candidate stage")
+	if opts.Index != nil || opts.Research.NeedsMemoryIndex() {
+		return r, errors.New("dedup: candidate recall needs an engine building its own candidate stage")
 	}
 	eng, err := New(seg, opts)
 	if err != nil {
 		return r, err
 	}
-	opts.Exhaustive = true
+	if _, ok := eng.index.(*MemoryIndex); ok {
+		return r, errors.New("dedup: candidate recall of MemoryIndex, the reference itself")
+	}
+	opts.NewIndex = NewExhaustiveIndex
 	ref, err := New(seg, opts)
 	if err != nil {
 		return r, err

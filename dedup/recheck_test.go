@@ -33,7 +33,7 @@ func TestStale(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := testEngine(t, Options{Mode: tc.mode})
+			e := testEngine(t, Options{Research: Research{Mode: tc.mode}})
 			for i, text := range tc.indexed {
 				check(t, e.Add(t.Context(), uint64(i+1), 0, e.Fingerprint(s1.Title, text)))
 			}

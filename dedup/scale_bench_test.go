@@ -116,7 +116,10 @@ func BenchmarkDecideScale(b *testing.B) {
 }
 
 func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic bool, index string) {
-	opts := dedup.Options{Exhaustive: index == "exhaustive"}
+	opts := dedup.Options{}
+	if index == "exhaustive" {
+		opts.NewIndex = dedup.NewExhaustiveIndex
+	}
 	var prefix *dedup.PrefixIndex
 	var lsh *lshindex.Index
 	var err error

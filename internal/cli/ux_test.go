@@ -328,7 +328,7 @@ func TestDemoRemovesTempDir(t *testing.T) {
 func TestThresholdsShown(t *testing.T) {
 	db := sampleDB(t)
 	site := filepath.Join(t.TempDir(), "sites.yaml")
-	yaml := "dedup: {hamming: 4, jaccard: 0.45}\nsites:\n  - name: s\n    start_urls: [\"http://127.0.0.1:1/\"]\n    allowed_domains: [\"127.0.0.1:1\"]\n    article_url: 'x'\n"
+	yaml := "dedup: {index: exhaustive, hamming: 4, jaccard: 0.45}\nsites:\n  - name: s\n    start_urls: [\"http://127.0.0.1:1/\"]\n    allowed_domains: [\"127.0.0.1:1\"]\n    article_url: 'x'\n"
 	if err := os.WriteFile(site, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -23,10 +23,8 @@ import (
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/dedup"
-	"github.com/newsdedup/newscrawl/dedup/lshindex"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/segment"
-	"github.com/newsdedup/newscrawl/simhash"
 	"github.com/newsdedup/newscrawl/storage"
 	"golang.org/x/sync/semaphore"
 )
@@ -374,20 +372,10 @@ func MemberID(url string) uint64 {
 	return h.Sum64() | 1<<63
 }
 
-// EngineOptions maps the config's dedup section to engine options.
+// EngineOptions maps the config's dedup section to engine options (never
+// the lab's dedup.Research).
 func EngineOptions(d config.Dedup) (dedup.Options, error) {
-	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, TopM: d.TopM, JTidf: d.JTidf, Positional: d.Positional,
-		PartialReprint: d.PartialReprints}
-	if d.Hash != "" {
-		h, err := simhash.HashByName(d.Hash)
-		if err != nil {
-			return o, fmt.Errorf("dedup.hash: %w", err)
-		}
-		o.Hash = h
-	}
-	if d.Weighting == "tfidf" {
-		o.Weighting = segment.TFIDF
-	}
+	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, PartialReprint: d.PartialReprints}
 	if d.Antecedents != "" {
 		a, err := segment.AntecedentsOf(segment.AntecedentSet(d.Antecedents))
 		if err != nil {
@@ -399,37 +387,6 @@ func EngineOptions(d config.Dedup) (dedup.Options, error) {
 		return o, fmt.Errorf("dedup.index: %w", err)
 	}
 	return o, nil
-}
-
-// DefaultIndex is the candidate stage when the config names none.
-const DefaultIndex = "lsh"
-
-// SetIndex selects the candidate stage of o by name (config dedup.index,
-// eval --index): lsh (package dedup/lshindex), prefix (dedup.PrefixIndex)
-// or exhaustive (dedup.MemoryIndex); "" is DefaultIndex.
-func SetIndex(o *dedup.Options, name string) error {
-	o.NewIndex, o.Exhaustive = nil, false
-	switch name {
-	case "", DefaultIndex:
-		o.NewIndex = NewLSHIndex
-	case "prefix":
-	case "exhaustive":
-		o.Exhaustive = true
-	case RedisIndex:
-		return fmt.Errorf("%q: the index shared in Redis is a crawl's (with redis: and a postgres:// store); this command needs lsh, prefix or exhaustive", name)
-	default:
-		return fmt.Errorf("unknown candidate index %q (lsh, prefix, exhaustive or redis)", name)
-	}
-	return nil
-}
-
-// NewLSHIndex is a dedup.Options.NewIndex building an lshindex.Index.
-func NewLSHIndex(jaccard, containment float64) (dedup.Index, error) {
-	x, err := lshindex.New(lshindex.Config{Jaccard: jaccard, Containment: max(containment, 0), MinContainment: dedup.MinContainmentSpots})
-	if err != nil {
-		return nil, err
-	}
-	return x, nil
 }
 
 func toInt64s(xs []uint64) []int64 {

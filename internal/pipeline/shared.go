@@ -21,7 +21,14 @@ type decisionStore interface {
 	CommitDecision(ctx context.Context, cur *storage.Cursor, c *storage.Commit, recheck postgres.Recheck) (*storage.Commit, error)
 }
 
-var _ decisionStore = (*postgres.Store)(nil)
+// sharedStore is a store that several processes write: the store and its
+// decision protocol.
+type sharedStore interface {
+	storage.Store
+	decisionStore
+}
+
+var _ sharedStore = (*postgres.Store)(nil)
 
 // sharedDecisions keeps one process's engine in step with the decisions of
 // every process writing a shared store (storage/postgres). Decisions are
