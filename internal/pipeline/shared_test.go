@@ -55,7 +55,7 @@ func (f *fakeDecisions) CommitDecision(_ context.Context, _ *storage.Cursor, c *
 type spaceWords struct{}
 
 func (spaceWords) Words(text string) []string { return strings.Fields(text) }
-func (spaceWords) IsStop(w string) bool        { return w == "the" || w == "a" || w == "and" || w == "of" }
+func (spaceWords) IsStop(w string) bool       { return w == "the" || w == "a" || w == "and" || w == "of" }
 
 // TestSharedDecisionIndexErrors: an index error anywhere in a shared
 // decision (catching up, deciding, replaying the tail under the decision
