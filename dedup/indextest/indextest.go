@@ -1,7 +1,9 @@
 // Package indextest is the conformance suite every dedup.Index
 // implementation runs (Add, Remove, Candidates, MergeClusters, ClusterOf,
-// Len, concurrent use): the candidate semantics the engine relies on,
-// whatever the method behind them (exhaustive, prefix filtering, LSH).
+// Len, concurrent use, and an engine over the index failing with it): the
+// candidate semantics the engine relies on, whatever the method behind
+// them (exhaustive, prefix filtering, LSH, Redis). Failing wraps an index
+// to inject errors in other packages' tests.
 package indextest
 
 import (
