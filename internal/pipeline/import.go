@@ -20,7 +20,6 @@ import (
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/dedupinput"
 	"github.com/newsdedup/newscrawl/internal/export"
-	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
@@ -328,7 +327,7 @@ type importItem struct {
 // It stops when done is closed; the channel is closed when it has ended.
 func fingerprintAhead(recs iter.Seq2[ImportRecord, error], eng *dedup.Engine, done <-chan struct{}) <-chan []importItem {
 	out := make(chan []importItem, 2)
-	serial := eng.Options().Weighting == segment.TFIDF || eng.Options().KeywordExact
+	serial := eng.Options().Research.NeedsDocFreqs()
 	workers := runtime.GOMAXPROCS(0)
 	go func() {
 		defer close(out)

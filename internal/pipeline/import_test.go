@@ -266,7 +266,7 @@ func TestFingerprintAhead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			eng, err := dedup.New(seg, dedup.Options{Weighting: tt.weighting})
+			eng, err := dedup.New(seg, dedup.Options{Research: dedup.Research{Weighting: tt.weighting}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -193,7 +193,11 @@ func Dedup(ctx context.Context, eng *dedup.Engine, docs []OfflineDoc) (results [
 		return nil, 0, 0, err
 	}
 	for i := range results {
-		results[i].Cluster = docs[eng.ClusterOf(clusters[i])].ID
+		c, err := eng.ClusterOf(ctx, clusters[i])
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		results[i].Cluster = docs[c].ID
 	}
 	return results, kept, dups, nil
 }
@@ -248,7 +252,11 @@ func DedupStream(ctx context.Context, eng *dedup.Engine, docs iter.Seq2[OfflineD
 		if r.ID, err = tmp.id(i); err != nil {
 			return err
 		}
-		if r.Cluster, err = tmp.id(eng.ClusterOf(v.cluster)); err != nil {
+		cluster, err := eng.ClusterOf(ctx, v.cluster)
+		if err != nil {
+			return err
+		}
+		if r.Cluster, err = tmp.id(cluster); err != nil {
 			return err
 		}
 		if v.dup {
