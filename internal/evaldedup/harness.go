@@ -36,7 +36,7 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 		opts.Jaccard, opts.Containment = base.Jaccard, base.Containment
 		opts.CentresOnly = opts.CentresOnly || base.CentresOnly
 		opts.NoMerge = opts.NoMerge || base.NoMerge
-		opts.NewIndex, opts.Exhaustive = base.NewIndex, base.Exhaustive
+		opts.NewIndex = base.NewIndex
 		return Method{name, func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 			eng, err := dedup.New(seg, opts)
 			if err != nil {
@@ -50,24 +50,31 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 				}
 				return nil
 			})
-			for i, c := range out {
-				out[i] = int(eng.ClusterOf(uint64(c)))
+			if err != nil {
+				return out, err
 			}
-			return out, err
+			for i, c := range out {
+				into, err := eng.ClusterOf(ctx, uint64(c))
+				if err != nil {
+					return out, err
+				}
+				out[i] = int(into)
+			}
+			return out, nil
 		}}
 	}
 	return []Method{
 		// Classic Simhash compares with cluster centres only.
-		engine("simhash k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true}),
+		engine("simhash k=3", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly}, CentresOnly: true}),
 		// Li Gang et al. (2013) hash their features with SDBM.
-		engine("simhash k=3 sdbm", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Hash: simhash.SDBM}),
+		engine("simhash k=3 sdbm", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly, Hash: simhash.SDBM}, CentresOnly: true}),
 		// The contiguous-slice P-Simhash variant (TF-IDF, top 20, in-document
 		// J-Tidf) at k = 3; the published PBDR is measured by eval psimhash.
-		engine("p-simhash-contiguous k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Positional: true, Weighting: segment.TFIDF, TopM: 20, JTidf: true}),
-		engine("spotsigs", dedup.Options{Mode: dedup.SpotSigsOnly}),
+		engine("p-simhash-contiguous k=3", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly, Positional: true, Weighting: segment.TFIDF, TopM: 20, JTidf: true}, CentresOnly: true}),
+		engine("spotsigs", dedup.Options{Research: dedup.Research{Mode: dedup.SpotSigsOnly}}),
 		engine("combined (default)", dedup.Options{PartialReprint: base.PartialReprint}),
 		// The keyword semantic fingerprint (crawler book chapter) as the exact layer.
-		engine("combined + keyfp exact", dedup.Options{KeywordExact: true, PartialReprint: base.PartialReprint}),
+		engine("combined + keyfp exact", dedup.Options{Research: dedup.Research{KeywordExact: true}, PartialReprint: base.PartialReprint}),
 		// Without winnowing's partial-reprint rule (dedup.MinOwnShare,
 		// dedup.MaxFollowUpTitleOverlap): follow-ups merge into the story
 		// they re-use.
