@@ -30,7 +30,7 @@ func evalCommands() []command {
 		{"synonyms", "synonym normalisation (Cilin) on and off, pairwise P/R/F1 on the reprint web texts and robust.jsonl", cmdEvalSynonyms},
 		{"ligang", "Li Gang et al. 2013 reproduced: Table 2 (±5 % edits), Figure 2 (recall curves, SVG), ms/doc, Simhash vs Shingle", cmdEvalLiGang},
 		{"antecedents", "Li Yan et al. 2017 Figure 4: P and R against τ for basic, optimised and learned antecedents and LSH(6,32), with SVG plots", cmdEvalAntecedents},
-		{"psimhash", "P-Simhash (Zhang Yanan et al. 2022): PBDR with learned J-Tidf, μ sweep at Hamming 10 and 3", cmdEvalPSimhash},
+		{"psimhash", "P-Simhash (Zhang Yanan et al. 2022) as published vs Simhash and E-Simhash: published column, μ swept 0..3, run time by text length", cmdEvalPSimhash},
 		{"crash", "kill -9 bench crawls at random moments, check the store against an uninterrupted crawl", cmdEvalCrash},
 	}
 }

@@ -80,16 +80,19 @@ func cmdEvalSynonyms(ctx context.Context, args []string, stdout, stderr io.Write
 	return nil
 }
 
-// cmdEvalPSimhash measures P-Simhash as published (PBDR, learned J-Tidf)
-// with a μ sweep at the paper's Hamming threshold and at 3.
+// cmdEvalPSimhash measures P-Simhash as published against Simhash and
+// E-Simhash with the paper's settings, a μ sweep and run time by length.
 func cmdEvalPSimhash(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, shared := evalFlagSet("eval psimhash", stderr)
-	ks := fs.String("k", "10,3", "comma-separated Hamming thresholds")
-	mus := fs.String("mu", "0,0.5,1,1.5,2,3", "comma-separated μ values of the sweep")
+	def := evalmethods.DefaultPSimhashConfig()
+	ks := fs.String("k", "10,3", "comma-separated Hamming thresholds (the paper's 10)")
+	mus := fs.String("mu", "", "comma-separated μ values of the sweep (default 0 to 3 in steps of 0.1)")
+	timed := fs.Int("timed", def.Timed, "texts per length in the run-time table")
 	if err := fs.Parse(args); err != nil {
 		return usageError(err)
 	}
-	cfg := evalmethods.PSimhashConfig{}
+	cfg := def
+	cfg.Ks, cfg.Timed = nil, *timed
 	for _, s := range strings.Split(*ks, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || k < 0 || k > 64 {
@@ -97,12 +100,18 @@ func cmdEvalPSimhash(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		cfg.Ks = append(cfg.Ks, k)
 	}
-	for _, s := range strings.Split(*mus, ",") {
-		mu, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || math.IsNaN(mu) || math.IsInf(mu, 0) {
-			return usagef("eval psimhash: --mu: %q is not a finite number", s)
+	if *mus != "" {
+		cfg.Mus = nil
+		for _, s := range strings.Split(*mus, ",") {
+			mu, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || math.IsNaN(mu) || math.IsInf(mu, 0) {
+				return usagef("eval psimhash: --mu: %q is not a finite number", s)
+			}
+			cfg.Mus = append(cfg.Mus, mu)
 		}
-		cfg.Mus = append(cfg.Mus, mu)
+	}
+	if *timed < 0 {
+		return usagef("eval psimhash: --timed must not be negative")
 	}
 	dir, err := sharedDir(*shared)
 	if err != nil {
