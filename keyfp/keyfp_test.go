@@ -188,3 +188,37 @@ func BenchmarkCompute(b *testing.B) {
 		})
 	}
 }
+
+// TestFreqs: with Config.Freqs every keyword is hashed with its count, as
+// the chapter's 8-keyword figure assumes (semantic-fingerprint-chapter-book.txt,
+// line 90): the same keywords with other counts give another fingerprint.
+// The expected MD5 was computed outside Go: python3 -c "import hashlib;
+// print(hashlib.md5('\x1f'.join(k+'\x1e'+str(n) for k, n in sorted(...)).encode()).hexdigest())".
+func TestFreqs(t *testing.T) {
+	cfg := Config{Lexicon: testLex, IDF: func(string) float64 { return 1 }, Freqs: true}
+	fp := Compute(testWords, cfg)
+	if got := hex.EncodeToString(fp.Sum[:]); got != "bd80517e0e7ad6af7fdbb2cc77157e25" {
+		t.Errorf("MD5 fingerprint with frequencies = %s", got)
+	}
+	tests := []struct {
+		name  string
+		words []string
+		same  bool
+	}{
+		{"one more 上海 (same keywords, other count)", append(slices.Clone(testWords), "上海"), false},
+		{"reordered", append(slices.Clone(testWords[1:]), testWords[0]), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Compute(tc.words, cfg)
+			plainA := Compute(testWords, Config{Lexicon: testLex, IDF: func(string) float64 { return 1 }})
+			plainB := Compute(tc.words, Config{Lexicon: testLex, IDF: func(string) float64 { return 1 }})
+			if !slices.Equal(got.Keywords, fp.Keywords) || plainA.Sum != plainB.Sum {
+				t.Fatalf("keywords changed: %q", got.Keywords)
+			}
+			if (got.Sum == fp.Sum) != tc.same {
+				t.Errorf("same fingerprint: %v, want %v", got.Sum == fp.Sum, tc.same)
+			}
+		})
+	}
+}
