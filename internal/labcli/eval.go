@@ -25,7 +25,7 @@ func evalCommands() []command {
 		{"extract", "extraction quality tables (CWCED, ScrapingHub, snippets, reprint web)", cmdEvalExtract},
 		{"scale", "decision latency, memory, import rate and start-up from 10 k to 1 M stored articles (gen.py corpus)", cmdEvalScale},
 		{"keyfp", "keyword semantic fingerprint (crawler book chapter) vs the exact text hash on the dev sets", cmdEvalKeyFP},
-		{"winnow", "winnowing (Schleimer et al. 2003): shared passages and own-text share of copies, follow-ups and edits", cmdEvalWinnow},
+		{"winnow", "winnowing (Schleimer et al. 2003): shared passages and own-text share of copies, follow-ups and edits; the chapter's sentence-block winnowing beside it", cmdEvalWinnow},
 		{"images", "lead-image fingerprint (crawler book chapter, colour blocks): match rates of generated copies and of different photos of one template", cmdEvalImages},
 		{"synonyms", "synonym normalisation (Cilin) on and off, pairwise P/R/F1 on the reprint web texts and robust.jsonl", cmdEvalSynonyms},
 		{"ligang", "Li Gang et al. 2013 reproduced: Table 2 (±5 % edits), Figure 2 (recall curves, SVG), ms/doc, Simhash vs Shingle", cmdEvalLiGang},

@@ -47,6 +47,9 @@ func cmdEvalWinnow(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := evalmethods.Winnow(ctx, seg, web, robust, winnow.Config{K: *k, G: *g}, stdout); err != nil {
 		return fmt.Errorf("eval winnow: %w", err)
 	}
+	if err := evalmethods.ChapterWinnowTable(ctx, seg, web, robust, winnow.Config{K: *k, G: *g}, stdout); err != nil {
+		return fmt.Errorf("eval winnow: %w", err)
+	}
 	return nil
 }
 
