@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/newsdedup/newscrawl/spotsigs"
 	"github.com/newsdedup/newscrawl/winnow"
 )
 
@@ -124,4 +125,26 @@ func FuzzChapterSelect(f *testing.F) {
 			t.Fatalf("hs %v w %d: chapter %v, robust winnowing %v", hs, win, got, want)
 		}
 	})
+}
+
+func TestSpotSinglePass(t *testing.T) {
+	tests := []struct {
+		name string
+		sigs []spotsigs.Signature
+		tau  float64
+		want []int
+	}{
+		{"equal joins", []spotsigs.Signature{{1, 2, 3}, {1, 2, 3}}, 0.5, []int{0, 0}},
+		{"below tau stays", []spotsigs.Signature{{1, 2, 3, 4}, {1, 5, 6, 7}}, 0.5, []int{0, 1}},
+		{"most similar wins", []spotsigs.Signature{{1, 2, 3, 4}, {5, 6, 7, 8}, {5, 6, 7, 9}}, 0.5, []int{0, 1, 1}},
+		{"empty stays alone", []spotsigs.Signature{{}, {}}, 0.1, []int{0, 1}},
+		{"length filter", []spotsigs.Signature{{1}, {1, 2, 3, 4, 5}}, 0.5, []int{0, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := spotSinglePass(tc.sigs, tc.tau); !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
 }

@@ -143,15 +143,26 @@ func cmdEvalPSimhash(ctx context.Context, args []string, stdout, stderr io.Write
 func cmdEvalAntecedents(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, shared := evalFlagSet("eval antecedents", stderr)
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
+	fig4 := fs.Bool("figure4", true, "run the Figure 4 τ sweep (the slow part)")
+	fs.String("labelled", "", "labelled pages (original/*.html, cleaned/*.txt) for Table 1 and the antecedent rules (default: <shared>/data/extraction/cwced-dev)")
 	if err := fs.Parse(args); err != nil {
 		return usageError(err)
 	}
-	_, sets, seg, err := devEval("eval antecedents", *shared, false, stderr)
+	labelled := fs.Lookup("labelled").Value.String()
+	dir, sets, seg, err := devEval("eval antecedents", *shared, true, stderr)
 	if err != nil {
 		return err
 	}
+	if labelled == "" {
+		labelled = filepath.Join(dir, "data", "extraction", "cwced-dev")
+	}
 	web, robust := sets.Web, sets.Robust
-	if _, err := evalmethods.Figure4(ctx, seg, []evalmethods.Set{web, robust}, *plots, stdout); err != nil {
+	if *fig4 {
+		if _, err := evalmethods.Figure4(ctx, seg, []evalmethods.Set{web, robust}, *plots, stdout); err != nil {
+			return fmt.Errorf("eval antecedents: %w", err)
+		}
+	}
+	if err := evalmethods.SpotSigsZh(ctx, seg, labelled, []evalmethods.Set{web, robust, sets.Gold}, stdout); err != nil {
 		return fmt.Errorf("eval antecedents: %w", err)
 	}
 	return nil
