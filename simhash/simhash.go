@@ -10,8 +10,8 @@
 //     +weight (bit set) or −weight (bit clear) in its dimension, and bit i of the
 //     fingerprint is 1 exactly when the vote total of dimension i is > 0.
 //     A tie (total == 0) gives bit 0. See [Sum].
-//   - [SumPositional] adds the position-sensitive part of P-Simhash
-//     (position-based duplicate removal, PBDR): the document is cut into 64
+//   - [SumPositional] adds a position-sensitive part in the spirit of
+//     P-Simhash (Zhang Yanan et al. 2022): the document is cut into 64
 //     equal position slices, each feature votes in the slice(s) where it
 //     occurs, the vote is mean-centred, and the two vectors are mixed with
 //     μ (DefaultMu = 1.5, the value of the P-Simhash paper). It is not the
@@ -169,8 +169,9 @@ type PosFeature struct {
 	Positions []int
 }
 
-// SumPositional returns the P-Simhash fingerprint of features, a SimHash
-// that also reflects where in the document each feature occurs.
+// SumPositional returns a positional SimHash of features, one that also
+// reflects where in the document each feature occurs (a variant of
+// P-Simhash, not the published algorithm: see the package comment).
 //
 // With s_f(i) = +1 when bit i of h(f.Term) is set and −1 otherwise, it computes
 // for every dimension i in 0..63:

@@ -28,8 +28,8 @@ func evalCommands() []command {
 		{"winnow", "winnowing (Schleimer et al. 2003): shared passages and own-text share of copies, follow-ups and edits; the chapter's sentence-block winnowing beside it", cmdEvalWinnow},
 		{"images", "lead-image fingerprint (crawler book chapter, colour blocks): match rates of generated copies and of different photos of one template", cmdEvalImages},
 		{"synonyms", "synonym normalisation (Cilin) on and off, pairwise P/R/F1 on the reprint web texts and robust.jsonl", cmdEvalSynonyms},
-		{"ligang", "Li Gang et al. 2013 reproduced: Table 2 (±5 % edits), Figure 2 (recall curves, SVG), ms/doc, Simhash vs Shingle", cmdEvalLiGang},
-		{"antecedents", "Li Yan et al. 2017 Figure 4: P and R against τ for basic, optimised and learned antecedents and LSH(6,32), with SVG plots", cmdEvalAntecedents},
+		{"ligang", "Li Gang et al. 2013 reproduced: Table 2 (±5 % edits), Figure 2 (recall curves, SVG), ms/doc, Simhash (Hamming < 3 and ≤ 3) vs Shingle, on robust.jsonl and the protocol rebuilt", cmdEvalLiGang},
+		{"antecedents", "Li Yan et al. 2017: Figure 4 (P and R against τ, SVG), Table 1 recomputed, the paper's antecedent and chain rules against the product's", cmdEvalAntecedents},
 		{"psimhash", "P-Simhash (Zhang Yanan et al. 2022) as published vs Simhash and E-Simhash: published column, μ swept 0..3, run time by text length", cmdEvalPSimhash},
 		{"crash", "kill -9 bench crawls at random moments, check the store against an uninterrupted crawl", cmdEvalCrash},
 	}
