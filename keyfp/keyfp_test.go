@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -221,4 +222,37 @@ func TestFreqs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzComputeFreqs: any word list gives a fingerprint without panicking,
+// with and without frequencies; both see the same keywords, a fingerprint
+// exists exactly when n keywords do, and reversing the words changes
+// neither fingerprint (keywords and counts do not depend on order).
+func FuzzComputeFreqs(f *testing.F) {
+	f.Add("北京 记者 报道 的 2024 北京 上海 会议 会议 会议 发展 经济 的 市场 企业 政府", 8)
+	f.Add("", 0)
+	f.Add("a b c a b c d", 2)
+	f.Fuzz(func(t *testing.T, text string, n int) {
+		words := strings.Fields(text)
+		n = n % 16
+		plain := Config{N: n, Lexicon: testLex, IDF: func(string) float64 { return 1 }}
+		freq := plain
+		freq.Freqs = true
+		a, b := Compute(words, plain), Compute(words, freq)
+		if a.OK != b.OK || !slices.Equal(a.Keywords, b.Keywords) {
+			t.Fatalf("keywords differ: %q / %q", a.Keywords, b.Keywords)
+		}
+		want := n
+		if want <= 0 {
+			want = DefaultN
+		}
+		if a.OK && len(a.Keywords) != want {
+			t.Fatalf("%d keywords, want %d", len(a.Keywords), want)
+		}
+		rev := slices.Clone(words)
+		slices.Reverse(rev)
+		if Compute(rev, freq).Sum != b.Sum || Compute(rev, plain).Sum != a.Sum {
+			t.Fatal("word order changed a fingerprint")
+		}
+	})
 }
