@@ -10,7 +10,7 @@
 //  3. re-sort those keywords by their characters, so that the order of the
 //     weights does not matter, join them and hash the joined string (MD5
 //     as published; the chapter names MurmurHash and Lookup3 as faster
-//     alternatives, here xxHash64, see [XXHash]);
+//     alternatives: Config.Hash takes any HashFunc);
 //  4. two pages with the same fingerprint are the same page; whether a
 //     fingerprint was seen before is answered by a Bloom filter in front of
 //     the store (package bloomset).
@@ -31,10 +31,9 @@ import (
 	"crypto/md5"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
-
-	"github.com/cespare/xxhash/v2"
 )
 
 // DefaultN is the number of keywords, the chapter's 8.
@@ -66,18 +65,6 @@ type HashFunc func(joined string) [16]byte
 // MD5 is the chapter's hash.
 func MD5(joined string) [16]byte { return md5.Sum([]byte(joined)) }
 
-// XXHash is the faster alternative: xxHash64 (seed 0) in the first eight
-// bytes, zero in the rest. 64 bits keep collisions negligible (about 2^-64
-// per pair) for a corpus of any size a crawler stores.
-func XXHash(joined string) [16]byte {
-	var out [16]byte
-	h := xxhash.Sum64String(joined)
-	for i := range 8 {
-		out[i] = byte(h >> (8 * i))
-	}
-	return out
-}
-
 // Config configures Compute. IDF is required; the zero N means DefaultN
 // and a nil Hash means MD5.
 type Config struct {
@@ -89,7 +76,15 @@ type Config struct {
 	Hash HashFunc
 	// NoBoost turns the part-of-speech boosts off (for the evaluation).
 	NoBoost bool
+	// Freqs hashes every keyword with its number of occurrences in the
+	// text, as the chapter's figure assumes: "选取8个关键词及其词频作为其指纹"
+	// (semantic-fingerprint-chapter-book.txt, line 90). Off, only the
+	// keywords are hashed.
+	Freqs bool
 }
+
+// FreqSeparator joins a keyword and its count when Config.Freqs is set.
+const FreqSeparator = "\x1e"
 
 // Keyword is a selected term with its weight.
 type Keyword struct {
@@ -184,7 +179,26 @@ func Compute(words []string, c Config) Fingerprint {
 	if h == nil {
 		h = MD5
 	}
-	return Fingerprint{Sum: h(strings.Join(kw, Separator)), Keywords: kw, OK: true}
+	joined := strings.Join(kw, Separator)
+	if c.Freqs {
+		parts := make([]string, len(kw))
+		for i, k := range kw {
+			parts[i] = k + FreqSeparator + strconv.Itoa(count(words, k))
+		}
+		joined = strings.Join(parts, Separator)
+	}
+	return Fingerprint{Sum: h(joined), Keywords: kw, OK: true}
+}
+
+// count is the number of occurrences of w in words.
+func count(words []string, w string) int {
+	n := 0
+	for _, x := range words {
+		if x == w {
+			n++
+		}
+	}
+	return n
 }
 
 func hasLetter(s string) bool {
