@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // BenchmarkTitleSearch measures serve's title search (SearchTitles, limit
@@ -146,14 +147,14 @@ func fillViews(ctx context.Context, db *sql.DB, n int, texts []string) error {
 			for j := range sig {
 				sig[j] = rng.Uint64()
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO pages(`+pageCols+`) VALUES (?, 'scale', 1, 'stored', 200, '', '', 0, ?, NULL, '')`, url, at); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO pages(`+sqlcore.PageCols+`) VALUES (?, 'scale', 1, 'stored', 200, '', '', 0, ?, NULL, '')`, url, at); err != nil {
 				tx.Rollback() //nolint:errcheck // the insert's error is reported
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
 				author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len)
 				VALUES (?1, ?2, 'scale', 1, ?3, ?4, ?5, '新华社', '', '', ?5, ?6, ?1, ?7, ?8, 300)`,
-				i, url, title, string(text), at, fmt.Sprintf("%064x", i), int64(rng.Uint64()), packSignature(sig)); err != nil {
+				i, url, title, string(text), at, fmt.Sprintf("%064x", i), int64(rng.Uint64()), sqlcore.PackSignature(sig)); err != nil {
 				tx.Rollback() //nolint:errcheck // the insert's error is reported
 				return err
 			}
@@ -162,14 +163,14 @@ func fillViews(ctx context.Context, db *sql.DB, n int, texts []string) error {
 			}
 			dups++
 			durl := fmt.Sprintf("http://mirror.example/a/%d.html", i)
-			if _, err := tx.ExecContext(ctx, `INSERT INTO pages(`+pageCols+`) VALUES (?, 'mirror', 1, 'duplicate', 200, '', '', 0, ?, NULL, '')`, durl, at); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO pages(`+sqlcore.PageCols+`) VALUES (?, 'mirror', 1, 'duplicate', 200, '', '', 0, ?, NULL, '')`, durl, at); err != nil {
 				tx.Rollback() //nolint:errcheck // the insert's error is reported
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard,
 				title, text, published_at, source, author, fetched_at, simhash, signature)
 				VALUES (?1, 'mirror', 1, ?2, ?3, ?2, 2, 0.9, ?4, '', ?5, '', '', ?5, 0, ?6)`,
-				durl, i, url, "转载："+title, at, packSignature(sig)); err != nil {
+				durl, i, url, "转载："+title, at, sqlcore.PackSignature(sig)); err != nil {
 				tx.Rollback() //nolint:errcheck // the insert's error is reported
 				return err
 			}
