@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the
 // one-row table schema_version. It equals len(migrations).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrations[i] takes the schema from version i to i+1; each runs in one
 // transaction together with the schema_version update, under the exclusive
@@ -199,6 +199,8 @@ ALTER TABLE pages ADD COLUMN part_of TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 `,
+	// 5 -> 6: the title search index (search.go).
+	migrationTitleSearch,
 }
 
 // Lock classes of the two-key advisory locks (pg_advisory_lock(int, int)):

@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // migrations[i] takes the schema from version i to i+1. Each runs in one
 // transaction together with the PRAGMA user_version update.
@@ -216,6 +216,8 @@ ALTER TABLE pages_v9 RENAME TO pages;
 ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 `,
+	// 9 -> 10: the title search tables (search.go).
+	migrationTitleSearch,
 }
 
 func (s *Store) migrate(ctx context.Context, readOnly bool) error {
