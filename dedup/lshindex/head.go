@@ -167,6 +167,7 @@ func (x *Index) headCandidates(met *metTable, toks []spotsigs.Token, lx int, st 
 		}
 	}
 	counted := x.metPool.get() // per slot of a shorter class: hits<<classBits | class
+	n := uint32(len(x.ids))    // a mapped snapshot's postings are not trusted (checkShape)
 	defer x.metPool.put(counted)
 	for _, t := range toks {
 		k := t.Key()
@@ -174,7 +175,9 @@ func (x *Index) headCandidates(met *metTable, toks []spotsigs.Token, lx int, st 
 			l := x.head.get(headKey(k, c))
 			st.Head += len(l)
 			for _, s := range l {
-				counted.add(s, c, 1<<classBits)
+				if s < n {
+					counted.add(s, c, 1<<classBits)
+				}
 			}
 		}
 		for _, c := range long {
@@ -182,7 +185,9 @@ func (x *Index) headCandidates(met *metTable, toks []spotsigs.Token, lx int, st 
 			st.Head += len(l)
 			st.HeadLong += len(l)
 			for _, s := range l {
-				met.add(s, fromHead, 1<<2)
+				if s < n {
+					met.add(s, fromHead, 1<<2)
+				}
 			}
 		}
 	}

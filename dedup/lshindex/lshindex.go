@@ -84,6 +84,11 @@ type Index struct {
 	lastKeys [Bands]uint32
 	// metPool holds the queries' slot tables for reuse (met.go).
 	metPool metPool
+	// The change since the snapshot was loaded (delta.go): entries from
+	// slot baseN on, the ids removed and the merges made.
+	baseN     int
+	removed   []uint64
+	newMerges [][2]uint64
 }
 
 var _ dedup.Index = (*Index)(nil)
@@ -308,7 +313,9 @@ func (cfg Config) bitmapOK(q dedup.Query, cont bool, lx, ly int, qb, eb []uint64
 }
 
 // keep reports whether slot is live (merges drop removed slots).
-func (x *Index) keep(slot uint32) bool { return x.lens[slot]&deadBit == 0 }
+// A slot past the entries (only a damaged snapshot holds one, see
+// checkShape) is dropped.
+func (x *Index) keep(slot uint32) bool { return int(slot) < len(x.lens) && x.lens[slot]&deadBit == 0 }
 
 // leastOverlap is the least a with a/m ≥ t (as the judge computes it).
 func leastOverlap(t float64, m int) int {
@@ -418,8 +425,8 @@ func (x *Index) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry 
 	for _, s := range slots {
 		w := x.winnow[s]
 		out = append(out, &dedup.Entry{ID: x.ids[s], Cluster: x.merges.Of(x.clusters[s]), Simhash: x.sims[s],
-			Signature: decodeCodes(x.sigs[x.sigOff[s]:x.sigOff[s+1]], x.spots.vals), Hash: x.hashes[s],
-			Title: decodeCodes(x.titles[x.titleOff[s]:x.titleOff[s+1]], x.bigrams.vals), Prints: w.prints, ContentWords: w.words})
+			Signature: decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals), Hash: x.hashes[s],
+			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: w.prints, ContentWords: w.words})
 	}
 	return out
 }
@@ -465,9 +472,12 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	defer x.mu.RUnlock()
 	met := x.metPool.get() // per slot: the paths that met it | head hits<<2
 	defer x.metPool.put(met)
+	n := uint32(len(x.ids))
 	st.touched = x.bands.lookupAll(&keys, func(s uint32) {
-		st.LSH++
-		met.add(s, fromLSH, 0)
+		if s < n { // a mapped snapshot's runs are not trusted (checkShape)
+			st.LSH++
+			met.add(s, fromLSH, 0)
+		}
 	})
 	cont := q.Containment > 0 && x.cfg.Containment > 0 && lx >= x.cfg.MinContainment
 	if cont {
@@ -525,6 +535,17 @@ func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []
 	}
 	st.touched += sink
 	return out
+}
+
+// arenaOf is slot s's codes in arena (offsets off); empty when the offsets
+// are out of order (a damaged mapped snapshot: checkShape does not read
+// them all, check does).
+func arenaOf(arena []byte, off []uint64, s uint32) []byte {
+	lo, hi := off[s], off[s+1]
+	if lo > hi || hi > uint64(len(arena)) {
+		return nil
+	}
+	return arena[lo:hi]
 }
 
 func xorCount(a, b []uint64) int {

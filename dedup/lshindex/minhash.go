@@ -115,6 +115,9 @@ func decodeCodes(b []byte, vals []uint64) []uint64 {
 			}
 		}
 		prev += d
+		if int(prev) >= len(vals) {
+			break // a damaged mapped snapshot (check finds it): never index past the values
+		}
 		out = append(out, vals[prev])
 	}
 	slices.Sort(out)

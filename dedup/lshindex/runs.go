@@ -63,7 +63,11 @@ func (r *run) bucket(key uint32) (lo, hi uint32) {
 	switch {
 	case r.dir != nil:
 		b := key >> 16
-		return r.dir[b], r.dir[b+1]
+		lo, hi = r.dir[b], r.dir[b+1]
+		if lo > hi || int(hi) > len(r.slots) {
+			return 0, 0 // a damaged mapped snapshot (check finds it)
+		}
+		return lo, hi
 	case r.pdir != nil:
 		b := key >> (32 - r.pbits)
 		return r.pdir[b], r.pdir[b+1]
