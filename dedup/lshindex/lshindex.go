@@ -84,11 +84,10 @@ type Index struct {
 	lastKeys [Bands]uint32
 	// metPool holds the queries' slot tables for reuse (met.go).
 	metPool metPool
-	// The change since the snapshot was loaded (delta.go): entries from
-	// slot baseN on, the ids removed and the merges made.
-	baseN     int
-	removed   []uint64
-	newMerges [][2]uint64
+	// ops are the operations since the last MarkDelta or load, in order,
+	// logged only from then on (delta.go).
+	ops     []deltaOp
+	logging bool
 }
 
 var _ dedup.Index = (*Index)(nil)
@@ -198,6 +197,7 @@ func (x *Index) Add(e dedup.Entry) {
 	x.titleOff = append(x.titleOff, uint64(len(x.titles)))
 	x.byID[e.ID] = slot
 	x.live++
+	x.logOp(deltaOp{kind: opAdd, a: uint64(slot)})
 	if e.Prints != nil {
 		x.winnow[slot] = winnowed{prints: e.Prints, words: e.ContentWords}
 	}
@@ -352,6 +352,7 @@ func (x *Index) Remove(id uint64) {
 		return
 	}
 	delete(x.byID, id)
+	x.logOp(deltaOp{kind: opRemove, a: id})
 	x.lens[s] |= deadBit
 	x.live--
 	delete(x.winnow, s)
@@ -390,6 +391,9 @@ func (x *Index) MergeClusters(into uint64, from []uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.merges.Merge(into, from)
+	for _, f := range from {
+		x.logOp(deltaOp{kind: opMerge, a: into, b: f})
+	}
 }
 
 // ClusterOf implements dedup.Index.

@@ -274,7 +274,7 @@ func (x *Index) load(b []byte, grow func(off, n int) []byte, full bool) error {
 	}
 	y.rebuildMaps()
 	x.adopt(y)
-	x.baseN = len(x.ids)
+	x.ops, x.logging = nil, true
 	return nil
 }
 
