@@ -168,12 +168,17 @@ func (x *Index) writeMaps(s *snapWriter) {
 			writeSlice(s, r.slots, false)
 		}
 	}
-	keys := sortedKeys(x.head.lists)
-	s.put(uint64(len(keys)))
-	for _, k := range keys {
-		s.put(k)
-		writeSlice(s, x.head.lists[k], false)
-	}
+	// The head lists as three flat arrays (keys ascending, offsets,
+	// postings), which a mapped snapshot uses in place.
+	var keys, off []uint64
+	var post []uint32
+	x.head.each(func(k uint64, l []uint32) {
+		keys, off = append(keys, k), append(off, uint64(len(post)))
+		post = append(post, l...)
+	})
+	writeSlice(s, keys, false)
+	writeSlice(s, append(off, uint64(len(post))), false)
+	writeSlice(s, post, false)
 }
 
 // littleEndian reports whether this machine stores integers least
@@ -181,15 +186,6 @@ func (x *Index) writeMaps(s *snapWriter) {
 func littleEndian() bool {
 	x := uint16(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1
-}
-
-func sortedKeys[V any](m map[uint64]V) []uint64 {
-	keys := make([]uint64, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // ReadSnapshot loads a snapshot written by WriteSnapshot into x, which
@@ -337,14 +333,9 @@ func readState(s *parser, cfg Config) (*Index, error) {
 	if err := readLevels(s, y); err != nil {
 		return nil, err
 	}
-	nh := s.count()
-	for range nh {
-		k := s.u64()
-		y.head.lists[k] = view[uint32](s, false)
-		if s.err != nil {
-			break
-		}
-	}
+	y.head.baseKeys = view[uint64](s, false)
+	y.head.baseOff = view[uint64](s, false)
+	y.head.basePost = view[uint32](s, false)
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -396,6 +387,10 @@ func (y *Index) checkShape() error {
 	}
 	if y.live < 0 || y.live > n || y.bands.tailSlots < 0 || y.bands.tailSlots > TailArticles {
 		return errors.New("inconsistent counts")
+	}
+	if h := &y.head; (len(h.baseKeys) > 0 || len(h.baseOff) > 0) && (len(h.baseOff) != len(h.baseKeys)+1 ||
+		h.baseOff[0] != 0 || h.baseOff[len(h.baseOff)-1] != uint64(len(h.basePost))) {
+		return errors.New("inconsistent head lists")
 	}
 	for i := range y.bands.levels {
 		for b := range Bands {
@@ -452,10 +447,17 @@ func (y *Index) check() error {
 			}
 		}
 	}
-	for _, l := range y.head.lists {
-		if slices.ContainsFunc(l, func(s uint32) bool { return int(s) >= n }) {
-			return errors.New("head list names an unknown entry")
+	h := &y.head
+	if !slices.IsSorted(h.baseOff) || !slices.IsSorted(h.baseKeys) {
+		return errors.New("head lists out of order")
+	}
+	for i := 1; i < len(h.baseKeys); i++ {
+		if h.baseKeys[i] == h.baseKeys[i-1] {
+			return errors.New("head list repeated")
 		}
+	}
+	if slices.ContainsFunc(h.basePost, func(s uint32) bool { return int(s) >= n }) {
+		return errors.New("head list names an unknown entry")
 	}
 	return nil
 }
