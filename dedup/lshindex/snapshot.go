@@ -163,6 +163,7 @@ func (x *Index) writeMaps(s *snapWriter) {
 		for b := range Bands {
 			r := &x.bands.levels[i][b]
 			writeSlice(s, r.plain, false)
+			writeSlice(s, r.pdir, false)
 			writeSlice(s, r.dir, false)
 			writeSlice(s, r.low, false)
 			writeSlice(s, r.slots, false)
@@ -353,10 +354,9 @@ func readLevels(s *parser, y *Index) error {
 		n := s.u64()
 		var lv [Bands]run
 		for b := range Bands {
-			lv[b] = run{plain: view[uint64](s, false), dir: view[uint32](s, false), low: view[uint16](s, false), slots: view[uint32](s, false)}
-			if lv[b].dir == nil {
-				lv[b] = plainRun(lv[b].plain)
-			}
+			lv[b] = run{plain: view[uint64](s, false), pdir: view[uint32](s, false), dir: view[uint32](s, false),
+				low: view[uint16](s, false), slots: view[uint32](s, false)}
+			lv[b].pbits = plainBits(len(lv[b].plain))
 		}
 		if s.err != nil {
 			return s.err
@@ -395,8 +395,12 @@ func (y *Index) checkShape() error {
 	for i := range y.bands.levels {
 		for b := range Bands {
 			r := &y.bands.levels[i][b]
-			if r.dir != nil && (len(r.dir) != 1<<16+1 || len(r.low) != len(r.slots) || int(r.dir[len(r.dir)-1]) != len(r.slots)) {
+			if r.dir != nil && (len(r.dir) != 1<<16+1 || len(r.low) != len(r.slots) || int(r.dir[len(r.dir)-1]) != len(r.slots) || r.pdir != nil) {
 				return fmt.Errorf("level %d band %d: bad packed run", i, b)
+			}
+			if r.dir == nil && (len(r.low) > 0 || len(r.slots) > 0 || (r.pbits == 0) != (r.pdir == nil) ||
+				(r.pdir != nil && (len(r.pdir) != 1<<r.pbits+1 || int(r.pdir[len(r.pdir)-1]) != len(r.plain)))) {
+				return fmt.Errorf("level %d band %d: bad plain run", i, b)
 			}
 		}
 	}
@@ -531,6 +535,9 @@ func (r *run) check(n int) error {
 		}
 		if slices.ContainsFunc(r.plain, func(p uint64) bool { return int(uint32(p)) >= n }) {
 			return errors.New("run names an unknown entry")
+		}
+		if !slices.Equal(r.pdir, plainRun(r.plain).pdir) {
+			return errors.New("bad plain run directory")
 		}
 		return nil
 	}
