@@ -71,6 +71,10 @@ type Index struct {
 	live     int
 	overflow int
 	byID     map[uint64]uint32
+	// idKeys are the ids of a loaded snapshot's live entries, ascending,
+	// idSlots their slots (used in place; byID holds the others).
+	idKeys  []uint64
+	idSlots []uint32
 	empty    map[[16]byte]uint32 // entries without spots, by text hash
 	winnow   map[uint32]winnowed
 	merges   dedup.ClusterMerges
@@ -98,10 +102,27 @@ type winnowed struct {
 	words  int
 }
 
-// dict gives each distinct 64-bit value a dense 32-bit code.
+// dict gives each distinct 64-bit value a dense 32-bit code. The codes
+// of a loaded snapshot are found through order (its codes by ascending
+// value, used in place from a mapped file); code holds the others.
 type dict struct {
-	code map[uint64]uint32
-	vals []uint64
+	code  map[uint64]uint32
+	vals  []uint64
+	order []uint32
+}
+
+// baseCode looks v up among the snapshot's codes.
+func (d *dict) baseCode(v uint64) (uint32, bool) {
+	i, ok := slices.BinarySearchFunc(d.order, v, func(c uint32, v uint64) int {
+		if int(c) >= len(d.vals) {
+			return 1 // a damaged mapped snapshot (check finds it)
+		}
+		return cmpU64(d.vals[c], v)
+	})
+	if !ok {
+		return 0, false
+	}
+	return d.order[i], true
 }
 
 func (d *dict) codes(dst []uint32, vs []uint64) []uint32 {
@@ -110,6 +131,9 @@ func (d *dict) codes(dst []uint32, vs []uint64) []uint32 {
 	}
 	for _, v := range vs {
 		c, ok := d.code[v]
+		if !ok {
+			c, ok = d.baseCode(v)
+		}
 		if !ok {
 			c = uint32(len(d.vals))
 			d.code[v] = c
@@ -176,7 +200,7 @@ func (x *Index) Add(e dedup.Entry) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if _, ok := x.byID[e.ID]; ok {
+	if _, ok := x.slotOf(e.ID); ok {
 		return
 	}
 	if len(x.ids) >= MaxSlots || len(toks) >= deadBit {
@@ -342,12 +366,28 @@ func needJaccard(t float64, lx, ly int) int {
 	return a
 }
 
+// slotOf returns the slot of the live entry id (x.mu held).
+func (x *Index) slotOf(id uint64) (uint32, bool) {
+	if s, ok := x.byID[id]; ok {
+		return s, true
+	}
+	i, ok := slices.BinarySearch(x.idKeys, id)
+	if !ok || i >= len(x.idSlots) {
+		return 0, false
+	}
+	s := x.idSlots[i]
+	if int(s) >= len(x.ids) || x.ids[s] != id || x.lens[s]&deadBit != 0 {
+		return 0, false // removed since the load (or a damaged snapshot)
+	}
+	return s, true
+}
+
 // Remove implements dedup.Index: the entry is hidden at once; its keys
 // are dropped when its runs merge.
 func (x *Index) Remove(id uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	s, ok := x.byID[id]
+	s, ok := x.slotOf(id)
 	if !ok {
 		return
 	}

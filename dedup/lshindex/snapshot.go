@@ -117,6 +117,12 @@ func (x *Index) WriteSnapshot(w io.Writer) error {
 	writeSlice(s, x.spots.vals, true)
 	writeSlice(s, x.bigrams.vals, true)
 	writeSlice(s, x.df, true)
+	ids, slots := x.liveIDs()
+	writeSlice(s, ids, false)
+	writeSlice(s, slots, false)
+	writeSlice(s, x.spots.byValue(), false)
+	writeSlice(s, x.bigrams.byValue(), false)
+	writeSlice(s, x.emptySlots(), false)
 	var classes [32]uint64
 	for i, c := range x.classes {
 		classes[i] = uint64(c)
@@ -263,13 +269,15 @@ func (x *Index) load(b []byte, grow func(off, n int) []byte, full bool) error {
 	if err == nil && full {
 		err = y.check()
 	}
+	if err == nil && full {
+		err = y.checkLookups()
+	}
 	if err == nil {
 		err = y.checkShape()
 	}
 	if err != nil {
 		return fmt.Errorf("lshindex: read snapshot: %w", err)
 	}
-	y.rebuildMaps()
 	x.adopt(y)
 	x.ops, x.logging = nil, true
 	return nil
@@ -280,6 +288,7 @@ func (x *Index) adopt(y *Index) {
 	x.ids, x.clusters, x.sims, x.hashes, x.lens, x.bits = y.ids, y.clusters, y.sims, y.hashes, y.lens, y.bits
 	x.sigOff, x.sigs, x.titleOff, x.titles, x.spots, x.bigrams, x.df = y.sigOff, y.sigs, y.titleOff, y.titles, y.spots, y.bigrams, y.df
 	x.live, x.overflow, x.byID, x.empty, x.winnow, x.merges = y.live, y.overflow, y.byID, y.empty, y.winnow, y.merges
+	x.idKeys, x.idSlots = y.idKeys, y.idSlots
 	x.bands, x.head, x.classes = y.bands, y.head, y.classes
 }
 
@@ -306,6 +315,15 @@ func readState(s *parser, cfg Config) (*Index, error) {
 	y.spots.vals = view[uint64](s, true)
 	y.bigrams.vals = view[uint64](s, true)
 	y.df = view[uint32](s, true)
+	y.idKeys = view[uint64](s, false)
+	y.idSlots = view[uint32](s, false)
+	y.spots.order = view[uint32](s, false)
+	y.bigrams.order = view[uint32](s, false)
+	for _, e := range view[uint32](s, false) {
+		if int(e) < len(y.hashes) {
+			y.empty[y.hashes[e]] = e
+		}
+	}
 	for i := range y.classes {
 		y.classes[i] = int(s.u64())
 	}
@@ -384,6 +402,9 @@ func (y *Index) checkShape() error {
 	}
 	if len(y.df) > len(y.spots.vals) {
 		return errors.New("inconsistent document frequencies")
+	}
+	if len(y.idKeys) != len(y.idSlots) || len(y.spots.order) != len(y.spots.vals) || len(y.bigrams.order) != len(y.bigrams.vals) {
+		return errors.New("inconsistent lookups")
 	}
 	if y.live < 0 || y.live > n || y.bands.tailSlots < 0 || y.bands.tailSlots > TailArticles {
 		return errors.New("inconsistent counts")
@@ -551,24 +572,68 @@ func (r *run) check(n int) error {
 	return nil
 }
 
-// rebuildMaps rebuilds the lookup maps a snapshot does not store.
-func (y *Index) rebuildMaps() {
-	for s, id := range y.ids {
-		if y.lens[s]&deadBit == 0 {
-			y.byID[id] = uint32(s)
-			if y.sigOff[s] == y.sigOff[s+1] && y.hashes[s] != ([16]byte{}) {
-				if _, ok := y.empty[y.hashes[s]]; !ok {
-					y.empty[y.hashes[s]] = uint32(s)
-				}
+// liveIDs returns the ids of the live entries, ascending, and their slots.
+func (x *Index) liveIDs() ([]uint64, []uint32) {
+	type is struct {
+		id   uint64
+		slot uint32
+	}
+	all := make([]is, 0, x.live)
+	for s, id := range x.ids {
+		if x.lens[s]&deadBit == 0 {
+			all = append(all, is{id, uint32(s)})
+		}
+	}
+	slices.SortFunc(all, func(a, b is) int { return cmpU64(a.id, b.id) })
+	ids, slots := make([]uint64, len(all)), make([]uint32, len(all))
+	for i, e := range all {
+		ids[i], slots[i] = e.id, e.slot
+	}
+	return ids, slots
+}
+
+// byValue returns the dictionary's codes by ascending value.
+func (d *dict) byValue() []uint32 {
+	order := make([]uint32, len(d.vals))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return cmpU64(d.vals[a], d.vals[b]) })
+	return order
+}
+
+// emptySlots returns the slots of the entries without spots found by
+// text hash, ascending.
+func (x *Index) emptySlots() []uint32 {
+	out := make([]uint32, 0, len(x.empty))
+	for _, s := range x.empty {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkLookups validates the id and dictionary lookups of a snapshot
+// (the full check).
+func (y *Index) checkLookups() error {
+	if len(y.idKeys) != y.live {
+		return fmt.Errorf("%d ids for %d live entries", len(y.idKeys), y.live)
+	}
+	for i, id := range y.idKeys {
+		s := y.idSlots[i]
+		if (i > 0 && id <= y.idKeys[i-1]) || int(s) >= len(y.ids) || y.ids[s] != id || y.lens[s]&deadBit != 0 {
+			return errors.New("bad id lookup")
+		}
+	}
+	for _, d := range []*dict{&y.spots, &y.bigrams} {
+		if len(d.order) != len(d.vals) {
+			return errors.New("bad dictionary lookup")
+		}
+		for i, c := range d.order {
+			if int(c) >= len(d.vals) || (i > 0 && d.vals[c] <= d.vals[d.order[i-1]]) {
+				return errors.New("bad dictionary lookup")
 			}
 		}
 	}
-	y.spots.code = make(map[uint64]uint32, len(y.spots.vals))
-	for i, v := range y.spots.vals {
-		y.spots.code[v] = uint32(i)
-	}
-	y.bigrams.code = make(map[uint64]uint32, len(y.bigrams.vals))
-	for i, v := range y.bigrams.vals {
-		y.bigrams.code[v] = uint32(i)
-	}
+	return nil
 }
