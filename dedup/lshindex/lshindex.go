@@ -71,16 +71,12 @@ type Index struct {
 	live     int
 	overflow int
 	byID     map[uint64]uint32
-	// idKeys are the ids of a loaded snapshot's live entries, ascending,
-	// idSlots their slots (used in place; byID holds the others).
-	idKeys  []uint64
-	idSlots []uint32
-	empty   map[[16]byte]uint32 // entries without spots, by text hash
-	winnow  map[uint32]winnowed
-	merges  dedup.ClusterMerges
-	bands   bands
-	head    headLists
-	classes [32]int // entries with a head, by length class
+	empty    map[[16]byte]uint32 // entries without spots, by text hash
+	winnow   map[uint32]winnowed
+	merges   dedup.ClusterMerges
+	bands    bands
+	head     headLists
+	classes  [32]int // entries with a head, by length class
 	// last caches the band keys of the last signature hashed (a copy of
 	// it and its keys): the engine adds the signature it just queried.
 	lastMu   sync.Mutex
@@ -92,6 +88,10 @@ type Index struct {
 	// logged only from then on (delta.go).
 	ops     []deltaOp
 	logging bool
+	// idKeys are the ids of a loaded snapshot's live entries, ascending,
+	// idSlots their slots (used in place; byID holds the others).
+	idKeys  []uint64
+	idSlots []uint32
 }
 
 var _ dedup.Index = (*Index)(nil)
