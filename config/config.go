@@ -137,7 +137,10 @@ type Config struct {
 
 // Dedup configures the near-duplicate engine.
 type Dedup struct {
-	Hamming int     `yaml:"hamming"` // Simhash candidate radius
+	// Hamming is the Simhash candidate radius of the exhaustive index
+	// (dedup.MemoryIndex); no other index takes Hamming candidates, and
+	// setting it with them is an error.
+	Hamming int     `yaml:"hamming"`
 	Jaccard float64 `yaml:"jaccard"` // SpotSigs verification threshold τ
 	// Window limits comparison to articles fetched or published within it
 	// (0: compare with everything stored).
@@ -146,12 +149,6 @@ type Dedup struct {
 	// too (default true: every verdict keeps both sides as evidence; a
 	// SQLite store keeps it compressed); false gives the smallest store.
 	KeepDuplicateText bool `yaml:"keep_duplicate_text"`
-	// Simhash feature options (candidate generation only: SpotSigs verifies).
-	Hash       string `yaml:"hash"`       // fnv1a (default), sdbm (Li Gang et al. 2013) or xxhash
-	Weighting  string `yaml:"weighting"`  // tf (default) or tfidf
-	TopM       int    `yaml:"top_m"`      // keep the m heaviest features (P-Simhash: 20); 0 keeps all
-	JTidf      bool   `yaml:"jtidf"`      // co-occurrence down-weighting (P-Simhash §2.1)
-	Positional bool   `yaml:"positional"` // P-Simhash positional signature
 	// Antecedents chooses the SpotSigs antecedent set of Li Yan et al.
 	// 2017: learned (default: t1/t2 > 0.8, top 100), basic (的 是 在 了) or
 	// optimised (t1/t2 > 0.9).
@@ -510,6 +507,8 @@ func (c *Config) validateGlobal(add addFunc) {
 	}
 	if c.Dedup.Hamming < 0 || c.Dedup.Hamming > 16 {
 		add("dedup.hamming", "must be in [0, 16], got %d", c.Dedup.Hamming)
+	} else if (c.lines["dedup.hamming"] > 0 || c.Dedup.Hamming != 0 && c.Dedup.Hamming != DefaultHamming) && c.Dedup.Index != "exhaustive" {
+		add("dedup.hamming", "changes nothing under dedup.index %s: only exhaustive takes Simhash candidates within a Hamming radius; remove it", cmp.Or(c.Dedup.Index, "lsh"))
 	}
 	if !(c.Dedup.Jaccard > 0 && c.Dedup.Jaccard <= 1) { // NaN fails too
 		add("dedup.jaccard", "must be in (0, 1], got %g", c.Dedup.Jaccard)
@@ -517,23 +516,10 @@ func (c *Config) validateGlobal(add addFunc) {
 	if c.Dedup.Window < 0 {
 		add("dedup.window", "must be >= 0")
 	}
-	switch c.Dedup.Hash {
-	case "", "fnv1a", "sdbm", "xxhash":
-	default:
-		add("dedup.hash", "must be fnv1a, sdbm or xxhash, got %q", c.Dedup.Hash)
-	}
-	switch c.Dedup.Weighting {
-	case "", "tf", "tfidf":
-	default:
-		add("dedup.weighting", "must be tf or tfidf, got %q", c.Dedup.Weighting)
-	}
 	switch c.Dedup.Antecedents {
 	case "", "learned", "basic", "optimised":
 	default:
 		add("dedup.antecedents", "must be learned, basic or optimised, got %q", c.Dedup.Antecedents)
-	}
-	if c.Dedup.TopM < 0 {
-		add("dedup.top_m", "must be >= 0")
 	}
 	switch c.Dedup.Index {
 	case "", "lsh", "redis":

@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -790,7 +791,7 @@ type DeltaSnapshotter interface {
 	Snapshotter
 	MarkDelta()
 	WriteDelta(w io.Writer) error
-	ReadDelta(r io.Reader) error
+	ReadDelta(ctx context.Context, r io.Reader) error
 }
 
 // MarkDelta makes the engine's present state the one the next WriteDelta
@@ -822,7 +823,7 @@ func (e *Engine) WriteDelta(w io.Writer) error {
 // holding the state it followed. A delta whose index part is refused
 // (torn, corrupt, other options) leaves the index unchanged and returns
 // the error.
-func (e *Engine) ReadDelta(r io.Reader) error {
+func (e *Engine) ReadDelta(ctx context.Context, r io.Reader) error {
 	d, ok := e.index.(DeltaSnapshotter)
 	if !ok {
 		return fmt.Errorf("dedup: %T: %w", e.index, ErrNoSnapshot)
@@ -831,7 +832,7 @@ func (e *Engine) ReadDelta(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if err := d.ReadDelta(r); err != nil {
+	if err := d.ReadDelta(ctx, r); err != nil {
 		return err
 	}
 	for _, en := range imgs {

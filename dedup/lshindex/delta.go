@@ -2,6 +2,7 @@ package lshindex
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -187,7 +188,7 @@ func (r *deltaReader) entry() dedup.Entry {
 // whole delta is decoded and checked first: on an error nothing is
 // applied. The operations applied are logged again, so the next
 // WriteDelta (without a MarkDelta) holds them too.
-func (x *Index) ReadDelta(in io.Reader) error {
+func (x *Index) ReadDelta(ctx context.Context, in io.Reader) error {
 	b, err := io.ReadAll(in)
 	if err != nil {
 		return fmt.Errorf("lshindex: read delta: %w", err)
@@ -241,11 +242,14 @@ func (x *Index) ReadDelta(in io.Reader) error {
 	for _, o := range ops {
 		switch o.kind {
 		case opAdd:
-			x.Add(o.e)
+			err = x.Add(ctx, o.e)
 		case opRemove:
-			x.Remove(o.a)
+			err = x.Remove(ctx, o.a)
 		case opMerge:
-			x.MergeClusters(o.a, []uint64{o.b})
+			err = x.MergeClusters(ctx, o.a, []uint64{o.b})
+		}
+		if err != nil {
+			return fmt.Errorf("lshindex: read delta: %w", err)
 		}
 	}
 	return nil

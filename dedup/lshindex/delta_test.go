@@ -28,14 +28,14 @@ func TestDelta(t *testing.T) {
 		if i%60 == 0 {
 			e.Signature = sigs[i] // a near copy of a stored entry
 		}
-		y.Add(e)
+		y.Add(t.Context(), e)
 		if i%97 == 0 {
-			y.Remove(uint64(i + 2))
-			y.MergeClusters(uint64(7+i%5), []uint64{uint64(i/3 + 1)})
+			y.Remove(t.Context(), uint64(i+2))
+			y.MergeClusters(t.Context(), uint64(7+i%5), []uint64{uint64(i/3 + 1)})
 		}
 	}
-	y.Remove(500003)
-	y.Add(dedup.Entry{ID: 500003, Cluster: 1, Signature: sigs[3]}) // removed and added again
+	y.Remove(t.Context(), 500003)
+	y.Add(t.Context(), dedup.Entry{ID: 500003, Cluster: 1, Signature: sigs[3]}) // removed and added again
 	var delta bytes.Buffer
 	if err := y.WriteDelta(&delta); err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestDelta(t *testing.T) {
 		if err := z.ReadSnapshot(bytes.NewReader(base)); err != nil {
 			t.Fatal(err)
 		}
-		return z, z.ReadDelta(bytes.NewReader(d))
+		return z, z.ReadDelta(t.Context(), bytes.NewReader(d))
 	}
 	t.Run("applied", func(t *testing.T) {
 		z, err := apply(delta.Bytes(), testConfig())
@@ -93,7 +93,7 @@ func TestDelta(t *testing.T) {
 		other := testConfig()
 		other.Containment = 0.7
 		z, _ := New(other)
-		if err := z.ReadDelta(bytes.NewReader(d)); err == nil || z.Len() != 0 {
+		if err := z.ReadDelta(t.Context(), bytes.NewReader(d)); err == nil || z.Len() != 0 {
 			t.Fatalf("a delta of other options: %v, %d entries", err, z.Len())
 		}
 	})

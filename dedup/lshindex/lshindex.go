@@ -17,6 +17,7 @@
 package lshindex
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -192,7 +193,7 @@ func appendBitmap(dst []uint64, toks []spotsigs.Token) []uint64 {
 
 // Add implements dedup.Index. An entry past the index's limits (MaxSlots
 // entries) is not indexed and is counted (Overflow).
-func (x *Index) Add(e dedup.Entry) {
+func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 	toks := tokenKeys(e.Signature, nil)
 	var keys [Bands]uint32
 	if len(toks) > 0 {
@@ -201,11 +202,11 @@ func (x *Index) Add(e dedup.Entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if _, ok := x.slotOf(e.ID); ok {
-		return
+		return nil
 	}
 	if len(x.ids) >= MaxSlots || len(toks) >= deadBit {
 		x.overflow++
-		return
+		return nil
 	}
 	slot := uint32(len(x.ids))
 	x.ids = append(x.ids, e.ID)
@@ -229,10 +230,11 @@ func (x *Index) Add(e dedup.Entry) {
 		if _, ok := x.empty[e.Hash]; !ok && e.Hash != ([16]byte{}) {
 			x.empty[e.Hash] = slot
 		}
-		return
+		return nil
 	}
 	x.addHead(slot, e.Signature, codes, toks)
 	x.bands.add(slot, &keys, x.keep)
+	return nil
 }
 
 // addHead indexes the rarest tokens of the entry in slot (see head.go) and
@@ -384,12 +386,12 @@ func (x *Index) slotOf(id uint64) (uint32, bool) {
 
 // Remove implements dedup.Index: the entry is hidden at once; its keys
 // are dropped when its runs merge.
-func (x *Index) Remove(id uint64) {
+func (x *Index) Remove(_ context.Context, id uint64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	s, ok := x.slotOf(id)
 	if !ok {
-		return
+		return nil
 	}
 	delete(x.byID, id)
 	x.logOp(deltaOp{kind: opRemove, a: id})
@@ -399,6 +401,7 @@ func (x *Index) Remove(id uint64) {
 	if x.empty[x.hashes[s]] == s && x.sigOff[s] == x.sigOff[s+1] {
 		delete(x.empty, x.hashes[s])
 	}
+	return nil
 }
 
 // HeadDropped is the number of head postings the lists' HeadListCap has
@@ -427,20 +430,21 @@ func (x *Index) Overflow() int {
 }
 
 // MergeClusters implements dedup.Index.
-func (x *Index) MergeClusters(into uint64, from []uint64) {
+func (x *Index) MergeClusters(_ context.Context, into uint64, from []uint64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.merges.Merge(into, from)
 	for _, f := range from {
 		x.logOp(deltaOp{kind: opMerge, a: into, b: f})
 	}
+	return nil
 }
 
 // ClusterOf implements dedup.Index.
-func (x *Index) ClusterOf(cluster uint64) uint64 {
+func (x *Index) ClusterOf(_ context.Context, cluster uint64) (uint64, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.merges.Of(cluster)
+	return x.merges.Of(cluster), nil
 }
 
 // Probe is the work of one query (benchmarks and eval).
@@ -461,7 +465,7 @@ type Probe struct {
 }
 
 // Candidates implements dedup.Index.
-func (x *Index) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry {
+func (x *Index) Candidates(_ context.Context, fp *dedup.Fingerprint, q dedup.Query) ([]*dedup.Entry, error) {
 	slots, _, _ := x.candidates(fp, q)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -472,7 +476,7 @@ func (x *Index) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry 
 			Signature: decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals), Hash: x.hashes[s],
 			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: w.prints, ContentWords: w.words})
 	}
-	return out
+	return out, nil
 }
 
 // ProbeStats returns the work of a query for fp (benchmarks and eval).

@@ -69,7 +69,7 @@ func benchMap(b *testing.B, model *scalecorpus.Model, n int) {
 	}
 	rng := rand.New(rand.NewPCG(uint64(n), 9))
 	for i := range n {
-		x.Add(synthEntry(model, rng, i))
+		x.Add(b.Context(), synthEntry(model, rng, i))
 	}
 	path := filepath.Join(b.TempDir(), "index")
 	out, err := os.Create(path)
@@ -112,13 +112,13 @@ func benchMap(b *testing.B, model *scalecorpus.Model, n int) {
 			}
 			mapWall, mapCPU = mapWall+d, mapCPU+c
 			t2 := time.Now()
-			y.Candidates(q, dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment})
+			y.Candidates(b.Context(), q, dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment})
 			first += time.Since(t2)
 		}
 	}
 	b.StopTimer()
 	for i := range 2000 {
-		y.Add(synthEntry(model, rng, n+1+i))
+		y.Add(b.Context(), synthEntry(model, rng, n+1+i))
 	}
 	var delta bytes.Buffer
 	t3 := time.Now()

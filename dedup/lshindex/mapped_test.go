@@ -42,7 +42,7 @@ func TestMapSnapshot(t *testing.T) {
 			if err := y.MapSnapshot(f, int64(pad), int64(len(snap)), verify); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := answers(y, sigs), answers(x, sigs); !reflect.DeepEqual(got, want) {
+			if got, want := answers(t, y, sigs), answers(t, x, sigs); !reflect.DeepEqual(got, want) {
 				t.Fatal("candidates differ from the written index's")
 			}
 			if cap(y.bits) <= len(y.bits) || cap(y.sigs) <= len(y.sigs) {
@@ -55,11 +55,11 @@ func TestMapSnapshot(t *testing.T) {
 			}
 			for i := range 700 {
 				e := dedup.Entry{ID: uint64(200000 + i), Cluster: 5, Signature: randSig(rng, 40+i%90)}
-				x2.Add(e)
-				y.Add(e)
+				x2.Add(t.Context(), e)
+				y.Add(t.Context(), e)
 			}
-			x2.Remove(2)
-			y.Remove(2)
+			x2.Remove(t.Context(), 2)
+			y.Remove(t.Context(), 2)
 			if !bytes.Equal(snapshotOf(t, x2), snapshotOf(t, y)) {
 				t.Error("the same adds to the mapped and the read index give different states")
 			}
@@ -130,8 +130,8 @@ func TestMapSnapshotRejects(t *testing.T) {
 			if y.MapSnapshot(f, 0, int64(len(bad)), false) != nil {
 				continue
 			}
-			answers(y, sigs) // must not panic
-			y.Add(dedup.Entry{ID: 1 << 50, Signature: sigs[0]})
+			answers(t, y, sigs) // must not panic
+			y.Add(t.Context(), dedup.Entry{ID: 1 << 50, Signature: sigs[0]})
 		}
 	})
 }

@@ -35,7 +35,7 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 		opts.CentresOnly = opts.CentresOnly || base.CentresOnly
 		opts.NoMerge = opts.NoMerge || base.NoMerge
 		opts.PartialReprint = opts.PartialReprint || base.PartialReprint
-		opts.NewIndex, opts.Exhaustive = base.NewIndex, base.Exhaustive
+		opts.NewIndex = base.NewIndex
 		return Method{name, func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
 			eng, err := dedup.New(seg, opts)
 			if err != nil {
@@ -49,24 +49,31 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 				}
 				return nil
 			})
-			for i, c := range out {
-				out[i] = int(eng.ClusterOf(uint64(c)))
+			if err != nil {
+				return out, err
 			}
-			return out, err
+			for i, c := range out {
+				into, err := eng.ClusterOf(ctx, uint64(c))
+				if err != nil {
+					return out, err
+				}
+				out[i] = int(into)
+			}
+			return out, nil
 		}}
 	}
 	return []Method{
 		// Classic Simhash compares with cluster centres only.
-		engine("simhash k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true}),
+		engine("simhash k=3", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly}, CentresOnly: true}),
 		// Li Gang et al. (2013) hash their features with SDBM.
-		engine("simhash k=3 sdbm", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Hash: simhash.SDBM}),
+		engine("simhash k=3 sdbm", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly, Hash: simhash.SDBM}, CentresOnly: true}),
 		// The contiguous-slice P-Simhash variant (TF-IDF, top 20, in-document
 		// J-Tidf) at k = 3; the published PBDR is measured by eval psimhash.
-		engine("p-simhash-contiguous k=3", dedup.Options{Mode: dedup.SimhashOnly, CentresOnly: true, Positional: true, Weighting: segment.TFIDF, TopM: 20, JTidf: true}),
-		engine("spotsigs", dedup.Options{Mode: dedup.SpotSigsOnly}),
+		engine("p-simhash-contiguous k=3", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly, Positional: true, Weighting: segment.TFIDF, TopM: 20, JTidf: true}, CentresOnly: true}),
+		engine("spotsigs", dedup.Options{Research: dedup.Research{Mode: dedup.SpotSigsOnly}}),
 		engine("combined (default)", dedup.Options{}),
 		// The keyword semantic fingerprint (crawler book chapter) as the exact layer.
-		engine("combined + keyfp exact", dedup.Options{KeywordExact: true}),
+		engine("combined + keyfp exact", dedup.Options{Research: dedup.Research{KeywordExact: true}}),
 		// Winnowing's partial-reprint rule (dedup.MinOwnShare).
 		engine("combined + partial reprints", dedup.Options{PartialReprint: true}),
 		baselineShingling(seg),

@@ -119,7 +119,7 @@ func applyDeltas(ctx context.Context, eng *dedup.Engine, store storage.Store, fe
 		case h.From != load.DeltaCursor:
 			err = fmt.Errorf("a record from %+v, the index is at %+v", h.From, load.DeltaCursor)
 		default:
-			err = eng.ReadDelta(bytes.NewReader(body))
+			err = eng.ReadDelta(ctx, bytes.NewReader(body))
 		}
 		if err != nil {
 			load.DeltaNote = fmt.Sprintf("delta ignored from byte %d: %v", load.DeltaBytes, err)

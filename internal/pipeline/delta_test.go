@@ -72,7 +72,7 @@ func newDeltaFixture(t *testing.T) *deltaFixture {
 		}
 	}
 	fullEng, _ := f.engine(t, "")
-	want := decideAll(fullEng, f.queries[12:])
+	want := decideAll(t, fullEng, f.queries[12:])
 	if dups := strings.Count(strings.Join(want, "\n"), "dup=true"); dups == 0 || dups == len(want) {
 		t.Fatalf("%d of %d queries are duplicates: the test needs both kinds", dups, len(want))
 	}
@@ -84,7 +84,7 @@ func newDeltaFixture(t *testing.T) *deltaFixture {
 func (f *deltaFixture) check(t *testing.T) IndexLoad {
 	t.Helper()
 	eng, load := f.engine(t, f.snap)
-	if got := decideAll(eng, f.queries[12:]); !slicesEqual(got, f.want) {
+	if got := decideAll(t, eng, f.queries[12:]); !slicesEqual(got, f.want) {
 		t.Fatalf("load %+v: verdicts differ from a rebuild's:\n%s\nwant\n%s", load, strings.Join(got, "\n"), strings.Join(f.want, "\n"))
 	}
 	return load

@@ -110,7 +110,7 @@ func TestDedupStreamMatchesDedup(t *testing.T) {
 	}
 }
 
-// TestDedupStreamInputError: the streaming reader is internal/dedupin's
+// TestDedupStreamInputError: the streaming reader is internal/dedupinput's
 // strict one; an input error stops the run before any line is written.
 func TestDedupStreamInputError(t *testing.T) {
 	seg, err := NewSegmenter(config.Segment{})
