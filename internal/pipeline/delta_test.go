@@ -8,7 +8,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
@@ -156,6 +158,10 @@ func TestIndexDeltas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if _, err := os.Stat(deltaPath(f.snap)); err == nil {
+			t.Fatal("the compaction left the old delta file")
+		}
+		os.WriteFile(deltaPath(f.snap), good, 0o644) // as if killed before its removal
 		load = f.check(t)
 		if load.Rebuilt || load.Deltas != 0 || !strings.Contains(load.DeltaNote, "replaced base") || load.Tail != 0 {
 			t.Fatalf("load %+v; want the new base alone, the old records ignored", load)
@@ -246,6 +252,76 @@ func TestDeltaKilled(t *testing.T) {
 			load := f.check(t)
 			if load.Rebuilt || load.Deltas != tc.deltas || (tc.deltas == 1 && load.Tail == 0) {
 				t.Fatalf("load %+v; want the base, %d deltas and the rest replayed from the store", load, tc.deltas)
+			}
+		})
+	}
+}
+
+// compactEnv names the step at which the compaction helper kills itself.
+const compactEnv = "NEWSCRAWL_TEST_COMPACT_CRASH"
+
+// TestCompactionCrashHelper is the process TestCompactionKilled kills: it
+// loads the index of the store named by the environment (base and
+// deltas) and writes a new base, sending itself SIGKILL before the named
+// step.
+func TestCompactionCrashHelper(t *testing.T) {
+	spec := os.Getenv(compactEnv)
+	if spec == "" {
+		t.Skip("run by TestCompactionKilled")
+	}
+	step, db, _ := strings.Cut(spec, "|")
+	cfg := config.Default()
+	cfg.Storage = db
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := db + ".index"
+	eng, load, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Snapshot: snap, Now: time.Now()})
+	if err != nil || load.Rebuilt {
+		t.Fatalf("load %+v: %v", load, err)
+	}
+	saveIndex(ctx, &cfg, eng, store, snap, load.Cursor, func(s string) {
+		if s == step {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	})
+	t.Fatal("not killed")
+}
+
+// TestCompactionKilled kills a process writing a new base (kill -9)
+// before each step: the next load uses the old base and its deltas, or
+// the new base alone, and decides as a rebuild does.
+func TestCompactionKilled(t *testing.T) {
+	f := newDeltaFixture(t)
+	base, _ := os.ReadFile(f.snap)
+	delta, _ := os.ReadFile(deltaPath(f.snap))
+	for _, tc := range []struct {
+		step   string
+		deltas int // records the next load applies
+		newer  bool
+	}{{"index", 2, false}, {"rename", 2, false}, {"remove-delta", 0, true}} {
+		t.Run(tc.step, func(t *testing.T) {
+			os.WriteFile(f.snap, base, 0o644)
+			os.WriteFile(deltaPath(f.snap), delta, 0o644)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCompactionCrashHelper$")
+			cmd.Env = append(os.Environ(), compactEnv+"="+tc.step+"|"+f.cfg.Storage)
+			out, err := cmd.CombinedOutput()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			now, _ := os.ReadFile(f.snap)
+			if bytes.Equal(now, base) == tc.newer {
+				t.Fatalf("after a kill before %s the base is new: %v, want %v", tc.step, !bytes.Equal(now, base), tc.newer)
+			}
+			load := f.check(t)
+			if load.Rebuilt || load.Deltas != tc.deltas || load.Tail != 0 {
+				t.Fatalf("load %+v; want %d deltas applied and no tail", load, tc.deltas)
 			}
 		})
 	}

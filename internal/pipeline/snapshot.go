@@ -405,7 +405,16 @@ func newBaseID() (string, error) {
 // (cursor) to path, atomically: a crash mid-write leaves the previous
 // snapshot. The caller must know that the index holds exactly the store's
 // commits up to cursor (no decision in flight, no commit undone since).
+// The new base holds what the delta file held: the file is removed (its
+// records name the old base, and a crash before the removal leaves them
+// ignored).
 func SaveIndex(ctx context.Context, cfg *config.Config, eng *dedup.Engine, store storage.Store, path string, cursor storage.Cursor) (int64, error) {
+	return saveIndex(ctx, cfg, eng, store, path, cursor, func(string) {})
+}
+
+// saveIndex is SaveIndex; step is called before each step with its name
+// (the crash tests stop the process there).
+func saveIndex(ctx context.Context, cfg *config.Config, eng *dedup.Engine, store storage.Store, path string, cursor storage.Cursor, step func(string)) (int64, error) {
 	id, err := newBaseID()
 	if err != nil {
 		return 0, fmt.Errorf("save index: %w", err)
@@ -433,6 +442,10 @@ func SaveIndex(ctx context.Context, cfg *config.Config, eng *dedup.Engine, store
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.WriteString(snapshotMagic)
 	w.Write(append(line, '\n'))
+	if err := w.Flush(); err != nil {
+		return 0, fmt.Errorf("save index: %w", err)
+	}
+	step("index")
 	if err := eng.WriteSnapshot(w); err != nil {
 		return 0, fmt.Errorf("save index: %w", err)
 	}
@@ -443,8 +456,13 @@ func SaveIndex(ctx context.Context, cfg *config.Config, eng *dedup.Engine, store
 	if err != nil {
 		return 0, fmt.Errorf("save index: %w", err)
 	}
+	step("rename")
 	if err := f.CloseAtomicallyReplace(); err != nil {
 		return 0, fmt.Errorf("save index: %w", err)
+	}
+	step("remove-delta")
+	if err := os.Remove(deltaPath(path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return 0, fmt.Errorf("save index: remove the old deltas: %w", err)
 	}
 	return size, nil
 }
@@ -527,11 +545,6 @@ func (ir *indexRun) save(ctx context.Context, cfg *config.Config, store storage.
 		return
 	}
 	n, err := SaveIndex(ctx, cfg, ir.eng, store, ir.load.Path, cursor)
-	if err == nil {
-		// The new base holds what the deltas held: they name the old
-		// base and would be ignored; removed to save the next load the look.
-		os.Remove(deltaPath(ir.load.Path))
-	}
 	if errors.Is(err, dedup.ErrNoSnapshot) {
 		ir.saved.Skipped = "the index has no snapshot"
 		return
