@@ -153,10 +153,12 @@ type Dedup struct {
 	// 2017: learned (default: t1/t2 > 0.8, top 100), basic (的 是 在 了) or
 	// optimised (t1/t2 > 0.9).
 	Antecedents string `yaml:"antecedents"`
-	// PartialReprints turns on the partial-reprint rule
-	// (dedup.Options.PartialReprint): a verified page is stored when it
-	// and its stored match both add text of their own is stored, recording
-	// partial_of and the shared passages.
+	// PartialReprints is the partial-reprint rule
+	// (dedup.Options.PartialReprint, default true): a verified page is
+	// stored when it and its stored match both add text of their own under
+	// headlines of their own (a follow-up that re-uses an earlier story),
+	// recording partial_of and the shared passages; false merges such a
+	// page into the story it re-uses.
 	PartialReprints bool `yaml:"partial_reprints"`
 	// Index is the candidate stage in front of SpotSigs verification:
 	// lsh (default: MinHash-LSH plus a head index for briefs, package
@@ -251,6 +253,11 @@ type Site struct {
 	// (3小时前, 昨天 10:20); empty is China Standard Time.
 	Timezone string `yaml:"timezone"`
 
+	// SourceNames are the names the site publishes under in 来源 lines
+	// (新华网's: [新华社, 新华网]): a cluster whose 来源 is one of them
+	// has this site's copy as its original (export's representative).
+	SourceNames []string `yaml:"source_names"`
+
 	// Compiled patterns, set by Validate.
 	ArticleRe *regexp.Regexp `yaml:"-"`
 	FollowRe  *regexp.Regexp `yaml:"-"`
@@ -320,7 +327,7 @@ func Default() Config {
 	return Config{
 		Storage:   DefaultStorage,
 		UserAgent: DefaultUserAgent,
-		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard, KeepDuplicateText: true},
+		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard, KeepDuplicateText: true, PartialReprints: true},
 		Fetch: Fetch{
 			Timeout:          Duration(DefaultTimeout),
 			ConnectTimeout:   Duration(DefaultConnectTO),
@@ -486,6 +493,7 @@ func (c *Config) problems() []Problem {
 	for i := range c.Sites {
 		c.Sites[i].validate(fmt.Sprintf("sites[%d]", i), i, names, add)
 	}
+	c.validateSourceNames(add)
 	return p
 }
 

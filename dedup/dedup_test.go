@@ -419,7 +419,9 @@ func TestPartialReprint(t *testing.T) {
 	title, story, followup := fixture.FollowUp()
 	sp := strings.Split(story, "\n")
 	note := "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。"
+	fuTitle := fixture.FollowUpTitle
 	type step struct {
+		title     string
 		text      string
 		dup       bool
 		reason    string
@@ -432,26 +434,34 @@ func TestPartialReprint(t *testing.T) {
 		steps []step // stored in order as ids 1, 2, …
 	}{
 		{"story stored after the follow-up that re-used most of it", on, []step{
-			{followup, false, "new", 0}, {story, false, "partial", 1}}},
+			{fuTitle, followup, false, "new", 0}, {title, story, false, "partial", 1}}},
 		{"then a reprint of the story with an editor's note", on, []step{
-			{followup, false, "new", 0}, {story, false, "partial", 1}, {story + note, true, "jaccard", 0}}},
+			{fuTitle, followup, false, "new", 0}, {title, story, false, "partial", 1}, {title, story + note, true, "jaccard", 0}}},
 		{"follow-up stored after the story", on, []step{
-			{story, false, "new", 0}, {followup, false, "partial", 1}}},
-		{"editor's note added", on, []step{{story, false, "new", 0}, {story + note, true, "jaccard", 0}}},
-		{"paragraph dropped", on, []step{{story, false, "new", 0}, {join(sp[1:]), true, "jaccard", 0}}},
-		{"follow-up arriving after itself with a note", on, []step{{followup, false, "new", 0}, {followup + note, true, "jaccard", 0}}},
+			{title, story, false, "new", 0}, {fuTitle, followup, false, "partial", 1}}},
+		{"editor's note added", on, []step{{title, story, false, "new", 0}, {title, story + note, true, "jaccard", 0}}},
+		{"paragraph dropped", on, []step{{title, story, false, "new", 0}, {title, join(sp[1:]), true, "jaccard", 0}}},
+		{"follow-up arriving after itself with a note", on, []step{{fuTitle, followup, false, "new", 0}, {fuTitle, followup + note, true, "jaccard", 0}}},
 		{"the whole story quoted in a longer text: the stored side adds nothing", on, []step{
-			{story, false, "new", 0}, {story + "\n" + join(s2.Paragraphs), true, "jaccard", 0}}},
+			{title, story, false, "new", 0}, {title, story + "\n" + join(s2.Paragraphs), true, "jaccard", 0}}},
+		{"extended copy: the follow-up's text under the story's headline", on, []step{
+			{title, story, false, "new", 0}, {title, followup, true, "jaccard", 0}}},
+		{"follow-up without a headline", on, []step{
+			{title, story, false, "new", 0}, {"", followup, true, "jaccard", 0}}},
+		{"English headlines overlapping at 0.46: below the Chinese limit, above the English one", on, []step{
+			{"Subway line three opens next month", story, false, "new", 0}, {"Snow greets the first riders on the new line three", followup, true, "jaccard", 0}}},
+		{"headlines in English with no words in common", on, []step{
+			{"Subway opens", story, false, "new", 0}, {"Blizzard hits", followup, false, "partial", 1}}},
 		{"rule off: the story after its follow-up is dropped", Options{}, []step{
-			{followup, false, "new", 0}, {story, true, "jaccard", 0}}},
+			{fuTitle, followup, false, "new", 0}, {title, story, true, "jaccard", 0}}},
 		{"exhaustive candidates (MemoryIndex)", Options{PartialReprint: true, NewIndex: NewExhaustiveIndex}, []step{
-			{followup, false, "new", 0}, {story, false, "partial", 1}, {story + note, true, "jaccard", 0}}},
+			{fuTitle, followup, false, "new", 0}, {title, story, false, "partial", 1}, {title, story + note, true, "jaccard", 0}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := testEngine(t, tt.opts)
 			for i, st := range tt.steps {
-				fp := e.Fingerprint(title, st.text)
+				fp := e.Fingerprint(st.title, st.text)
 				v := decide(t, e, fp)
 				if v.Duplicate != st.dup || v.Reason != st.reason {
 					t.Fatalf("step %d: got duplicate %v reason %q (own %.2f, stored own %.2f, J %.2f, C %.2f), want %v %q",

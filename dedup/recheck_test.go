@@ -81,10 +81,10 @@ func TestStalePartialReprints(t *testing.T) {
 		want    bool
 		again   string // the reason of deciding again
 	}{
-		{"story new, its follow-up committed meanwhile", nil, []page{{title, followup}}, 0, true, "partial"},
-		{"partial reprint, another story committed", []page{{title, followup}}, []page{{s4.Title, join(s4.Paragraphs)}}, 0, false, "partial"},
-		{"partial reprint, clusters merged", []page{{title, followup}}, nil, 1, true, "partial"},
-		{"partial reprint, a copy of the story committed", []page{{title, followup}}, []page{{title, story + note}}, 0, true, "jaccard"},
+		{"story new, its follow-up committed meanwhile", nil, []page{{fixture.FollowUpTitle, followup}}, 0, true, "partial"},
+		{"partial reprint, another story committed", []page{{fixture.FollowUpTitle, followup}}, []page{{s4.Title, join(s4.Paragraphs)}}, 0, false, "partial"},
+		{"partial reprint, clusters merged", []page{{fixture.FollowUpTitle, followup}}, nil, 1, true, "partial"},
+		{"partial reprint, a copy of the story committed", []page{{fixture.FollowUpTitle, followup}}, []page{{title, story + note}}, 0, true, "jaccard"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

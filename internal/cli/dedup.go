@@ -25,7 +25,7 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ham := fs.Int("hamming", dedup.DefaultHamming, "Simhash candidate radius of --index exhaustive (the only index taking Simhash candidates)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	index := fs.String("index", pipeline.DefaultIndex, "candidate stage: lsh, prefix or exhaustive")
-	partial := fs.Bool("partial", false, "keep a verified article when it and the stored one each add text of their own (both >= 20% of their content words, one >= 40%; reason \"partial\", with partial_of and the shared passages)")
+	partial := fs.Bool("partial", true, "keep a verified article when it and the stored one each add text of their own under headlines of their own (both >= 20% of their content words, one >= 40%; reason \"partial\", with partial_of and the shared passages); --partial=false merges it")
 	lenient := fs.Bool("lenient", false, "JSONL input: ignore keys that are neither id, title, text nor those of a newscrawl export (default: an unknown key is an error naming the line)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}

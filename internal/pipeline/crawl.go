@@ -284,6 +284,7 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 	run.FinishedAt = time.Now()
 	run.Stats = progress.RunStats(sum)
 	run.Stats.Settings = RunSettings(cfg.Dedup)
+	run.Stats.Settings.SourceNames = cfg.SourceNames()
 	switch {
 	case runErr != nil:
 		run.Status = storage.RunFailed

@@ -45,7 +45,7 @@ func TestDedupStreamMatchesDedup(t *testing.T) {
 	// is on) and a copy of the story.
 	title, story, followup := fixture.FollowUp()
 	docs = nil
-	add(title, followup)
+	add(fixture.FollowUpTitle, followup)
 	add(title, story)
 	add(title, story[strings.Index(story, "\n")+1:])
 	partial := docs
@@ -184,7 +184,7 @@ func TestOfflinePartialReprint(t *testing.T) {
 	}
 	title, story, followup := fixture.FollowUp()
 	docs := []OfflineDoc{
-		{ID: json.RawMessage(`"followup"`), Title: title, Text: followup},
+		{ID: json.RawMessage(`"followup"`), Title: fixture.FollowUpTitle, Text: followup},
 		{ID: json.RawMessage(`"story"`), Title: title, Text: story},
 		{ID: json.RawMessage(`"copy"`), Title: title, Text: story[strings.Index(story, "\n")+1:]},
 	}

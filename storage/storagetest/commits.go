@@ -31,7 +31,7 @@ func testRuns(t *testing.T, s storage.Store) {
 	r1.Status = storage.RunCompleted
 	r1.Stats = storage.RunStats{Fetched: 10, Stored: 5, Duplicates: 3, NotArticle: 1, Errors: 1,
 		Sites:    []storage.SiteCounters{{Site: "sina", Counters: map[string]int64{"requests": 12, "robots_blocked": 2, "gone": 1}}},
-		Settings: &storage.RunSettings{Index: "lsh", Hamming: 3, Jaccard: 0.4, Window: "720h0m0s", Antecedents: "learned", PartialReprints: true}}
+		Settings: &storage.RunSettings{Index: "lsh", Hamming: 3, Jaccard: 0.4, Window: "720h0m0s", Antecedents: "learned", PartialReprints: true, SourceNames: map[string][]string{"xinhua": {"新华社", "新华网"}}}}
 	if err := s.FinishRun(ctx, r1); err != nil {
 		t.Fatal(err)
 	}
