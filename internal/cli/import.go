@@ -57,7 +57,9 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stdout, "import %s into %s: start-up %.2fs (%d articles indexed; %s); %s\n",
 		*in, pipeline.StoreName(cfg.Storage), st.StartUp.Seconds(), st.Indexed, st.Index, formatImport(st))
-	if s := st.Saved; s.Skipped == "" && s.Bytes > 0 {
+	if s := st.Saved; s.Skipped == "" && s.Bytes > 0 && s.Delta {
+		fmt.Fprintf(stdout, "index delta saved: %d entries, %.1f KB in %.2fs (%s.delta)\n", s.Entries, float64(s.Bytes)/1e3, s.Elapsed.Seconds(), s.Path)
+	} else if s.Skipped == "" && s.Bytes > 0 {
 		fmt.Fprintf(stdout, "index snapshot saved: %d entries, %.1f MB in %.1fs (%s)\n", s.Entries, float64(s.Bytes)/1e6, s.Elapsed.Seconds(), s.Path)
 	}
 	return err // names the line or the URL
