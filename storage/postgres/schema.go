@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the
 // one-row table schema_version. It equals len(migrations).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrations[i] takes the schema from version i to i+1; each runs in one
 // transaction together with the schema_version update, under the exclusive
@@ -198,6 +198,12 @@ ALTER TABLE pages ADD CONSTRAINT pages_outcome_check CHECK (outcome IN ('stored'
 ALTER TABLE pages ADD COLUMN part_of TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
+`,
+	// 5 -> 6: each article's and duplicate's channel, as in the SQLite
+	// store's migration 9 -> 10.
+	`
+ALTER TABLE articles ADD COLUMN channel TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN channel TEXT NOT NULL DEFAULT '';
 `,
 }
 
