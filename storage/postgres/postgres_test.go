@@ -763,6 +763,7 @@ func TestMigratesVersion1(t *testing.T) {
 		`ALTER TABLE pages DROP COLUMN retry_at`, `DROP TABLE surfaces`,
 		`ALTER TABLE pages DROP COLUMN part_of`, `ALTER TABLE articles DROP COLUMN pages, DROP COLUMN pages_missing`,
 		`DROP FUNCTION title_grams CASCADE`, // and the title indexes
+		`ALTER TABLE articles DROP COLUMN channel`, `ALTER TABLE duplicates DROP COLUMN channel`,
 		`UPDATE schema_version SET version = 1`} {
 		if _, err := admin.Exec(ctx, q); err != nil {
 			t.Fatal(err)
