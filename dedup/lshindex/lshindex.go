@@ -23,6 +23,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/spotsigs"
@@ -61,6 +62,7 @@ type Index struct {
 	sims     []uint64
 	hashes   [][16]byte
 	lens     []uint32
+	times    []int64 // dedup.TimeKey of each entry's Time (the window)
 	bits     []uint64
 	sigOff   []uint64
 	sigs     []byte
@@ -97,6 +99,7 @@ type Index struct {
 
 var _ dedup.Index = (*Index)(nil)
 var _ dedup.Snapshotter = (*Index)(nil)
+var _ dedup.Windowed = (*Index)(nil)
 
 type winnowed struct {
 	prints []uint64
@@ -214,6 +217,7 @@ func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 	x.sims = append(x.sims, e.Simhash)
 	x.hashes = append(x.hashes, e.Hash)
 	x.lens = append(x.lens, uint32(len(toks)))
+	x.times = append(x.times, dedup.TimeKey(e.Time))
 	x.bits = appendBitmap(x.bits, toks)
 	codes := x.spots.codes(nil, e.Signature)
 	x.sigs = appendCodes(x.sigs, slices.Clone(codes))
@@ -474,7 +478,8 @@ func (x *Index) Candidates(_ context.Context, fp *dedup.Fingerprint, q dedup.Que
 		w := x.winnow[s]
 		out = append(out, &dedup.Entry{ID: x.ids[s], Cluster: x.merges.Of(x.clusters[s]), Simhash: x.sims[s],
 			Signature: decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals), Hash: x.hashes[s],
-			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: w.prints, ContentWords: w.words})
+			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: w.prints, ContentWords: w.words,
+			Time: timeOf(x.times[s])})
 	}
 	return out, nil
 }
@@ -505,7 +510,7 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	if len(fp.Signature) == 0 {
 		x.mu.RLock()
 		defer x.mu.RUnlock()
-		if s, ok := x.empty[fp.Hash]; ok && x.lens[s]&deadBit == 0 {
+		if s, ok := x.empty[fp.Hash]; ok && x.lens[s]&deadBit == 0 && x.times[s] >= dedup.SinceKey(q.Since) {
 			return []uint32{s}, []uint8{0}, st
 		}
 		return nil, nil, st
@@ -533,6 +538,10 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	}
 	qb := appendBitmap(nil, toks)
 	out := x.filterMet(met, q, cont, lx, qb, &st)
+	if !q.Since.IsZero() {
+		since := dedup.SinceKey(q.Since)
+		out = slices.DeleteFunc(out, func(p uint64) bool { return x.times[p>>2] < since })
+	}
 	slices.Sort(out) // slot order, as the callers' verification expects
 	slots, paths := make([]uint32, len(out)), make([]uint8, len(out))
 	for i, o := range out {
@@ -621,4 +630,33 @@ func (x *Index) Stats() Stats {
 	defer x.mu.RUnlock()
 	return Stats{Entries: len(x.ids), Live: x.live, BandKeys: x.bands.keys(), Levels: len(x.bands.levels),
 		HeadPostings: x.head.postings(), HeadDropped: x.head.dropped, SignatureBytes: len(x.sigs), Spots: len(x.spots.vals)}
+}
+
+// timeOf is the time of a dedup.TimeKey (zero for the unknown time).
+func timeOf(k int64) time.Time {
+	if k == math.MinInt64 {
+		return time.Time{}
+	}
+	return time.Unix(0, k)
+}
+
+// Expire implements dedup.Windowed: it removes the live entries whose
+// Time is before since (as Remove does; the removals go into the next
+// delta).
+func (x *Index) Expire(ctx context.Context, since time.Time) (int, error) {
+	key := dedup.SinceKey(since)
+	x.mu.RLock()
+	var ids []uint64
+	for s, t := range x.times {
+		if t < key && x.lens[s]&deadBit == 0 {
+			ids = append(ids, x.ids[s])
+		}
+	}
+	x.mu.RUnlock()
+	for _, id := range ids {
+		if err := x.Remove(ctx, id); err != nil {
+			return 0, err
+		}
+	}
+	return len(ids), nil
 }
