@@ -18,6 +18,7 @@ package lshindex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -642,7 +643,10 @@ func timeOf(k int64) time.Time {
 
 // Expire implements dedup.Windowed: it removes the live entries whose
 // Time is before since (as Remove does; the removals go into the next
-// delta).
+// delta). When the removed entries then outnumber the live ones, it
+// rebuilds the index from the live entries (compact), so that the arrays
+// and the snapshot of a windowed index do not grow with every entry it
+// ever held: an Add per live entry, at most once per doubling.
 func (x *Index) Expire(ctx context.Context, since time.Time) (int, error) {
 	key := dedup.SinceKey(since)
 	x.mu.RLock()
@@ -658,5 +662,48 @@ func (x *Index) Expire(ctx context.Context, since time.Time) (int, error) {
 			return 0, err
 		}
 	}
+	x.mu.RLock()
+	dead := len(x.ids) - x.live
+	x.mu.RUnlock()
+	if dead > x.Len() {
+		if err := x.compact(ctx); err != nil {
+			return len(ids), err
+		}
+	}
 	return len(ids), nil
+}
+
+// compact rebuilds x from its live entries, in slot order, keeping its
+// cluster merges and counts. The slots change, so the delta log restarts
+// (as after MarkDelta): only a whole snapshot describes what came before.
+func (x *Index) compact(ctx context.Context) error {
+	y, err := New(x.cfg)
+	if err != nil {
+		return err
+	}
+	x.mu.RLock()
+	for s := range x.ids {
+		if x.lens[s]&deadBit != 0 {
+			continue
+		}
+		r := &deltaReader{b: x.appendEntry(nil, uint32(s))}
+		e := r.entry()
+		if r.err == nil {
+			err = y.Add(ctx, e)
+		}
+		if err = errors.Join(r.err, err); err != nil {
+			x.mu.RUnlock()
+			return fmt.Errorf("lshindex: compact: entry %d: %w", x.ids[s], err)
+		}
+	}
+	for _, p := range x.merges.Pairs() {
+		y.merges.Merge(p[1], []uint64{p[0]})
+	}
+	y.overflow, y.head.dropped = x.overflow, x.head.dropped
+	x.mu.RUnlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.adopt(y)
+	x.ops = nil
+	return nil
 }

@@ -72,7 +72,7 @@ func ids(t *testing.T, x *Index, sigs []spotsigs.Signature, since time.Time) [][
 // window (Query.Since), proposes what an index of only the entries within
 // the window proposes; so do its snapshot (read or mapped), the snapshot
 // plus a delta, and the index after Expire, which keeps only those
-// entries live.
+// entries live (and only their slots once the removed outnumber them).
 func TestWindow(t *testing.T) {
 	es, sigs := windowed(900)
 	empty := dedup.Entry{ID: 1 << 40, Hash: [16]byte{7, 7}, Time: es[10].Time} // no spots, old
@@ -119,6 +119,9 @@ func TestWindow(t *testing.T) {
 			check(t, err)
 			if z.Len() != within.Len() || n != all.Len()-within.Len() {
 				t.Errorf("after Expire: %d live (dropped %d), the window holds %d", z.Len(), n, within.Len())
+			}
+			if compacted := n > 0 && len(z.ids) == z.Len(); compacted != (n > z.Len()) {
+				t.Errorf("after Expire dropped %d of %d: %d slots for %d live entries", n, all.Len(), len(z.ids), z.Len())
 			}
 			if got := ids(t, z, sigs, time.Time{}); !slices.EqualFunc(got, want, slices.Equal) {
 				t.Error("the expired index differs from the index of the window's entries")
