@@ -681,7 +681,8 @@ func (x *Index) compact(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	x.mu.RLock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	for s := range x.ids {
 		if x.lens[s]&deadBit != 0 {
 			continue
@@ -692,7 +693,6 @@ func (x *Index) compact(ctx context.Context) error {
 			err = y.Add(ctx, e)
 		}
 		if err = errors.Join(r.err, err); err != nil {
-			x.mu.RUnlock()
 			return fmt.Errorf("lshindex: compact: entry %d: %w", x.ids[s], err)
 		}
 	}
@@ -700,9 +700,6 @@ func (x *Index) compact(ctx context.Context) error {
 		y.merges.Merge(p[1], []uint64{p[0]})
 	}
 	y.overflow, y.head.dropped = x.overflow, x.head.dropped
-	x.mu.RUnlock()
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	x.adopt(y)
 	x.ops = nil
 	return nil
