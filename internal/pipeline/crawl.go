@@ -81,7 +81,7 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	store, err := OpenStore(ctx, cfg.Storage)
+	store, err := openCrawlStore(ctx, cfg)
 	if err != nil {
 		return CrawlResult{}, err // names the store
 	}
@@ -89,7 +89,7 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 	// Redis is checked before anything is written or loaded.
 	var shared *redisfrontier.Frontier
 	if cfg.Redis != "" {
-		if shared, err = openRedis(ctx, cfg.Redis, cfg.Storage, store); err != nil {
+		if shared, err = openRedis(ctx, cfg.Redis, cfg.Storage, store, redisfrontier.WithLeaseTimeout(cfg.Fleet.LeaseTimeout.D())); err != nil {
 			return CrawlResult{}, err
 		}
 		defer shared.Close()

@@ -110,8 +110,12 @@ type options struct {
 // it answers, and registers this Frontier as a lease owner. Keys are
 // prefixed with namespace (e.g. "newscrawl:news:"), so that several corpora
 // share one server; pages answers whether a URL is decided.
-func Open(ctx context.Context, url, namespace string, pages Pages) (*Frontier, error) {
-	return open(ctx, url, namespace, pages, options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery})
+func Open(ctx context.Context, url, namespace string, pages Pages, opts ...Option) (*Frontier, error) {
+	o := options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	return open(ctx, url, namespace, pages, o)
 }
 
 func open(ctx context.Context, url, namespace string, pages Pages, opt options) (*Frontier, error) {
