@@ -37,3 +37,14 @@ func (s *Store) FleetPending(ctx context.Context, site string) (int, error) {
 	}
 	return n, nil
 }
+
+// fleetStartNanos is the SQL of the start of the fleet's run, in Unix
+// nanoseconds: the earliest start of the live owners (timeout bound to
+// timeoutParam), NULL when none is live. A page fetched since then was
+// fetched by this run of the fleet (a process that starts while others
+// run joins their run), so Push does not queue it again: every URL is
+// fetched once per run fleet-wide, whichever process found its link.
+func fleetStartNanos(timeoutParam string) string {
+	return `SELECT (extract(epoch FROM min(o.started_at)) * 1000000000)::bigint FROM owners o
+		WHERE o.heartbeat_at > clock_timestamp() - ` + timeoutParam + ` * interval '1 microsecond'`
+}

@@ -57,3 +57,42 @@ func (f *Frontier) FleetPending(ctx context.Context, site string) (int, error) {
 	}
 	return n, nil
 }
+
+// minStartMicros is the smallest owner key value read as a start time
+// (2001-09-09): owner keys written by an older version hold 1.
+const minStartMicros = 1_000_000_000_000_000
+
+// register reads the server's clock as this owner's start and writes the
+// owner key (beat).
+func (f *Frontier) register(ctx context.Context) error {
+	now, err := f.rdb.Time(ctx).Result()
+	if err != nil {
+		return err
+	}
+	f.started = now.UnixMicro()
+	return f.beat(ctx)
+}
+
+// fleetStartScript: ARGV = ns, minimum start. The earliest start of the
+// live owners (their owner keys' values), 0 when none is known.
+var fleetStartScript = redis.NewScript(common + `
+local least = 0
+for _, owner in ipairs(redis.call('SMEMBERS', k('owners'))) do
+	local v = tonumber(redis.call('GET', k('owner:') .. owner) or '')
+	if v and v >= tonumber(ARGV[2]) and (least == 0 or v < least) then least = v end
+end
+return least
+`)
+
+// fleetStart is the start of the fleet's run in microseconds: the earliest
+// start of the live owners (a process that starts while others run joins
+// their run). A page fetched since then was fetched by this run of the
+// fleet, so Push does not queue it again: every URL is fetched once per
+// run fleet-wide, whichever process found its link.
+func (f *Frontier) fleetStart(ctx context.Context) (int64, error) {
+	n, err := fleetStartScript.Run(ctx, f.rdb, nil, f.ns, minStartMicros).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("fleet start: %w", err)
+	}
+	return n, nil
+}

@@ -91,6 +91,9 @@ type Frontier struct {
 	ns    string // key namespace, ending in ':'
 	owner string
 	opt   options
+	// started is when this owner registered, in microseconds on the
+	// server's clock: the value of its owner key (fleetStart).
+	started int64
 
 	stopBeat context.CancelFunc
 	beatDone chan struct{}
@@ -136,7 +139,7 @@ func open(ctx context.Context, url, namespace string, pages Pages, opt options) 
 	f := &Frontier{rdb: rdb, pages: pages, ns: namespace, opt: opt,
 		owner: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(rnd[:]))}
 	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
-	err = OpenError(ctx, f.beat(octx))
+	err = OpenError(ctx, f.register(octx))
 	cancel()
 	if err != nil {
 		rdb.Close()
@@ -154,7 +157,7 @@ func (f *Frontier) Owner() string { return f.owner }
 // beat refreshes the owner key and lists the owner.
 func (f *Frontier) beat(ctx context.Context) error {
 	_, err := f.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, f.ns+"owner:"+f.owner, 1, f.opt.leaseTimeout)
+		p.Set(ctx, f.ns+"owner:"+f.owner, f.started, f.opt.leaseTimeout)
 		p.SAdd(ctx, f.ns+"owners", f.owner)
 		return nil
 	})
@@ -341,8 +344,9 @@ return redis.call('ZCARD', k('pending:') .. ARGV[2]) + redis.call('SCARD', k('in
 `)
 
 // decided reports whether Push must skip url: its page is final or a
-// permanent error not due again (storage.Page.Skipped).
-func (f *Frontier) decided(ctx context.Context, url string) (bool, error) {
+// permanent error not due again (storage.Page.Skipped), or was fetched
+// since the fleet's run began (since, microseconds; 0: unknown).
+func (f *Frontier) decided(ctx context.Context, url string, since int64) (bool, error) {
 	p, err := f.pages.PageOf(ctx, url)
 	if errors.Is(err, storage.ErrNotFound) {
 		return false, nil
@@ -350,11 +354,14 @@ func (f *Frontier) decided(ctx context.Context, url string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if since > 0 && !p.FetchedAt.IsZero() && p.FetchedAt.UnixMicro() >= since {
+		return true, nil
+	}
 	return p.Skipped(time.Now()), nil
 }
 
-// Push queues the items that are neither queued nor decided and returns how
-// many it added. The decided check reads the store before the (atomic)
+// Push queues the items that are neither queued nor decided nor fetched
+// since the fleet's run began (fleetStart) and returns how many it added. The decided check reads the store before the (atomic)
 // queueing: a URL decided in between is queued once more and its commit
 // then reports ErrAlreadyDecided, so nothing is stored twice.
 func (f *Frontier) Push(ctx context.Context, items []storage.FrontierItem) (int, error) {
@@ -373,8 +380,12 @@ func (f *Frontier) Push(ctx context.Context, items []storage.FrontierItem) (int,
 		return 0, nil
 	}
 	args := []any{f.ns}
+	since, err := f.fleetStart(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("push: %w", err)
+	}
 	for _, it := range items {
-		d, err := f.decided(ctx, it.URL)
+		d, err := f.decided(ctx, it.URL, since)
 		if err != nil {
 			return 0, fmt.Errorf("push: %w", err)
 		}
