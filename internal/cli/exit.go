@@ -27,7 +27,11 @@ const (
 	// ExitNoStore: no store this program can use at --db: none yet (a
 	// reading command on an empty database or a missing file), or one
 	// written by a newer program. Nothing was created or written.
-	ExitNoStore     = 5
+	ExitNoStore = 5
+	// ExitIncomplete: the crawl stopped with URLs left in the frontier
+	// because PostgreSQL or Redis stayed unreachable for longer than
+	// fleet.outage_limit; the run is interrupted, the next run resumes.
+	ExitIncomplete  = 6
 	ExitInterrupted = 130 // stopped by SIGINT (128 + 2)
 	ExitTerminated  = 143 // stopped by SIGTERM (128 + 15)
 )
@@ -75,6 +79,8 @@ func exitCode(prog, name string, err, cause error, stderr io.Writer, sig os.Sign
 		return ExitUsage
 	case errors.Is(err, storage.ErrLocked):
 		return ExitLocked
+	case errors.Is(err, pipeline.ErrOutage):
+		return ExitIncomplete
 	case errors.Is(err, errNothingFetched):
 		return ExitNothingFetched
 	case errors.Is(err, storage.ErrNoStore), errors.Is(err, storage.ErrSchemaTooNew):

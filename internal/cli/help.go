@@ -12,8 +12,9 @@ const exitCodesHelp = `Exit codes: 0 done (page errors are counted, not fatal); 
 2 bad flags or invalid config; 3 another crawl holds the store's lock;
 4 the crawl could fetch nothing at all (every host unreachable, every start
 page failing); 5 no store at --db to read (run crawl, import or migrate
-first) or one written by a newer program; 130 interrupted by SIGINT (143
-for SIGTERM).`
+first) or one written by a newer program; 6 the crawl stopped with URLs
+left (PostgreSQL or Redis unreachable for longer than fleet.outage_limit);
+130 interrupted by SIGINT (143 for SIGTERM).`
 
 // doc is a command's help: what it does and an example.
 type doc struct {
@@ -207,7 +208,7 @@ func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
 func commandExits(name string) []int {
 	switch name {
 	case "crawl":
-		return []int{ExitFailure, ExitLocked, ExitNothingFetched, ExitNoStore, ExitInterrupted}
+		return []int{ExitFailure, ExitLocked, ExitNothingFetched, ExitNoStore, ExitIncomplete, ExitInterrupted}
 	case "import", "migrate":
 		return []int{ExitFailure, ExitLocked, ExitNoStore, ExitInterrupted}
 	case "export", "explain", "report", "serve", "check":
@@ -226,6 +227,7 @@ func exitCodesOf(name string) string {
 		ExitLocked:         "3 another crawl or import holds the store's lock",
 		ExitNothingFetched: "4 the crawl could fetch nothing at all (every host unreachable, every start page failing)",
 		ExitNoStore:        "5 no store at --db to read (run crawl, import or migrate first) or one written by a newer program",
+		ExitIncomplete:     "6 the crawl stopped with URLs left (PostgreSQL or Redis unreachable for longer than fleet.outage_limit)",
 		ExitInterrupted:    "130 interrupted by SIGINT (143 for SIGTERM)",
 	}
 	parts := []string{"0 done"}

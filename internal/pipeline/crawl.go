@@ -252,6 +252,7 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 		store = redisStore{Store: store, f: shared}
 		copts.Pacer, copts.Robots = shared, shared
 	}
+	store, proc = guardFleet(cfg, store, proc, &copts, o.Log)
 	var flush func()
 	copts.Progress, copts.ProgressEvery, flush = progressHook(ctx, store, o, start)
 	if o.Metrics != nil {
@@ -286,6 +287,9 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 	run.Stats = progress.RunStats(sum)
 	run.Stats.Settings = RunSettings(cfg.Dedup)
 	switch {
+	case errors.Is(runErr, ErrOutage):
+		runErr = outageEnd(ctx, store, &sum, runErr)
+		run.Stats, run.Status = progress.RunStats(sum), storage.RunInterrupted
 	case runErr != nil:
 		run.Status = storage.RunFailed
 	case sum.Interrupted:

@@ -2,10 +2,15 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/postgres"
+	"github.com/newsdedup/newscrawl/storage/redisfrontier"
 )
 
 // openCrawlStore opens the store of a crawl as OpenStore does, with the
@@ -18,4 +23,36 @@ func openCrawlStore(ctx context.Context, cfg *config.Config) (storage.Store, err
 		return nil, err
 	}
 	return postgres.Open(ctx, cfg.Storage, postgres.WithLeaseTimeout(cfg.Fleet.LeaseTimeout.D()))
+}
+
+// guardFleet puts the crawler's calls to a shared store (and to Redis)
+// behind one outageGuard of fleet.outage_limit: an outage pauses the crawl
+// instead of ending it. Other stores are returned as they are.
+func guardFleet(cfg *config.Config, store storage.Store, proc crawler.Processor, copts *crawler.Options, log *slog.Logger) (storage.Store, crawler.Processor) {
+	if !IsPostgres(cfg.Storage) {
+		return store, proc
+	}
+	g := newOutageGuard(cfg.Fleet.OutageLimit.D(), log)
+	if sh, ok := copts.Pacer.(*redisfrontier.Frontier); ok {
+		gs := guardedShared{p: sh, g: g}
+		copts.Pacer, copts.Robots = gs, gs
+	}
+	return guardedStore{Store: store, g: g}, guardedProcessor{p: proc, g: g}
+}
+
+// outageLeftTimeout bounds the count of the URLs left after an outage
+// ended the crawl (the server may still be down).
+const outageLeftTimeout = 5 * time.Second
+
+// outageEnd, for a crawl ended by an outage (ErrOutage), counts the URLs
+// left when the frontier answers, and says so in the error.
+func outageEnd(ctx context.Context, store storage.Store, sum *crawler.Summary, runErr error) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), outageLeftTimeout)
+	defer cancel()
+	left, err := store.Pending(cctx, "")
+	if err != nil {
+		return fmt.Errorf("%w; the run is interrupted, its URLs left in the frontier for the next run", runErr)
+	}
+	sum.FrontierLeft = left
+	return outageError(runErr, left)
 }
