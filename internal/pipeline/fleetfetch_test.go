@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -154,4 +155,11 @@ func TestFleetFetchesOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// snapshot copies the counts so far.
+func (c *arrivalCounter) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.n)
 }
