@@ -29,14 +29,17 @@ const fleetFetchDelay = 100 * time.Millisecond
 // the last one arrived.
 type arrivalCounter struct {
 	pathCounter
-	last time.Time
+	last  time.Time
+	times map[string][]time.Time // arrivals by site (one host each)
 }
 
 func (c *arrivalCounter) wrap(site string, h http.Handler) http.Handler {
 	next := c.pathCounter.wrap(site, h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
 		c.mu.Lock()
-		c.last = time.Now()
+		c.last = now
+		c.times[site] = append(c.times[site], now)
 		c.mu.Unlock()
 		next.ServeHTTP(w, r)
 	})
@@ -51,7 +54,7 @@ func (c *arrivalCounter) lastArrival() time.Time {
 // countedFixture serves the fixture portals through one request counter.
 func countedFixture(t *testing.T, db string) (*config.Config, *arrivalCounter) {
 	t.Helper()
-	counter := &arrivalCounter{pathCounter: pathCounter{n: map[string]int{}}}
+	counter := &arrivalCounter{pathCounter: pathCounter{n: map[string]int{}}, times: map[string][]time.Time{}}
 	var sites []fixture.Site
 	for name, h := range fixture.Handlers() {
 		srv := httptest.NewServer(counter.wrap(name, h))

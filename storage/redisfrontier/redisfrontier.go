@@ -464,23 +464,29 @@ func (f *Frontier) Reset(ctx context.Context) error {
 	return nil
 }
 
-// paceScript: KEYS[1] = the host's key; ARGV = delay in microseconds.
-// Reserves the host's next request start on the server's clock (one clock
-// for every process) and returns it with the current time, both in
-// microseconds since the epoch.
+// paceScript: KEYS[1] = the host's key (the earliest start of its next
+// request, microseconds on the server's clock); ARGV = delay in
+// microseconds. Claims the host for a request starting now when its next
+// start has come, setting the next to now + delay; otherwise claims
+// nothing. Returns the microseconds to wait (0: claimed) and the current
+// time.
 var paceScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local start = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
+local next = tonumber(redis.call('GET', KEYS[1]) or '0')
+if next > now then
+	return {string.format('%.0f', next - now), string.format('%.0f', now)}
+end
 local delay = tonumber(ARGV[1])
-redis.call('SET', KEYS[1], string.format('%.0f', start + delay), 'PX', math.floor((start + delay - now) / 1000) + 60000)
-return {string.format('%.0f', start), string.format('%.0f', now)}
+redis.call('SET', KEYS[1], string.format('%.0f', now + delay), 'PX', math.floor(delay / 1000) + 60000)
+return {'0', string.format('%.0f', now)}
 `)
 
-// reserve reserves the next start of a request to host, at least delay
-// after the previous reservation, and returns it and the current time on
-// the server's clock (microseconds since the epoch).
-func (f *Frontier) reserve(ctx context.Context, host string, delay time.Duration) (start, now int64, err error) {
+// claim claims host for a request starting now, when the host's next
+// start has come (wait 0; the next start is then now + delay), and
+// otherwise returns how long to wait before claiming again; now is the
+// server's clock (microseconds since the epoch).
+func (f *Frontier) claim(ctx context.Context, host string, delay time.Duration) (wait time.Duration, now int64, err error) {
 	if delay < 0 {
 		return 0, 0, fmt.Errorf("pace %s: %w: negative delay %v", host, storage.ErrInvalid, delay)
 	}
@@ -491,62 +497,51 @@ func (f *Frontier) reserve(ctx context.Context, host string, delay time.Duration
 	if len(res) != 2 {
 		return 0, 0, fmt.Errorf("pace %s: reply %q", host, res)
 	}
-	if start, err = strconv.ParseInt(res[0], 10, 64); err == nil {
+	w, err := strconv.ParseInt(res[0], 10, 64)
+	if err == nil {
 		now, err = strconv.ParseInt(res[1], 10, 64)
 	}
-	if err != nil {
+	if err != nil || w < 0 {
 		return 0, 0, fmt.Errorf("pace %s: reply %q: %w", host, res, err)
 	}
-	return start, now, nil
+	return time.Duration(w) * time.Microsecond, now, nil
 }
 
-// Late wake-ups (Wait).
-const (
-	// maxLateWake caps how late after its reserved start a Wait may return
-	// (half the delay when that is less): a process that was descheduled
-	// (a loaded machine, a GC pause) and wakes later gives its start up and
-	// reserves again, rather than sending with the processes that did not
-	// stall: their requests would reach the host together.
-	maxLateWake = 50 * time.Millisecond
-	// maxRereserve bounds the reservations one Wait makes.
-	maxRereserve = 8
-)
-
-// Wait blocks until a request to host may start and reserves that start:
+// Wait blocks until a request to host may start and claims that start:
 // request starts to one host are at least delay apart across every process
 // sharing the server (global politeness, Crawl-delay included when the
-// caller passes it as delay), as reserved on the server's clock. A Wait
-// that wakes more than min(delay/2, maxLateWake) after its start reserves
-// again (up to maxRereserve times). It returns early with ctx's error.
+// caller passes it as delay), on the server's clock. The claim is made
+// when the request is about to start, not booked ahead: a process that
+// wakes late (descheduled on a loaded machine) claims then, so its request
+// never lands closer than the delay to another process's. The gap seen by
+// the host is the delay less the variation of the time between a claim's
+// reply and the request's arrival. It returns early with ctx's error.
 func (f *Frontier) Wait(ctx context.Context, host string, delay time.Duration) error {
-	tolerance := min(delay/2, maxLateWake)
-	for range maxRereserve {
-		sent := time.Now()
-		start, now, err := f.reserve(ctx, host, delay)
+	_, err := f.waitAt(ctx, host, delay)
+	return err
+}
+
+// waitAt is Wait, returning the server's time of the claim (microseconds).
+func (f *Frontier) waitAt(ctx context.Context, host string, delay time.Duration) (int64, error) {
+	for {
+		wait, now, err := f.claim(ctx, host, delay)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		// The server read its clock between sent and the reply: sleeping
-		// from the reply never starts early, and lateness is counted from
-		// the earliest local time the start can be.
-		ahead := time.Duration(start-now) * time.Microsecond
-		if ahead > 0 {
-			t := time.NewTimer(ahead)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			}
+		if wait == 0 {
+			return now, ctx.Err()
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
 		}
 		if f.opt.afterWake != nil {
 			f.opt.afterWake()
 		}
-		if delay == 0 || time.Since(sent.Add(ahead)) <= tolerance {
-			return ctx.Err()
-		}
 	}
-	return ctx.Err()
 }
 
 // holdScript: KEYS[1] = the host's key; ARGV = hold in microseconds. Moves
