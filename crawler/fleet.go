@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/newsdedup/newscrawl/storage"
 )
 
 // FleetFrontier is implemented by a frontier shared with other crawl
@@ -54,3 +56,10 @@ func (r *run) awaitFleet(ctx context.Context, st *siteState, wake <-chan struct{
 	}
 	return true
 }
+
+// OutcomeDecidedElsewhere is what a Processor returns for an article whose
+// URL another process (or an earlier attempt) decided first: that verdict
+// stands and this process counts the page as skipped (already decided),
+// not as stored or duplicate, so that the summaries of a fleet's
+// processes add up to what the store holds. It is never stored.
+const OutcomeDecidedElsewhere storage.Outcome = "decided_elsewhere"

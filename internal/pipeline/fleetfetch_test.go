@@ -119,7 +119,8 @@ func pageRequests(counts map[string]int) (total int, byPath map[string]int) {
 // the PostgreSQL or the Redis frontier) request the fixture web's pages as
 // one crawl does, counted by the server: at most maxExtraFetches more
 // requests; every crawl completes, and none returns before the fleet's
-// last request arrived (no idle exit while the others seed or crawl).
+// last request arrived (no idle exit while the others seed or crawl); the
+// crawls' summaries add up to the store's articles and duplicates.
 func TestFleetFetchesOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -147,6 +148,15 @@ func TestFleetFetchesOnce(t *testing.T) {
 			t.Logf("one crawl: %d requests; three: %d; fetched more often by the fleet: %v", want, got, twice)
 			if float64(got) > float64(want)*(1+maxExtraFetches) {
 				t.Errorf("three crawls sent %d requests, one sent %d: over %.0f%% more", got, want, 100*maxExtraFetches)
+			}
+			// The processes' summaries add up to what the store holds.
+			stored, dups := 0, 0
+			for _, r := range res {
+				stored += r.Summary.Totals().Stored
+				dups += r.Summary.Totals().Duplicates
+			}
+			if c := corpusOf(t, fleet.Storage); stored != c.Kept || dups != c.Dropped {
+				t.Errorf("the crawls' summaries count %d stored and %d duplicates, the store holds %d and %d", stored, dups, c.Kept, c.Dropped)
 			}
 			for k, r := range res {
 				if !r.Summary.Completed {
