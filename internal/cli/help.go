@@ -86,6 +86,12 @@ external asset): per run and per site stored/duplicates/errors, cluster
 sizes, Jaccard and Hamming histograms of the duplicate verdicts with the
 thresholds marked, the largest clusters and the error kinds.`, []string{
 		"newscrawl report --db data/news.db --out report.html"}},
+	"status": {"", `Prints the latest fleet run: the runs of the crawl or import processes
+that ran together on the store (runs overlapping in time), the pages they
+recorded counted from the store (each URL once, whichever process decided
+it) beside the sum of the finished runs' own summaries, and the frontier
+URLs left.`, []string{
+		"newscrawl status --db postgres://newscrawl@db.internal/news"}},
 	"serve": {"", `Serves a read-only web view of the store: runs, sites, search by title, a
 cluster with its members, a duplicate beside its original with the shared
 passages highlighted. It listens on loopback unless --addr says otherwise
@@ -211,7 +217,7 @@ func commandExits(name string) []int {
 		return []int{ExitFailure, ExitLocked, ExitNothingFetched, ExitNoStore, ExitIncomplete, ExitInterrupted}
 	case "import", "migrate":
 		return []int{ExitFailure, ExitLocked, ExitNoStore, ExitInterrupted}
-	case "export", "explain", "report", "serve", "check":
+	case "export", "explain", "report", "serve", "check", "status":
 		return []int{ExitFailure, ExitNoStore, ExitInterrupted}
 	case "version":
 		return nil

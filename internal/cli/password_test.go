@@ -55,6 +55,7 @@ func TestNoPasswordInOutput(t *testing.T) {
 			{"export", []string{"export", "--db", pg}},
 			{"explain", []string{"explain", "--db", pg, "https://news.example/a/1"}},
 			{"report", []string{"report", "--db", pg, "--out", filepath.Join(dir, "r.html")}},
+			{"status", []string{"status", "--db", pg}},
 		} {
 			t.Run(st.name+"/"+tc.name, func(t *testing.T) {
 				r := runMain(tc.args...)
