@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/storage"
@@ -56,3 +58,12 @@ func outageEnd(ctx context.Context, store storage.Store, sum *crawler.Summary, r
 	sum.FrontierLeft = left
 	return outageError(runErr, left)
 }
+
+// quietRedis stops go-redis's own log lines (one per failed dial of each
+// pooled connection, on stderr, many a second while Redis is down): the
+// crawl's outage guard logs an outage once, when it starts and ends.
+func quietRedis() { redis.SetLogger(discardRedisLog{}) }
+
+type discardRedisLog struct{}
+
+func (discardRedisLog) Printf(context.Context, string, ...any) {}

@@ -31,6 +31,7 @@ func openRedis(ctx context.Context, redisURL, db string, store storage.Store, op
 	if !IsPostgres(db) {
 		return nil, fmt.Errorf("redis: %w: Redis is shared by the crawls of one postgres:// store, and the store is the SQLite file %s", storage.ErrInvalid, db)
 	}
+	quietRedis()
 	f, err := redisfrontier.Open(ctx, redisURL, RedisNamespace(db), store, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("redis: %w", err)
