@@ -28,6 +28,12 @@ func Claim(ctx context.Context, f *Frontier, host string, delay time.Duration) (
 	return w, err
 }
 
+// ClaimAt is Claim, also returning the server's time of the call in
+// microseconds.
+func ClaimAt(ctx context.Context, f *Frontier, host string, delay time.Duration) (time.Duration, int64, error) {
+	return f.claim(ctx, host, delay)
+}
+
 // WaitAt is Wait, returning the server's time of the claim in microseconds.
 func WaitAt(ctx context.Context, f *Frontier, host string, delay time.Duration) (int64, error) {
 	return f.waitAt(ctx, host, delay)

@@ -187,18 +187,25 @@ func TestWaitLateWake(t *testing.T) {
 			defer f.Close()
 			host := fmt.Sprintf("late%d.example", i)
 			// The host was just claimed: f's Wait sleeps, then stalls.
-			if _, err := redisfrontier.Claim(ctx, other, host, delay); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Wait(ctx, host, delay); err != nil {
-				t.Fatal(err)
-			}
-			ahead, err := redisfrontier.Claim(ctx, other, host, 0)
+			_, c0, err := redisfrontier.ClaimAt(ctx, other, host, delay)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if min := delay - 20*time.Millisecond; ahead < min {
-				t.Fatalf("next start %v ahead, want >= %v: the late request's start was not claimed when it was sent", ahead, min)
+			c1, err := redisfrontier.WaitAt(ctx, f, host, delay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			us := func(d time.Duration) int64 { return d.Microseconds() }
+			if c1-c0 < us(delay+tc.stall) {
+				t.Fatalf("claimed %v after the previous claim, want >= %v (the delay and the stall)", time.Duration(c1-c0)*time.Microsecond, delay+tc.stall)
+			}
+			wait, now, err := redisfrontier.ClaimAt(ctx, other, host, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if next := now + us(wait); next-c1 < us(delay) {
+				t.Fatalf("next start %v after the late claim, want >= %v: the late request's start was not claimed when it was sent",
+					time.Duration(next-c1)*time.Microsecond, delay)
 			}
 		})
 	}
