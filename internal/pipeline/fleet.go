@@ -29,15 +29,23 @@ func openCrawlStore(ctx context.Context, cfg *config.Config) (storage.Store, err
 
 // guardFleet puts the crawler's calls to a shared store (and to Redis)
 // behind one outageGuard of fleet.outage_limit: an outage pauses the crawl
-// instead of ending it. Other stores are returned as they are.
+// instead of ending it. Without Redis, hosts are paced through the store
+// (postgres.Store.Wait), so that politeness holds for the whole fleet.
+// Other stores are returned as they are.
 func guardFleet(cfg *config.Config, store storage.Store, proc crawler.Processor, copts *crawler.Options, log *slog.Logger) (storage.Store, crawler.Processor) {
 	if !IsPostgres(cfg.Storage) {
 		return store, proc
 	}
 	g := newOutageGuard(cfg.Fleet.OutageLimit.D(), log)
-	if sh, ok := copts.Pacer.(*redisfrontier.Frontier); ok {
-		gs := guardedShared{p: sh, g: g}
+	switch p := copts.Pacer.(type) {
+	case *redisfrontier.Frontier:
+		gs := guardedShared{guardedPacer: guardedPacer{p: p, g: g}, r: p}
 		copts.Pacer, copts.Robots = gs, gs
+	case nil:
+		// Without Redis the store paces hosts for the whole fleet.
+		if pp, ok := store.(crawler.Pacer); ok {
+			copts.Pacer = guardedPacer{p: pp, g: g}
+		}
 	}
 	return guardedStore{Store: store, g: g}, guardedProcessor{p: proc, g: g}
 }

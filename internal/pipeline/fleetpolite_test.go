@@ -53,15 +53,27 @@ func (p *jitterProbe) result() (p99, worst time.Duration) {
 	return late[len(late)*99/100], late[len(late)-1]
 }
 
-// TestFleetPoliteness: three crawls at once with redis: at a 100 ms delay;
-// the fixture's servers record arrival times: no two requests to one host
+// TestFleetPoliteness: three crawls at once at a 100 ms delay, their hosts
+// paced through Redis (redis:) or through the PostgreSQL store; the
+// fixture's servers record arrival times: no two requests to one host
 // (robots.txt included) arrive closer than the delay less the timer
 // jitter measured on this machine meanwhile (the largest lateness of a
 // timer: the time between a claim of the host and the request's arrival
 // varies by about as much).
 func TestFleetPoliteness(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		redis bool
+	}{{"postgres", false}, {"postgres+redis", true}} {
+		t.Run(tc.name, func(t *testing.T) { fleetPoliteness(t, tc.redis) })
+	}
+}
+
+func fleetPoliteness(t *testing.T, withRedis bool) {
 	cfg, counter := countedFixture(t, pgSchema(t))
-	cfg.Redis = redisURL(t)
+	if withRedis {
+		cfg.Redis = redisURL(t)
+	}
 	for i := range cfg.Sites {
 		cfg.Sites[i].Delay = config.Duration(politeDelay)
 	}

@@ -103,22 +103,26 @@ func (s guardedStore) SaveSurface(ctx context.Context, st storage.SurfaceState) 
 	return s.g.do(ctx, "save surface", func() error { return s.Store.SaveSurface(ctx, st) })
 }
 
-// guardedShared is the Redis pacer and robots.txt share through an
-// outageGuard.
-type guardedShared struct {
-	p interface {
-		crawler.Pacer
-		crawler.RobotsShare
-	}
+// guardedPacer is the fleet's host pacer (Redis's, or the PostgreSQL
+// store's) through an outageGuard.
+type guardedPacer struct {
+	p crawler.Pacer
 	g *outageGuard
 }
 
-func (s guardedShared) Wait(ctx context.Context, host string, delay time.Duration) error {
+func (s guardedPacer) Wait(ctx context.Context, host string, delay time.Duration) error {
 	return s.g.do(ctx, "shared pacer", func() error { return s.p.Wait(ctx, host, delay) })
 }
 
-func (s guardedShared) Hold(ctx context.Context, host string, d time.Duration) error {
+func (s guardedPacer) Hold(ctx context.Context, host string, d time.Duration) error {
 	return s.g.do(ctx, "shared pacer", func() error { return s.p.Hold(ctx, host, d) })
+}
+
+// guardedShared is the Redis pacer and robots.txt share through an
+// outageGuard.
+type guardedShared struct {
+	guardedPacer
+	r crawler.RobotsShare
 }
 
 // fetchError marks an error of Once's fetch (the robots.txt request to the
@@ -131,7 +135,7 @@ func (e fetchError) Error() string { return e.err.Error() }
 // answer, not Redis's) is returned as it came.
 func (s guardedShared) Once(ctx context.Context, key string, fetch func(context.Context) ([]byte, time.Duration, error)) ([]byte, error) {
 	b, err := guard1(ctx, s.g, "shared robots.txt", func() ([]byte, error) {
-		return s.p.Once(ctx, key, func(ctx context.Context) ([]byte, time.Duration, error) {
+		return s.r.Once(ctx, key, func(ctx context.Context) ([]byte, time.Duration, error) {
 			b, ttl, err := fetch(ctx)
 			if err != nil {
 				return nil, 0, fetchError{err} // no Unwrap: never taken for an outage

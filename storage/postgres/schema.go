@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the
 // one-row table schema_version. It equals len(migrations).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrations[i] takes the schema from version i to i+1; each runs in one
 // transaction together with the schema_version update, under the exclusive
@@ -198,6 +198,15 @@ ALTER TABLE pages ADD CONSTRAINT pages_outcome_check CHECK (outcome IN ('stored'
 ALTER TABLE pages ADD COLUMN part_of TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
+`,
+	// 5 -> 6: the fleet's host pacer (Store.Wait, Hold): per host, the
+	// earliest start of its next request, in microseconds on the server's
+	// clock.
+	`
+CREATE TABLE host_pace (
+	host       TEXT PRIMARY KEY,
+	next_start BIGINT NOT NULL
+);
 `,
 }
 
