@@ -34,6 +34,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics during the crawl (e.g. "+DefaultMetricsAddr+")")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	warcFile := fs.String("warc", "", "write every request and response of the run to this new WARC file (.warc.gz: gzip per record), with its CDXJ index in FILE.cdxj")
+	maxTime := durationFlag(fs, "max-time", 0, "stop the crawl after this `duration` (0: no limit); the run is interrupted with its URLs left for the next run (exit 6)")
 	workers := fs.Int("workers", 0, "bound concurrent fetches over all sites (0: the sum of the sites' parallelism; 1: one page at a time)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -46,6 +47,9 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *every < 0 {
 		return usagef("crawl: --progress must be >= 0, got %s", *every)
+	}
+	if *maxTime < 0 {
+		return usagef("crawl: --max-time must be >= 0, got %s", *maxTime)
 	}
 	if *workers < 0 {
 		return usagef("crawl: --workers must be >= 0, got %d", *workers)
@@ -105,7 +109,15 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("crawl: %w", err)
 	}
 	defer stopProfile()
+	if *maxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, *maxTime, errMaxTime)
+		defer cancel()
+	}
 	res, err := crawl(ctx, &cfg, o, stdout, stderr)
+	if errors.Is(context.Cause(ctx), errMaxTime) && res.Summary.Interrupted {
+		return fmt.Errorf("crawl: %w (%s): %d URLs left in the frontier for the next run", errMaxTime, *maxTime, res.Summary.FrontierLeft)
+	}
 	if err == nil && res.Summary.NothingFetched {
 		return fmt.Errorf("crawl: %w", errNothingFetched)
 	}

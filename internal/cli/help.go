@@ -13,8 +13,8 @@ const exitCodesHelp = `Exit codes: 0 done (page errors are counted, not fatal); 
 4 the crawl could fetch nothing at all (every host unreachable, every start
 page failing); 5 no store at --db to read (run crawl, import or migrate
 first) or one written by a newer program; 6 the crawl stopped with URLs
-left (PostgreSQL or Redis unreachable for longer than fleet.outage_limit);
-130 interrupted by SIGINT (143 for SIGTERM).`
+left (--max-time, or PostgreSQL or Redis unreachable for longer than
+fleet.outage_limit); 130 interrupted by SIGINT (143 for SIGTERM).`
 
 // doc is a command's help: what it does and an example.
 type doc struct {
@@ -233,7 +233,7 @@ func exitCodesOf(name string) string {
 		ExitLocked:         "3 another crawl or import holds the store's lock",
 		ExitNothingFetched: "4 the crawl could fetch nothing at all (every host unreachable, every start page failing)",
 		ExitNoStore:        "5 no store at --db to read (run crawl, import or migrate first) or one written by a newer program",
-		ExitIncomplete:     "6 the crawl stopped with URLs left (PostgreSQL or Redis unreachable for longer than fleet.outage_limit)",
+		ExitIncomplete:     "6 the crawl stopped with URLs left (--max-time, or PostgreSQL or Redis unreachable for longer than fleet.outage_limit)",
 		ExitInterrupted:    "130 interrupted by SIGINT (143 for SIGTERM)",
 	}
 	parts := []string{"0 done"}
