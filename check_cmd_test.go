@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -98,8 +99,8 @@ func TestRunRecordsSettings(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs %v, %v", runs, err)
 	}
-	want := storage.RunSettings{Index: "lsh", Hamming: 3, Jaccard: 0.41, Window: "720h0m0s", Antecedents: "learned", KeepDuplicateText: true}
-	if got := runs[0].Stats.Settings; got == nil || *got != want {
+	want := storage.RunSettings{Index: "lsh", Hamming: 3, Jaccard: 0.41, Window: "720h0m0s", Antecedents: "learned", PartialReprints: true, KeepDuplicateText: true}
+	if got := runs[0].Stats.Settings; got == nil || !reflect.DeepEqual(*got, want) {
 		t.Errorf("recorded settings %+v, want %+v", got, want)
 	}
 }

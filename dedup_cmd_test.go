@@ -178,15 +178,15 @@ func TestDedupCommandHTMLDirSpecialFiles(t *testing.T) {
 	}
 }
 
-// TestDedupCommandPartial: with --partial a story that arrives after the
-// longer follow-up that re-used most of it is kept as a partial reprint;
-// without it, it is a duplicate.
+// TestDedupCommandPartial: by default (--partial) a story that arrives
+// after the longer follow-up that re-used most of it is kept as a partial
+// reprint; with --partial=false it is a duplicate.
 func TestDedupCommandPartial(t *testing.T) {
 	title, story, followup := fixture.FollowUp()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
 	var b bytes.Buffer
-	json.NewEncoder(&b).Encode(map[string]string{"id": "followup", "title": title, "text": followup})
+	json.NewEncoder(&b).Encode(map[string]string{"id": "followup", "title": fixture.FollowUpTitle, "text": followup})
 	json.NewEncoder(&b).Encode(map[string]string{"id": "story", "title": title, "text": story})
 	os.WriteFile(in, b.Bytes(), 0o644)
 	tests := []struct {
@@ -196,8 +196,8 @@ func TestDedupCommandPartial(t *testing.T) {
 		reason  string
 		partial string
 	}{
-		{"default", nil, false, "jaccard", ""},
-		{"--partial", []string{"--partial"}, true, "partial", `"followup"`},
+		{"default", nil, true, "partial", `"followup"`},
+		{"--partial=false", []string{"--partial=false"}, false, "jaccard", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 
 // TestExtractURLFollowsCrawlerPolicy: `extract URL` fetches as the crawler
 // does: configured user agent, robots.txt, redirects and meta refreshes kept
-// on the host (issue 10 item 8). Before, it was a plain GET that followed
+// on the host. Before, it was a plain GET that followed
 // any redirect and ignored robots.txt.
 func TestExtractURLFollowsCrawlerPolicy(t *testing.T) {
 	title, paras := story(t, "s1")

@@ -506,7 +506,7 @@ const diskFullLimit = 320 << 10
 // TestFaultNothingFetched: a run in which no start page can be fetched
 // (here: the start page answers 403; then the host is down) exits with
 // its own code and warns about the site; the next run, with the page back,
-// fetches it again and exits 0 (issue 10 item 1).
+// fetches it again and exits 0.
 func TestFaultNothingFetched(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the segmenter dictionary")

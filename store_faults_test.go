@@ -18,7 +18,7 @@ import (
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
-// Store faults (issue 10, items 5 and 7), end to end through the command.
+// Store faults (docs/FAULTS.md), end to end through the command.
 
 // smallStore writes n stored articles into a new store at db.
 func smallStore(t *testing.T, db string, n int) {

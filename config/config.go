@@ -138,7 +138,10 @@ type Config struct {
 
 // Dedup configures the near-duplicate engine.
 type Dedup struct {
-	Hamming int     `yaml:"hamming"` // Simhash candidate radius
+	// Hamming is the Simhash candidate radius of the exhaustive index
+	// (dedup.MemoryIndex); no other index takes Hamming candidates, and
+	// setting it with them is an error.
+	Hamming int     `yaml:"hamming"`
 	Jaccard float64 `yaml:"jaccard"` // SpotSigs verification threshold τ
 	// Window limits comparison to articles fetched or published within it
 	// (0: compare with everything stored).
@@ -147,20 +150,16 @@ type Dedup struct {
 	// too (default true: every verdict keeps both sides as evidence; a
 	// SQLite store keeps it compressed); false gives the smallest store.
 	KeepDuplicateText bool `yaml:"keep_duplicate_text"`
-	// Simhash feature options (candidate generation only: SpotSigs verifies).
-	Hash       string `yaml:"hash"`       // fnv1a (default), sdbm (Li Gang et al. 2013) or xxhash
-	Weighting  string `yaml:"weighting"`  // tf (default) or tfidf
-	TopM       int    `yaml:"top_m"`      // keep the m heaviest features (P-Simhash: 20); 0 keeps all
-	JTidf      bool   `yaml:"jtidf"`      // co-occurrence down-weighting (P-Simhash §2.1)
-	Positional bool   `yaml:"positional"` // P-Simhash positional signature
 	// Antecedents chooses the SpotSigs antecedent set of Li Yan et al.
 	// 2017: learned (default: t1/t2 > 0.8, top 100), basic (的 是 在 了) or
 	// optimised (t1/t2 > 0.9).
 	Antecedents string `yaml:"antecedents"`
-	// PartialReprints turns on the partial-reprint rule
-	// (dedup.Options.PartialReprint): a verified page is stored when it
-	// and its stored match both add text of their own is stored, recording
-	// partial_of and the shared passages.
+	// PartialReprints is the partial-reprint rule
+	// (dedup.Options.PartialReprint, default true): a verified page is
+	// stored when it and its stored match both add text of their own under
+	// headlines of their own (a follow-up that re-uses an earlier story),
+	// recording partial_of and the shared passages; false merges such a
+	// page into the story it re-uses.
 	PartialReprints bool `yaml:"partial_reprints"`
 	// Index is the candidate stage in front of SpotSigs verification:
 	// lsh (default: MinHash-LSH plus a head index for briefs, package
@@ -255,6 +254,11 @@ type Site struct {
 	// (3小时前, 昨天 10:20); empty is China Standard Time.
 	Timezone string `yaml:"timezone"`
 
+	// SourceNames are the names the site publishes under in 来源 lines
+	// (新华网's: [新华社, 新华网]): a cluster whose 来源 is one of them
+	// has this site's copy as its original (export's representative).
+	SourceNames []string `yaml:"source_names"`
+
 	// Compiled patterns, set by Validate.
 	ArticleRe *regexp.Regexp `yaml:"-"`
 	FollowRe  *regexp.Regexp `yaml:"-"`
@@ -324,7 +328,7 @@ func Default() Config {
 	return Config{
 		Storage:   DefaultStorage,
 		UserAgent: DefaultUserAgent,
-		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard, KeepDuplicateText: true},
+		Dedup:     Dedup{Hamming: DefaultHamming, Jaccard: DefaultJaccard, KeepDuplicateText: true, PartialReprints: true},
 		Fetch: Fetch{
 			Timeout:          Duration(DefaultTimeout),
 			ConnectTimeout:   Duration(DefaultConnectTO),
@@ -492,6 +496,7 @@ func (c *Config) problems() []Problem {
 	for i := range c.Sites {
 		c.Sites[i].validate(fmt.Sprintf("sites[%d]", i), i, names, add)
 	}
+	c.validateSourceNames(add)
 	return p
 }
 
@@ -513,6 +518,8 @@ func (c *Config) validateGlobal(add addFunc) {
 	}
 	if c.Dedup.Hamming < 0 || c.Dedup.Hamming > 16 {
 		add("dedup.hamming", "must be in [0, 16], got %d", c.Dedup.Hamming)
+	} else if (c.lines["dedup.hamming"] > 0 || c.Dedup.Hamming != 0 && c.Dedup.Hamming != DefaultHamming) && c.Dedup.Index != "exhaustive" {
+		add("dedup.hamming", "changes nothing under dedup.index %s: only exhaustive takes Simhash candidates within a Hamming radius; remove it", cmp.Or(c.Dedup.Index, "lsh"))
 	}
 	if !(c.Dedup.Jaccard > 0 && c.Dedup.Jaccard <= 1) { // NaN fails too
 		add("dedup.jaccard", "must be in (0, 1], got %g", c.Dedup.Jaccard)
@@ -520,23 +527,10 @@ func (c *Config) validateGlobal(add addFunc) {
 	if c.Dedup.Window < 0 {
 		add("dedup.window", "must be >= 0")
 	}
-	switch c.Dedup.Hash {
-	case "", "fnv1a", "sdbm", "xxhash":
-	default:
-		add("dedup.hash", "must be fnv1a, sdbm or xxhash, got %q", c.Dedup.Hash)
-	}
-	switch c.Dedup.Weighting {
-	case "", "tf", "tfidf":
-	default:
-		add("dedup.weighting", "must be tf or tfidf, got %q", c.Dedup.Weighting)
-	}
 	switch c.Dedup.Antecedents {
 	case "", "learned", "basic", "optimised":
 	default:
 		add("dedup.antecedents", "must be learned, basic or optimised, got %q", c.Dedup.Antecedents)
-	}
-	if c.Dedup.TopM < 0 {
-		add("dedup.top_m", "must be >= 0")
 	}
 	switch c.Dedup.Index {
 	case "", "lsh", "redis":

@@ -11,7 +11,7 @@ import (
 const good = `
 storage: data/x.db
 user_agent: "test/1.0 (+https://example.org)"
-dedup: {hamming: 3, jaccard: 0.5, window: 30d}
+dedup: {jaccard: 0.5, window: 30d}
 sites:
   - name: sina
     start_urls: ["https://news.sina.com.cn/"]
@@ -404,15 +404,55 @@ func TestHostAllowed(t *testing.T) {
 
 func TestDedupFeatureOptions(t *testing.T) {
 	base := "sites:\n  - name: a\n    start_urls: [\"https://a.example/\"]\n    allowed_domains: [a.example]\n    article_url: x\n"
-	if _, err := Parse(strings.NewReader("dedup: {hash: sdbm, weighting: tfidf, top_m: 20, jtidf: true, positional: true, antecedents: optimised, index: prefix}\n" + base)); err != nil {
+	if _, err := Parse(strings.NewReader("dedup: {antecedents: optimised, index: prefix}\n" + base)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Parse(strings.NewReader("dedup: {hash: md5, weighting: bm25, top_m: -1, antecedents: all, index: btree}\n" + base))
-	for _, w := range []string{"dedup.hash (line 1):", "dedup.weighting (line 1):", "dedup.top_m (line 1):", "dedup.antecedents (line 1):", "dedup.index (line 1):"} {
+	_, err := Parse(strings.NewReader("dedup: {antecedents: all, index: btree}\n" + base))
+	for _, w := range []string{"dedup.antecedents (line 1):", "dedup.index (line 1):"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("missing %q in %v", w, err)
 		}
 	}
+	// The Simhash feature options are the lab's (dedup.Research).
+	t.Run("simhash_features_moved_to_the_lab", func(t *testing.T) {
+		_, err := Parse(strings.NewReader("dedup:\n  hash: sdbm\n  weighting: tfidf\n  top_m: 20\n  jtidf: true\n  positional: true\n" + base))
+		for i, key := range []string{"hash", "weighting", "top_m", "jtidf", "positional"} {
+			w := fmt.Sprintf("dedup.%s (line %d): unknown key: a Simhash feature option, moved to the lab", key, i+2)
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("missing %q in %v", w, err)
+			}
+		}
+	})
+	// The Hamming radius is the exhaustive index's only.
+	for _, tc := range []struct {
+		name, dedup string
+		want        string // "" valid
+	}{
+		{"hamming_under_lsh", "{hamming: 3}", "dedup.hamming (line 1): changes nothing under dedup.index lsh"},
+		{"hamming_under_prefix", "{hamming: 5, index: prefix}", "dedup.hamming (line 1): changes nothing under dedup.index prefix"},
+		{"hamming_under_exhaustive", "{hamming: 5, index: exhaustive}", ""},
+		{"no_hamming", "{index: prefix}", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader("dedup: " + tc.dedup + "\n" + base))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("rejected: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("hamming_set_in_code_under_lsh", func(t *testing.T) {
+		c, err := Parse(strings.NewReader(base))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Dedup.Hamming = 5
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "dedup.hamming: changes nothing") {
+			t.Errorf("Validate: %v", err)
+		}
+	})
 	t.Run("redis_index_needs_redis", func(t *testing.T) {
 		_, err := Parse(strings.NewReader("dedup: {index: redis}\n" + base))
 		if err == nil || !strings.Contains(err.Error(), "dedup.index (line 1): redis (the index shared in Redis) needs redis:") {

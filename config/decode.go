@@ -310,7 +310,9 @@ func (d *decoder) mapping(n *yaml.Node, path string, v reflect.Value, depth int)
 		i, ok := fields[e.key.Value]
 		if !ok {
 			msg := "unknown key"
-			if s := suggest(e.key.Value, names); s != "" {
+			if labKey(p) {
+				msg += ": a Simhash feature option, moved to the lab (newscrawl-lab eval); the crawler computes its Simhash with the default features"
+			} else if s := suggest(e.key.Value, names); s != "" {
 				msg += " (did you mean " + s + "?)"
 			}
 			d.add(p, e.key.Line, "%s", msg)
@@ -421,4 +423,15 @@ func (d *decoder) apiString(e entry, shown, key string, dst *string) {
 	if s, ok := d.scalar(val, shown); ok {
 		*dst = s
 	}
+}
+
+// labKey reports whether path is a Simhash feature option that moved to
+// the lab (dedup.Research): the crawler's candidate indexes never take
+// Simhash candidates, so none of them changed a verdict.
+func labKey(path string) bool {
+	switch path {
+	case "dedup.hash", "dedup.weighting", "dedup.top_m", "dedup.jtidf", "dedup.positional":
+		return true
+	}
+	return false
 }

@@ -12,11 +12,12 @@ import (
 	"unicode/utf16"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/crawler/robots/robotstest"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/memory"
 )
 
-// Issue 10 items 2, 3 and 8: hostile robots.txt, link floods, meta refresh.
+// Hostile robots.txt, link floods, meta refresh (docs/FAULTS.md).
 
 func TestRobotsEndToEnd(t *testing.T) {
 	tests := []struct {
@@ -98,7 +99,7 @@ func TestRobotsHostileFileCancellation(t *testing.T) {
 	served := make(chan struct{})
 	page := listPage(links...)
 	ts := newTestServer(t, map[string]http.HandlerFunc{
-		"/robots.txt": text(200, hostileRobots(512<<10, true)),
+		"/robots.txt": text(200, robotstest.Hostile(512<<10, true)),
 		"/": func(w http.ResponseWriter, r *http.Request) {
 			page(w, r)
 			close(served)
@@ -250,7 +251,7 @@ func TestRefreshURL(t *testing.T) {
 	}
 }
 
-// Issue 10 item 1: start and list pages are never disabled for good.
+// Start and list pages are never disabled for good.
 
 // TestStartPageRetriedAfterFailure: a start page that failed in one run
 // (403, 404, an off-site redirect to a captcha page, too large, not HTML) is

@@ -2,12 +2,15 @@ package crawler
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"net/url"
 	"path"
 	"strings"
 
 	"golang.org/x/net/html"
 
+	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/urlnorm"
 )
 
@@ -210,4 +213,86 @@ func resolveBase(page *url.URL, base string) *url.URL {
 		return page
 	}
 	return b
+}
+
+// discoverCheckEvery: discover looks at ctx every this many links, so that
+// a page of many links under a costly robots.txt does not delay shutdown.
+const discoverCheckEvery = 256
+
+// discover pushes the in-scope links of a page to the frontier (at most
+// fetch.max_links_per_page of them are read). It gives up with ctx's error
+// when ctx ends; store writes use bg.
+func (r *run) discover(ctx, bg context.Context, st *siteState, page *url.URL, depth int, pl pageLinks) (found, error) {
+	if pl.excess > 0 {
+		st.stats.skipLinkCap.Add(int64(pl.excess))
+		r.warn(st, fmt.Sprintf("pages with more than fetch.max_links_per_page (%d) links: the rest were ignored (skipped_link_cap)", r.maxLinks))
+	}
+	hrefs, baseHref := pl.hrefs, pl.base
+	if len(hrefs) == 0 {
+		return found{}, nil
+	}
+	base := resolveBase(page, baseHref)
+	local := make(map[string]struct{}, len(hrefs))
+	var items []storage.FrontierItem
+	var f found
+	for i, h := range hrefs {
+		if i%discoverCheckEvery == 0 && ctx.Err() != nil {
+			return f, ctx.Err()
+		}
+		cu, err := urlnorm.Canonical(h, base)
+		if err != nil {
+			continue
+		}
+		if _, dup := local[cu]; dup {
+			continue
+		}
+		local[cu] = struct{}{}
+		lu, err := url.Parse(cu)
+		if err != nil || !st.inScope(lu) {
+			continue
+		}
+		kind := st.classify(cu)
+		switch {
+		case kind == linkIgnore:
+			continue
+		case len(cu) > r.maxURLLength:
+			st.stats.skipLength.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "url_length", "from", page.String())
+			continue
+		case isPathTrap(lu.Path):
+			st.stats.skipTrap.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "trap", "from", page.String())
+			continue
+		case kind == linkFollow && hasIgnoredExtension(lu.Path):
+			st.stats.skipExt.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "file_type", "from", page.String())
+			continue
+		}
+		f.links = append(f.links, cu)
+		switch {
+		case r.seen.has(cu):
+			continue
+		case depth+1 > st.cfg.MaxDepth:
+			st.stats.skipDepth.Add(1)
+			r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "depth", "depth", depth+1, "from", page.String())
+			continue
+		}
+		if rules := r.robots.peek(lu.Scheme + "://" + lu.Host); rules != nil && rules.state == robotsOK && !rules.allowed(lu) {
+			if r.seen.add(cu) {
+				st.stats.robotsBlocked.Add(1)
+				r.log.Info("skipped link", "site", st.name, "url", cu, "reason", "robots", "from", page.String())
+			}
+			f.links = f.links[:len(f.links)-1] // not kept for the next run either
+			continue
+		}
+		if !r.seen.add(cu) {
+			continue
+		}
+		if kind == linkArticle {
+			st.stats.articleLinks.Add(1)
+		}
+		items = append(items, storage.FrontierItem{URL: cu, Site: st.name, Depth: depth + 1, Referer: page.String()})
+	}
+	err := r.push(bg, st, page, items, &f)
+	return f, err
 }

@@ -7,15 +7,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/newsdedup/newscrawl/crawler/robots"
 	"github.com/newsdedup/newscrawl/discovery"
 )
 
 // robots.txt handling follows RFC 9309, with Google's reading of what the
-// RFC leaves open (see robotsmatch.go).
+// RFC leaves open: package crawler/robots parses and matches; this file
+// fetches, caches and shares a host's robots.txt and applies the crawl's
+// limits to it.
 const (
 	// robotsLimit is how much of a robots.txt is parsed. RFC 9309 section
 	// 2.5 asks crawlers to parse at least 500 KiB; Google parses the first
@@ -38,7 +40,7 @@ const (
 // robotsRules is the parsed robots.txt of one origin, for our user agent.
 type robotsRules struct {
 	state      robotsState
-	group      *robotsGroup // nil: everything allowed
+	group      *robots.Group // nil: everything allowed
 	crawlDelay time.Duration
 	reason     string   // why the host is not crawled (state != robotsOK)
 	truncated  bool     // the file was larger than robotsLimit; its start was parsed
@@ -58,13 +60,7 @@ func (r *robotsRules) allowed(u *url.URL) bool {
 	if r.group == nil || u.Path == "/robots.txt" {
 		return true
 	}
-	return r.group.matcher.allowed(canonicalRobotsPath(u.RequestURI()))
-}
-
-// productToken extracts the robots.txt product token from a User-Agent
-// ("newscrawl/0.1 (+https://...)" -> "newscrawl"), lower-cased.
-func productToken(ua string) string {
-	return strings.ToLower(agentToken(ua))
+	return r.group.Allowed(u.RequestURI())
 }
 
 // parseRobots parses a 2xx robots.txt body (its first robotsLimit bytes).
@@ -76,10 +72,10 @@ func parseRobots(body []byte, token string, maxDelay time.Duration) *robotsRules
 		body = body[:robotsLimit]
 	}
 	body = robotsUTF8(body)
-	g := compileRobots(string(body), token)
+	g := robots.Compile(string(body), token)
 	r := &robotsRules{group: g, truncated: truncated, sitemaps: discovery.RobotsSitemaps(body)}
-	if g.hasDelay {
-		r.crawlDelay = time.Duration(g.crawlDelay * float64(time.Second))
+	if d, ok := g.CrawlDelay(); ok {
+		r.crawlDelay = d
 	}
 	if r.crawlDelay > maxDelay {
 		r.state = robotsDelayTooLarge
@@ -316,4 +312,20 @@ func robotsRedirectPolicy(req *http.Request, via []*http.Request) error {
 		return &FetchError{Kind: KindTooManyRedirects, Err: fmt.Errorf("more than %d redirects", robotsMaxRedirects)}
 	}
 	return nil
+}
+
+// robotsFor returns the robots.txt rules of u's origin, fetching them once
+// per run. After the robots.txt request the host waits its effective delay.
+func (r *run) robotsFor(ctx context.Context, st *siteState, u *url.URL) (*robotsRules, error) {
+	if r.cfg.Fetch.IgnoreRobots {
+		return allowAllRules, nil
+	}
+	origin := u.Scheme + "://" + u.Host
+	return r.robots.get(ctx, origin, func(ctx context.Context) (*robotsRules, error) {
+		rules, err := r.fetchRobots(ctx, st, origin)
+		if err == nil && rules.crawlDelay > st.delay {
+			r.pacer.holdUntil(u.Host, r.clock.Now().Add(rules.crawlDelay))
+		}
+		return rules, err
+	})
 }

@@ -115,9 +115,6 @@ type Snapshot struct {
 	Queued  int64         `json:"queued"` // URLs added to the frontier so far in this run (= Total.Queued)
 }
 
-// Totals returns the run totals as the store records them.
-func (s Snapshot) Totals() storage.RunStats { return s.Total.RunStats() }
-
 // Totals returns the run totals as the store records them (storage.Run.Stats).
 func (s Summary) Totals() storage.RunStats { return s.Total.RunStats() }
 

@@ -108,18 +108,6 @@ func TestBackoffBounds(t *testing.T) {
 	}
 }
 
-func TestProductToken(t *testing.T) {
-	for ua, want := range map[string]string{
-		"newscrawl/0.1 (+https://example.org)": "newscrawl",
-		"NewsCrawl":                            "newscrawl",
-		"Mozilla/5.0 (compatible; X)":          "mozilla",
-	} {
-		if got := productToken(ua); got != want {
-			t.Errorf("productToken(%q) = %q, want %q", ua, got, want)
-		}
-	}
-}
-
 func TestRobotsGroupMatching(t *testing.T) {
 	tests := []struct {
 		name, robots string

@@ -5,8 +5,6 @@ import (
 	"iter"
 	"runtime"
 	"sync"
-
-	"github.com/newsdedup/newscrawl/segment"
 )
 
 // Doc is one document of a batch.
@@ -39,7 +37,7 @@ func (e *Engine) Batch(ctx context.Context, docs []Doc, fn func(i int, v Verdict
 // documents except through the index. An error from docs stops the stream
 // and is returned; so is an error from fn.
 func (e *Engine) Stream(ctx context.Context, docs iter.Seq2[Doc, error], fn func(i int, v Verdict) error) error {
-	if e.opts.Weighting == segment.TFIDF || e.opts.KeywordExact {
+	if e.opts.Research.NeedsDocFreqs() {
 		// TF-IDF weights depend on the documents added before: fingerprint
 		// each one in turn, or the result would depend on goroutine timing.
 		i := 0
@@ -50,7 +48,11 @@ func (e *Engine) Stream(ctx context.Context, docs iter.Seq2[Doc, error], fn func
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := fn(i, e.decideAndAdd(uint64(i), e.Fingerprint(d.Title, d.Text))); err != nil {
+			v, err := e.decideAndAdd(ctx, uint64(i), e.Fingerprint(d.Title, d.Text))
+			if err != nil {
+				return err
+			}
+			if err := fn(i, v); err != nil {
 				return err
 			}
 			i++
@@ -111,7 +113,11 @@ func (e *Engine) Stream(ctx context.Context, docs iter.Seq2[Doc, error], fn func
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		if err := fn(i, e.decideAndAdd(uint64(i), fp)); err != nil {
+		v, err := e.decideAndAdd(ctx, uint64(i), fp)
+		if err != nil {
+			return err
+		}
+		if err := fn(i, v); err != nil {
 			return err
 		}
 		i++
@@ -124,13 +130,22 @@ func (e *Engine) Stream(ctx context.Context, docs iter.Seq2[Doc, error], fn func
 
 // decideAndAdd decides document id and indexes it: as a new cluster, or
 // as a member of the cluster it joins (merging the clusters it bridged).
-func (e *Engine) decideAndAdd(id uint64, fp *Fingerprint) Verdict {
-	v := e.Decide(fp)
-	if !v.Duplicate {
-		e.Add(id, id, fp)
-	} else {
-		e.MergeClusters(v.Cluster, v.Merged)
-		e.AddMember(id, v.Cluster, fp)
+func (e *Engine) decideAndAdd(ctx context.Context, id uint64, fp *Fingerprint) (Verdict, error) {
+	v, err := e.Decide(ctx, fp)
+	if err != nil {
+		return v, err
 	}
-	return v
+	return v, e.record(ctx, id, fp, v)
+}
+
+// record indexes document id with its verdict v: as a new cluster, or as
+// a member of the cluster it joins (merging the clusters it bridged).
+func (e *Engine) record(ctx context.Context, id uint64, fp *Fingerprint, v Verdict) error {
+	if !v.Duplicate {
+		return e.Add(ctx, id, id, fp)
+	}
+	if err := e.MergeClusters(ctx, v.Cluster, v.Merged); err != nil {
+		return err
+	}
+	return e.AddMember(ctx, id, v.Cluster, fp)
 }

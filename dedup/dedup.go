@@ -30,6 +30,7 @@
 package dedup
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -38,6 +39,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"unicode"
 
 	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/keyfp"
@@ -100,7 +102,8 @@ const (
 	// a brief or a shortened copy) is two different articles that share a
 	// part, not a copy and its original, when both sides add at least
 	// MinMutualOwnShare of their own, one of them at least MinOwnShare,
-	// and the new one at least MinOwnWords content words (Own.Keeps):
+	// and the new one at least MinOwnWords content words (Own.Keeps),
+	// and their headlines differ (MaxFollowUpTitleOverlap):
 	// a follow-up that re-used most of a story and the story itself,
 	// whichever of them is stored first. Such a pair neither makes the
 	// new article a duplicate nor bridges clusters; an article whose
@@ -114,6 +117,26 @@ const (
 	MinOwnShare       = 0.4
 	MinMutualOwnShare = 0.2
 	MinOwnWords       = 40
+	// MaxFollowUpTitleOverlap: the partial-reprint rule keeps a pair apart
+	// only when both headlines are known and their bigram overlap (shorter
+	// headline, TitleSet) is below this share, or below
+	// MaxFollowUpTitleOverlapHan when both headlines are Chinese. A
+	// follow-up carries a headline of its own; a copy that a site extended
+	// with paragraphs of its own keeps the agency's headline, at most
+	// shortened or decorated (which TitleSet strips). Chance overlap
+	// differs by script: headlines of different stories overlap at p90
+	// 0.32 on the English SpotSigs gold set (letter bigrams recur in any
+	// English) but at p99 0.11 on the Chinese reprint web, whose copies
+	// all overlap 1.0 and whose follow-ups at most 0.10 with the story
+	// they re-use. Without the headline test the rule split extended
+	// copies of one story on the gold set (F1 0.946 → 0.940); at 0.3 the
+	// gold set is unchanged, at 0.4-0.6 it loses 0.0005, at 0.7-0.8 0.0015
+	// (eval goldset). A Chinese follow-up often names the story's subject
+	// again (江城地铁三号线 in both headlines: 0.46), which 0.7 keeps
+	// apart while a reworded copy (三 → 3: 0.85) stays a copy; the dev
+	// sets cannot tell values between 0.25 and 1.0 apart for Chinese.
+	MaxFollowUpTitleOverlap    = 0.3
+	MaxFollowUpTitleOverlapHan = 0.7
 )
 
 // EnglishAntecedents are the antecedents for English text, in the spirit
@@ -138,20 +161,15 @@ type Segmenter interface {
 
 // Options configure an Engine. Zero values take the defaults.
 type Options struct {
-	Hamming     int     // Simhash candidate radius
+	// Hamming is the Simhash candidate radius of indexes with Hamming
+	// tables (MemoryIndex) and of the SimhashOnly method.
+	Hamming     int
 	Jaccard     float64 // SpotSigs verification threshold τ
 	Containment float64 // containment threshold for briefs; < 0 disables containment
 	// Antecedents are the SpotSigs antecedent words (default: DefaultAntecedents()).
 	Antecedents []string
 	Chain       int // SpotSigs chain length n (paper: 1)
 	Distance    int // SpotSigs word distance d (paper: 1)
-	Hash        simhash.HashFunc
-	Weighting   segment.Weighting
-	TopM        int  // keep the m heaviest features (P-Simhash: 20); 0 keeps all
-	JTidf       bool // co-occurrence down-weighting (P-Simhash §2.1)
-	// Positional mixes the P-Simhash positional signature in with weight Mu.
-	Positional bool
-	Mu         float64
 	// CentresOnly compares new articles with cluster centres only (classic
 	// Single-Pass, Li Gang et al. 2013). By default duplicates are indexed
 	// too, as members of their cluster, so a later article joins a cluster
@@ -168,52 +186,84 @@ type Options struct {
 	// merging: docs/THRESHOLDS.md (eval ... --no-merge prints the other side).
 	// CentresOnly implies NoMerge.
 	NoMerge bool
+	// PartialReprint turns on the partial-reprint rule (MinOwnShare,
+	// MinMutualOwnShare, MaxFollowUpTitleOverlap): an article that passes
+	// verification is kept (verdict "partial") when it and the stored
+	// article it matched both add text of their own under headlines of
+	// their own, and verdicts carry the passages shared with the matched
+	// article. Stores keep the winnowing fingerprints
+	// (Fingerprint.PackedPrints, ContentWords) so that an index restored
+	// from them decides like the one that wrote them. The zero Options
+	// leave it off; the shipped configuration turns it on
+	// (config.Dedup.PartialReprints): it keeps every follow-up story of
+	// the reprint web and leaves the SpotSigs gold set's F1 (0.9461) and
+	// robust.jsonl unchanged; figures: docs/THRESHOLDS.md.
+	PartialReprint bool
+	// Index is where the engine keeps and looks up the fingerprints of
+	// earlier articles (nil: NewIndex's, else a new PrefixIndex; a
+	// MemoryIndex when the Research method needs one, see
+	// Research.NeedsMemoryIndex). A shared implementation (Redis) lets
+	// several processes decide against one corpus; it must answer
+	// Candidates for this engine's Jaccard and containment thresholds
+	// (and Hamming radius in SimhashOnly mode).
+	Index Index
+	// NewIndex, when set and Index is nil, builds the engine's own empty
+	// index answering the engine's queries (Query: its Hamming radius,
+	// Jaccard and containment thresholds); the crawl's factory
+	// (internal/pipeline) picks lsh, prefix or exhaustive (MemoryIndex)
+	// through it. Unlike Index, one Options value can then build several
+	// engines (the evaluations do). Ignored when the Research method
+	// needs MemoryIndex.
+	NewIndex func(q Query) (Index, error)
+	// Research selects the evaluation's method variants; the zero value
+	// is the crawler's method, and nothing in the crawler's configuration
+	// sets it.
+	Research Research
+}
+
+// Research holds the decision and fingerprint variants the evaluations
+// compare (newscrawl-lab): single methods, Simhash feature options and
+// the keyword exact layer. None of them changes a verdict of the default
+// method except KeywordExact; the crawler never sets them.
+type Research struct {
 	// Mode selects the decision method; the single methods exist for the
 	// evaluation's comparison tables.
 	Mode Mode
+	// Simhash feature options: the per-feature hash (default FNV-1a),
+	// TF or TF-IDF weights, keeping the m heaviest features (P-Simhash:
+	// 20; 0 keeps all), co-occurrence down-weighting (P-Simhash §2.1) and
+	// the positional signature mixed in with weight Mu. The Simhash is
+	// reported (Verdict.Distance) and proposes candidates only through
+	// MemoryIndex's Hamming tables.
+	Hash       simhash.HashFunc
+	Weighting  segment.Weighting
+	TopM       int
+	JTidf      bool
+	Positional bool
+	Mu         float64
 	// KeywordExact makes the keyword semantic fingerprint (package keyfp:
 	// top 8 TF-IDF keywords with part-of-speech boosts, IDF from the
 	// engine's document frequencies, MD5) the exact layer instead of the
 	// hash of the whole normalised text: two texts with the same keywords
 	// are duplicates without SpotSigs verification (verdict reason
 	// "keywords"). Texts with fewer than 8 keywords keep the text hash.
-	// Off by default: `eval keyfp` and the "combined + keyfp exact" rows of
-	// eval robust/goldset/web measure it. It needs a segmenter with
+	// `eval keyfp` and the "combined + keyfp exact" rows of eval
+	// robust/goldset/web measure it. It needs a segmenter with
 	// part-of-speech tags (keyfp.Lexicon, e.g. *segment.Segmenter).
 	KeywordExact bool
-	// PartialReprint turns on the partial-reprint rule (MinOwnShare,
-	// MinMutualOwnShare): an article that passes verification is kept
-	// (verdict "partial") when it and the stored article it matched both
-	// add text of their own, and verdicts carry the passages shared with
-	// the matched article. Stores keep the winnowing fingerprints
-	// (Fingerprint.PackedPrints, ContentWords) so that an index restored
-	// from them decides like the one that wrote them. Off by default: it
-	// leaves the reprint web and robust.jsonl unchanged but lowers the
-	// SpotSigs gold set's pairwise F1 below the required 0.946 (gold
-	// stories told by two agencies whose write-ups share a quote but each
-	// add 0.4-0.75 of their own stay apart); figures: docs/THRESHOLDS.md.
-	PartialReprint bool
-	// Index is where the engine keeps and looks up the fingerprints of
-	// earlier articles (nil: a new PrefixIndex, or a MemoryIndex when
-	// Exhaustive or KeywordExact is set or Mode is SimhashOnly: the keyword
-	// exact layer needs MemoryIndex's lookup of every entry by its hash,
-	// PrefixIndex hashes only the entries without spots). A shared implementation
-	// (Redis) lets several processes decide against one corpus; it must
-	// answer Candidates for this engine's Jaccard and containment
-	// thresholds (and Hamming radius in SimhashOnly mode).
-	Index Index
-	// NewIndex, when set and Index is nil, builds the engine's own empty
-	// index for its Jaccard and containment thresholds (e.g. lshindex.New
-	// through pipeline.EngineOptions): unlike Index, one Options value can
-	// then build several engines (the evaluations do). Ignored with
-	// Exhaustive, KeywordExact or SimhashOnly, which need MemoryIndex.
-	NewIndex func(jaccard, containment float64) (Index, error)
-	// Exhaustive takes candidates from MemoryIndex (Manku's Hamming tables
-	// and the exhaustive SpotSigs inverted index), whose cost grows with
-	// the number of indexed articles, instead of PrefixIndex. The
-	// evaluation uses it as a reference; ignored when Index is set.
-	Exhaustive bool
 }
+
+// NeedsMemoryIndex reports whether the method needs MemoryIndex's
+// candidates: SimhashOnly its Hamming tables, KeywordExact its lookup of
+// every entry by its hash (the other indexes hash only the entries
+// without spots).
+func (r Research) NeedsMemoryIndex() bool { return r.Mode == SimhashOnly || r.KeywordExact }
+
+// NeedsDocFreqs reports whether fingerprints depend on the document
+// frequencies of the articles indexed before (TF-IDF weights, keyword
+// IDF): such texts are fingerprinted in order, after the store's
+// frequencies are loaded.
+func (r Research) NeedsDocFreqs() bool { return r.Weighting == segment.TFIDF || r.KeywordExact }
 
 // Mode is a decision method.
 type Mode int
@@ -262,11 +312,11 @@ func (o *Options) fill() {
 	if o.Distance == 0 {
 		o.Distance = 1
 	}
-	if o.Hash == nil {
-		o.Hash = simhash.FNV1a
+	if o.Research.Hash == nil {
+		o.Research.Hash = simhash.FNV1a
 	}
-	if o.Mu == 0 {
-		o.Mu = simhash.DefaultMu
+	if o.Research.Mu == 0 {
+		o.Research.Mu = simhash.DefaultMu
 	}
 }
 
@@ -361,23 +411,29 @@ type Entry struct {
 	Image imgfp.Fingerprint
 }
 
-// Index finds candidate near-duplicates among indexed entries. PrefixIndex
-// (the default) and MemoryIndex are in-process implementations; a shared
-// index (Redis) implements the same interface.
+// Index finds candidate near-duplicates among indexed entries. PrefixIndex,
+// MemoryIndex and dedup/lshindex (the crawl's default) are in-process
+// implementations; a shared index (dedup/redisindex) implements the same
+// interface. Every call that may do I/O takes a context and returns its
+// error: an index that cannot answer fails the decision, it never answers
+// "no candidates".
 type Index interface {
-	Add(e Entry)
-	Remove(id uint64)
+	// Add indexes e; an id already indexed is ignored.
+	Add(ctx context.Context, e Entry) error
+	Remove(ctx context.Context, id uint64) error
 	// Candidates returns entries whose signature may reach Jaccard tau,
 	// entries that share enough spots for containment, and (indexes with
 	// a Hamming table, unless disabled) entries whose Simhash is within k
 	// of fp's, each at most once.
 	// Candidates report each entry's current cluster (after merges).
-	Candidates(fp *Fingerprint, q Query) []*Entry
+	Candidates(ctx context.Context, fp *Fingerprint, q Query) ([]*Entry, error)
 	// MergeClusters makes every entry of the clusters in from a member of
 	// into. A shared index applies it for every process using it.
-	MergeClusters(into uint64, from []uint64)
+	MergeClusters(ctx context.Context, into uint64, from []uint64) error
 	// ClusterOf returns the cluster a (possibly merged) cluster is now part of.
-	ClusterOf(cluster uint64) uint64
+	ClusterOf(ctx context.Context, cluster uint64) (uint64, error)
+	// Len is the number of indexed entries (a shared index: as of its
+	// last call).
 	Len() int
 }
 
@@ -404,7 +460,8 @@ type Engine struct {
 }
 
 // New returns an engine over opts.Index, or, when opts.Index is nil, over
-// an empty PrefixIndex (MemoryIndex with opts.Exhaustive or SimhashOnly).
+// an empty index from opts.NewIndex, else an empty PrefixIndex
+// (MemoryIndex when opts.Research needs it).
 func New(seg Segmenter, opts Options) (*Engine, error) {
 	if seg == nil {
 		return nil, errors.New("dedup: nil segmenter")
@@ -421,7 +478,7 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("dedup: %w", err)
 	}
 	var lex keyfp.Lexicon
-	if opts.KeywordExact {
+	if opts.Research.KeywordExact {
 		l, ok := seg.(keyfp.Lexicon)
 		if !ok {
 			return nil, errors.New("dedup: the keyword exact layer needs a segmenter with part-of-speech tags")
@@ -432,10 +489,10 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 	if idx == nil {
 		var err error
 		switch {
-		case opts.Exhaustive || opts.Mode == SimhashOnly || opts.KeywordExact:
+		case opts.Research.NeedsMemoryIndex():
 			idx, err = NewMemoryIndex(opts.Hamming, opts.Jaccard)
 		case opts.NewIndex != nil:
-			idx, err = opts.NewIndex(opts.Jaccard, opts.Containment)
+			idx, err = opts.NewIndex(Query{Hamming: opts.Hamming, Jaccard: opts.Jaccard, Containment: opts.Containment})
 		default:
 			idx, err = NewPrefixIndex(opts.Jaccard, opts.Containment)
 		}
@@ -476,7 +533,7 @@ type wordStreamer interface {
 
 // streams reports whether Fingerprint can work from a word stream.
 func (e *Engine) streams() bool {
-	o := e.opts
+	o := e.opts.Research
 	return !o.KeywordExact && o.TopM == 0 && !o.JTidf && !o.Positional
 }
 
@@ -514,7 +571,7 @@ func (e *Engine) fingerprintStream(title, text string) *Fingerprint {
 	if fp.Words == 0 {
 		return fp
 	}
-	feats := terms.Features(e.opts.Weighting, e.df, 0)
+	feats := terms.Features(e.opts.Research.Weighting, e.df, 0)
 	// The features are exactly the distinct non-stopword terms.
 	fp.Terms = make([]string, len(feats))
 	sf := make([]simhash.Feature, len(feats))
@@ -522,7 +579,7 @@ func (e *Engine) fingerprintStream(title, text string) *Fingerprint {
 		fp.Terms[i] = f.Term
 		sf[i] = simhash.Feature{Term: f.Term, Weight: f.Weight}
 	}
-	fp.Simhash = simhash.Sum(sf, e.opts.Hash)
+	fp.Simhash = simhash.Sum(sf, e.opts.Research.Hash)
 	fp.Signature = spots.Signature()
 	if prints != nil {
 		fp.setPrints(prints.Prints(), prints.Words())
@@ -532,7 +589,7 @@ func (e *Engine) fingerprintStream(title, text string) *Fingerprint {
 
 // winnows reports whether fingerprints carry the winnowing prints (the
 // partial-reprint rule).
-func (e *Engine) winnows() bool { return e.opts.PartialReprint && e.opts.Mode == Combined }
+func (e *Engine) winnows() bool { return e.opts.PartialReprint && e.opts.Research.Mode == Combined }
 
 // setPrints records the winnowing prints of n content words.
 func (f *Fingerprint) setPrints(ps []winnow.Print, n int) {
@@ -559,15 +616,16 @@ func (e *Engine) fingerprintWords(title, text string) *Fingerprint {
 	if len(words) == 0 {
 		return fp
 	}
-	if e.opts.KeywordExact {
+	r := e.opts.Research
+	if r.KeywordExact {
 		kf := keyfp.Compute(words, keyfp.Config{Lexicon: e.lex, IDF: keyfp.SmoothIDF(e.df.Docs(), e.df.DF)})
 		if kf.OK {
 			fp.Hash = kf.Sum
 		}
 	}
-	feats := segment.Features(words, e.seg.IsStop, e.opts.Weighting, e.df,
-		segment.FeatureOptions{TopM: e.opts.TopM, JTidf: e.opts.JTidf, NoPositions: !e.opts.Positional})
-	if e.opts.TopM == 0 {
+	feats := segment.Features(words, e.seg.IsStop, r.Weighting, e.df,
+		segment.FeatureOptions{TopM: r.TopM, JTidf: r.JTidf, NoPositions: !r.Positional})
+	if r.TopM == 0 {
 		// The features are exactly the distinct non-stopword terms.
 		fp.Terms = make([]string, len(feats))
 		for i, f := range feats {
@@ -576,18 +634,18 @@ func (e *Engine) fingerprintWords(title, text string) *Fingerprint {
 	} else {
 		fp.Terms = distinctTerms(words, e.seg.IsStop)
 	}
-	if e.opts.Positional {
+	if r.Positional {
 		pf := make([]simhash.PosFeature, len(feats))
 		for i, f := range feats {
 			pf[i] = simhash.PosFeature{Term: f.Term, Weight: f.Weight, Positions: f.Positions}
 		}
-		fp.Simhash = simhash.SumPositional(pf, len(words), e.opts.Hash, e.opts.Mu)
+		fp.Simhash = simhash.SumPositional(pf, len(words), r.Hash, r.Mu)
 	} else {
 		sf := make([]simhash.Feature, len(feats))
 		for i, f := range feats {
 			sf[i] = simhash.Feature{Term: f.Term, Weight: f.Weight}
 		}
-		fp.Simhash = simhash.Sum(sf, e.opts.Hash)
+		fp.Simhash = simhash.Sum(sf, r.Hash)
 	}
 	// The config was validated by New, so Extract cannot fail here.
 	fp.Signature, _ = spotsigs.Extract(words, e.spots)
@@ -645,7 +703,12 @@ func distinctTerms(words []string, isStop func(string) bool) []string {
 // no fingerprints): the sorted packed fingerprints are merge-joined on
 // their hashes and the pairs chained (winnow.RunsOfPairs).
 func sharedRuns(fp *Fingerprint, e *Entry) []winnow.Passage {
-	a, b := fp.packed, e.Prints
+	return sharedPrints(fp.packed, fp.ContentWords, e.Prints, e.ContentWords)
+}
+
+// sharedPrints is sharedRuns on packed fingerprints of na and nb content
+// words.
+func sharedPrints(a []uint64, na int, b []uint64, nb int) []winnow.Passage {
 	if len(a) == 0 || len(b) == 0 {
 		return nil
 	}
@@ -669,7 +732,7 @@ func sharedRuns(fp *Fingerprint, e *Entry) []winnow.Passage {
 	if len(pairs) == 0 {
 		return []winnow.Passage{}
 	}
-	rs, err := winnow.RunsOfPairs(pairs, fp.ContentWords, e.ContentWords, winnowConfig)
+	rs, err := winnow.RunsOfPairs(pairs, na, nb, winnowConfig)
 	if err != nil {
 		return nil // an entry whose fingerprints do not fit its length: no evidence
 	}
@@ -682,21 +745,37 @@ func sharedRuns(fp *Fingerprint, e *Entry) []winnow.Passage {
 // a new cluster. It does not change the index: call Add (or MergeClusters
 // and AddMember) once the article is recorded. Decide and Add must not run
 // concurrently with each other.
-func (e *Engine) Decide(fp *Fingerprint) Verdict {
+//
+// A near-duplicate is a verdict; the error is the index's (a shared index
+// that cannot answer), and the verdict is then not to be used.
+func (e *Engine) Decide(ctx context.Context, fp *Fingerprint) (Verdict, error) {
 	v := Verdict{Distance: -1, Reason: "new"}
 	if fp.Empty() {
 		v.Reason = "empty"
-		return v
+		return v, nil
 	}
 	q := Query{Hamming: e.opts.Hamming, Jaccard: e.opts.Jaccard, Containment: e.opts.Containment}
-	switch e.opts.Mode {
+	switch e.opts.Research.Mode {
 	case SimhashOnly:
 		q.NoSpotSigs, q.Containment = true, 0
-		return e.decideSimhash(fp, e.index.Candidates(fp, q))
+		cands, err := e.index.Candidates(ctx, fp, q)
+		if err != nil {
+			return Verdict{}, fmt.Errorf("dedup: candidates: %w", err)
+		}
+		return e.decideSimhash(fp, cands), nil
 	case SpotSigsOnly:
 		q.NoSimhash, q.Containment = true, 0
 	}
-	cands := e.index.Candidates(fp, q)
+	cands, err := e.index.Candidates(ctx, fp, q)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("dedup: candidates: %w", err)
+	}
+	return e.decideAmong(ctx, fp, cands)
+}
+
+// decideAmong is Decide's verdict from the candidates the index proposed.
+func (e *Engine) decideAmong(ctx context.Context, fp *Fingerprint, cands []*Entry) (Verdict, error) {
+	v := Verdict{Distance: -1, Reason: "new"}
 	v.Candidates = len(cands)
 	var best, partial match
 	var clusters []uint64 // distinct clusters of the matched candidates
@@ -726,15 +805,19 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 			c := partial.entry
 			return Verdict{Distance: -1, Reason: "partial", Candidates: len(cands), Jaccard: partial.j, Containment: partial.cont,
 				Matched: c.ID, PartialOf: c.ID, PartialOfCluster: c.Cluster, Passages: partial.passages,
-				OwnShare: partial.own.New, StoredOwnShare: partial.own.Stored}
+				OwnShare: partial.own.New, StoredOwnShare: partial.own.Stored}, nil
 		}
 		// (A partial pair needs a Jaccard verdict, which a text too short
 		// to compare never gets: the image rule below and the partial
 		// rule above never both apply.)
-		if iv, ok := e.decideImage(fp, len(cands)); ok {
-			return iv
+		iv, ok, err := e.decideImage(ctx, fp, len(cands))
+		if err != nil {
+			return Verdict{}, err
 		}
-		return v
+		if ok {
+			return iv, nil
+		}
+		return v, nil
 	}
 	passages := best.passages
 	if passages == nil {
@@ -751,7 +834,7 @@ func (e *Engine) Decide(fp *Fingerprint) Verdict {
 		Distance: simhash.Distance(fp.Simhash, best.entry.Simhash),
 		Jaccard:  best.j, Containment: best.cont, Reason: best.reason, Candidates: len(cands),
 		Merged: merged, Passages: passages,
-	}
+	}, nil
 }
 
 // match is a candidate that passed verification, with the winnowing
@@ -780,7 +863,7 @@ func (m match) better(o match) bool {
 // (DefaultContainment), both with winnowing fingerprints. It records the
 // passages and own shares it computed in m.
 func (e *Engine) partialPair(fp *Fingerprint, m *match) bool {
-	if !e.opts.PartialReprint || m.reason != "jaccard" || m.cont >= DefaultContainment {
+	if !e.opts.PartialReprint || m.reason != "jaccard" || m.cont >= DefaultContainment || !distinctHeadlines(fp.Title, m.entry.Title) {
 		return false
 	}
 	m.passages = sharedRuns(fp, m.entry)
@@ -791,11 +874,37 @@ func (e *Engine) partialPair(fp *Fingerprint, m *match) bool {
 	return m.own.Keeps()
 }
 
+// distinctHeadlines reports whether two headlines (TitleSet) are both
+// known and overlap below MaxFollowUpTitleOverlap (Han: ...Han): a
+// follow-up's own headline, not the shared one of an extended copy.
+func distinctHeadlines(a, b []uint64) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	limit := MaxFollowUpTitleOverlap
+	if hanHeadline(a) && hanHeadline(b) {
+		limit = MaxFollowUpTitleOverlapHan
+	}
+	return titleOverlap(a, b) < limit
+}
+
+// hanHeadline reports whether most bigrams of a TitleSet start with a
+// Chinese character.
+func hanHeadline(t []uint64) bool {
+	n := 0
+	for _, bg := range t {
+		if unicode.Is(unicode.Han, rune(bg>>32)) {
+			n++
+		}
+	}
+	return 2*n > len(t)
+}
+
 // verify is the judge: the SpotSigs Jaccard and containment of fp with an
 // indexed entry, and the reason it is a near-duplicate ("" when it is not).
 func (e *Engine) verify(fp *Fingerprint, c *Entry) (j, cont float64, reason string) {
 	switch {
-	case c.Hash == fp.Hash && e.opts.KeywordExact:
+	case c.Hash == fp.Hash && e.opts.Research.KeywordExact:
 		// fp.Hash is the keyword fingerprint when the text has enough
 		// keywords (Options.KeywordExact).
 		return spotsigs.Jaccard(fp.Signature, c.Signature), spotsigs.Containment(fp.Signature, c.Signature), "keywords"
@@ -813,7 +922,7 @@ func (e *Engine) verify(fp *Fingerprint, c *Entry) (j, cont float64, reason stri
 		switch {
 		case j >= e.opts.Jaccard:
 			reason = "jaccard"
-		case e.opts.Mode == Combined && e.opts.Containment > 0 && cont >= e.opts.Containment &&
+		case e.opts.Research.Mode == Combined && e.opts.Containment > 0 && cont >= e.opts.Containment &&
 			min(len(fp.Signature), len(c.Signature)) >= MinContainmentSpots &&
 			(j >= MinContainmentJaccard || titleOverlap(fp.Title, c.Title) >= MinTitleOverlap):
 			reason = "containment"
@@ -883,29 +992,36 @@ func (e *Engine) decideSimhash(fp *Fingerprint, cands []*Entry) Verdict {
 }
 
 // Add indexes a stored article as a cluster centre and counts its terms in
-// the document frequencies. cluster 0 means the article's own id.
-func (e *Engine) Add(id, cluster uint64, fp *Fingerprint) {
+// the document frequencies. cluster 0 means the article's own id. On an
+// index error nothing else is recorded.
+func (e *Engine) Add(ctx context.Context, id, cluster uint64, fp *Fingerprint) error {
 	if cluster == 0 {
 		cluster = id
 	}
 	if fp.Empty() {
-		return // an empty text never joins or opens a cluster others can join
+		return nil // an empty text never joins or opens a cluster others can join
 	}
 	en := e.entry(id, cluster, fp)
-	e.index.Add(en)
+	if err := e.index.Add(ctx, en); err != nil {
+		return fmt.Errorf("dedup: add %d: %w", id, err)
+	}
 	e.addImage(en)
 	e.df.add(fp.Terms)
+	return nil
 }
 
 // AddMember indexes a duplicate as a member of its cluster (unless
 // Options.CentresOnly).
-func (e *Engine) AddMember(id, cluster uint64, fp *Fingerprint) {
+func (e *Engine) AddMember(ctx context.Context, id, cluster uint64, fp *Fingerprint) error {
 	if fp.Empty() || e.opts.CentresOnly {
-		return
+		return nil
 	}
 	en := e.entry(id, cluster, fp)
-	e.index.Add(en)
+	if err := e.index.Add(ctx, en); err != nil {
+		return fmt.Errorf("dedup: add member %d: %w", id, err)
+	}
 	e.addImage(en)
+	return nil
 }
 
 func (e *Engine) entry(id, cluster uint64, fp *Fingerprint) Entry {
@@ -918,24 +1034,37 @@ func (e *Engine) entry(id, cluster uint64, fp *Fingerprint) Entry {
 
 // MergeClusters joins the clusters a verdict bridged (Verdict.Merged) into
 // its cluster; call it once the verdict is recorded.
-func (e *Engine) MergeClusters(into uint64, from []uint64) {
-	if len(from) > 0 {
-		e.index.MergeClusters(into, from)
+func (e *Engine) MergeClusters(ctx context.Context, into uint64, from []uint64) error {
+	if len(from) == 0 {
+		return nil
 	}
+	if err := e.index.MergeClusters(ctx, into, from); err != nil {
+		return fmt.Errorf("dedup: merge clusters into %d: %w", into, err)
+	}
+	return nil
 }
 
 // ClusterOf returns the cluster that cluster has been merged into (itself
 // when it was not): a verdict's Cluster is final only at the end of a batch.
-func (e *Engine) ClusterOf(cluster uint64) uint64 { return e.index.ClusterOf(cluster) }
+func (e *Engine) ClusterOf(ctx context.Context, cluster uint64) (uint64, error) {
+	c, err := e.index.ClusterOf(ctx, cluster)
+	if err != nil {
+		return 0, fmt.Errorf("dedup: cluster of %d: %w", cluster, err)
+	}
+	return c, nil
+}
 
 // Restore indexes an article loaded from the store (start-up rebuild).
 // Document frequencies come separately through SetDocFreqs.
-func (e *Engine) Restore(en Entry) {
+func (e *Engine) Restore(ctx context.Context, en Entry) error {
 	if en.Cluster == 0 {
 		en.Cluster = en.ID
 	}
-	e.index.Add(en)
+	if err := e.index.Add(ctx, en); err != nil {
+		return fmt.Errorf("dedup: restore %d: %w", en.ID, err)
+	}
 	e.addImage(en)
+	return nil
 }
 
 // Len is the number of indexed cluster centres.

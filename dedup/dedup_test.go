@@ -65,8 +65,8 @@ func TestDecide(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := testEngine(t, Options{})
-			e.Add(1, 0, e.Fingerprint(s1.Title, full))
-			v := e.Decide(e.Fingerprint(tc.title, tc.text))
+			check(t, e.Add(t.Context(), 1, 0, e.Fingerprint(s1.Title, full)))
+			v := decide(t, e, e.Fingerprint(tc.title, tc.text))
 			if v.Duplicate != tc.dup || v.Reason != tc.reason {
 				t.Fatalf("verdict %+v, want duplicate=%v reason=%s", v, tc.dup, tc.reason)
 			}
@@ -89,13 +89,13 @@ func TestShortBriefsStayApart(t *testing.T) {
 	}
 	for i, b := range briefs {
 		fp := e.Fingerprint("", b)
-		v := e.Decide(fp)
+		v := decide(t, e, fp)
 		if v.Duplicate {
 			t.Fatalf("brief %d merged with %d: %+v", i, v.DupOf, v)
 		}
-		e.Add(uint64(i+1), 0, fp)
+		check(t, e.Add(t.Context(), uint64(i+1), 0, fp))
 	}
-	if v := e.Decide(e.Fingerprint("", briefs[2])); !v.Duplicate || v.DupOf != 3 {
+	if v := decide(t, e, e.Fingerprint("", briefs[2])); !v.Duplicate || v.DupOf != 3 {
 		t.Errorf("repeated brief: %+v", v)
 	}
 }
@@ -128,8 +128,8 @@ func TestContainmentNeedsHeadlineOrShare(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := testEngine(t, Options{})
-			e.Add(1, 0, e.Fingerprint(s.Title, tc.long))
-			v := e.Decide(e.Fingerprint(tc.title, brief))
+			check(t, e.Add(t.Context(), 1, 0, e.Fingerprint(s.Title, tc.long)))
+			v := decide(t, e, e.Fingerprint(tc.title, brief))
 			if v.Duplicate != tc.dup {
 				t.Errorf("%+v (jaccard %.2f containment %.2f)", v, v.Jaccard, v.Containment)
 			}
@@ -156,18 +156,18 @@ func TestSingleLink(t *testing.T) {
 		joins       bool
 	}{{false, true}, {true, false}} {
 		e := testEngine(t, Options{CentresOnly: tc.centresOnly})
-		e.Add(10, 0, e.Fingerprint(s.Title, a))
+		check(t, e.Add(t.Context(), 10, 0, e.Fingerprint(s.Title, a)))
 		fb := e.Fingerprint(s.Title, b)
-		vb := e.Decide(fb)
+		vb := decide(t, e, fb)
 		if !vb.Duplicate {
 			t.Fatalf("b not a duplicate of a: %+v", vb)
 		}
-		e.AddMember(11, vb.Cluster, fb)
+		check(t, e.AddMember(t.Context(), 11, vb.Cluster, fb))
 		fc := e.Fingerprint(s.Title, c)
-		if direct := e.Decide(fc); tc.centresOnly && direct.Duplicate {
+		if direct := decide(t, e, fc); tc.centresOnly && direct.Duplicate {
 			t.Skipf("c already matches a directly (jaccard %.2f): test texts too close", direct.Jaccard)
 		}
-		vc := e.Decide(fc)
+		vc := decide(t, e, fc)
 		if vc.Duplicate != tc.joins || (vc.Duplicate && (vc.DupOf != 10 || vc.Matched != 11)) {
 			t.Errorf("centresOnly=%v: %+v", tc.centresOnly, vc)
 		}
@@ -208,13 +208,13 @@ func TestBatchOrderAndClusters(t *testing.T) {
 
 func TestSimhashOnlyMode(t *testing.T) {
 	s := story(t, "s5")
-	e := testEngine(t, Options{Mode: SimhashOnly})
-	e.Add(1, 0, e.Fingerprint(s.Title, join(s.Paragraphs)))
-	v := e.Decide(e.Fingerprint(s.Title, join(s.Paragraphs)))
+	e := testEngine(t, Options{Research: Research{Mode: SimhashOnly}})
+	check(t, e.Add(t.Context(), 1, 0, e.Fingerprint(s.Title, join(s.Paragraphs))))
+	v := decide(t, e, e.Fingerprint(s.Title, join(s.Paragraphs)))
 	if !v.Duplicate || v.Distance != 0 || v.Reason != "hamming" {
 		t.Errorf("identical text under simhash-only: %+v", v)
 	}
-	if v := e.Decide(e.Fingerprint("", join(story(t, "s1").Paragraphs))); v.Duplicate {
+	if v := decide(t, e, e.Fingerprint("", join(story(t, "s1").Paragraphs))); v.Duplicate {
 		t.Errorf("different story under simhash-only: %+v", v)
 	}
 }
@@ -256,7 +256,7 @@ func FuzzFingerprintDecide(f *testing.F) {
 			e := testEngine(t, opts)
 			fp := e.Fingerprint(title, text)
 			if fp.Empty() {
-				if v := e.Decide(fp); v.Duplicate || v.Reason != "empty" {
+				if v := decide(t, e, fp); v.Duplicate || v.Reason != "empty" {
 					t.Fatalf("empty text verdict %+v", v)
 				}
 				return
@@ -264,8 +264,8 @@ func FuzzFingerprintDecide(f *testing.F) {
 			if opts.PartialReprint && !reflect.DeepEqual(fp, e.fingerprintWords(title, text)) {
 				t.Fatalf("stream and word-list fingerprints differ with winnowing prints")
 			}
-			e.Add(1, 0, fp)
-			v := e.Decide(e.Fingerprint(title, text))
+			check(t, e.Add(t.Context(), 1, 0, fp))
+			v := decide(t, e, e.Fingerprint(title, text))
 			if !v.Duplicate || v.DupOf != 1 {
 				t.Fatalf("a text is not a duplicate of itself (%+v): %+v", opts, v)
 			}
@@ -301,13 +301,13 @@ func TestClusterMerge(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := testEngine(t, tc.opts)
 			fa, fb := e.Fingerprint(s.Title, a), e.Fingerprint(s.Title, b)
-			e.Add(10, 0, fa)
-			if v := e.Decide(fb); v.Duplicate {
+			check(t, e.Add(t.Context(), 10, 0, fa))
+			if v := decide(t, e, fb); v.Duplicate {
 				t.Fatalf("the halves of the story match each other (%+v): pick other texts", v)
 			}
-			e.Add(20, 0, fb)
+			check(t, e.Add(t.Context(), 20, 0, fb))
 			fc := e.Fingerprint(s.Title, bridge)
-			v := e.Decide(fc)
+			v := decide(t, e, fc)
 			if !v.Duplicate {
 				t.Fatalf("bridge is no duplicate: %+v", v)
 			}
@@ -318,17 +318,17 @@ func TestClusterMerge(t *testing.T) {
 			} else if len(v.Merged) != 0 {
 				t.Fatalf("bridge verdict %+v merges with NoMerge", v)
 			}
-			e.MergeClusters(v.Cluster, v.Merged)
-			e.AddMember(30, v.Cluster, fc)
+			check(t, e.MergeClusters(t.Context(), v.Cluster, v.Merged))
+			check(t, e.AddMember(t.Context(), 30, v.Cluster, fc))
 			wantB := uint64(20)
 			if tc.merge {
 				wantB = 10
 			}
-			if got := e.ClusterOf(20); got != wantB {
+			if got := clusterOf(t, e, 20); got != wantB {
 				t.Fatalf("ClusterOf(20) = %d, want %d", got, wantB)
 			}
 			// b again: an exact copy of the centre of the (merged) cluster.
-			if v := e.Decide(e.Fingerprint(s.Title, b)); !v.Duplicate || v.Cluster != wantB {
+			if v := decide(t, e, e.Fingerprint(s.Title, b)); !v.Duplicate || v.Cluster != wantB {
 				t.Fatalf("copy of b: %+v, want cluster %d", v, wantB)
 			}
 		})
@@ -340,15 +340,15 @@ func TestMemoryIndexMergeChains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Add(Entry{ID: 5, Cluster: 5, Hash: [16]byte{5}})
-	m.MergeClusters(3, []uint64{5})
-	m.MergeClusters(1, []uint64{3, 1, 9})
+	check(t, m.Add(t.Context(), Entry{ID: 5, Cluster: 5, Hash: [16]byte{5}}))
+	check(t, m.MergeClusters(t.Context(), 3, []uint64{5}))
+	check(t, m.MergeClusters(t.Context(), 1, []uint64{3, 1, 9}))
 	for c, want := range map[uint64]uint64{5: 1, 3: 1, 9: 1, 1: 1, 7: 7} {
-		if got := m.ClusterOf(c); got != want {
+		if got := clusterOf(t, m, c); got != want {
 			t.Errorf("ClusterOf(%d) = %d, want %d", c, got, want)
 		}
 	}
-	got := m.Candidates(&Fingerprint{Hash: [16]byte{5}}, Query{NoSimhash: true, NoSpotSigs: true})
+	got := candidates(t, m, &Fingerprint{Hash: [16]byte{5}}, Query{NoSimhash: true, NoSpotSigs: true})
 	if len(got) != 1 || got[0].Cluster != 1 {
 		t.Fatalf("candidates %+v, want entry 5 in cluster 1", got)
 	}
@@ -378,9 +378,9 @@ func TestKeywordExact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := testEngine(t, Options{KeywordExact: true})
-			e.Add(1, 0, e.Fingerprint(s1.Title, join(p)))
-			v := e.Decide(e.Fingerprint(s1.Title, tt.text))
+			e := testEngine(t, Options{Research: Research{KeywordExact: true}})
+			check(t, e.Add(t.Context(), 1, 0, e.Fingerprint(s1.Title, join(p))))
+			v := decide(t, e, e.Fingerprint(s1.Title, tt.text))
 			if v.Reason != tt.reason {
 				t.Errorf("reason %q, want %q (%+v)", v.Reason, tt.reason, v)
 			}
@@ -391,15 +391,15 @@ func TestKeywordExact(t *testing.T) {
 	}
 	t.Run("text hash without the option", func(t *testing.T) {
 		e := testEngine(t, Options{})
-		e.Add(1, 0, e.Fingerprint(s1.Title, join(p)))
-		v := e.Decide(e.Fingerprint(s1.Title, join(append([]string{p[1], p[0]}, p[2:]...))))
+		check(t, e.Add(t.Context(), 1, 0, e.Fingerprint(s1.Title, join(p))))
+		v := decide(t, e, e.Fingerprint(s1.Title, join(append([]string{p[1], p[0]}, p[2:]...))))
 		if v.Reason != "jaccard" {
 			t.Errorf("reason %q, want jaccard", v.Reason)
 		}
 	})
 	t.Run("segmenter without tags", func(t *testing.T) {
 		testEngine(t, Options{}) // loads seg
-		if _, err := New(plainSeg{seg}, Options{KeywordExact: true}); err == nil {
+		if _, err := New(plainSeg{seg}, Options{Research: Research{KeywordExact: true}}); err == nil {
 			t.Error("no error")
 		}
 	})
@@ -419,7 +419,9 @@ func TestPartialReprint(t *testing.T) {
 	title, story, followup := fixture.FollowUp()
 	sp := strings.Split(story, "\n")
 	note := "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。"
+	fuTitle := fixture.FollowUpTitle
 	type step struct {
+		title     string
 		text      string
 		dup       bool
 		reason    string
@@ -432,27 +434,35 @@ func TestPartialReprint(t *testing.T) {
 		steps []step // stored in order as ids 1, 2, …
 	}{
 		{"story stored after the follow-up that re-used most of it", on, []step{
-			{followup, false, "new", 0}, {story, false, "partial", 1}}},
+			{fuTitle, followup, false, "new", 0}, {title, story, false, "partial", 1}}},
 		{"then a reprint of the story with an editor's note", on, []step{
-			{followup, false, "new", 0}, {story, false, "partial", 1}, {story + note, true, "jaccard", 0}}},
+			{fuTitle, followup, false, "new", 0}, {title, story, false, "partial", 1}, {title, story + note, true, "jaccard", 0}}},
 		{"follow-up stored after the story", on, []step{
-			{story, false, "new", 0}, {followup, false, "partial", 1}}},
-		{"editor's note added", on, []step{{story, false, "new", 0}, {story + note, true, "jaccard", 0}}},
-		{"paragraph dropped", on, []step{{story, false, "new", 0}, {join(sp[1:]), true, "jaccard", 0}}},
-		{"follow-up arriving after itself with a note", on, []step{{followup, false, "new", 0}, {followup + note, true, "jaccard", 0}}},
+			{title, story, false, "new", 0}, {fuTitle, followup, false, "partial", 1}}},
+		{"editor's note added", on, []step{{title, story, false, "new", 0}, {title, story + note, true, "jaccard", 0}}},
+		{"paragraph dropped", on, []step{{title, story, false, "new", 0}, {title, join(sp[1:]), true, "jaccard", 0}}},
+		{"follow-up arriving after itself with a note", on, []step{{fuTitle, followup, false, "new", 0}, {fuTitle, followup + note, true, "jaccard", 0}}},
 		{"the whole story quoted in a longer text: the stored side adds nothing", on, []step{
-			{story, false, "new", 0}, {story + "\n" + join(s2.Paragraphs), true, "jaccard", 0}}},
+			{title, story, false, "new", 0}, {title, story + "\n" + join(s2.Paragraphs), true, "jaccard", 0}}},
+		{"extended copy: the follow-up's text under the story's headline", on, []step{
+			{title, story, false, "new", 0}, {title, followup, true, "jaccard", 0}}},
+		{"follow-up without a headline", on, []step{
+			{title, story, false, "new", 0}, {"", followup, true, "jaccard", 0}}},
+		{"English headlines overlapping at 0.46: below the Chinese limit, above the English one", on, []step{
+			{"Subway line three opens next month", story, false, "new", 0}, {"Snow greets the first riders on the new line three", followup, true, "jaccard", 0}}},
+		{"headlines in English with no words in common", on, []step{
+			{"Subway opens", story, false, "new", 0}, {"Blizzard hits", followup, false, "partial", 1}}},
 		{"rule off: the story after its follow-up is dropped", Options{}, []step{
-			{followup, false, "new", 0}, {story, true, "jaccard", 0}}},
-		{"exhaustive candidates (MemoryIndex)", Options{PartialReprint: true, Exhaustive: true}, []step{
-			{followup, false, "new", 0}, {story, false, "partial", 1}, {story + note, true, "jaccard", 0}}},
+			{fuTitle, followup, false, "new", 0}, {title, story, true, "jaccard", 0}}},
+		{"exhaustive candidates (MemoryIndex)", Options{PartialReprint: true, NewIndex: NewExhaustiveIndex}, []step{
+			{fuTitle, followup, false, "new", 0}, {title, story, false, "partial", 1}, {title, story + note, true, "jaccard", 0}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := testEngine(t, tt.opts)
 			for i, st := range tt.steps {
-				fp := e.Fingerprint(title, st.text)
-				v := e.Decide(fp)
+				fp := e.Fingerprint(st.title, st.text)
+				v := decide(t, e, fp)
 				if v.Duplicate != st.dup || v.Reason != st.reason {
 					t.Fatalf("step %d: got duplicate %v reason %q (own %.2f, stored own %.2f, J %.2f, C %.2f), want %v %q",
 						i+1, v.Duplicate, v.Reason, v.OwnShare, v.StoredOwnShare, v.Jaccard, v.Containment, st.dup, st.reason)
@@ -466,9 +476,9 @@ func TestPartialReprint(t *testing.T) {
 				}
 				id := uint64(i + 1)
 				if v.Duplicate {
-					e.AddMember(id, v.Cluster, fp)
+					check(t, e.AddMember(t.Context(), id, v.Cluster, fp))
 				} else {
-					e.Add(id, 0, fp)
+					check(t, e.Add(t.Context(), id, 0, fp))
 				}
 			}
 		})

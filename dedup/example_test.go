@@ -1,6 +1,7 @@
 package dedup_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -25,6 +26,7 @@ func (fields) IsStop(w string) bool {
 // before it; a near-duplicate is a verdict, recorded against the article it
 // copies, and a new article opens a cluster of its own.
 func Example() {
+	ctx := context.Background()
 	eng, err := dedup.New(fields{}, dedup.Options{})
 	if err != nil {
 		panic(err)
@@ -37,12 +39,17 @@ func Example() {
 	for i, text := range docs {
 		id := uint64(i + 1) // ids are the store's article ids, from 1
 		fp := eng.Fingerprint("", text)
-		v := eng.Decide(fp)
+		v, err := eng.Decide(ctx, fp) // an error is the index's, not a verdict
+		if err != nil {
+			panic(err)
+		}
 		if v.Duplicate {
 			fmt.Printf("article %d: duplicate of article %d (Jaccard %.2f)\n", id, v.DupOf, v.Jaccard)
 			continue
 		}
-		eng.Add(id, id, fp) // stored: the centre of a new cluster
+		if err := eng.Add(ctx, id, id, fp); err != nil { // stored: the centre of a new cluster
+			panic(err)
+		}
 		fmt.Printf("article %d: %s\n", id, v.Reason)
 	}
 	// Output:

@@ -32,8 +32,8 @@ func TestFingerprintStreamEqualsWords(t *testing.T) {
 		plain bool
 	}{
 		{"defaults", Options{}, false},
-		{"tf-idf", Options{Weighting: segment.TFIDF}, false},
-		{"sdbm", Options{Hash: simhash.SDBM}, false},
+		{"tf-idf", Options{Research: Research{Weighting: segment.TFIDF}}, false},
+		{"sdbm", Options{Research: Research{Hash: simhash.SDBM}}, false},
 		{"chain 2 distance 2", Options{Chain: 2, Distance: 2}, false},
 		{"partial reprints (winnowing prints)", Options{PartialReprint: true}, false},
 		{"segmenter without WordSeq", Options{}, true},
@@ -68,10 +68,10 @@ func TestFingerprintStreams(t *testing.T) {
 		want bool
 	}{
 		{"defaults", Options{}, true},
-		{"keyword exact", Options{KeywordExact: true}, false},
-		{"top m", Options{TopM: 64}, false},
-		{"jtidf", Options{JTidf: true}, false},
-		{"positional", Options{Positional: true}, false},
+		{"keyword exact", Options{Research: Research{KeywordExact: true}}, false},
+		{"top m", Options{Research: Research{TopM: 64}}, false},
+		{"jtidf", Options{Research: Research{JTidf: true}}, false},
+		{"positional", Options{Research: Research{Positional: true}}, false},
 		{"partial reprints", Options{PartialReprint: true}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"context"
 	"math"
 
 	"github.com/newsdedup/newscrawl/imgfp"
@@ -132,20 +133,23 @@ func (e *Engine) addImage(en Entry) {
 // page whose lead image agrees on at least MinImageSimilarity of its
 // blocks and whose headline shares at least MinImageTitleOverlap of its
 // bigrams (Combined mode only; the single methods stay text-only).
-func (e *Engine) decideImage(fp *Fingerprint, candidates int) (Verdict, bool) {
-	if e.opts.Mode != Combined || !fp.Short() || fp.Image.IsZero() {
-		return Verdict{}, false
+func (e *Engine) decideImage(ctx context.Context, fp *Fingerprint, candidates int) (Verdict, bool, error) {
+	if e.opts.Research.Mode != Combined || !fp.Short() || fp.Image.IsZero() {
+		return Verdict{}, false, nil
 	}
 	m, sim, ok := e.images.best(fp.Image, func(c imageEntry) bool {
 		return titleOverlap(fp.Title, c.title) >= MinImageTitleOverlap
 	})
 	if !ok {
-		return Verdict{}, false
+		return Verdict{}, false, nil
 	}
-	cluster := e.index.ClusterOf(m.cluster)
+	cluster, err := e.ClusterOf(ctx, m.cluster)
+	if err != nil {
+		return Verdict{}, false, err
+	}
 	return Verdict{Duplicate: true, DupOf: cluster, Cluster: cluster, Matched: m.id,
 		Distance: simhash.Distance(fp.Simhash, m.simhash), Jaccard: spotsigs.Jaccard(fp.Signature, m.signature),
-		Reason: "image", Candidates: candidates, ImageSimilarity: sim}, true
+		Reason: "image", Candidates: candidates, ImageSimilarity: sim}, true, nil
 }
 
 // Images is the number of lead images indexed (short-text entries with an
@@ -157,7 +161,7 @@ func (e *Engine) Images() int { return e.images.len() }
 // too short to compare, images within MinImageSimilarity, headlines
 // within MinImageTitleOverlap (Engine.Stale).
 func (e *Engine) imageEvidence(fp *Fingerprint, c *Entry) bool {
-	if e.opts.Mode != Combined || !fp.Short() || fp.Image.IsZero() || len(c.Signature) >= MinSpots || c.Image.IsZero() {
+	if e.opts.Research.Mode != Combined || !fp.Short() || fp.Image.IsZero() || len(c.Signature) >= MinSpots || c.Image.IsZero() {
 		return false
 	}
 	s, err := imgfp.Similarity(fp.Image, c.Image)

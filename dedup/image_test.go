@@ -59,14 +59,14 @@ func TestImageEvidence(t *testing.T) {
 			e := testEngine(t, Options{})
 			stored := e.Fingerprint("东湖冰景", tc.storedText)
 			stored.Image = tc.storedImage
-			e.Add(1, 0, stored)
+			check(t, e.Add(t.Context(), 1, 0, stored))
 			title := tc.title
 			if title == "" {
 				title = "东湖"
 			}
 			fp := e.Fingerprint(title, tc.text)
 			fp.Image = tc.image
-			v := e.Decide(fp)
+			v := decide(t, e, fp)
 			if v.Duplicate != tc.dup || v.Reason != tc.reason {
 				t.Fatalf("verdict %+v, want duplicate=%v reason=%s", v, tc.dup, tc.reason)
 			}
@@ -85,10 +85,10 @@ func TestImageEvidence(t *testing.T) {
 func TestImageEvidenceRestoredAndMembers(t *testing.T) {
 	e := testEngine(t, Options{})
 	fp := e.Fingerprint("东湖冰景", "图为昨日清晨的江城东湖。")
-	e.Restore(Entry{ID: 7, Cluster: 5, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title, Image: photoFP})
+	check(t, e.Restore(t.Context(), Entry{ID: 7, Cluster: 5, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title, Image: photoFP}))
 	q := e.Fingerprint("东湖的冰", "东湖边的冰。")
 	q.Image = changed(photoFP, 3)
-	if v := e.Decide(q); !v.Duplicate || v.Reason != "image" || v.Matched != 7 || v.DupOf != 5 {
+	if v := decide(t, e, q); !v.Duplicate || v.Reason != "image" || v.Matched != 7 || v.DupOf != 5 {
 		t.Fatalf("restored entry: %+v", v)
 	}
 	if e.Images() != 1 {
@@ -97,14 +97,14 @@ func TestImageEvidenceRestoredAndMembers(t *testing.T) {
 	other := changed(photoFP, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49)
 	m := e.Fingerprint("东湖冰景又一张", "另一张照片。")
 	m.Image = other
-	e.AddMember(99, 5, m)
+	check(t, e.AddMember(t.Context(), 99, 5, m))
 	q.Image = changed(other, 1)
-	if v := e.Decide(q); !v.Duplicate || v.Matched != 99 || v.DupOf != 5 {
+	if v := decide(t, e, q); !v.Duplicate || v.Matched != 99 || v.DupOf != 5 {
 		t.Fatalf("member: %+v", v)
 	}
 	eco := testEngine(t, Options{CentresOnly: true})
-	eco.AddMember(99, 5, m)
-	if v := eco.Decide(q); v.Duplicate {
+	check(t, eco.AddMember(t.Context(), 99, 5, m))
+	if v := decide(t, eco, q); v.Duplicate {
 		t.Fatalf("centres only indexed a member's image: %+v", v)
 	}
 }
@@ -154,8 +154,8 @@ func TestImageIndexSnapshot(t *testing.T) {
 	e := testEngine(t, Options{})
 	fp := e.Fingerprint("东湖冰景", "图为昨日清晨的江城东湖。")
 	fp.Image = photoFP
-	e.Add(7, 0, fp)
-	e.Add(8, 0, e.Fingerprint("长江大桥", join(story(t, "s1").Paragraphs)))
+	check(t, e.Add(t.Context(), 7, 0, fp))
+	check(t, e.Add(t.Context(), 8, 0, e.Fingerprint("长江大桥", join(story(t, "s1").Paragraphs))))
 	var b bytes.Buffer
 	if err := e.WriteSnapshot(&b); err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestImageIndexSnapshot(t *testing.T) {
 			if l.Images() != 1 || l.Len() != 2 {
 				t.Fatalf("loaded %d images, %d entries; want 1, 2", l.Images(), l.Len())
 			}
-			if v := l.Decide(q); !v.Duplicate || v.Reason != "image" || v.Matched != 7 {
+			if v := decide(t, l, q); !v.Duplicate || v.Reason != "image" || v.Matched != 7 {
 				t.Fatalf("verdict after the snapshot: %+v", v)
 			}
 		})

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -37,12 +38,22 @@ func NewMemoryIndex(k int, tau float64) (*MemoryIndex, error) {
 		merges: NewClusterMerges()}, nil
 }
 
+// NewExhaustiveIndex is an Options.NewIndex building a MemoryIndex for
+// the query's Hamming radius and Jaccard threshold.
+func NewExhaustiveIndex(q Query) (Index, error) {
+	m, err := NewMemoryIndex(q.Hamming, q.Jaccard)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // Add implements Index.
-func (m *MemoryIndex) Add(e Entry) {
+func (m *MemoryIndex) Add(_ context.Context, e Entry) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.entries[e.ID]; ok {
-		return
+		return nil
 	}
 	en := e
 	m.entries[e.ID] = &en
@@ -53,15 +64,16 @@ func (m *MemoryIndex) Add(e Entry) {
 	if _, ok := m.exact[e.Hash]; !ok && e.Hash != ([16]byte{}) {
 		m.exact[e.Hash] = e.ID
 	}
+	return nil
 }
 
 // Remove implements Index.
-func (m *MemoryIndex) Remove(id uint64) {
+func (m *MemoryIndex) Remove(_ context.Context, id uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.entries[id]
 	if !ok {
-		return
+		return nil
 	}
 	delete(m.entries, id)
 	m.sim.Remove(id)
@@ -69,6 +81,7 @@ func (m *MemoryIndex) Remove(id uint64) {
 	if m.exact[e.Hash] == id {
 		delete(m.exact, e.Hash)
 	}
+	return nil
 }
 
 // Len implements Index.
@@ -79,21 +92,22 @@ func (m *MemoryIndex) Len() int {
 }
 
 // MergeClusters implements Index.
-func (m *MemoryIndex) MergeClusters(into uint64, from []uint64) {
+func (m *MemoryIndex) MergeClusters(_ context.Context, into uint64, from []uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.merges.Merge(into, from)
+	return nil
 }
 
 // ClusterOf implements Index.
-func (m *MemoryIndex) ClusterOf(cluster uint64) uint64 {
+func (m *MemoryIndex) ClusterOf(_ context.Context, cluster uint64) (uint64, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.merges.Of(cluster)
+	return m.merges.Of(cluster), nil
 }
 
 // Candidates implements Index.
-func (m *MemoryIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
+func (m *MemoryIndex) Candidates(_ context.Context, fp *Fingerprint, q Query) ([]*Entry, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var out []*Entry
@@ -136,5 +150,5 @@ func (m *MemoryIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 			}
 		}
 	}
-	return out
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package dedup_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/newsdedup/newscrawl/dedup"
@@ -12,10 +13,14 @@ type countingIndex struct {
 	adds, queries int
 }
 
-func (c *countingIndex) Add(e dedup.Entry) { c.adds++; c.MemoryIndex.Add(e) }
-func (c *countingIndex) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry {
+func (c *countingIndex) Add(ctx context.Context, e dedup.Entry) error {
+	c.adds++
+	return c.MemoryIndex.Add(ctx, e)
+}
+
+func (c *countingIndex) Candidates(ctx context.Context, fp *dedup.Fingerprint, q dedup.Query) ([]*dedup.Entry, error) {
 	c.queries++
-	return c.MemoryIndex.Candidates(fp, q)
+	return c.MemoryIndex.Candidates(ctx, fp, q)
 }
 
 // TestInjectedIndex: Options.Index is the index the engine adds to and
@@ -33,11 +38,11 @@ func TestInjectedIndex(t *testing.T) {
 	}
 	text := "The city council approved the budget on Monday. The mayor is expected to sign it, and there is a vote on the transport plan next week."
 	fp := eng.Fingerprint("", text)
-	if v := eng.Decide(fp); v.Duplicate {
+	if v := decide(t, eng, fp); v.Duplicate {
 		t.Fatalf("first article: %+v, want new", v)
 	}
-	eng.Add(1, 1, fp)
-	if v := eng.Decide(eng.Fingerprint("", text)); !v.Duplicate || v.DupOf != 1 {
+	check(t, eng.Add(t.Context(), 1, 1, fp))
+	if v := decide(t, eng, eng.Fingerprint("", text)); !v.Duplicate || v.DupOf != 1 {
 		t.Fatalf("copy: %+v, want a duplicate of 1", v)
 	}
 	if idx.adds != 1 || idx.queries != 2 || eng.Len() != 1 || mem.Len() != 1 {

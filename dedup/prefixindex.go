@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -140,18 +141,18 @@ func (m *PrefixIndex) title(s uint32) []uint64 {
 }
 
 // Add implements Index.
-func (m *PrefixIndex) Add(e Entry) {
+func (m *PrefixIndex) Add(_ context.Context, e Entry) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.byID[e.ID]; ok {
-		return
+		return nil
 	}
 	if len(m.ids) >= spotsigs.MaxPrefixSlots || len(m.sigs)+len(e.Signature) > math.MaxUint32 || len(m.titles)+len(e.Title) > math.MaxUint32 {
 		// Past its limits an entry is not indexed, as a MemoryIndex
 		// past 2^32-1 signatures does not index it in SpotSigs; it is
 		// counted, and the crawl reports the count (Engine.Overflow).
 		m.overflow++
-		return
+		return nil
 	}
 	slot := uint32(len(m.ids))
 	m.ids = append(m.ids, e.ID)
@@ -176,10 +177,11 @@ func (m *PrefixIndex) Add(e Entry) {
 	if m.pending || (!m.frozen && len(m.ids) >= OrderLearnStart && len(m.ids) >= 2*m.built) {
 		// Re-learn the order (or finish a bulk load) at the next query.
 		m.pending = true
-		return
+		return nil
 	}
 	// The slot limit above keeps x.Add from failing, so slots stay in step.
 	_, _ = m.x.Add(m.sig(slot))
+	return nil
 }
 
 // ensureBuilt builds the postings of entries added since the last build
@@ -229,12 +231,12 @@ func (m *PrefixIndex) rebuildLocked() {
 }
 
 // Remove implements Index.
-func (m *PrefixIndex) Remove(id uint64) {
+func (m *PrefixIndex) Remove(_ context.Context, id uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.byID[id]
 	if !ok {
-		return
+		return nil
 	}
 	delete(m.byID, id)
 	m.dead[s] = true
@@ -244,6 +246,7 @@ func (m *PrefixIndex) Remove(id uint64) {
 	if m.emptySigs[m.hashes[s]] == s && m.sigOff[s] == m.sigOff[s+1] {
 		delete(m.emptySigs, m.hashes[s])
 	}
+	return nil
 }
 
 // Overflow is the number of entries Add refused because the index was full
@@ -263,21 +266,22 @@ func (m *PrefixIndex) Len() int {
 }
 
 // MergeClusters implements Index.
-func (m *PrefixIndex) MergeClusters(into uint64, from []uint64) {
+func (m *PrefixIndex) MergeClusters(_ context.Context, into uint64, from []uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.merges.Merge(into, from)
+	return nil
 }
 
 // ClusterOf implements Index.
-func (m *PrefixIndex) ClusterOf(cluster uint64) uint64 {
+func (m *PrefixIndex) ClusterOf(_ context.Context, cluster uint64) (uint64, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return m.merges.Of(cluster)
+	return m.merges.Of(cluster), nil
 }
 
 // Candidates implements Index.
-func (m *PrefixIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
+func (m *PrefixIndex) Candidates(_ context.Context, fp *Fingerprint, q Query) ([]*Entry, error) {
 	m.ensureBuilt()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -295,7 +299,7 @@ func (m *PrefixIndex) Candidates(fp *Fingerprint, q Query) []*Entry {
 		out = append(out, &Entry{ID: m.ids[s], Cluster: m.merges.Of(m.clusters[s]), Simhash: m.sims[s],
 			Signature: m.sig(s), Hash: m.hashes[s], Title: m.title(s), Prints: w.prints, ContentWords: w.words})
 	}
-	return out
+	return out, nil
 }
 
 // Probe returns the prefix filter's work for fp (benchmarks and eval).

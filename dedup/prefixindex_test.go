@@ -36,17 +36,17 @@ func TestPrefixIndexEntries(t *testing.T) {
 			e.Prints, e.ContentWords = []uint64{rng.Uint64(), rng.Uint64()}, 50+i
 		}
 		entries = append(entries, e)
-		x.Add(e)
+		check(t, x.Add(t.Context(), e))
 		if i%500 == 0 && i < 2*OrderLearnStart {
 			// Queries between additions build the postings in steps
 			// (rebuilt at each doubling); the last third is a bulk load,
 			// built at the first query below.
-			if got := x.Candidates(&Fingerprint{Signature: e.Signature}, Query{}); !slices.ContainsFunc(got, func(c *Entry) bool { return c.ID == e.ID }) {
+			if got := candidates(t, x, &Fingerprint{Signature: e.Signature}, Query{}); !slices.ContainsFunc(got, func(c *Entry) bool { return c.ID == e.ID }) {
 				t.Fatalf("entry %d not found right after its addition", e.ID)
 			}
 		}
 	}
-	x.Add(entries[5]) // a second Add of an id is ignored
+	check(t, x.Add(t.Context(), entries[5])) // a second Add of an id is ignored
 	if x.Len() != len(entries) {
 		t.Fatalf("Len %d, want %d", x.Len(), len(entries))
 	}
@@ -61,7 +61,7 @@ func TestPrefixIndexEntries(t *testing.T) {
 		{"without them", entries[3]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := x.Candidates(&Fingerprint{Signature: tc.e.Signature, Hash: tc.e.Hash}, Query{Jaccard: DefaultJaccard, Containment: DefaultContainment})
+			got := candidates(t, x, &Fingerprint{Signature: tc.e.Signature, Hash: tc.e.Hash}, Query{Jaccard: DefaultJaccard, Containment: DefaultContainment})
 			i := slices.IndexFunc(got, func(c *Entry) bool { return c.ID == tc.e.ID })
 			if i < 0 {
 				t.Fatalf("entry %d not among its own candidates (%d)", tc.e.ID, len(got))
@@ -75,16 +75,16 @@ func TestPrefixIndexEntries(t *testing.T) {
 		})
 	}
 	// Merges re-point candidates' clusters; removed entries are not proposed.
-	x.MergeClusters(entries[1].Cluster, []uint64{entries[0].Cluster})
-	got := x.Candidates(&Fingerprint{Signature: entries[0].Signature}, Query{Jaccard: DefaultJaccard})
+	check(t, x.MergeClusters(t.Context(), entries[1].Cluster, []uint64{entries[0].Cluster}))
+	got := candidates(t, x, &Fingerprint{Signature: entries[0].Signature}, Query{Jaccard: DefaultJaccard})
 	if i := slices.IndexFunc(got, func(c *Entry) bool { return c.ID == entries[0].ID }); i < 0 || got[i].Cluster != entries[1].Cluster {
 		t.Fatalf("merged entry: %+v", got)
 	}
-	if x.ClusterOf(entries[0].Cluster) != entries[1].Cluster {
+	if clusterOf(t, x, entries[0].Cluster) != entries[1].Cluster {
 		t.Fatal("ClusterOf does not follow the merge")
 	}
-	x.Remove(entries[0].ID)
-	got = x.Candidates(&Fingerprint{Signature: entries[0].Signature}, Query{Jaccard: DefaultJaccard})
+	check(t, x.Remove(t.Context(), entries[0].ID))
+	got = candidates(t, x, &Fingerprint{Signature: entries[0].Signature}, Query{Jaccard: DefaultJaccard})
 	if slices.ContainsFunc(got, func(c *Entry) bool { return c.ID == entries[0].ID }) || x.Len() != len(entries)-1 {
 		t.Fatal("removed entry still proposed")
 	}
@@ -96,15 +96,15 @@ func TestPrefixIndexEmptySignature(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := Entry{ID: 1, Cluster: 1, Hash: [16]byte{9}}
-	x.Add(e)
-	if got := x.Candidates(&Fingerprint{Hash: e.Hash, Words: 3}, Query{}); len(got) != 1 || got[0].ID != 1 {
+	check(t, x.Add(t.Context(), e))
+	if got := candidates(t, x, &Fingerprint{Hash: e.Hash, Words: 3}, Query{}); len(got) != 1 || got[0].ID != 1 {
 		t.Fatalf("same text without spots: %v", got)
 	}
-	if got := x.Candidates(&Fingerprint{Hash: [16]byte{8}, Words: 3}, Query{}); len(got) != 0 {
+	if got := candidates(t, x, &Fingerprint{Hash: [16]byte{8}, Words: 3}, Query{}); len(got) != 0 {
 		t.Fatalf("other text without spots: %v", got)
 	}
-	x.Remove(1)
-	if got := x.Candidates(&Fingerprint{Hash: e.Hash, Words: 3}, Query{}); len(got) != 0 {
+	check(t, x.Remove(t.Context(), 1))
+	if got := candidates(t, x, &Fingerprint{Hash: e.Hash, Words: 3}, Query{}); len(got) != 0 {
 		t.Fatalf("removed: %v", got)
 	}
 }
@@ -120,9 +120,9 @@ func TestDefaultIndex(t *testing.T) {
 	}{
 		{"default", Options{}, true},
 		{"partial reprints", Options{PartialReprint: true}, true},
-		{"exhaustive", Options{Exhaustive: true}, false},
-		{"simhash only", Options{Mode: SimhashOnly}, false},
-		{"keyword exact", Options{KeywordExact: true}, false},
+		{"exhaustive", Options{NewIndex: NewExhaustiveIndex}, false},
+		{"simhash only", Options{Research: Research{Mode: SimhashOnly}}, false},
+		{"keyword exact", Options{Research: Research{KeywordExact: true}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := testEngine(t, tc.opts)
@@ -153,9 +153,9 @@ func TestCandidateRecall(t *testing.T) {
 		name string
 		opts Options
 	}{
-		{"exhaustive", Options{Exhaustive: true}},
-		{"simhash only", Options{Mode: SimhashOnly}},
-		{"keyword exact (MemoryIndex)", Options{KeywordExact: true}},
+		{"exhaustive", Options{NewIndex: NewExhaustiveIndex}},
+		{"simhash only", Options{Research: Research{Mode: SimhashOnly}}},
+		{"keyword exact (MemoryIndex)", Options{Research: Research{KeywordExact: true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := CandidateRecall(context.Background(), seg, tc.opts, docs); err == nil {

@@ -60,20 +60,23 @@ func (r RecallReport) Recall() float64 {
 
 // CandidateRecall runs Single-Pass over docs in input order with options
 // opts, deciding with MemoryIndex candidates, and at every document checks
-// the candidate stage of an engine built with opts (PrefixIndex by
-// default) against brute force over everything indexed so far: both
+// the candidate stage of an engine built with opts (opts.NewIndex's, or
+// PrefixIndex) against brute force over everything indexed so far: both
 // indexes receive the same entries, so every document is compared with the
 // same indexed articles. It costs O(n²) verifications: dev sets only.
 func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Doc) (RecallReport, error) {
 	var r RecallReport
-	if opts.Exhaustive || opts.Mode == SimhashOnly || opts.KeywordExact {
-		return r, errors.New("dedup: candidate recall needs the default candidate stage")
+	if opts.Index != nil || opts.Research.NeedsMemoryIndex() {
+		return r, errors.New("dedup: candidate recall needs an engine building its own candidate stage")
 	}
 	eng, err := New(seg, opts)
 	if err != nil {
 		return r, err
 	}
-	opts.Exhaustive = true
+	if _, ok := eng.index.(*MemoryIndex); ok {
+		return r, errors.New("dedup: candidate recall of MemoryIndex, the reference itself")
+	}
+	opts.NewIndex = NewExhaustiveIndex
 	ref, err := New(seg, opts)
 	if err != nil {
 		return r, err
@@ -89,17 +92,17 @@ func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Do
 		if !fp.Empty() {
 			nq := q
 			nq.NoSimhash = true
-			spots := map[uint64]bool{}
-			for _, c := range ref.index.Candidates(fp, nq) {
-				spots[c.ID] = true
+			spots, err := candidateIDs(ctx, ref.index, fp, nq)
+			if err != nil {
+				return r, err
 			}
-			exh := map[uint64]bool{}
-			for _, c := range ref.index.Candidates(fp, q) {
-				exh[c.ID] = true
+			exh, err := candidateIDs(ctx, ref.index, fp, q)
+			if err != nil {
+				return r, err
 			}
-			mine := map[uint64]bool{}
-			for _, c := range eng.index.Candidates(fp, q) {
-				mine[c.ID] = true
+			mine, err := candidateIDs(ctx, eng.index, fp, q)
+			if err != nil {
+				return r, err
 			}
 			var paths map[uint64]string
 			if pr, ok := eng.index.(pathReporter); ok {
@@ -128,12 +131,12 @@ func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Do
 				}
 			}
 		}
-		v := ref.decideAndAdd(uint64(i), fp)
-		if !v.Duplicate {
-			eng.Add(uint64(i), uint64(i), fp)
-		} else {
-			eng.MergeClusters(v.Cluster, v.Merged)
-			eng.AddMember(uint64(i), v.Cluster, fp)
+		v, err := ref.decideAndAdd(ctx, uint64(i), fp)
+		if err != nil {
+			return r, err
+		}
+		if err := eng.record(ctx, uint64(i), fp, v); err != nil {
+			return r, err
 		}
 		if !fp.Empty() && (!v.Duplicate || !opts.CentresOnly) {
 			indexed = append(indexed, &Entry{ID: uint64(i), Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title})
@@ -144,4 +147,17 @@ func CandidateRecall(ctx context.Context, seg Segmenter, opts Options, docs []Do
 		r.CapDropped = cr.HeadDropped()
 	}
 	return r, nil
+}
+
+// candidateIDs is the set of ids x proposes for fp.
+func candidateIDs(ctx context.Context, x Index, fp *Fingerprint, q Query) (map[uint64]bool, error) {
+	cands, err := x.Candidates(ctx, fp, q)
+	if err != nil {
+		return nil, err
+	}
+	ids := make(map[uint64]bool, len(cands))
+	for _, c := range cands {
+		ids[c.ID] = true
+	}
+	return ids, nil
 }

@@ -24,7 +24,7 @@ func (e *Engine) Stale(fp *Fingerprint, v Verdict, added []Entry, merges int) bo
 		return true
 	}
 	for i := range added {
-		if e.opts.Mode == SimhashOnly {
+		if e.opts.Research.Mode == SimhashOnly {
 			if simhash.Distance(fp.Simhash, added[i].Simhash) <= e.opts.Hamming {
 				return true
 			}

@@ -33,12 +33,12 @@ func TestStale(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := testEngine(t, Options{Mode: tc.mode})
+			e := testEngine(t, Options{Research: Research{Mode: tc.mode}})
 			for i, text := range tc.indexed {
-				e.Add(uint64(i+1), 0, e.Fingerprint(s1.Title, text))
+				check(t, e.Add(t.Context(), uint64(i+1), 0, e.Fingerprint(s1.Title, text)))
 			}
 			fp := e.Fingerprint(s1.Title, page)
-			v := e.Decide(fp)
+			v := decide(t, e, fp)
 			var added []Entry
 			for i, text := range tc.added {
 				en := e.entry(uint64(101+i), 0, e.Fingerprint(s1.Title, text))
@@ -52,9 +52,9 @@ func TestStale(t *testing.T) {
 				return
 			}
 			for _, en := range added {
-				e.Restore(en)
+				check(t, e.Restore(t.Context(), en))
 			}
-			again := e.Decide(fp)
+			again := decide(t, e, fp)
 			if again.Duplicate != v.Duplicate || again.DupOf != v.DupOf || again.Reason != v.Reason || again.Matched != v.Matched ||
 				again.PartialOf != v.PartialOf {
 				t.Fatalf("not stale, but deciding again gives %+v, was %+v", again, v)
@@ -81,19 +81,19 @@ func TestStalePartialReprints(t *testing.T) {
 		want    bool
 		again   string // the reason of deciding again
 	}{
-		{"story new, its follow-up committed meanwhile", nil, []page{{title, followup}}, 0, true, "partial"},
-		{"partial reprint, another story committed", []page{{title, followup}}, []page{{s4.Title, join(s4.Paragraphs)}}, 0, false, "partial"},
-		{"partial reprint, clusters merged", []page{{title, followup}}, nil, 1, true, "partial"},
-		{"partial reprint, a copy of the story committed", []page{{title, followup}}, []page{{title, story + note}}, 0, true, "jaccard"},
+		{"story new, its follow-up committed meanwhile", nil, []page{{fixture.FollowUpTitle, followup}}, 0, true, "partial"},
+		{"partial reprint, another story committed", []page{{fixture.FollowUpTitle, followup}}, []page{{s4.Title, join(s4.Paragraphs)}}, 0, false, "partial"},
+		{"partial reprint, clusters merged", []page{{fixture.FollowUpTitle, followup}}, nil, 1, true, "partial"},
+		{"partial reprint, a copy of the story committed", []page{{fixture.FollowUpTitle, followup}}, []page{{title, story + note}}, 0, true, "jaccard"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := testEngine(t, Options{PartialReprint: true})
 			for i, p := range tc.indexed {
-				e.Add(uint64(i+1), 0, e.Fingerprint(p.title, p.text))
+				check(t, e.Add(t.Context(), uint64(i+1), 0, e.Fingerprint(p.title, p.text)))
 			}
 			fp := e.Fingerprint(title, story)
-			v := e.Decide(fp)
+			v := decide(t, e, fp)
 			var added []Entry
 			for i, p := range tc.added {
 				added = append(added, e.entry(uint64(101+i), uint64(101+i), e.Fingerprint(p.title, p.text)))
@@ -102,9 +102,9 @@ func TestStalePartialReprints(t *testing.T) {
 				t.Fatalf("Stale = %v, want %v (verdict %+v)", got, tc.want, v)
 			}
 			for _, en := range added {
-				e.Restore(en)
+				check(t, e.Restore(t.Context(), en))
 			}
-			again := e.Decide(fp)
+			again := decide(t, e, fp)
 			if again.Reason != tc.again {
 				t.Fatalf("deciding again: reason %q, want %q (%+v; was %+v)", again.Reason, tc.again, again, v)
 			}
@@ -135,15 +135,15 @@ func TestStaleImageEvidence(t *testing.T) {
 			e := testEngine(t, Options{})
 			fp := e.Fingerprint("东湖冰景", "图为昨日清晨的江城东湖。")
 			fp.Image = photoFP
-			v := e.Decide(fp)
+			v := decide(t, e, fp)
 			c := e.Fingerprint(tc.title, "市民在东湖边拍照留念。")
 			c.Image = tc.image
 			en := e.entry(101, 101, c)
 			if got := e.Stale(fp, v, []Entry{en}, 0); got != tc.want {
 				t.Fatalf("Stale = %v, want %v (verdict %+v)", got, tc.want, v)
 			}
-			e.Restore(en)
-			if again := e.Decide(fp); again.Duplicate != tc.want {
+			check(t, e.Restore(t.Context(), en))
+			if again := decide(t, e, fp); again.Duplicate != tc.want {
 				t.Fatalf("deciding again: %+v, want duplicate=%v", again, tc.want)
 			}
 		})

@@ -116,7 +116,10 @@ func BenchmarkDecideScale(b *testing.B) {
 }
 
 func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic bool, index string) {
-	opts := dedup.Options{Exhaustive: index == "exhaustive"}
+	opts := dedup.Options{}
+	if index == "exhaustive" {
+		opts.NewIndex = dedup.NewExhaustiveIndex
+	}
 	var prefix *dedup.PrefixIndex
 	var lsh *lshindex.Index
 	var err error
@@ -153,14 +156,14 @@ func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic bool, 
 		if synthetic {
 			fp = model.Synth(rng, i)
 		}
-		eng.Add(uint64(i+1), 0, fp)
+		check(b, eng.Add(b.Context(), uint64(i+1), 0, fp))
 		if i%(n/200) == 0 {
 			sample = append(sample, fp)
 		}
 	}
 	// The first decision builds the postings of a bulk load: count it in
 	// the build, before the heap is measured.
-	eng.Decide(fps[len(fps)-1])
+	decide(b, eng, fps[len(fps)-1])
 	build := cputime.Thread() - t0
 	runtime.UnlockOSThread()
 	h1 := heapInUse()
@@ -191,7 +194,7 @@ func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic bool, 
 	for b.Loop() {
 		q := queries[i%len(queries)]
 		t, c := time.Now(), cputime.Thread()
-		v := eng.Decide(q)
+		v := decide(b, eng, q)
 		cpu, el := cputime.Thread()-c, time.Since(t)
 		if len(lat) < cap(lat) {
 			lat = append(lat, cpu)

@@ -49,10 +49,10 @@ func benchSnapshot(b *testing.B, model *scalecorpus.Model, n int) {
 	rng := rand.New(rand.NewPCG(uint64(n), 9))
 	for i := range n {
 		fp := model.Synth(rng, i)
-		x.Add(dedup.Entry{ID: uint64(i + 1), Cluster: uint64(i + 1), Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title})
+		check(b, x.Add(b.Context(), dedup.Entry{ID: uint64(i + 1), Cluster: uint64(i + 1), Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title}))
 	}
 	q := &dedup.Fingerprint{Signature: model.Synth(rng, n).Signature}
-	x.Candidates(q, dedup.Query{}) // builds the postings
+	candidates(b, x, q, dedup.Query{}) // builds the postings
 	path := filepath.Join(b.TempDir(), "index")
 	f, err := os.Create(path)
 	if err != nil {
@@ -89,7 +89,7 @@ func benchSnapshot(b *testing.B, model *scalecorpus.Model, n int) {
 		}
 		wall, cpu = wall+time.Since(t1), cpu+cputime.Process()-c1
 		t2 := time.Now()
-		y.Candidates(q, dedup.Query{})
+		candidates(b, y, q, dedup.Query{})
 		first += time.Since(t2)
 	}
 	k := float64(b.N)

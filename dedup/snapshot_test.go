@@ -42,15 +42,15 @@ func snapshotIndex(t testing.TB, n int) (*PrefixIndex, []Entry) {
 			e.Prints, e.ContentWords = []uint64{rng.Uint64(), rng.Uint64()}, 50+i
 		}
 		entries = append(entries, e)
-		x.Add(e)
+		check(t, x.Add(t.Context(), e))
 		if i == n/3 {
-			x.Candidates(&Fingerprint{Signature: e.Signature}, Query{})
+			candidates(t, x, &Fingerprint{Signature: e.Signature}, Query{})
 		}
 	}
 	if n > 20 {
-		x.MergeClusters(entries[1].Cluster, []uint64{entries[0].Cluster, entries[2].Cluster})
-		x.MergeClusters(entries[10].Cluster, []uint64{entries[1].Cluster})
-		x.Remove(entries[4].ID)
+		check(t, x.MergeClusters(t.Context(), entries[1].Cluster, []uint64{entries[0].Cluster, entries[2].Cluster}))
+		check(t, x.MergeClusters(t.Context(), entries[10].Cluster, []uint64{entries[1].Cluster}))
+		check(t, x.Remove(t.Context(), entries[4].ID))
 	}
 	return x, entries
 }
@@ -74,9 +74,9 @@ func freshIndex(t testing.TB) *PrefixIndex {
 }
 
 // candidateView is what a decision sees of an index's answer to a query.
-func candidateView(x *PrefixIndex, fp *Fingerprint) []Entry {
+func candidateView(t testing.TB, x *PrefixIndex, fp *Fingerprint) []Entry {
 	var out []Entry
-	for _, c := range x.Candidates(fp, Query{Jaccard: DefaultJaccard, Containment: DefaultContainment}) {
+	for _, c := range candidates(t, x, fp, Query{Jaccard: DefaultJaccard, Containment: DefaultContainment}) {
 		out = append(out, *c)
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return int(a.ID) - int(b.ID) })
@@ -91,7 +91,7 @@ func sameAnswers(t *testing.T, a, b *PrefixIndex, queries []Entry) {
 	}
 	for _, q := range queries {
 		fp := &Fingerprint{Signature: q.Signature, Hash: q.Hash, Title: q.Title}
-		ga, gb := candidateView(a, fp), candidateView(b, fp)
+		ga, gb := candidateView(t, a, fp), candidateView(t, b, fp)
 		if _, live := a.byID[q.ID]; live && !slices.ContainsFunc(ga, func(c Entry) bool { return c.ID == q.ID }) {
 			t.Fatalf("entry %d is not its own candidate", q.ID)
 		}
@@ -106,8 +106,8 @@ func sameAnswers(t *testing.T, a, b *PrefixIndex, queries []Entry) {
 				t.Fatalf("query %d: candidate %d differs:\n before %+v\n after  %+v", q.ID, i, x, y)
 			}
 		}
-		if a.ClusterOf(q.Cluster) != b.ClusterOf(q.Cluster) {
-			t.Fatalf("ClusterOf(%d) = %d before, %d after", q.Cluster, a.ClusterOf(q.Cluster), b.ClusterOf(q.Cluster))
+		if clusterOf(t, a, q.Cluster) != clusterOf(t, b, q.Cluster) {
+			t.Fatalf("ClusterOf(%d) = %d before, %d after", q.Cluster, clusterOf(t, a, q.Cluster), clusterOf(t, b, q.Cluster))
 		}
 	}
 }
@@ -140,14 +140,14 @@ func TestPrefixIndexSnapshotRoundTrip(t *testing.T) {
 						e.Signature, e.Cluster = slices.Clone(src.Signature), src.Cluster
 					}
 				}
-				x.Add(e)
-				y.Add(e)
+				check(t, x.Add(t.Context(), e))
+				check(t, y.Add(t.Context(), e))
 				more = append(more, e)
 			}
 			if len(entries) > 30 {
 				for _, z := range []*PrefixIndex{x, y} {
-					z.MergeClusters(entries[20].Cluster, []uint64{entries[10].Cluster})
-					z.Remove(entries[25].ID)
+					check(t, z.MergeClusters(t.Context(), entries[20].Cluster, []uint64{entries[10].Cluster}))
+					check(t, z.Remove(t.Context(), entries[25].ID))
 				}
 			}
 			sameAnswers(t, x, y, more)
@@ -230,9 +230,9 @@ func FuzzReadSnapshot(f *testing.F) {
 				t.Fatalf("accepted %d bytes without the magic", len(data))
 			}
 			for _, e := range entries[:5] {
-				y.Candidates(&Fingerprint{Signature: e.Signature, Hash: e.Hash}, Query{})
+				candidates(t, y, &Fingerprint{Signature: e.Signature, Hash: e.Hash}, Query{})
 			}
-			y.Add(Entry{ID: 1 << 40, Signature: entries[0].Signature})
+			check(t, y.Add(t.Context(), Entry{ID: 1 << 40, Signature: entries[0].Signature}))
 			z := freshIndex(t)
 			if err := z.ReadSnapshot(bytes.NewReader(writeSnap(t, y))); err != nil || z.Len() != y.Len() {
 				t.Fatalf("an accepted snapshot does not round-trip: %v (Len %d, %d)", err, z.Len(), y.Len())

@@ -72,12 +72,6 @@ func (a API) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Parse returns the article links of one API answer; see ParseResult.
-func (a API) Parse(body []byte, base *url.URL, lim Limits) ([]Link, error) {
-	r, err := a.ParseResult(body, base, lim)
-	return r.Links, err
-}
-
 // ParseResult unwraps body (see Unwrap), refuses it when it is not JSON
 // (ErrNotJSON, quoting its start), larger than lim.MaxBytes (ErrTooLarge)
 // or nested deeper than lim.MaxDepth (ErrTooDeep, measured before

@@ -295,3 +295,9 @@ func TestResolve(t *testing.T) {
 		})
 	}
 }
+
+// Parse returns the article links of one API answer; see ParseResult.
+func (a API) Parse(body []byte, base *url.URL, lim Limits) ([]Link, error) {
+	r, err := a.ParseResult(body, base, lim)
+	return r.Links, err
+}

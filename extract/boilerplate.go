@@ -439,9 +439,6 @@ func compareTexts(a, b string) overlap {
 	return o
 }
 
-// agreement is the character-bigram F1 of two texts.
-func agreement(a, b string) float64 { return compareTexts(a, b).f1 }
-
 func bigrams(s string) map[[2]rune]int {
 	m := map[[2]rune]int{}
 	var prev rune

@@ -147,3 +147,6 @@ func TestTrailingPart(t *testing.T) {
 		})
 	}
 }
+
+// agreement is the character-bigram F1 of two texts.
+func agreement(a, b string) float64 { return compareTexts(a, b).f1 }

@@ -493,7 +493,7 @@ const (
 
 func authorFromLine(l string) string {
 	// An account name (moved to the source by findMeta) may be long.
-	if a := authorFromLine1(l); !strings.ContainsAny(a, "=\"<>{}[]@#%&*+") && (hanNamesOnly(a) || isAccountName(a)) {
+	if a := bylineCandidate(l); !strings.ContainsAny(a, "=\"<>{}[]@#%&*+") && (hanNamesOnly(a) || isAccountName(a)) {
 		return a
 	}
 	return ""
@@ -519,7 +519,10 @@ func hanNamesOnly(s string) bool {
 	return true
 }
 
-func authorFromLine1(l string) string {
+// bylineCandidate is the author a metadata line names (an author field, a
+// reporter mention, an English or blog byline), before authorFromLine
+// checks that it is a name.
+func bylineCandidate(l string) string {
 	if runeLen(l) > maxMetaLineRunes {
 		return ""
 	}
@@ -765,4 +768,22 @@ func (li lineInfo) scoreDate(i int, l string, mm dateMatch, inBody bool) (t time
 		score += scoreInBody
 	}
 	return t, score, true
+}
+
+// withAccount applies the publishing account a page marks (pageMeta.
+// account): it is the source when the page names none, and a byline that
+// ran the author and the account together ("文：周小雨 南方周末", the two
+// spans of a WeChat header read as one line) keeps the author alone.
+func withAccount(art *Article, account string) {
+	if account == "" {
+		return
+	}
+	if art.Source == "" {
+		art.Source = account
+	}
+	names := strings.Fields(art.Author)
+	kept := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == account })
+	if len(kept) < len(names) {
+		art.Author = strings.Join(kept, " ")
+	}
 }

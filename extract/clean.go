@@ -195,7 +195,7 @@ func cleanContainer(sc *scorer, root *html.Node, total int) {
 	walk = func(n *html.Node, depth int) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
-			if c.Type == html.ElementNode && dropInside(sc, c, total) && !(c.DataAtom == atom.H1 && proseBefore1(sc, root, c)) {
+			if c.Type == html.ElementNode && dropInside(sc, c, total) && !(c.DataAtom == atom.H1 && proseBeforeHeading(sc, root, c)) {
 				n.RemoveChild(c)
 			} else if c.Type == html.ElementNode && depth < maxRenderDepth {
 				walk(c, depth+1)
@@ -211,11 +211,11 @@ func cleanContainer(sc *scorer, root *html.Node, total int) {
 // section heading rather than the headline.
 const minProseBeforeHeading = 60
 
-// proseBefore1 reports whether at least minProseBeforeHeading text units
+// proseBeforeHeading reports whether at least minProseBeforeHeading text units
 // precede n inside root: an <h1> after the article's first paragraphs is a
 // section heading (editors that style every heading as <h1>), while the
 // headline comes first.
-func proseBefore1(sc *scorer, root, n *html.Node) bool {
+func proseBeforeHeading(sc *scorer, root, n *html.Node) bool {
 	units := 0
 	for x := n; x != nil && x != root; x = x.Parent {
 		for p := x.PrevSibling; p != nil; p = p.PrevSibling {

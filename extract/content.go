@@ -323,6 +323,9 @@ func (sc *scorer) scoreParagraphs(root *html.Node) {
 					if paragraphAtoms[n.DataAtom] {
 						start = n.Parent
 					}
+					if sc.isTeaser(start, n) {
+						score *= teaserFactor
+					}
 					for a := start; a != nil && level < ancestorLevels; a = a.Parent {
 						if a.Type != html.ElementNode {
 							break
@@ -658,4 +661,49 @@ func wrapsProse(a *html.Node) bool {
 		return false
 	}
 	return walk(a, 0)
+}
+
+// Teasers. A news stream beside an article ("更多新聞", "相关推荐") is a
+// list of items, each a linked headline over a summary paragraph; on a
+// busy portal page (Yahoo's stream, 360kuai's feed) its summaries hold
+// more text than a short article and, scored as paragraphs, the stream
+// outscores the article, whose block then loses to a list that is no
+// article at all. A paragraph whose item is headed by a headline that is
+// wholly a link is such a summary: it scores teaserFactor of a paragraph.
+// An article's own subheadings are not links; a linked headline over
+// prose is the shape of a list item, not of an article's section.
+const teaserFactor = 0.2
+
+// isTeaser reports whether paragraph p, in its item container item, is a
+// teaser's summary: a heading (h2-h6) before p among item's children or
+// grandchildren holds text and all of it inside links.
+func (sc *scorer) isTeaser(item, p *html.Node) bool {
+	if item == nil || item == p || item.Type != html.ElementNode {
+		return false
+	}
+	linkedHeading := func(h *html.Node) bool {
+		switch h.DataAtom {
+		case atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		default:
+			return false
+		}
+		hs := sc.stats[h]
+		return hs != nil && hs.units > 0 && hs.linkUnits == hs.units
+	}
+	for c := item.FirstChild; c != nil && c != p; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if linkedHeading(c) {
+			return true
+		}
+		if c.DataAtom == atom.A {
+			for g := c.FirstChild; g != nil; g = g.NextSibling {
+				if g.Type == html.ElementNode && linkedHeading(g) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

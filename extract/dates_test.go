@@ -127,8 +127,8 @@ func FuzzDates(f *testing.F) {
 	})
 }
 
-// TestDateShapes runs textDate on the date shapes of issue 14 that a
-// page's lines alone decide.
+// TestDateShapes runs textDate on the date shapes that a page's lines
+// alone decide.
 func TestDateShapes(t *testing.T) {
 	prose := "正文第二段，内容足够长，讲了一件事情的来龙去脉。"
 	for _, tc := range []struct {

@@ -295,6 +295,7 @@ func (e *Extractor) extractParsed(pageURL string, page []byte, doc *html.Node, f
 	if art.Author == "" {
 		art.Author = ownerAuthor(li, meta)
 	}
+	withAccount(art, meta.account)
 	e.markTruncated(pageURL, li, meta, art)
 	if e.opts.StripMetaLines {
 		kept := lines[:0]

@@ -33,6 +33,9 @@ type pageMeta struct {
 	published string   // raw publish time from <meta> or JSON-LD
 	modified  string   // raw last-modified time from <meta>
 	author    string   // <meta name=author>
+	// account is the name of the publishing account a page marks as such
+	// (accountIDs): the source, never part of the author.
+	account string
 	// authorLinks counts the links to each author page of the site
 	// (rel=author, ?author=ID, /author/ID/) with the first name-like text
 	// linking there; see linkAuthor.
@@ -94,6 +97,7 @@ func collectMeta(doc *html.Node) pageMeta {
 			switch n.DataAtom {
 			case atom.A:
 				m.addAuthorLink(n)
+				m.addAccount(n)
 			case atom.Title:
 				if m.titleTag == "" {
 					m.titleTag = strings.TrimSpace(collapse(rawText(n)))
@@ -631,3 +635,22 @@ func usDateFromMatch(m []string) (time.Time, bool, bool) {
 	}
 	return dateFromMatch([]string{m[0], m[3], strconv.Itoa(mo), strconv.Itoa(d), "", "", "", "", "", "", hh, mm, ss})
 }
+
+// accountIDs are the ids of the elements that name the publishing account
+// of a WeChat 公众号 article: #js_name in the current markup, #post-user in
+// the older one (both beside the byline's .rich_media_meta_text author
+// span; see TapasTech/hugo-grabber src/rules.js for the older selectors).
+var accountIDs = map[string]bool{"js_name": true, "post-user": true}
+
+// addAccount records the account an account element names (the first).
+func (m *pageMeta) addAccount(n *html.Node) {
+	if m.account != "" || !accountIDs[attr(n, "id")] {
+		return
+	}
+	if name := strings.TrimSpace(collapse(rawText(n))); runeLen(name) <= maxAccountRunes {
+		m.account = name
+	}
+}
+
+// maxAccountRunes bounds an account name (WeChat allows 30 characters).
+const maxAccountRunes = 30

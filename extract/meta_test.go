@@ -1,7 +1,10 @@
 package extract
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -293,6 +296,41 @@ func TestOwnerAuthor(t *testing.T) {
 			}
 			if a.Author != tc.want {
 				t.Errorf("author %q, want %q", a.Author, tc.want)
+			}
+		})
+	}
+}
+
+// TestWeChatAccount: the account a WeChat header marks (#js_name, the
+// older #post-user) is the source and leaves the byline it was read into;
+// a page without the mark keeps its byline whole.
+func TestWeChatAccount(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("testdata", "pages", "hidden-wechat.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const current = `<a href="javascript:void(0);" id="js_name">南方周末</a>`
+	if !bytes.Contains(page, []byte(current)) {
+		t.Fatal("testdata/pages/hidden-wechat.html no longer holds the account mark")
+	}
+	for _, tc := range []struct {
+		name, account, author, source string
+	}{
+		{"current markup", current, "周小雨", "南方周末"},
+		{"older markup", `<a class="rich_media_meta rich_media_meta_link" id="post-user" href="javascript:void(0);">南方周末</a>`, "周小雨", "南方周末"},
+		{"no account mark", `<a href="javascript:void(0);">南方周末</a>`, "周小雨 南方周末", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex, err := New(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			art, err := ex.Extract("https://mp.weixin.qq.com/s/abc", bytes.Replace(page, []byte(current), []byte(tc.account), 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if art.Author != tc.author || art.Source != tc.source {
+				t.Errorf("author %q source %q, want %q and %q", art.Author, art.Source, tc.author, tc.source)
 			}
 		})
 	}

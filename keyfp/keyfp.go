@@ -10,7 +10,7 @@
 //  3. re-sort those keywords by their characters, so that the order of the
 //     weights does not matter, join them and hash the joined string (MD5
 //     as published; the chapter names MurmurHash and Lookup3 as faster
-//     alternatives, here xxHash64, see [XXHash]);
+//     alternatives: Config.Hash takes any HashFunc);
 //  4. two pages with the same fingerprint are the same page; whether a
 //     fingerprint was seen before is answered by a Bloom filter in front of
 //     the store (package bloomset).
@@ -33,8 +33,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-
-	"github.com/cespare/xxhash/v2"
 )
 
 // DefaultN is the number of keywords, the chapter's 8.
@@ -65,18 +63,6 @@ type HashFunc func(joined string) [16]byte
 
 // MD5 is the chapter's hash.
 func MD5(joined string) [16]byte { return md5.Sum([]byte(joined)) }
-
-// XXHash is the faster alternative: xxHash64 (seed 0) in the first eight
-// bytes, zero in the rest. 64 bits keep collisions negligible (about 2^-64
-// per pair) for a corpus of any size a crawler stores.
-func XXHash(joined string) [16]byte {
-	var out [16]byte
-	h := xxhash.Sum64String(joined)
-	for i := range 8 {
-		out[i] = byte(h >> (8 * i))
-	}
-	return out
-}
 
 // Config configures Compute. IDF is required; the zero N means DefaultN
 // and a nil Hash means MD5.

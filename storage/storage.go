@@ -292,6 +292,10 @@ type RunSettings struct {
 	Antecedents       string  `json:"antecedents"`
 	PartialReprints   bool    `json:"partial_reprints"`
 	KeepDuplicateText bool    `json:"keep_duplicate_text"`
+	// SourceNames are the crawl's sites' source_names (site name → the
+	// 来源 names it publishes under): export chooses a cluster's
+	// representative with them. Absent when no site lists any.
+	SourceNames map[string][]string `json:"source_names,omitempty"`
 }
 
 // SiteCounters are one site's counters of a run.

@@ -1,13 +1,18 @@
 // Package indextest is the conformance suite every dedup.Index
 // implementation runs (Add, Remove, Candidates, MergeClusters, ClusterOf,
-// Len, concurrent use): the candidate semantics the engine relies on,
-// whatever the method behind them (exhaustive, prefix filtering, LSH).
+// Len, concurrent use, and an engine over the index failing with it): the
+// candidate semantics the engine relies on, whatever the method behind
+// them (exhaustive, prefix filtering, LSH, Redis). Failing wraps an index
+// to inject errors in other packages' tests.
 package indextest
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -73,14 +78,61 @@ func Run(t *testing.T, newIndex func(t *testing.T) dedup.Index) {
 	t.Run("empty_signature_by_hash", func(t *testing.T) { emptySignature(t, newIndex(t)) })
 	t.Run("many_entries_near_duplicates_found", func(t *testing.T) { manyEntries(t, newIndex(t)) })
 	t.Run("concurrent_add_and_candidates", func(t *testing.T) { concurrent(t, newIndex(t)) })
+	t.Run("errors_fail_the_engine", func(t *testing.T) { engineErrors(t, newIndex(t)) })
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func candidates(t *testing.T, x dedup.Index, fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry {
+	t.Helper()
+	cs, err := x.Candidates(t.Context(), fp, q)
+	must(t, err)
+	return cs
+}
+
+func clusterOf(t *testing.T, x dedup.Index, cluster uint64) uint64 {
+	t.Helper()
+	c, err := x.ClusterOf(t.Context(), cluster)
+	must(t, err)
+	return c
+}
+
+// addAndFind adds entry id with a random signature and checks that it is
+// its own candidate right away; with merge it also merges id-1's cluster
+// into id's and reads it back.
+func addAndFind(ctx context.Context, x dedup.Index, rng *rand.Rand, id uint64, merge bool) error {
+	s := sig(rng, 50)
+	if err := x.Add(ctx, entry(id, id, s)); err != nil {
+		return err
+	}
+	cs, err := x.Candidates(ctx, &dedup.Fingerprint{Signature: s, Words: 1}, Query)
+	if err != nil {
+		return err
+	}
+	if find(cs, id) == nil {
+		return fmt.Errorf("entry %d not found right after Add", id)
+	}
+	if !merge {
+		return nil
+	}
+	if err := x.MergeClusters(ctx, id, []uint64{id - 1}); err != nil {
+		return err
+	}
+	_, err = x.ClusterOf(ctx, id-1)
+	return err
 }
 
 func addLen(t *testing.T, x dedup.Index) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for id := uint64(1); id <= 3; id++ {
-		x.Add(entry(id, id, sig(rng, 40)))
+		must(t, x.Add(t.Context(), entry(id, id, sig(rng, 40))))
 	}
-	x.Add(entry(2, 2, sig(rng, 40)))
+	must(t, x.Add(t.Context(), entry(2, 2, sig(rng, 40))))
 	if x.Len() != 3 {
 		t.Errorf("Len = %d after 3 entries and a repeated id, want 3", x.Len())
 	}
@@ -89,8 +141,8 @@ func addLen(t *testing.T, x dedup.Index) {
 func nearDuplicates(t *testing.T, x dedup.Index) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	a, b := sig(rng, 120), sig(rng, 120)
-	x.Add(entry(1, 1, a))
-	x.Add(entry(2, 2, b))
+	must(t, x.Add(t.Context(), entry(1, 1, a)))
+	must(t, x.Add(t.Context(), entry(2, 2, b)))
 	for _, tc := range []struct {
 		name string
 		q    spotsigs.Signature
@@ -101,13 +153,13 @@ func nearDuplicates(t *testing.T, x dedup.Index) {
 		{"unrelated", sig(rng, 120), []uint64{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ids(x.Candidates(&dedup.Fingerprint{Signature: tc.q, Words: 1}, Query))
+			got := ids(candidates(t, x, &dedup.Fingerprint{Signature: tc.q, Words: 1}, Query))
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("candidates %v, want %v", got, tc.want)
 			}
 		})
 	}
-	c := find(x.Candidates(&dedup.Fingerprint{Signature: a, Words: 1}, Query), 1)
+	c := find(candidates(t, x, &dedup.Fingerprint{Signature: a, Words: 1}, Query), 1)
 	if c == nil || !slices.Equal(c.Signature, a) || c.Cluster != 1 {
 		t.Errorf("entry 1 returned as %+v, want its signature and cluster", c)
 	}
@@ -117,13 +169,13 @@ func containment(t *testing.T, x, y dedup.Index) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	long := sig(rng, 150)
 	brief := variant(rng, long, 12, 0) // 12 spots, all inside long
-	x.Add(entry(1, 1, brief))
-	got := ids(x.Candidates(&dedup.Fingerprint{Signature: variant(rng, long, 150, 10), Words: 1}, Query))
+	must(t, x.Add(t.Context(), entry(1, 1, brief)))
+	got := ids(candidates(t, x, &dedup.Fingerprint{Signature: variant(rng, long, 150, 10), Words: 1}, Query))
 	if !slices.Contains(got, 1) {
 		t.Errorf("a long query did not find the indexed brief it contains: %v", got)
 	}
-	y.Add(entry(2, 2, long))
-	got = ids(y.Candidates(&dedup.Fingerprint{Signature: brief, Words: 1}, Query))
+	must(t, y.Add(t.Context(), entry(2, 2, long)))
+	got = ids(candidates(t, y, &dedup.Fingerprint{Signature: brief, Words: 1}, Query))
 	if !slices.Contains(got, 2) {
 		t.Errorf("a brief did not find the indexed story containing it: %v", got)
 	}
@@ -132,14 +184,14 @@ func containment(t *testing.T, x, y dedup.Index) {
 func remove(t *testing.T, x dedup.Index) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	a := sig(rng, 60)
-	x.Add(entry(1, 1, a))
-	x.Add(entry(2, 1, a))
-	x.Remove(1)
-	x.Remove(99) // unknown: no effect
+	must(t, x.Add(t.Context(), entry(1, 1, a)))
+	must(t, x.Add(t.Context(), entry(2, 1, a)))
+	must(t, x.Remove(t.Context(), 1))
+	must(t, x.Remove(t.Context(), 99)) // unknown: no effect
 	if x.Len() != 1 {
 		t.Errorf("Len = %d after removing 1 of 2, want 1", x.Len())
 	}
-	if got := ids(x.Candidates(&dedup.Fingerprint{Signature: a, Words: 1}, Query)); !slices.Equal(got, []uint64{2}) {
+	if got := ids(candidates(t, x, &dedup.Fingerprint{Signature: a, Words: 1}, Query)); !slices.Equal(got, []uint64{2}) {
 		t.Errorf("candidates %v after Remove(1), want [2]", got)
 	}
 }
@@ -147,26 +199,26 @@ func remove(t *testing.T, x dedup.Index) {
 func mergeClusters(t *testing.T, x dedup.Index) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	a := sig(rng, 60)
-	x.Add(entry(30, 30, a))
-	x.MergeClusters(20, []uint64{30})
-	x.MergeClusters(10, []uint64{20, 10})
+	must(t, x.Add(t.Context(), entry(30, 30, a)))
+	must(t, x.MergeClusters(t.Context(), 20, []uint64{30}))
+	must(t, x.MergeClusters(t.Context(), 10, []uint64{20, 10}))
 	for _, c := range []uint64{10, 20, 30} {
-		if got := x.ClusterOf(c); got != 10 {
+		if got := clusterOf(t, x, c); got != 10 {
 			t.Errorf("ClusterOf(%d) = %d, want 10", c, got)
 		}
 	}
-	if got := x.ClusterOf(40); got != 40 {
+	if got := clusterOf(t, x, 40); got != 40 {
 		t.Errorf("ClusterOf(40) = %d for a cluster never merged", got)
 	}
-	if c := find(x.Candidates(&dedup.Fingerprint{Signature: a, Words: 1}, Query), 30); c == nil || c.Cluster != 10 {
+	if c := find(candidates(t, x, &dedup.Fingerprint{Signature: a, Words: 1}, Query), 30); c == nil || c.Cluster != 10 {
 		t.Errorf("entry 30 returned as %+v, want cluster 10 after the merges", c)
 	}
 }
 
 func emptySignature(t *testing.T, x dedup.Index) {
 	e := entry(7, 7, nil)
-	x.Add(e)
-	got := ids(x.Candidates(&dedup.Fingerprint{Hash: e.Hash, Words: 1}, Query))
+	must(t, x.Add(t.Context(), e))
+	got := ids(candidates(t, x, &dedup.Fingerprint{Hash: e.Hash, Words: 1}, Query))
 	if !slices.Equal(got, []uint64{7}) {
 		t.Errorf("candidates %v for the text hash of an entry without spots, want [7]", got)
 	}
@@ -181,16 +233,16 @@ func manyEntries(t *testing.T, x dedup.Index) {
 	sigs := make([]spotsigs.Signature, n)
 	for i := range sigs {
 		sigs[i] = sig(rng, 30+rng.IntN(150))
-		x.Add(entry(uint64(i+1), uint64(i+1), sigs[i]))
+		must(t, x.Add(t.Context(), entry(uint64(i+1), uint64(i+1), sigs[i])))
 	}
 	for i := 0; i < n; i += 7 {
-		x.Remove(uint64(i + 1))
+		must(t, x.Remove(t.Context(), uint64(i+1)))
 	}
 	missed := 0
 	for i := 0; i < n; i += 13 {
 		k := len(sigs[i]) * 3 / 4
 		q := variant(rng, sigs[i], k, len(sigs[i])-k)
-		found := find(x.Candidates(&dedup.Fingerprint{Signature: q, Words: 1}, Query), uint64(i+1)) != nil
+		found := find(candidates(t, x, &dedup.Fingerprint{Signature: q, Words: 1}, Query), uint64(i+1)) != nil
 		if removed := i%7 == 0; found == removed {
 			missed++
 			t.Logf("entry %d (removed %v): found %v", i+1, removed, found)
@@ -214,16 +266,9 @@ func concurrent(t *testing.T, x dedup.Index) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(g), 9))
 			for i := range 300 {
-				id := uint64(g*1000 + i + 1)
-				s := sig(rng, 50)
-				x.Add(entry(id, id, s))
-				if find(x.Candidates(&dedup.Fingerprint{Signature: s, Words: 1}, Query), id) == nil {
-					errs <- fmt.Errorf("entry %d not found right after Add", id)
+				if err := addAndFind(t.Context(), x, rng, uint64(g*1000+i+1), i%50 == 0); err != nil {
+					errs <- err
 					return
-				}
-				if i%50 == 0 {
-					x.MergeClusters(id, []uint64{id - 1})
-					_ = x.ClusterOf(id - 1)
 				}
 			}
 		}()
@@ -236,4 +281,107 @@ func concurrent(t *testing.T, x dedup.Index) {
 	if x.Len() != 1200 {
 		t.Errorf("Len = %d after 1,200 concurrent adds", x.Len())
 	}
+}
+
+// ErrInjected is the error of a Failing index.
+var ErrInjected = errors.New("indextest: injected index failure")
+
+// Failing is an index whose calls fail with ErrInjected once Fail is set
+// (Len keeps answering): a shared index whose server went away.
+type Failing struct {
+	dedup.Index
+	Fail bool
+}
+
+// Add implements dedup.Index.
+func (f *Failing) Add(ctx context.Context, e dedup.Entry) error {
+	if f.Fail {
+		return ErrInjected
+	}
+	return f.Index.Add(ctx, e)
+}
+
+// Remove implements dedup.Index.
+func (f *Failing) Remove(ctx context.Context, id uint64) error {
+	if f.Fail {
+		return ErrInjected
+	}
+	return f.Index.Remove(ctx, id)
+}
+
+// Candidates implements dedup.Index.
+func (f *Failing) Candidates(ctx context.Context, fp *dedup.Fingerprint, q dedup.Query) ([]*dedup.Entry, error) {
+	if f.Fail {
+		return nil, ErrInjected
+	}
+	return f.Index.Candidates(ctx, fp, q)
+}
+
+// MergeClusters implements dedup.Index.
+func (f *Failing) MergeClusters(ctx context.Context, into uint64, from []uint64) error {
+	if f.Fail {
+		return ErrInjected
+	}
+	return f.Index.MergeClusters(ctx, into, from)
+}
+
+// ClusterOf implements dedup.Index.
+func (f *Failing) ClusterOf(ctx context.Context, cluster uint64) (uint64, error) {
+	if f.Fail {
+		return 0, ErrInjected
+	}
+	return f.Index.ClusterOf(ctx, cluster)
+}
+
+// engineErrors checks that the engine over x reports x's errors: an index
+// that cannot answer makes Decide fail (never a "new" verdict on no
+// candidates), and the calls that record a verdict fail too.
+func engineErrors(t *testing.T, x dedup.Index) {
+	f := &Failing{Index: x}
+	eng, err := dedup.New(wordSegmenter{}, dedup.Options{Index: f})
+	must(t, err)
+	ctx := t.Context()
+	text := "the river bridge opened on monday after four years of work and the city said traffic would be lighter"
+	fp := eng.Fingerprint("bridge", text)
+	must(t, eng.Add(ctx, 1, 1, fp))
+	if v, err := eng.Decide(ctx, fp); err != nil || !v.Duplicate {
+		t.Fatalf("before the failure: verdict %+v, error %v; want a duplicate", v, err)
+	}
+	f.Fail = true
+	other := eng.Fingerprint("other", "a different story about the harbour where ships wait for the tide to turn")
+	for _, tc := range []struct {
+		name string
+		call func() error
+	}{
+		{"decide_duplicate", func() error { _, err := eng.Decide(ctx, fp); return err }},
+		{"decide_new", func() error { _, err := eng.Decide(ctx, other); return err }},
+		{"add", func() error { return eng.Add(ctx, 2, 2, other) }},
+		{"add_member", func() error { return eng.AddMember(ctx, 3, 1, other) }},
+		{"restore", func() error { return eng.Restore(ctx, dedup.Entry{ID: 4, Signature: fp.Signature}) }},
+		{"merge_clusters", func() error { return eng.MergeClusters(ctx, 1, []uint64{2}) }},
+		{"cluster_of", func() error { _, err := eng.ClusterOf(ctx, 1); return err }},
+		{"batch", func() error {
+			return eng.Batch(ctx, []dedup.Doc{{Title: "t", Text: text}}, func(int, dedup.Verdict) error { return nil })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.call(); !errors.Is(err, ErrInjected) {
+				t.Errorf("error %v, want the index's error", err)
+			}
+		})
+	}
+}
+
+// wordSegmenter splits on spaces and treats a few English words as
+// stopwords: enough for the engine's SpotSigs with EnglishAntecedents.
+type wordSegmenter struct{}
+
+func (wordSegmenter) Words(text string) []string { return strings.Fields(text) }
+
+func (wordSegmenter) IsStop(w string) bool {
+	switch w {
+	case "the", "a", "an", "of", "and", "to", "is", "was", "on", "for", "be", "would", "after", "where", "about":
+		return true
+	}
+	return false
 }

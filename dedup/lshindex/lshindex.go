@@ -17,6 +17,7 @@
 package lshindex
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -164,7 +165,7 @@ func appendBitmap(dst []uint64, toks []spotsigs.Token) []uint64 {
 
 // Add implements dedup.Index. An entry past the index's limits (MaxSlots
 // entries) is not indexed and is counted (Overflow).
-func (x *Index) Add(e dedup.Entry) {
+func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 	toks := tokenKeys(e.Signature, nil)
 	var keys [Bands]uint32
 	if len(toks) > 0 {
@@ -173,11 +174,11 @@ func (x *Index) Add(e dedup.Entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if _, ok := x.byID[e.ID]; ok {
-		return
+		return nil
 	}
 	if len(x.ids) >= MaxSlots || len(toks) >= deadBit {
 		x.overflow++
-		return
+		return nil
 	}
 	slot := uint32(len(x.ids))
 	x.ids = append(x.ids, e.ID)
@@ -200,10 +201,11 @@ func (x *Index) Add(e dedup.Entry) {
 		if _, ok := x.empty[e.Hash]; !ok && e.Hash != ([16]byte{}) {
 			x.empty[e.Hash] = slot
 		}
-		return
+		return nil
 	}
 	x.addHead(slot, e.Signature, codes, toks)
 	x.bands.add(slot, &keys, x.keep)
+	return nil
 }
 
 // addHead indexes the rarest tokens of the entry in slot (see head.go) and
@@ -337,12 +339,12 @@ func needJaccard(t float64, lx, ly int) int {
 
 // Remove implements dedup.Index: the entry is hidden at once; its keys
 // are dropped when its runs merge.
-func (x *Index) Remove(id uint64) {
+func (x *Index) Remove(_ context.Context, id uint64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	s, ok := x.byID[id]
 	if !ok {
-		return
+		return nil
 	}
 	delete(x.byID, id)
 	x.lens[s] |= deadBit
@@ -351,6 +353,7 @@ func (x *Index) Remove(id uint64) {
 	if x.empty[x.hashes[s]] == s && x.sigOff[s] == x.sigOff[s+1] {
 		delete(x.empty, x.hashes[s])
 	}
+	return nil
 }
 
 // HeadDropped is the number of head postings the lists' HeadListCap has
@@ -379,17 +382,18 @@ func (x *Index) Overflow() int {
 }
 
 // MergeClusters implements dedup.Index.
-func (x *Index) MergeClusters(into uint64, from []uint64) {
+func (x *Index) MergeClusters(_ context.Context, into uint64, from []uint64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.merges.Merge(into, from)
+	return nil
 }
 
 // ClusterOf implements dedup.Index.
-func (x *Index) ClusterOf(cluster uint64) uint64 {
+func (x *Index) ClusterOf(_ context.Context, cluster uint64) (uint64, error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.merges.Of(cluster)
+	return x.merges.Of(cluster), nil
 }
 
 // Probe is the work of one query (benchmarks and eval).
@@ -410,7 +414,7 @@ type Probe struct {
 }
 
 // Candidates implements dedup.Index.
-func (x *Index) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry {
+func (x *Index) Candidates(_ context.Context, fp *dedup.Fingerprint, q dedup.Query) ([]*dedup.Entry, error) {
 	slots, _, _ := x.candidates(fp, q)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -421,7 +425,7 @@ func (x *Index) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry 
 			Signature: decodeCodes(x.sigs[x.sigOff[s]:x.sigOff[s+1]], x.spots.vals), Hash: x.hashes[s],
 			Title: decodeCodes(x.titles[x.titleOff[s]:x.titleOff[s+1]], x.bigrams.vals), Prints: w.prints, ContentWords: w.words})
 	}
-	return out
+	return out, nil
 }
 
 // ProbeStats returns the work of a query for fp (benchmarks and eval).

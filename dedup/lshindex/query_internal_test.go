@@ -173,9 +173,9 @@ func TestCandidatesReference(t *testing.T) {
 			s = randSig(rng, 3+rng.IntN(400))
 		}
 		sigs = append(sigs, s)
-		x.Add(dedup.Entry{ID: id, Cluster: id, Signature: s})
+		check(t, x.Add(t.Context(), dedup.Entry{ID: id, Cluster: id, Signature: s}))
 		if id%97 == 0 {
-			x.Remove(id - 50)
+			check(t, x.Remove(t.Context(), id-50))
 		}
 	}
 	q := dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment}

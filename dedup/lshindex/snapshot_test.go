@@ -45,14 +45,14 @@ func filled(t *testing.T, n int) (*Index, []spotsigs.Signature) {
 		if i%50 == 0 {
 			e.Prints, e.ContentWords = []uint64{1, 2, 3}, 30
 		}
-		x.Add(e)
+		check(t, x.Add(t.Context(), e))
 	}
-	x.Add(dedup.Entry{ID: 1 << 40, Hash: [16]byte{9, 9}})
+	check(t, x.Add(t.Context(), dedup.Entry{ID: 1 << 40, Hash: [16]byte{9, 9}}))
 	for i := 0; i < n; i += 17 {
-		x.Remove(uint64(i + 1))
+		check(t, x.Remove(t.Context(), uint64(i+1)))
 	}
-	x.MergeClusters(1, []uint64{5, 9})
-	x.MergeClusters(2, []uint64{1})
+	check(t, x.MergeClusters(t.Context(), 1, []uint64{5, 9}))
+	check(t, x.MergeClusters(t.Context(), 2, []uint64{1}))
 	return x, sigs
 }
 
@@ -69,18 +69,18 @@ type cand struct {
 	sig         string
 }
 
-func answers(x *Index, sigs []spotsigs.Signature) [][]cand {
+func answers(t testing.TB, x *Index, sigs []spotsigs.Signature) [][]cand {
 	var out [][]cand
 	q := dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment}
 	for i := 0; i < len(sigs); i += 41 {
 		var cs []cand
-		for _, e := range x.Candidates(&dedup.Fingerprint{Signature: sigs[i], Words: 1}, q) {
+		for _, e := range candidates(t, x, &dedup.Fingerprint{Signature: sigs[i], Words: 1}, q) {
 			cs = append(cs, cand{e.ID, e.Cluster, string(rune(len(e.Signature)))})
 		}
 		out = append(out, cs)
 	}
 	out = append(out, nil)
-	for _, e := range x.Candidates(&dedup.Fingerprint{Hash: [16]byte{9, 9}, Words: 1}, q) {
+	for _, e := range candidates(t, x, &dedup.Fingerprint{Hash: [16]byte{9, 9}, Words: 1}, q) {
 		out[len(out)-1] = append(out[len(out)-1], cand{e.ID, e.Cluster, ""})
 	}
 	return out
@@ -99,12 +99,12 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if x.Len() != y.Len() || x.Stats() != y.Stats() {
 		t.Errorf("after the round trip Len %d/%d, stats %+v / %+v", x.Len(), y.Len(), x.Stats(), y.Stats())
 	}
-	if a, b := answers(x, sigs), answers(y, sigs); !slices.EqualFunc(a, b, slices.Equal) {
+	if a, b := answers(t, x, sigs), answers(t, y, sigs); !slices.EqualFunc(a, b, slices.Equal) {
 		t.Errorf("candidates differ after the round trip")
 	}
 	for _, c := range []uint64{1, 5, 9, 2, 3} {
-		if x.ClusterOf(c) != y.ClusterOf(c) {
-			t.Errorf("ClusterOf(%d) = %d, was %d", c, y.ClusterOf(c), x.ClusterOf(c))
+		if clusterOf(t, x, c) != clusterOf(t, y, c) {
+			t.Errorf("ClusterOf(%d) = %d, was %d", c, clusterOf(t, y, c), clusterOf(t, x, c))
 		}
 	}
 	if !bytes.Equal(snap, snapshotOf(t, y)) {
@@ -115,8 +115,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	for i := range 1000 {
 		s := randSig(rng, 60)
 		e := dedup.Entry{ID: uint64(100000 + i), Cluster: 5, Signature: s}
-		x.Add(e)
-		y.Add(e)
+		check(t, x.Add(t.Context(), e))
+		check(t, y.Add(t.Context(), e))
 	}
 	if !bytes.Equal(snapshotOf(t, x), snapshotOf(t, y)) {
 		t.Error("the same adds after the round trip give different states")
@@ -215,7 +215,7 @@ func FuzzReadSnapshot(f *testing.F) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 40 {
-		x.Add(dedup.Entry{ID: uint64(i + 1), Cluster: 1, Signature: randSig(rng, 12)})
+		check(f, x.Add(f.Context(), dedup.Entry{ID: uint64(i + 1), Cluster: 1, Signature: randSig(rng, 12)}))
 	}
 	var buf bytes.Buffer
 	if err := x.WriteSnapshot(&buf); err != nil {
@@ -229,7 +229,7 @@ func FuzzReadSnapshot(f *testing.F) {
 		}
 		if y.ReadSnapshot(bytes.NewReader(data)) == nil {
 			// Whatever was accepted must answer queries without panicking.
-			y.Candidates(&dedup.Fingerprint{Signature: randSig(rng, 20), Words: 1}, dedup.Query{Jaccard: 0.35, Containment: 0.8})
+			candidates(t, y, &dedup.Fingerprint{Signature: randSig(rng, 20), Words: 1}, dedup.Query{Jaccard: 0.35, Containment: 0.8})
 		}
 	})
 }
@@ -277,7 +277,7 @@ func TestPlainRunDirectory(t *testing.T) {
 func TestSnapshotSizedRead(t *testing.T) {
 	x, sigs := filled(t, 500)
 	snap := snapshotOf(t, x)
-	want := answers(x, sigs)
+	want := answers(t, x, sigs)
 	for _, tc := range []struct {
 		name string
 		r    func() io.Reader
@@ -293,7 +293,7 @@ func TestSnapshotSizedRead(t *testing.T) {
 			if err := y.ReadSnapshot(tc.r()); err != nil {
 				t.Fatal(err)
 			}
-			if got := answers(y, sigs); !reflect.DeepEqual(got, want) {
+			if got := answers(t, y, sigs); !reflect.DeepEqual(got, want) {
 				t.Fatal("candidates differ from the written index's")
 			}
 			if tc.name != "unsized" && cap(y.bits) <= len(y.bits) {

@@ -41,7 +41,7 @@ func (d *decider) decide(ctx context.Context, c *storage.Commit, sig []uint64) e
 	}
 	apply := func(ch postgres.Change) error {
 		if a := ch.Article; a != nil {
-			x.Add(dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.ID), Simhash: a.Fingerprint.Simhash, Signature: a.Fingerprint.Signature})
+			return x.Add(ctx, dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.ID), Simhash: a.Fingerprint.Simhash, Signature: a.Fingerprint.Signature})
 		}
 		return nil
 	}
@@ -51,23 +51,24 @@ func (d *decider) decide(ctx context.Context, c *storage.Commit, sig []uint64) e
 		return err
 	}
 	fp := &dedup.Fingerprint{Signature: sig, Simhash: c.Article.Fingerprint.Simhash, Words: len(sig)}
-	x.Candidates(fp, indextest.Query)
+	if _, err := x.Candidates(ctx, fp, indextest.Query); err != nil {
+		return err
+	}
 	d.rtt += time.Since(t0)
 	if _, err := d.store.CommitDecision(ctx, &d.cur, c, func(tail []postgres.Change) (*storage.Commit, error) {
 		for _, ch := range tail {
-			_ = apply(ch)
+			if err := apply(ch); err != nil {
+				return nil, err
+			}
 		}
 		return c, nil
 	}); err != nil {
 		return err
 	}
 	t1 := time.Now()
-	x.Add(dedup.Entry{ID: uint64(c.Article.ID), Cluster: uint64(c.Article.ID), Simhash: fp.Simhash, Signature: sig})
+	err = x.Add(ctx, dedup.Entry{ID: uint64(c.Article.ID), Cluster: uint64(c.Article.ID), Simhash: fp.Simhash, Signature: sig})
 	d.rtt += time.Since(t1)
-	if d.redis != nil {
-		return d.redis.Err()
-	}
-	return nil
+	return err
 }
 
 // BenchmarkDecisions: the fleet's decision rate with the index each
@@ -189,7 +190,9 @@ func BenchmarkIndex(b *testing.B) {
 					return s
 				}
 				for id := 1; id <= n; id++ {
-					x.Add(dedup.Entry{ID: uint64(id), Cluster: uint64(id), Signature: sig()})
+					if err := x.Add(b.Context(), dedup.Entry{ID: uint64(id), Cluster: uint64(id), Signature: sig()}); err != nil {
+						b.Fatal(err)
+					}
 				}
 				var cands int
 				var tq, ta time.Duration
@@ -197,10 +200,16 @@ func BenchmarkIndex(b *testing.B) {
 				for i := range b.N {
 					s := sig()
 					t0 := time.Now()
-					cands += len(x.Candidates(&dedup.Fingerprint{Signature: s, Words: 100}, indextest.Query))
+					cs, err := x.Candidates(b.Context(), &dedup.Fingerprint{Signature: s, Words: 100}, indextest.Query)
+					if err != nil {
+						b.Fatal(err)
+					}
+					cands += len(cs)
 					t1 := time.Now()
 					id := uint64(n + 1 + i)
-					x.Add(dedup.Entry{ID: id, Cluster: id, Signature: s})
+					if err := x.Add(b.Context(), dedup.Entry{ID: id, Cluster: id, Signature: s}); err != nil {
+						b.Fatal(err)
+					}
 					ta += time.Since(t1)
 					tq += t1.Sub(t0)
 				}

@@ -1,6 +1,7 @@
 package redisindex
 
 import (
+	"context"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -11,17 +12,16 @@ import (
 
 // Candidates implements dedup.Index: one script reads the band buckets
 // and head lists of fp and the records of every entry they meet; the
-// records are then filtered as lshindex filters its slots. After a Redis
-// error it returns nil and Err reports the error.
-func (x *Index) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry {
+// records are then filtered as lshindex filters its slots.
+func (x *Index) Candidates(ctx context.Context, fp *dedup.Fingerprint, q dedup.Query) ([]*dedup.Entry, error) {
 	lk := x.sh.Lookup(fp, q)
 	if lk == nil && len(fp.Signature) > 0 {
-		return nil // no SpotSigs candidates asked for
+		return nil, nil // no SpotSigs candidates asked for
 	}
 	args := []any{x.prefix, ""}
 	if lk == nil {
 		if fp.Hash == ([16]byte{}) {
-			return nil
+			return nil, nil
 		}
 		args[1] = hex.EncodeToString(fp.Hash[:])
 		args = append(args, 0, 0, 0)
@@ -39,17 +39,15 @@ func (x *Index) Candidates(fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry 
 			args = append(args, hexKey(t))
 		}
 	}
-	res, err := candidatesScript.Run(x.ctx, x.rdb, nil, args...).Slice()
+	res, err := candidatesScript.Run(ctx, x.rdb, nil, args...).Slice()
 	if err != nil {
-		x.fail("candidates", err)
-		return nil
+		return nil, failed("candidates", err)
 	}
 	out, err := x.filter(lk, res)
 	if err != nil {
-		x.fail("candidates", err)
-		return nil
+		return nil, failed("candidates", err)
 	}
-	return out
+	return out, nil
 }
 
 // filter decodes the script's answer and keeps what lshindex would

@@ -20,10 +20,9 @@
 //
 // Add, Remove, MergeClusters and the reads of Candidates are Lua scripts:
 // each is atomic, and Candidates is one round trip (Add two: it reads the
-// spots' document frequencies first). The dedup.Index methods return no
-// errors: the first Redis error is kept and reported by Err, and a failed
-// Candidates returns no candidates, so a caller must check Err after each
-// decision and fail it rather than take the article as new.
+// spots' document frequencies first). Every call takes the caller's
+// context and returns the Redis error it met: a failed Candidates fails
+// the decision instead of proposing no candidates.
 package redisindex
 
 import (
@@ -31,7 +30,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
-	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -43,20 +42,20 @@ import (
 // Index is the shared index. It is safe for concurrent use, by goroutines
 // and by processes (Index values on the same server and prefix).
 type Index struct {
-	ctx    context.Context
 	rdb    *redis.Client
 	prefix string
 	sh     *lshindex.Shared
-
-	mu  sync.Mutex
-	err error
+	// n is the number of entries as of the last Count, plus this value's
+	// own adds and removes since (Len).
+	n atomic.Int64
 }
 
 var _ dedup.Index = (*Index)(nil)
 
 // New returns the index under prefix on rdb (the caller keeps and closes
-// the client) for the thresholds of cfg; ctx bounds every call. Entries
-// already under the prefix are the index's.
+// the client) for the thresholds of cfg; ctx bounds the checks New makes
+// (a ping and the entry count). Entries already under the prefix are the
+// index's.
 func New(ctx context.Context, rdb *redis.Client, prefix string, cfg lshindex.Config) (*Index, error) {
 	if rdb == nil {
 		return nil, fmt.Errorf("redisindex: nil client")
@@ -68,23 +67,16 @@ func New(ctx context.Context, rdb *redis.Client, prefix string, cfg lshindex.Con
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		return nil, fmt.Errorf("redisindex: %w", err)
 	}
-	return &Index{ctx: ctx, rdb: rdb, prefix: prefix, sh: sh}, nil
-}
-
-// Err returns the first error the index met (nil when none): after it the
-// index's answers are not to be trusted.
-func (x *Index) Err() error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.err
-}
-
-func (x *Index) fail(op string, err error) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.err == nil {
-		x.err = fmt.Errorf("redisindex: %s: %w", op, err)
+	x := &Index{rdb: rdb, prefix: prefix, sh: sh}
+	if _, err := x.Count(ctx); err != nil {
+		return nil, err
 	}
+	return x, nil
+}
+
+// failed wraps the error of operation op.
+func failed(op string, err error) error {
+	return fmt.Errorf("redisindex: %s: %w", op, err)
 }
 
 func hexKey(v uint64) string { return strconv.FormatUint(v, 16) }
@@ -113,15 +105,14 @@ func distinct(sig spotsigs.Signature) []uint64 {
 
 // Add implements dedup.Index: a repeated id is ignored (one round trip;
 // a new one takes two: its spots' frequencies, then the script).
-func (x *Index) Add(e dedup.Entry) {
+func (x *Index) Add(ctx context.Context, e dedup.Entry) error {
 	spots := distinct(e.Signature)
-	df, known, err := x.frequencies(e.ID, spots)
+	df, known, err := x.frequencies(ctx, e.ID, spots)
 	if err != nil {
-		x.fail("add", err)
-		return
+		return failed("add", err)
 	}
 	if known {
-		return
+		return nil
 	}
 	keys := x.sh.Keys(e.Signature, func(spot uint64) uint32 { return df[spot] })
 	args := []any{x.prefix, e.ID, e.Cluster, appendRecord(nil, &e), hashArg(&e), keys.HeadClass, lshindex.HeadListCap}
@@ -141,25 +132,28 @@ func (x *Index) Add(e dedup.Entry) {
 	for _, s := range spots {
 		args = append(args, hexKey(s))
 	}
-	if err := addScript.Run(x.ctx, x.rdb, nil, args...).Err(); err != nil {
-		x.fail("add", err)
+	added, err := addScript.Run(ctx, x.rdb, nil, args...).Int()
+	if err != nil {
+		return failed("add", err)
 	}
+	x.n.Add(int64(added))
+	return nil
 }
 
 // frequencies reads, in one round trip, whether id is indexed and the
 // document frequencies of spots.
-func (x *Index) frequencies(id uint64, spots []uint64) (df map[uint64]uint32, known bool, err error) {
+func (x *Index) frequencies(ctx context.Context, id uint64, spots []uint64) (df map[uint64]uint32, known bool, err error) {
 	pipe := x.rdb.Pipeline()
-	exists := pipe.Exists(x.ctx, x.prefix+"e:"+strconv.FormatUint(id, 10))
+	exists := pipe.Exists(ctx, x.prefix+"e:"+strconv.FormatUint(id, 10))
 	var vals *redis.SliceCmd
 	if len(spots) > 0 {
 		fields := make([]string, len(spots))
 		for i, s := range spots {
 			fields[i] = hexKey(s)
 		}
-		vals = pipe.HMGet(x.ctx, x.prefix+"df", fields...)
+		vals = pipe.HMGet(ctx, x.prefix+"df", fields...)
 	}
-	if _, err := pipe.Exec(x.ctx); err != nil {
+	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, false, err
 	}
 	if exists.Val() > 0 {
@@ -182,19 +176,17 @@ func (x *Index) frequencies(id uint64, spots []uint64) (df map[uint64]uint32, kn
 }
 
 // Remove implements dedup.Index.
-func (x *Index) Remove(id uint64) {
-	d, err := x.rdb.HGet(x.ctx, x.prefix+"e:"+strconv.FormatUint(id, 10), "d").Bytes()
+func (x *Index) Remove(ctx context.Context, id uint64) error {
+	d, err := x.rdb.HGet(ctx, x.prefix+"e:"+strconv.FormatUint(id, 10), "d").Bytes()
 	if err == redis.Nil {
-		return
+		return nil
 	}
 	if err != nil {
-		x.fail("remove", err)
-		return
+		return failed("remove", err)
 	}
 	e := dedup.Entry{ID: id}
 	if err := decodeRecord(d, &e); err != nil {
-		x.fail("remove", fmt.Errorf("entry %d: %w", id, err))
-		return
+		return failed("remove", fmt.Errorf("entry %d: %w", id, err))
 	}
 	args := []any{x.prefix, id, hashArg(&e)}
 	if len(e.Signature) > 0 {
@@ -202,49 +194,58 @@ func (x *Index) Remove(id uint64) {
 			args = append(args, bandArg(b, k))
 		}
 	}
-	if err := removeScript.Run(x.ctx, x.rdb, nil, args...).Err(); err != nil {
-		x.fail("remove", err)
+	removed, err := removeScript.Run(ctx, x.rdb, nil, args...).Int()
+	if err != nil {
+		return failed("remove", err)
 	}
+	x.n.Add(-int64(removed))
+	return nil
 }
 
-// Len implements dedup.Index (0 after an error).
-func (x *Index) Len() int {
-	n, err := x.rdb.Get(x.ctx, x.prefix+"n").Int()
+// Count reads the number of entries every process has indexed (Len
+// returns it until the next Count, with this value's own adds and removes
+// since).
+func (x *Index) Count(ctx context.Context) (int, error) {
+	n, err := x.rdb.Get(ctx, x.prefix+"n").Int()
 	if err == redis.Nil {
-		return 0
+		n, err = 0, nil
 	}
 	if err != nil {
-		x.fail("len", err)
-		return 0
+		return 0, failed("count", err)
 	}
-	return n
+	x.n.Store(int64(n))
+	return n, nil
 }
 
+// Len implements dedup.Index without a round trip: the number of entries
+// as of the last Count (New makes one), plus this value's own adds and
+// removes since; other processes' are seen at the next Count.
+func (x *Index) Len() int { return int(x.n.Load()) }
+
 // MergeClusters implements dedup.Index.
-func (x *Index) MergeClusters(into uint64, from []uint64) {
+func (x *Index) MergeClusters(ctx context.Context, into uint64, from []uint64) error {
 	args := []any{x.prefix, into}
 	for _, f := range from {
 		args = append(args, f)
 	}
-	if err := mergeScript.Run(x.ctx, x.rdb, nil, args...).Err(); err != nil {
-		x.fail("merge clusters", err)
+	if err := mergeScript.Run(ctx, x.rdb, nil, args...).Err(); err != nil {
+		return failed("merge clusters", err)
 	}
+	return nil
 }
 
-// ClusterOf implements dedup.Index (cluster itself after an error).
-func (x *Index) ClusterOf(cluster uint64) uint64 {
-	s, err := x.rdb.HGet(x.ctx, x.prefix+"m", strconv.FormatUint(cluster, 10)).Result()
+// ClusterOf implements dedup.Index.
+func (x *Index) ClusterOf(ctx context.Context, cluster uint64) (uint64, error) {
+	s, err := x.rdb.HGet(ctx, x.prefix+"m", strconv.FormatUint(cluster, 10)).Result()
 	if err == redis.Nil {
-		return cluster
+		return cluster, nil
 	}
 	if err != nil {
-		x.fail("cluster of", err)
-		return cluster
+		return 0, failed("cluster of", err)
 	}
 	into, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		x.fail("cluster of", fmt.Errorf("cluster %d merged into %q: %w", cluster, s, err))
-		return cluster
+		return 0, failed("cluster of", fmt.Errorf("cluster %d merged into %q: %w", cluster, s, err))
 	}
-	return into
+	return into, nil
 }

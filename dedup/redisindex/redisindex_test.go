@@ -4,9 +4,11 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -81,12 +83,28 @@ func newIndex(t testing.TB, rdb *redis.Client, prefix string) *redisindex.Index 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := x.Err(); err != nil {
-			t.Errorf("index error: %v", err)
-		}
-	})
 	return x
+}
+
+func check(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func candidates(tb testing.TB, x dedup.Index, fp *dedup.Fingerprint, q dedup.Query) []*dedup.Entry {
+	tb.Helper()
+	cs, err := x.Candidates(tb.Context(), fp, q)
+	check(tb, err)
+	return cs
+}
+
+func count(tb testing.TB, x *redisindex.Index) int {
+	tb.Helper()
+	n, err := x.Count(tb.Context())
+	check(tb, err)
+	return n
 }
 
 func TestConformance(t *testing.T) {
@@ -132,8 +150,8 @@ func TestSameAsLSHIndex(t *testing.T) {
 		}
 		sigs = append(sigs, s)
 		e := dedup.Entry{ID: id, Cluster: id, Signature: s, Simhash: id, Title: []uint64{id}}
-		l.Add(e)
-		x.Add(e)
+		check(t, l.Add(t.Context(), e))
+		check(t, x.Add(t.Context(), e))
 	}
 	if x.Len() != l.Len() {
 		t.Fatalf("Len %d, lshindex %d", x.Len(), l.Len())
@@ -144,8 +162,8 @@ func TestSameAsLSHIndex(t *testing.T) {
 		for _, qs := range []spotsigs.Signature{s, s[:len(s)/2], append(slices.Clone(s), sig(rng, len(s)/3)...)} {
 			slices.Sort(qs)
 			fp := &dedup.Fingerprint{Signature: qs, Words: 1}
-			want := ids(l.Candidates(fp, q))
-			got := ids(x.Candidates(fp, q))
+			want := ids(candidates(t, l, fp, q))
+			got := ids(candidates(t, x, fp, q))
 			total += len(got)
 			if !slices.Equal(got, want) {
 				t.Errorf("query %d of %d spots: candidates %v, lshindex %v", i, len(qs), got, want)
@@ -175,72 +193,115 @@ func TestTwoProcesses(t *testing.T) {
 	a, b := newIndex(t, rdb, prefix), newIndex(t, other, prefix)
 	rng := rand.New(rand.NewPCG(8, 8))
 	s1, s2 := sig(rng, 80), sig(rng, 80)
-	a.Add(dedup.Entry{ID: 1, Cluster: 1, Signature: s1, Prints: []uint64{5, 6}, ContentWords: 40})
-	b.Add(dedup.Entry{ID: 2, Cluster: 2, Signature: s2})
-	b.Add(dedup.Entry{ID: 1, Cluster: 1, Signature: s2}) // already added by a: ignored
+	check(t, a.Add(t.Context(), dedup.Entry{ID: 1, Cluster: 1, Signature: s1, Prints: []uint64{5, 6}, ContentWords: 40}))
+	check(t, b.Add(t.Context(), dedup.Entry{ID: 2, Cluster: 2, Signature: s2}))
+	check(t, b.Add(t.Context(), dedup.Entry{ID: 1, Cluster: 1, Signature: s2})) // already added by a: ignored
 	for name, x := range map[string]*redisindex.Index{"a": a, "b": b} {
 		t.Run("sees_both_"+name, func(t *testing.T) {
-			if x.Len() != 2 {
-				t.Errorf("Len = %d, want 2", x.Len())
+			if n := count(t, x); n != 2 || x.Len() != 2 {
+				t.Errorf("Count = %d, Len = %d, want 2", n, x.Len())
 			}
-			c := x.Candidates(&dedup.Fingerprint{Signature: s1, Words: 1}, indextest.Query)
+			c := candidates(t, x, &dedup.Fingerprint{Signature: s1, Words: 1}, indextest.Query)
 			if got := ids(c); !slices.Equal(got, []uint64{1}) {
 				t.Fatalf("candidates of entry 1's signature: %v", got)
 			}
 			if !slices.Equal(c[0].Prints, []uint64{5, 6}) || c[0].ContentWords != 40 {
 				t.Errorf("entry 1 read back as %+v", c[0])
 			}
-			if got := ids(x.Candidates(&dedup.Fingerprint{Signature: s2, Words: 1}, indextest.Query)); !slices.Equal(got, []uint64{2}) {
+			if got := ids(candidates(t, x, &dedup.Fingerprint{Signature: s2, Words: 1}, indextest.Query)); !slices.Equal(got, []uint64{2}) {
 				t.Errorf("candidates of entry 2's signature: %v", got)
 			}
 		})
 	}
-	a.MergeClusters(1, []uint64{2})
-	if got := b.ClusterOf(2); got != 1 {
-		t.Errorf("b: ClusterOf(2) = %d after a merged 2 into 1", got)
+	check(t, a.MergeClusters(t.Context(), 1, []uint64{2}))
+	if got, err := b.ClusterOf(t.Context(), 2); err != nil || got != 1 {
+		t.Errorf("b: ClusterOf(2) = %d, %v after a merged 2 into 1", got, err)
 	}
-	if c := b.Candidates(&dedup.Fingerprint{Signature: s2, Words: 1}, indextest.Query); len(c) != 1 || c[0].Cluster != 1 {
+	if c := candidates(t, b, &dedup.Fingerprint{Signature: s2, Words: 1}, indextest.Query); len(c) != 1 || c[0].Cluster != 1 {
 		t.Errorf("b: entry 2 returned as %+v, want cluster 1", c)
 	}
-	b.Remove(1)
-	if got := ids(a.Candidates(&dedup.Fingerprint{Signature: s1, Words: 1}, indextest.Query)); len(got) != 0 || a.Len() != 1 {
+	check(t, b.Remove(t.Context(), 1))
+	if got := ids(candidates(t, a, &dedup.Fingerprint{Signature: s1, Words: 1}, indextest.Query)); len(got) != 0 || count(t, a) != 1 {
 		t.Errorf("a: candidates %v, Len %d after b removed entry 1", got, a.Len())
 	}
 }
 
-// TestErrorsSurface: a Redis failure is reported by Err, never taken as
-// "no candidates" silently.
+// TestErrorsSurface: a Redis failure is an error of the call that met it,
+// never taken as "no candidates" silently, and it fails the decision of an
+// engine over the index.
 func TestErrorsSurface(t *testing.T) {
 	rdb, prefix := client(t)
 	c := newClient(t)
-	x, err := redisindex.New(context.Background(), c, prefix, cfg)
+	x, err := redisindex.New(t.Context(), c, prefix, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
 	s := sig(rng, 50)
-	x.Add(dedup.Entry{ID: 1, Cluster: 1, Signature: s})
-	if err := x.Err(); err != nil {
-		t.Fatal(err)
-	}
+	check(t, x.Add(t.Context(), dedup.Entry{ID: 1, Cluster: 1, Signature: s}))
+	fp := &dedup.Fingerprint{Signature: s, Words: 1}
+	t.Run("cancelled_context", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if got, err := x.Candidates(ctx, fp, indextest.Query); !errors.Is(err, context.Canceled) {
+			t.Errorf("candidates %v, error %v with a cancelled context", got, err)
+		}
+		if _, err := x.Candidates(t.Context(), fp, indextest.Query); err != nil {
+			t.Errorf("a cancelled call left the index failing: %v", err)
+		}
+	})
 	c.Close()
-	if got := x.Candidates(&dedup.Fingerprint{Signature: s, Words: 1}, indextest.Query); got != nil {
-		t.Errorf("candidates %v from a closed client", got)
-	}
-	if x.Err() == nil {
-		t.Error("Err is nil after Candidates failed")
+	for _, tc := range []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"candidates", func(ctx context.Context) error {
+			got, err := x.Candidates(ctx, fp, indextest.Query)
+			if got != nil {
+				t.Errorf("candidates %v from a closed client", got)
+			}
+			return err
+		}},
+		{"add", func(ctx context.Context) error { return x.Add(ctx, dedup.Entry{ID: 2, Cluster: 2, Signature: s}) }},
+		{"remove", func(ctx context.Context) error { return x.Remove(ctx, 1) }},
+		{"merge_clusters", func(ctx context.Context) error { return x.MergeClusters(ctx, 1, []uint64{2}) }},
+		{"cluster_of", func(ctx context.Context) error { _, err := x.ClusterOf(ctx, 2); return err }},
+		{"count", func(ctx context.Context) error { _, err := x.Count(ctx); return err }},
+		{"engine_decide", func(ctx context.Context) error {
+			eng, err := dedup.New(fields{}, dedup.Options{Index: x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := eng.Decide(ctx, eng.Fingerprint("bridge", "the bridge opened on monday and the city said there was less traffic"))
+			if err == nil {
+				t.Errorf("verdict %+v from a closed client", v)
+			}
+			return err
+		}},
+	} {
+		t.Run("closed_client_"+tc.name, func(t *testing.T) {
+			if err := tc.call(t.Context()); !errors.Is(err, redis.ErrClosed) {
+				t.Errorf("error %v, want the closed client's", err)
+			}
+		})
 	}
 	// A malformed record under the prefix is an error, not a skipped entry.
 	y := newIndex(t, rdb, prefix+"bad:")
-	y.Add(dedup.Entry{ID: 1, Cluster: 1, Signature: s})
-	if err := rdb.HSet(context.Background(), prefix+"bad:e:1", "d", "garbage").Err(); err != nil {
+	check(t, y.Add(t.Context(), dedup.Entry{ID: 1, Cluster: 1, Signature: s}))
+	if err := rdb.HSet(t.Context(), prefix+"bad:e:1", "d", "garbage").Err(); err != nil {
 		t.Fatal(err)
 	}
-	z, err := redisindex.New(context.Background(), rdb, prefix+"bad:", cfg)
+	z, err := redisindex.New(t.Context(), rdb, prefix+"bad:", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := z.Candidates(&dedup.Fingerprint{Signature: s, Words: 1}, indextest.Query); got != nil || z.Err() == nil {
-		t.Errorf("malformed record: candidates %v, Err %v", got, z.Err())
+	if got, err := z.Candidates(t.Context(), fp, indextest.Query); got != nil || err == nil {
+		t.Errorf("malformed record: candidates %v, error %v", got, err)
 	}
 }
+
+// fields is a segmenter of space-separated English words.
+type fields struct{}
+
+func (fields) Words(text string) []string { return strings.Fields(text) }
+func (fields) IsStop(w string) bool       { return w == "the" || w == "and" || w == "on" }

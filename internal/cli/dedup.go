@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,16 +22,19 @@ func cmdDedup(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	in := fs.String("in", "", "input: a JSONL file of {id, text, title} or a directory of HTML pages")
 	out := fs.String("out", "", "output JSONL file (default: standard output)")
 	jac := fs.Float64("jaccard", dedup.DefaultJaccard, "SpotSigs Jaccard threshold")
-	ham := fs.Int("hamming", dedup.DefaultHamming, "Simhash candidate radius")
+	ham := fs.Int("hamming", dedup.DefaultHamming, "Simhash candidate radius of --index exhaustive (the only index taking Simhash candidates)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	index := fs.String("index", pipeline.DefaultIndex, "candidate stage: lsh, prefix or exhaustive")
-	partial := fs.Bool("partial", false, "keep a verified article when it and the stored one each add text of their own (both >= 20% of their content words, one >= 40%; reason \"partial\", with partial_of and the shared passages)")
+	partial := fs.Bool("partial", true, "keep a verified article when it and the stored one each add text of their own under headlines of their own (both >= 20% of their content words, one >= 40%; reason \"partial\", with partial_of and the shared passages); --partial=false merges it")
 	lenient := fs.Bool("lenient", false, "JSONL input: ignore keys that are neither id, title, text nor those of a newscrawl export (default: an unknown key is an error naming the line)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
 	if *in == "" || fs.NArg() > 0 {
 		return usagef("dedup: --in FILE.jsonl or --in DIR is required")
+	}
+	if flagSet(fs, "hamming") && *index != pipeline.ExhaustiveIndex {
+		return usagef("dedup: --hamming changes nothing under --index %s: only exhaustive takes Simhash candidates", *index)
 	}
 	stopProfile, err := startCPUProfile(*cpuprofile)
 	if err != nil {
@@ -162,4 +166,11 @@ func writeDedupResults(out string, stdout io.Writer, results []pipeline.OfflineR
 		return f.Close()
 	}
 	return nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -19,6 +19,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", pipeline.FormatJSONL, "output format: "+strings.Join(pipeline.ExportFormats, ", "))
 	out := fs.String("out", "", "output file (default: standard output); a .gz name gzips a WARC export record by record")
 	keptOnly := fs.Bool("kept-only", false, "only stored articles, no duplicate verdicts")
+	related := fs.Bool("related", false, "give every stored article its related articles (the stored articles it shares passages with, key related)")
 	since := fs.String("since", "", "only records fetched at or after this time: RFC 3339 (2026-11-23T08:00:00Z), a date (2026-11-23, UTC) or a duration before now (24h)")
 	run := fs.Int64("run", 0, "only records of this run id (report and serve list the runs)")
 	bom := fs.Bool("bom", false, "csv: start with a UTF-8 byte order mark, so that Excel reads the file as UTF-8 (without it Excel shows Chinese as mojibake)")
@@ -44,7 +45,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usageError{fmt.Errorf("export: --%w", err)}
 	}
-	o := pipeline.ExportOptions{Format: *format, Filter: export.Filter{KeptOnly: *keptOnly, Since: t, RunID: *run},
+	o := pipeline.ExportOptions{Format: *format, Filter: export.Filter{KeptOnly: *keptOnly, Since: t, RunID: *run, Related: *related},
 		Gzip: *format == pipeline.FormatWARC && strings.HasSuffix(*out, ".gz"), BOM: *bom}
 	if *out == "" {
 		if _, err := pipeline.ExportDB(ctx, *db, stdout, o); err != nil {

@@ -323,12 +323,41 @@ func TestDemoRemovesTempDir(t *testing.T) {
 	}
 }
 
+// TestDedupHammingNeedsExhaustive: --hamming is the exhaustive index's
+// radius; with any other index it would change nothing, which is an error.
+func TestDedupHammingNeedsExhaustive(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"id":"a","title":"t","text":"长江大桥今天通车。"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"lsh", []string{"--hamming", "4"}, 2},
+		{"prefix", []string{"--index", "prefix", "--hamming", "4"}, 2},
+		{"exhaustive", []string{"--index", "exhaustive", "--hamming", "4"}, 0},
+		{"no_hamming", nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runMain(append([]string{"dedup", "--in", in, "--out", filepath.Join(t.TempDir(), "out.jsonl")}, tc.args...)...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
+			}
+			if tc.code == 2 && !strings.Contains(r.stderr, "--hamming changes nothing under --index") {
+				t.Errorf("stderr does not say why:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
 // TestThresholdsShown: explain shows the thresholds of the site file the
 // crawl used (--site), and --jaccard overrides them.
 func TestThresholdsShown(t *testing.T) {
 	db := sampleDB(t)
 	site := filepath.Join(t.TempDir(), "sites.yaml")
-	yaml := "dedup: {hamming: 4, jaccard: 0.45}\nsites:\n  - name: s\n    start_urls: [\"http://127.0.0.1:1/\"]\n    allowed_domains: [\"127.0.0.1:1\"]\n    article_url: 'x'\n"
+	yaml := "dedup: {index: exhaustive, hamming: 4, jaccard: 0.45}\nsites:\n  - name: s\n    start_urls: [\"http://127.0.0.1:1/\"]\n    allowed_domains: [\"127.0.0.1:1\"]\n    article_url: 'x'\n"
 	if err := os.WriteFile(site, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -733,8 +733,8 @@ func (c *Check) checkIndex(ctx context.Context, store storage.Store, cfg *config
 		case fp.Words != a.Fingerprint.Length:
 			c.fail("(c) article %d %s: stored length %d, text has %d words", a.ID, a.URL, a.Fingerprint.Length, fp.Words)
 		}
-		if v := eng.Decide(fp); !v.Duplicate || v.Matched != uint64(a.ID) {
-			c.fail("(c) article %d %s: the rebuilt index answers %+v, want an exact match of itself", a.ID, a.URL, v)
+		if v, err := eng.Decide(ctx, fp); err != nil || !v.Duplicate || v.Matched != uint64(a.ID) {
+			c.fail("(c) article %d %s: the rebuilt index answers %+v (error %v), want an exact match of itself", a.ID, a.URL, v, err)
 		}
 		return nil
 	})

@@ -24,16 +24,21 @@ type CandidateRecall struct {
 func RunCandidateRecall(ctx context.Context, seg dedup.Segmenter, base dedup.Options, docs []dedup.Doc) (*CandidateRecall, error) {
 	opts := dedup.Options{Jaccard: base.Jaccard, Containment: base.Containment, CentresOnly: base.CentresOnly, NoMerge: base.NoMerge,
 		NewIndex: base.NewIndex}
+	stage := "*dedup.PrefixIndex"
+	if base.NewIndex != nil {
+		x, err := base.NewIndex(dedup.Query{Hamming: dedup.DefaultHamming, Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment})
+		if _, ref := x.(*dedup.MemoryIndex); ref {
+			// The exhaustive reference has no candidate stage to measure:
+			// the prefix stage is measured instead.
+			opts.NewIndex = nil
+		} else if err == nil {
+			stage = fmt.Sprintf("%T", x)
+		}
+	}
 	t := time.Now()
 	r, err := dedup.CandidateRecall(ctx, seg, opts, docs)
 	if err != nil {
 		return nil, fmt.Errorf("candidate recall: %w", err)
-	}
-	stage := "*dedup.PrefixIndex"
-	if base.NewIndex != nil {
-		if x, err := base.NewIndex(dedup.DefaultJaccard, dedup.DefaultContainment); err == nil {
-			stage = fmt.Sprintf("%T", x)
-		}
 	}
 	return &CandidateRecall{RecallReport: r, Seconds: time.Since(t).Seconds(), Stage: stage}, nil
 }

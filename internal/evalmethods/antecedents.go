@@ -24,7 +24,7 @@ var figure4Sets = []segment.AntecedentSet{segment.AntecedentsBasic, segment.Ante
 // as in the paper) and the given antecedents.
 func spotsigsAt(seg dedup.Segmenter, ante []string, tau float64) evaldedup.Method {
 	return evaldedup.Method{Name: "spotsigs", Cluster: func(ctx context.Context, texts []dedup.Doc) ([]int, error) {
-		eng, err := dedup.New(seg, dedup.Options{Mode: dedup.SpotSigsOnly, Jaccard: tau, Containment: -1, Antecedents: ante})
+		eng, err := dedup.New(seg, dedup.Options{Research: dedup.Research{Mode: dedup.SpotSigsOnly}, Jaccard: tau, Containment: -1, Antecedents: ante})
 		if err != nil {
 			return nil, err
 		}
@@ -36,10 +36,17 @@ func spotsigsAt(seg dedup.Segmenter, ante []string, tau float64) evaldedup.Metho
 			}
 			return nil
 		})
-		for i, c := range out {
-			out[i] = int(eng.ClusterOf(uint64(c)))
+		if err != nil {
+			return out, err
 		}
-		return out, err
+		for i, c := range out {
+			into, err := eng.ClusterOf(ctx, uint64(c))
+			if err != nil {
+				return out, err
+			}
+			out[i] = int(into)
+		}
+		return out, nil
 	}}
 }
 

@@ -206,13 +206,17 @@ func runSize(ctx context.Context, c Config, n int) (Row, error) {
 		fp := eng.Fingerprint(t.Title, t.Text)
 		t2 := cputime.Thread()
 		i++
-		eng.Add(uint64(i), 0, fp)
+		if err := eng.Add(ctx, uint64(i), 0, fp); err != nil {
+			return row, err
+		}
 		fpTime, addTime = fpTime+t2-t1, addTime+cputime.Thread()-t2
 	}
 	// The first decision builds the postings of the bulk load: count it
 	// in the build, before the heap is measured.
 	t2 := cputime.Thread()
-	eng.Decide(eng.Fingerprint("", "建立索引"))
+	if _, err := eng.Decide(ctx, eng.Fingerprint("", "建立索引")); err != nil {
+		return row, err
+	}
 	row.IndexBuild = addTime + cputime.Thread() - t2
 	row.FingerprintPerSecond = float64(n) / fpTime.Seconds()
 	if h1 := heap(); h1 > h0 {
@@ -226,7 +230,10 @@ func runSize(ctx context.Context, c Config, n int) (Row, error) {
 		}
 		fp := eng.Fingerprint(t.Title, t.Text)
 		t1, c1 := time.Now(), cputime.Thread()
-		v := eng.Decide(fp)
+		v, err := eng.Decide(ctx, fp)
+		if err != nil {
+			return row, err
+		}
 		lat, wall = append(lat, cputime.Thread()-c1), append(wall, time.Since(t1))
 		cands += v.Candidates
 		if v.Duplicate {

@@ -21,7 +21,7 @@ import (
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
 
-// Start-up of a run over a large store (issue 11), measured on SQLite
+// Start-up of a run over a large store (docs/SCALE.md), measured on SQLite
 // stores filled directly (real rows, batched transactions, no dedup
 // decisions) with synthetic signatures from a model fitted on real
 // fingerprints (scalecorpus.Fit): a 1,000,000-article store filled through
@@ -179,7 +179,9 @@ func startOnce(ctx context.Context, cfg *config.Config, c StartUpConfig, snapsho
 	}
 	load = time.Since(t0)
 	t1 := time.Now()
-	eng.Decide(q)
+	if _, err = eng.Decide(ctx, q); err != nil {
+		return
+	}
 	first, cpu = time.Since(t1), cputime.Process()-c0
 	if h := heapInUse(); h > h0 {
 		hp = h - h0
@@ -262,7 +264,9 @@ func saveSnapshot(ctx context.Context, cfg *config.Config, c StartUpConfig, path
 	if err != nil {
 		return err
 	}
-	eng.Decide(&dedup.Fingerprint{}) // nothing: Save builds the postings itself
+	if _, err := eng.Decide(ctx, &dedup.Fingerprint{}); err != nil { // nothing: Save builds the postings itself
+		return err
+	}
 	t := time.Now()
 	row.SnapshotBytes, err = pipeline.SaveIndex(ctx, cfg, eng, store, path, il.Cursor)
 	row.Save = time.Since(t)

@@ -66,6 +66,7 @@ type Report struct {
 	Pages    int    // article pages re-clustered
 	Methods  []MethodRow
 	Recall   *evaldedup.CandidateRecall
+	Related  *RelatedLinks // explain's related articles of the stored follow-ups
 }
 
 // MethodRow is one method's scores on the re-clustered crawl.
@@ -116,6 +117,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, err
 	}
 	rep.Methods, rep.Pages, rep.Recall = rows, n, recall
+	if rep.Related, err = relatedLinks(ctx, c.Shared, store); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
@@ -135,9 +139,10 @@ func crawl(ctx context.Context, c Config, db string, rep *Report) error {
 	defer srv.Stop()
 	cfg.Storage = db
 	cfg.Dedup.KeepDuplicateText = true // the baselines re-cluster every fetched text
-	// --partial crawls with the partial-reprint rule too, so that the
-	// crawl's own scores (stories lost, hard negatives) measure it.
-	cfg.Dedup.PartialReprints = cfg.Dedup.PartialReprints || c.Engine.PartialReprint
+	// The crawl uses the run's partial-reprint setting (--partial, on by
+	// default), so that the crawl's own scores (stories lost, hard
+	// negatives) measure it either way.
+	cfg.Dedup.PartialReprints = c.Engine.PartialReprint
 	log := slog.New(slog.NewTextHandler(c.Status, &slog.HandlerOptions{Level: slog.LevelError}))
 	t := time.Now()
 	res, err := pipeline.Crawl(ctx, &cfg, pipeline.CrawlOptions{ConfigPath: c.SiteFile, Log: log, Status: c.Status,
@@ -219,8 +224,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "errors by kind: %s\n", textfmt.Kinds(r.ErrKinds))
 		r.Special.write(w)
 		name := "combined (default), as crawled"
-		if r.Partial {
-			name = "combined + partial reprints, as crawled"
+		if !r.Partial {
+			name = "combined, no partial-reprint rule, as crawled"
 		}
 		if err := writeScore(w, name, r.Score); err != nil {
 			return err
@@ -233,6 +238,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 			m.Lost, m.Redundant, m.Brief, m.Followup, m.SameCat, m.MsPerDoc)
 	}
 	r.Recall.Write(w)
+	if r.Related != nil {
+		r.Related.write(w)
+	}
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/imgfp"
@@ -26,6 +27,7 @@ type Store interface {
 	Article(ctx context.Context, id int64) (storage.Article, error)
 	ArticleByURL(ctx context.Context, url string) (storage.Article, error)
 	Articles(ctx context.Context, fn func(storage.Article) error) error
+	Fingerprints(ctx context.Context, since time.Time, fn func(storage.Article) error) error
 	Duplicates(ctx context.Context, fn func(storage.Duplicate) error) error
 	Runs(ctx context.Context) ([]storage.Run, error)
 }
@@ -117,6 +119,9 @@ type Explanation struct {
 	// TextKept reports whether the duplicate's text is in the store
 	// (dedup.keep_duplicate_text).
 	TextKept bool
+	// Related are the other stored articles a stored article shares
+	// passages with (FindRelated), the most shared first.
+	Related []Related
 	// MatchedImage is the lead-image fingerprint of the page an "image"
 	// verdict matched: the original's, or the cluster member's with the
 	// same image evidence ("" when neither kept one).
@@ -144,6 +149,9 @@ func Explain(ctx context.Context, s Store, url string, th Thresholds) (*Explanat
 			return nil, fmt.Errorf("explain: %w", err)
 		}
 		e.Article, cluster = &a, a.Cluster
+		if e.Related, err = FindRelated(ctx, s, &a); err != nil {
+			return nil, err
+		}
 		if a.PartialOf != 0 {
 			o, err := s.Article(ctx, a.PartialOf)
 			if err != nil {
@@ -331,6 +339,7 @@ func Write(w io.Writer, e *Explanation) error {
 			fmt.Fprintf(&b, "note:     %s\n", p.Err)
 		}
 	}
+	writeRelated(&b, e)
 	writePages(&b, e)
 	_, err := io.WriteString(w, b.String())
 	return err

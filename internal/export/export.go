@@ -38,6 +38,9 @@ type Filter struct {
 	KeptOnly bool      // only stored articles, no duplicate verdicts
 	Since    time.Time // only records fetched at or after Since (zero: all)
 	RunID    int64     // only records of this run (0: all)
+	// Related adds each stored article's related articles (the related
+	// key, LoadRelated); null on every record without it.
+	Related bool
 }
 
 func (f Filter) keep(run int64, fetched time.Time) bool {
@@ -81,12 +84,24 @@ type Record struct {
 	Passages     [][3]int `json:"passages"`
 	Pages        []string `json:"pages"`
 	PagesMissing []string `json:"pages_missing"`
+	// Representative is true on the cluster's original (clusters.go:
+	// Representative), OriginalSource the cluster's 来源 (null when no
+	// copy names one), Copies every copy of the cluster, on the
+	// representative's record only (null elsewhere, and on a copy alone
+	// in its cluster). All three are null without a cluster view.
+	Representative *bool   `json:"representative"`
+	OriginalSource *string `json:"original_source"`
+	Copies         []Copy  `json:"copies"`
+	// Related are the stored articles a stored article shares passages
+	// with (Filter.Related; null without it, and on duplicate verdicts).
+	Related []RelatedLink `json:"related"`
 }
 
 // Columns are the CSV header, in the order of Record's JSON keys.
 var Columns = []string{"run_id", "url", "site", "kept", "dup_of", "cluster", "title", "text",
 	"published_at", "source", "author", "editor", "fetched_at", "simhash",
-	"distance", "jaccard", "containment", "reason", "partial_of", "own_share", "passages", "pages", "pages_missing"}
+	"distance", "jaccard", "containment", "reason", "partial_of", "own_share", "passages", "pages", "pages_missing",
+	"representative", "original_source", "copies", "related"}
 
 // FromArticle is the record of a stored article; partialOfURL is the URL
 // of the article a partial reprint re-uses (a.PartialOf), "" otherwise.
@@ -128,6 +143,19 @@ func FromDuplicate(d storage.Duplicate) Record {
 // Each calls fn for every record f selects: stored articles in id order,
 // then duplicate verdicts in commit order.
 func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) error {
+	var cs *Clusters
+	var related map[int64][]RelatedLink
+	if c, ok := src.(ClusterSource); ok {
+		var err error
+		if cs, err = LoadClusters(ctx, c); err != nil {
+			return err
+		}
+		if f.Related {
+			if related, err = LoadRelated(ctx, c); err != nil {
+				return err
+			}
+		}
+	}
 	err := src.Articles(ctx, func(a storage.Article) error {
 		if !f.keep(a.RunID, a.FetchedAt) {
 			return nil
@@ -140,7 +168,14 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 			}
 			of = o.URL
 		}
-		return fn(FromArticle(a, of))
+		r := FromArticle(a, of)
+		if cs != nil {
+			cs.annotate(&r, a.Source)
+		}
+		if related != nil {
+			r.Related = append([]RelatedLink{}, related[a.ID]...)
+		}
+		return fn(r)
 	})
 	if err != nil || f.KeptOnly {
 		return err
@@ -149,7 +184,11 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 		if !f.keep(d.RunID, d.FetchedAt) {
 			return nil
 		}
-		return fn(FromDuplicate(d))
+		r := FromDuplicate(d)
+		if cs != nil {
+			cs.annotate(&r, d.Source)
+		}
+		return fn(r)
 	})
 }
 
@@ -201,7 +240,7 @@ func (r Record) row() []string {
 		strconv.FormatInt(r.Cluster, 10), r.Title, r.Text, str(r.PublishedAt), r.Source, r.Author,
 		r.Editor, r.FetchedAt, r.Simhash, intStr(r.Distance), floatStr(r.Jaccard), floatStr(r.Containment),
 		str(r.Reason), str(r.PartialOf), floatStr(r.OwnShare), passagesStr(r.Passages),
-		listStr(r.Pages), listStr(r.PagesMissing),
+		listStr(r.Pages), listStr(r.PagesMissing), boolStr(r.Representative), str(r.OriginalSource), jsonStr(r.Copies), jsonStr(r.Related),
 	}
 }
 
@@ -211,6 +250,24 @@ func listStr(us []string) string {
 		return ""
 	}
 	b, _ := json.Marshal(us) // []string always marshals
+	return string(b)
+}
+
+// boolStr is the CSV cell of a nullable bool.
+func boolStr(p *bool) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatBool(*p)
+}
+
+// jsonStr is the CSV cell of a list (Copies, Related): its JSON, empty
+// when null.
+func jsonStr[T any](xs []T) string {
+	if xs == nil {
+		return ""
+	}
+	b, _ := json.Marshal(xs) // Copy and RelatedLink always marshal
 	return string(b)
 }
 

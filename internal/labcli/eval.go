@@ -108,7 +108,8 @@ func addEngineFlags(fs *flag.FlagSet) *dedup.Options {
 	fs.Float64Var(&o.Containment, "containment", 0, "containment threshold (0: default, <0: off)")
 	fs.BoolVar(&o.CentresOnly, "centres-only", false, "compare with cluster centres only (classic Single-Pass)")
 	fs.BoolVar(&o.NoMerge, "no-merge", false, "never merge clusters that a new article bridges")
-	fs.BoolVar(&o.PartialReprint, "partial", false, "partial-reprint rule: keep a verified article when it and the stored one each add enough text of their own")
+	o.PartialReprint = config.Default().Dedup.PartialReprints
+	fs.BoolVar(&o.PartialReprint, "partial", o.PartialReprint, "partial-reprint rule in the default rows: keep a verified article when it and the stored one each add enough text of their own under headlines of their own (--partial=false: off)")
 	return o
 }
 

@@ -18,8 +18,8 @@ import (
 const MaxFuncLines = 100
 
 // longFuncsPending are functions over MaxFuncLines that are being rewritten
-// in other branches (issue 10: config validation, the crawler's page
-// handler); whoever lands those rewrites splits them and removes the entry.
+// in other branches; whoever lands those rewrites splits them and removes
+// the entry.
 var longFuncsPending = map[string]bool{}
 
 // TestFunctionLength fails for every non-test function of the product over

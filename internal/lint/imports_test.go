@@ -31,9 +31,9 @@ type graph struct {
 
 // Packages of the rules, relative to the module path.
 var (
-	// purePackages compute values from tokens: no project package, no I/O,
-	// no logging.
-	purePackages = []string{"simhash", "spotsigs"}
+	// purePackages compute values from tokens (or, for crawler/robots, from
+	// a robots.txt and a path): no project package, no I/O, no logging.
+	purePackages = []string{"simhash", "spotsigs", "crawler/robots"}
 	// impure are the standard packages a pure package must not import.
 	impure = []string{"os", "io/fs", "log", "log/slog", "net", "net/http", "os/exec", "database/sql"}
 	// crawlerForbidden are the stages the crawler must not depend on, even
@@ -43,10 +43,11 @@ var (
 	// (internal/cli, internal/pipeline), the evaluations and tests pick one.
 	concreteStores = []string{"storage/sqlite", "storage/memory", "storage/postgres", "storage/redisfrontier"}
 	storeUsers     = []string{"internal/cli", "internal/pipeline", "internal/eval"} // prefixes
-	// testHelpers are the packages that import "testing" in non-test code
-	// to give tests helpers (as net/http/httptest does); only tests may
-	// import them.
-	testHelpers = []string{"storage/storagetest", "dedup/indextest", "internal/devdata/devdatatest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest"}
+	// testHelpers are the packages that give tests helpers (most import
+	// "testing" in non-test code, as net/http/httptest does); only tests
+	// may import them.
+	testHelpers = []string{"storage/storagetest", "dedup/indextest", "internal/devdata/devdatatest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest", "crawler/robots/robotstest",
+		"internal/sample"}
 )
 
 // TestImportRules checks the rules on this repository's source tree.
@@ -72,7 +73,8 @@ func TestImportRulesCatchViolations(t *testing.T) {
 			m:                          {imports: set(m + "/internal/cli")},
 			m + "/internal/cli":        {imports: set(m+"/internal/pipeline", m+"/storage/sqlite")},
 			m + "/internal/pipeline":   {imports: set(m+"/crawler", m+"/dedup", m+"/storage/sqlite")},
-			m + "/crawler":             {imports: set(m+"/storage", "net/http")},
+			m + "/crawler":             {imports: set(m+"/storage", m+"/crawler/robots", "net/http")},
+			m + "/crawler/robots":      {imports: set("strings")},
 			m + "/dedup":               {imports: set(m+"/simhash", m+"/spotsigs", m+"/segment")},
 			m + "/segment":             {imports: set("strings")},
 			m + "/simhash":             {imports: set("math/bits"), testImports: set("testing", m+"/internal/benchtext")},
@@ -91,6 +93,9 @@ func TestImportRulesCatchViolations(t *testing.T) {
 	}{
 		{"pure package imports the project", "simhash", m + "/segment", "simhash imports project package"},
 		{"pure package does I/O", "spotsigs", "os", "spotsigs imports os"},
+		{"robots parser imports the crawler", "crawler/robots", m + "/crawler", "crawler/robots imports project package crawler"},
+		{"robots parser does I/O", "crawler/robots", "net/http", "crawler/robots imports net/http"},
+		{"crawler imports the robots test helper", "crawler", m + "/crawler/robots/robotstest", "crawler imports the test helper crawler/robots/robotstest"},
 		{"crawler imports a stage", "crawler", m + "/dedup", "crawler depends on dedup"},
 		{"crawler links SQLite indirectly", "storage", m + "/storage/sqlite", "crawler depends on storage/sqlite"},
 		{"stage picks a concrete store", "dedup", m + "/storage/sqlite", "dedup imports the concrete store storage/sqlite"},

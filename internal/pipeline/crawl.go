@@ -18,7 +18,6 @@ import (
 	"github.com/newsdedup/newscrawl/internal/warcexport"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
-	"github.com/newsdedup/newscrawl/storage/postgres"
 	"github.com/newsdedup/newscrawl/storage/redisfrontier"
 )
 
@@ -212,7 +211,7 @@ func crawlIndex(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, st
 	if rdb == nil {
 		return startIndex(ctx, cfg, seg, store, time.Now(), o.Log)
 	}
-	pg, ok := store.(*postgres.Store)
+	pg, ok := store.(sharedStore)
 	if !ok {
 		return nil, fmt.Errorf("dedup.index: %w: %q needs a postgres:// store, not %T", storage.ErrInvalid, RedisIndex, store)
 	}
@@ -286,6 +285,7 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 	run.FinishedAt = time.Now()
 	run.Stats = progress.RunStats(sum)
 	run.Stats.Settings = RunSettings(cfg.Dedup)
+	run.Stats.Settings.SourceNames = cfg.SourceNames()
 	switch {
 	case errors.Is(runErr, ErrOutage):
 		runErr = outageEnd(ctx, store, &sum, runErr)

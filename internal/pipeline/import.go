@@ -19,9 +19,8 @@ import (
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
-	"github.com/newsdedup/newscrawl/internal/dedupin"
+	"github.com/newsdedup/newscrawl/internal/dedupinput"
 	"github.com/newsdedup/newscrawl/internal/export"
-	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 )
@@ -60,14 +59,14 @@ const ImportBatch = 500
 // line that is not a JSON object of the known keys (any key when lenient),
 // lacks url or text, or
 // has what encoding/json would change silently (a key given twice, bytes
-// that are not UTF-8, an escaped lone surrogate: dedupin.CheckLine) is an
+// that are not UTF-8, an escaped lone surrogate: dedupinput.CheckLine) is an
 // error naming the line; blank lines are skipped.
 func StreamImport(r io.Reader, name string, lenient bool) iter.Seq2[ImportRecord, error] {
 	own := importOwnKeys()
 	known := append(importOwnKeys(), export.Columns...)
 	return func(yield func(ImportRecord, error) bool) {
 		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 1<<20), dedupin.MaxLine)
+		sc.Buffer(make([]byte, 1<<20), dedupinput.MaxLine)
 		line := 0
 		for sc.Scan() {
 			line++
@@ -75,11 +74,11 @@ func StreamImport(r io.Reader, name string, lenient bool) iter.Seq2[ImportRecord
 			if len(bytes.TrimSpace(b)) == 0 {
 				continue
 			}
-			if err := dedupin.CheckLine(b, own...); err != nil {
+			if err := dedupinput.CheckLine(b, own...); err != nil {
 				yield(ImportRecord{}, fmt.Errorf("%s:%d: %w", name, line, err))
 				return
 			}
-			if k, ok := dedupin.UnknownKey(b, known); ok && !lenient {
+			if k, ok := dedupinput.UnknownKey(b, known); ok && !lenient {
 				yield(ImportRecord{}, fmt.Errorf("%s:%d: unknown key %q (allowed: url, title, text, site, published_at, source, author, editor, or the keys of a newscrawl export; lenient reading ignores unknown keys)", name, line, k))
 				return
 			}
@@ -113,7 +112,7 @@ func StreamImport(r io.Reader, name string, lenient bool) iter.Seq2[ImportRecord
 		}
 		if err := sc.Err(); err != nil {
 			if errors.Is(err, bufio.ErrTooLong) {
-				err = fmt.Errorf("line longer than %d MiB: %w", dedupin.MaxLine>>20, err)
+				err = fmt.Errorf("line longer than %d MiB: %w", dedupinput.MaxLine>>20, err)
 			}
 			yield(ImportRecord{}, fmt.Errorf("%s:%d: %w", name, line+1, err))
 		}
@@ -329,7 +328,7 @@ type importItem struct {
 // It stops when done is closed; the channel is closed when it has ended.
 func fingerprintAhead(recs iter.Seq2[ImportRecord, error], eng *dedup.Engine, done <-chan struct{}) <-chan []importItem {
 	out := make(chan []importItem, 2)
-	serial := eng.Options().Weighting == segment.TFIDF || eng.Options().KeywordExact
+	serial := eng.Options().Research.NeedsDocFreqs()
 	workers := runtime.GOMAXPROCS(0)
 	go func() {
 		defer close(out)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
-	"github.com/newsdedup/newscrawl/internal/dedupin"
+	"github.com/newsdedup/newscrawl/internal/dedupinput"
 	"github.com/newsdedup/newscrawl/internal/fixture"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
@@ -42,7 +42,7 @@ func TestStreamImport(t *testing.T) {
 		{"url given twice in two cases", "{\"url\":\"u\",\"URL\":\"v\",\"text\":\"t\"}\n", "in.jsonl:1: keys \"url\" and \"URL\" both set \"url\"", 0, false},
 		{"invalid UTF-8", "{\"url\":\"u\",\"text\":\"\xb1\xb1\xbe\xa9\"}\n", "in.jsonl:1: not valid UTF-8 at byte 20", 0, false},
 		{"lone surrogate", "{\"url\":\"u\",\"text\":\"\\udead\"}\n", "in.jsonl:1: escape \\udead at byte 20 is half a UTF-16 surrogate pair", 0, false},
-		{"line too long", "{\"url\":\"u\",\"text\":\"" + strings.Repeat("x", dedupin.MaxLine) + "\"}\n", "in.jsonl:1: line longer than 64 MiB", 0, false},
+		{"line too long", "{\"url\":\"u\",\"text\":\"" + strings.Repeat("x", dedupinput.MaxLine) + "\"}\n", "in.jsonl:1: line longer than 64 MiB", 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0
@@ -266,7 +266,7 @@ func TestFingerprintAhead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			eng, err := dedup.New(seg, dedup.Options{Weighting: tt.weighting})
+			eng, err := dedup.New(seg, dedup.Options{Research: dedup.Research{Weighting: tt.weighting}})
 			if err != nil {
 				t.Fatal(err)
 			}

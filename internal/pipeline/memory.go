@@ -11,7 +11,7 @@ import (
 	"github.com/newsdedup/newscrawl/crawler"
 )
 
-// Memory budget of a crawl (issue 10 item 3). The pages in flight are held
+// Memory budget of a crawl (docs/THRESHOLDS.md). The pages in flight are held
 // whole while they are extracted; a page's live memory peaks at about 3x
 // its size: the body, the parse tree's text and the extracted text
 // (rendered lines share the tree's text, and the fingerprint takes the

@@ -17,7 +17,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
-	"github.com/newsdedup/newscrawl/internal/dedupin"
+	"github.com/newsdedup/newscrawl/internal/dedupinput"
 )
 
 // OfflineDoc is one input document of offline dedup.
@@ -49,7 +49,7 @@ type OfflineResult struct {
 	Passages [][3]int `json:"passages,omitempty"`
 }
 
-// ReadJSONL reads {"id","title","text"} lines strictly (internal/dedupin):
+// ReadJSONL reads {"id","title","text"} lines strictly (internal/dedupinput):
 // a line without "text" or "id", with an unknown key, or repeating an id is
 // an error naming the line; blank lines and a leading BOM are accepted.
 func ReadJSONL(path string) ([]OfflineDoc, error) {
@@ -64,7 +64,7 @@ func ReadJSONL(path string) ([]OfflineDoc, error) {
 }
 
 // StreamJSONL yields the documents of a JSONL file one by one, read as
-// ReadJSONL reads them (internal/dedupin's strict Reader), so that a
+// ReadJSONL reads them (internal/dedupinput's strict Reader), so that a
 // caller holds only the current line and the ids seen; the first error
 // ends the sequence.
 func StreamJSONL(path string) iter.Seq2[OfflineDoc, error] {
@@ -72,7 +72,7 @@ func StreamJSONL(path string) iter.Seq2[OfflineDoc, error] {
 }
 
 // StreamJSONLWith is StreamJSONL; lenient ignores the keys the reader does
-// not know (dedupin.Reader.Lenient).
+// not know (dedupinput.Reader.Lenient).
 func StreamJSONLWith(path string, lenient bool) iter.Seq2[OfflineDoc, error] {
 	return func(yield func(OfflineDoc, error) bool) {
 		f, err := os.Open(path)
@@ -81,7 +81,7 @@ func StreamJSONLWith(path string, lenient bool) iter.Seq2[OfflineDoc, error] {
 			return
 		}
 		defer f.Close()
-		rd := dedupin.NewReader(f, path)
+		rd := dedupinput.NewReader(f, path)
 		rd.Lenient = lenient
 		for {
 			d, err := rd.Next()
@@ -193,7 +193,11 @@ func Dedup(ctx context.Context, eng *dedup.Engine, docs []OfflineDoc) (results [
 		return nil, 0, 0, err
 	}
 	for i := range results {
-		results[i].Cluster = docs[eng.ClusterOf(clusters[i])].ID
+		c, err := eng.ClusterOf(ctx, clusters[i])
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		results[i].Cluster = docs[c].ID
 	}
 	return results, kept, dups, nil
 }
@@ -248,7 +252,11 @@ func DedupStream(ctx context.Context, eng *dedup.Engine, docs iter.Seq2[OfflineD
 		if r.ID, err = tmp.id(i); err != nil {
 			return err
 		}
-		if r.Cluster, err = tmp.id(eng.ClusterOf(v.cluster)); err != nil {
+		cluster, err := eng.ClusterOf(ctx, v.cluster)
+		if err != nil {
+			return err
+		}
+		if r.Cluster, err = tmp.id(cluster); err != nil {
 			return err
 		}
 		if v.dup {

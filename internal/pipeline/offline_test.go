@@ -45,7 +45,7 @@ func TestDedupStreamMatchesDedup(t *testing.T) {
 	// is on) and a copy of the story.
 	title, story, followup := fixture.FollowUp()
 	docs = nil
-	add(title, followup)
+	add(fixture.FollowUpTitle, followup)
 	add(title, story)
 	add(title, story[strings.Index(story, "\n")+1:])
 	partial := docs
@@ -110,7 +110,7 @@ func TestDedupStreamMatchesDedup(t *testing.T) {
 	}
 }
 
-// TestDedupStreamInputError: the streaming reader is internal/dedupin's
+// TestDedupStreamInputError: the streaming reader is internal/dedupinput's
 // strict one; an input error stops the run before any line is written.
 func TestDedupStreamInputError(t *testing.T) {
 	seg, err := NewSegmenter(config.Segment{})
@@ -184,7 +184,7 @@ func TestOfflinePartialReprint(t *testing.T) {
 	}
 	title, story, followup := fixture.FollowUp()
 	docs := []OfflineDoc{
-		{ID: json.RawMessage(`"followup"`), Title: title, Text: followup},
+		{ID: json.RawMessage(`"followup"`), Title: fixture.FollowUpTitle, Text: followup},
 		{ID: json.RawMessage(`"story"`), Title: title, Text: story},
 		{ID: json.RawMessage(`"copy"`), Title: title, Text: story[strings.Index(story, "\n")+1:]},
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -54,17 +55,18 @@ func TestLSHMinJaccard(t *testing.T) {
 }
 
 func TestSetIndex(t *testing.T) {
+	q := dedup.Query{Hamming: dedup.DefaultHamming, Jaccard: dedup.DefaultJaccard, Containment: -1}
 	for _, tc := range []struct {
-		name     string
-		lsh, exh bool
-		wantErr  bool
+		name    string
+		want    string // the index type built
+		wantErr bool
 	}{
-		{"", true, false, false},
-		{"lsh", true, false, false},
-		{"prefix", false, false, false},
-		{"exhaustive", false, true, false},
-		{"btree", false, false, true},
-		{"redis", false, false, true}, // a crawl's only: crawlEngine wires it
+		{"", "*lshindex.Index", false},
+		{"lsh", "*lshindex.Index", false},
+		{"prefix", "*dedup.PrefixIndex", false},
+		{"exhaustive", "*dedup.MemoryIndex", false},
+		{"btree", "", true},
+		{"redis", "", true}, // a crawl's only: newRedisEngine wires it
 	} {
 		t.Run("index="+tc.name, func(t *testing.T) {
 			var o dedup.Options
@@ -72,14 +74,15 @@ func TestSetIndex(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("SetIndex(%q) error %v", tc.name, err)
 			}
-			if (o.NewIndex != nil) != tc.lsh || o.Exhaustive != tc.exh {
-				t.Errorf("SetIndex(%q): NewIndex set %v, Exhaustive %v", tc.name, o.NewIndex != nil, o.Exhaustive)
-			}
-			if tc.lsh {
-				x, err := o.NewIndex(dedup.DefaultJaccard, -1)
-				if _, ok := x.(*lshindex.Index); err != nil || !ok {
-					t.Errorf("NewIndex built %T, %v", x, err)
+			if tc.wantErr {
+				if o.NewIndex != nil {
+					t.Errorf("SetIndex(%q) failed but set NewIndex", tc.name)
 				}
+				return
+			}
+			x, err := o.NewIndex(q)
+			if got := fmt.Sprintf("%T", x); err != nil || got != tc.want {
+				t.Errorf("SetIndex(%q): NewIndex built %s, %v; want %s", tc.name, got, err, tc.want)
 			}
 		})
 	}

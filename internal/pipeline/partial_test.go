@@ -35,14 +35,15 @@ func TestPartialReprintsResume(t *testing.T) {
 			s2 = s
 		}
 	}
-	pages := []struct{ url, text string }{
-		{"http://x/followup", followup},
-		{"http://x/followup-reprint", followup + "\n（来源：新华网）"},
-		{"http://x/other", strings.Join(s2.Paragraphs, "\n")},
+	fu := fixture.FollowUpTitle
+	pages := []struct{ url, title, text string }{
+		{"http://x/followup", fu, followup},
+		{"http://x/followup-reprint", fu, followup + "\n（来源：新华网）"},
+		{"http://x/other", s2.Title, strings.Join(s2.Paragraphs, "\n")},
 		// the second half
-		{"http://x/story", story},
-		{"http://x/story-reprint", story + note},
-		{"http://x/story-cut", story[strings.Index(story, "\n")+1:]},
+		{"http://x/story", title, story},
+		{"http://x/story-reprint", title, story + note},
+		{"http://x/story-cut", title, story[strings.Index(story, "\n")+1:]},
 	}
 	cfg := config.Default()
 	cfg.Dedup.PartialReprints = true
@@ -69,9 +70,9 @@ func TestPartialReprintsResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range pages[from:to] {
-			art := &extract.Article{Title: title, Text: p.text}
+			art := &extract.Article{Title: p.title, Text: p.text}
 			page := storage.Page{URL: p.url, Site: "s", RunID: 1, Status: 200}
-			if _, err := pl.decideAndCommit(ctx, page, art, eng.Fingerprint(title, p.text), nil); err != nil {
+			if _, err := pl.decideAndCommit(ctx, page, art, eng.Fingerprint(p.title, p.text), nil); err != nil {
 				t.Fatal(err)
 			}
 		}

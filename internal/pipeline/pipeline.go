@@ -23,10 +23,8 @@ import (
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/dedup"
-	"github.com/newsdedup/newscrawl/dedup/lshindex"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/segment"
-	"github.com/newsdedup/newscrawl/simhash"
 	"github.com/newsdedup/newscrawl/storage"
 	"golang.org/x/sync/semaphore"
 )
@@ -60,7 +58,7 @@ type Processor struct {
 }
 
 // extractPages is how many pages of fetch.max_body are decoded, extracted
-// and fingerprinted at once (issue 10 item 3). A page's memory peaks
+// and fingerprinted at once (docs/THRESHOLDS.md). A page's memory peaks
 // there, at about 3x its size (body, parse tree text, extracted text),
 // against 1x while it waits with its body: with 8 huge pages in flight the
 // collector's default pacing, which lets the heap reach twice the live
@@ -152,19 +150,26 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	for _, n := range art.Notes {
 		p.log.Warn("extraction limit", "url", r.URL, "note", n)
 	}
+	body := dec.Body
+	var stub *crawler.Response
 	if art.Truncated {
 		// A stub showing the start of the article and a read-the-rest
-		// marker: storing it as the article would lose the rest silently.
-		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, truncatedReason(art), true
-		return p.commit(ctx, &storage.Commit{Page: page})
+		// marker: its full variant is the article (see fullVariant).
+		release()
+		full, out, err := p.fullVariant(ctx, ex, r, art)
+		if out != "" || err != nil {
+			return out, err
+		}
+		stub, r, art, body = r, full.r, full.art, full.body
 	}
 	reached := r
-	r, art, mp, out, err := p.stitch(ctx, ex, r, art, dec.Body, release)
+	r, art, mp, out, err := p.stitch(ctx, ex, r, art, body, release)
 	if out != "" || err != nil {
 		return out, err
 	}
-	if mp != nil {
-		// The stitched text is fingerprinted in its own turn.
+	if mp != nil || stub != nil {
+		// A stitched text, or a stub's variant, is fingerprinted in its
+		// own turn (the page's turn ended before the fetches).
 		if release, err = p.acquire(ctx, len(art.Text)); err != nil {
 			return "", err
 		}
@@ -183,6 +188,9 @@ func (p *Processor) ProcessArticle(ctx context.Context, r *crawler.Response) (st
 	out, err = p.decideAndCommitPages(ctx, page, art, fp, p.rawOf(r), mp)
 	if err == nil && mp != nil {
 		err = p.recordReached(ctx, reached, r.URL)
+	}
+	if err == nil && stub != nil {
+		err = p.recordStub(ctx, stub, reached.URL)
 	}
 	return out, err
 }
@@ -241,30 +249,27 @@ func (p *Processor) decideAndCommitPages(ctx context.Context, page storage.Page,
 		if err != nil {
 			return "", err
 		}
-		p.index(c, v, fp)
-		p.logDecision(c)
-		if err := p.shared.indexErr(); err != nil {
+		if err := p.index(ctx, c, v, fp); err != nil {
 			return "", fmt.Errorf("after deciding %s: %w", page.URL, err)
 		}
+		p.logDecision(c)
 		return c.Page.Outcome, nil
 	}
-	v := p.engine.Decide(fp)
-	c := commitOf(v)
-	if v.Duplicate {
-		centre, err := p.store.Article(ctx, int64(v.DupOf))
-		if err != nil {
-			return "", fmt.Errorf("duplicate of article %d: %w", v.DupOf, err)
-		}
-		c.Duplicate.DupOfURL = centre.URL
+	v, err := p.engine.Decide(ctx, fp)
+	if err != nil {
+		return "", fmt.Errorf("decide %s: %w", page.URL, err)
 	}
-	err := p.store.Commit(ctx, c)
+	c := commitOf(v)
+	err = p.store.Commit(ctx, c) // fills in the duplicate's DupOfURL
 	if errors.Is(err, storage.ErrAlreadyDecided) {
 		return p.decidedBefore(ctx, page.URL)
 	}
 	if err != nil {
 		return "", err // the store's error names the URL
 	}
-	p.index(c, v, fp)
+	if err := p.index(ctx, c, v, fp); err != nil {
+		return "", fmt.Errorf("after deciding %s: %w", page.URL, err)
+	}
 	p.logDecision(c)
 	return c.Page.Outcome, nil
 }
@@ -303,14 +308,17 @@ func (p *Processor) commitOf(page storage.Page, art *extract.Article, fp *dedup.
 
 // index adds a written commit of verdict v to the engine: a stored article
 // as a cluster centre, a duplicate as a member (after its merges).
-func (p *Processor) index(c *storage.Commit, v dedup.Verdict, fp *dedup.Fingerprint) {
+func (p *Processor) index(ctx context.Context, c *storage.Commit, v dedup.Verdict, fp *dedup.Fingerprint) error {
 	switch {
 	case c.Article != nil:
-		p.engine.Add(uint64(c.Article.ID), uint64(c.Article.Cluster), fp)
+		return p.engine.Add(ctx, uint64(c.Article.ID), uint64(c.Article.Cluster), fp)
 	case c.Duplicate != nil:
-		p.engine.MergeClusters(v.Cluster, v.Merged)
-		p.engine.AddMember(MemberID(c.Duplicate.URL), v.Cluster, fp)
+		if err := p.engine.MergeClusters(ctx, v.Cluster, v.Merged); err != nil {
+			return err
+		}
+		return p.engine.AddMember(ctx, MemberID(c.Duplicate.URL), v.Cluster, fp)
 	}
+	return nil
 }
 
 // decidedBefore is the outcome of a URL whose commit found it decided by
@@ -368,20 +376,10 @@ func MemberID(url string) uint64 {
 	return h.Sum64() | 1<<63
 }
 
-// EngineOptions maps the config's dedup section to engine options.
+// EngineOptions maps the config's dedup section to engine options (never
+// the lab's dedup.Research).
 func EngineOptions(d config.Dedup) (dedup.Options, error) {
-	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, TopM: d.TopM, JTidf: d.JTidf, Positional: d.Positional,
-		PartialReprint: d.PartialReprints}
-	if d.Hash != "" {
-		h, err := simhash.HashByName(d.Hash)
-		if err != nil {
-			return o, fmt.Errorf("dedup.hash: %w", err)
-		}
-		o.Hash = h
-	}
-	if d.Weighting == "tfidf" {
-		o.Weighting = segment.TFIDF
-	}
+	o := dedup.Options{Hamming: d.Hamming, Jaccard: d.Jaccard, PartialReprint: d.PartialReprints}
 	if d.Antecedents != "" {
 		a, err := segment.AntecedentsOf(segment.AntecedentSet(d.Antecedents))
 		if err != nil {
@@ -393,37 +391,6 @@ func EngineOptions(d config.Dedup) (dedup.Options, error) {
 		return o, fmt.Errorf("dedup.index: %w", err)
 	}
 	return o, nil
-}
-
-// DefaultIndex is the candidate stage when the config names none.
-const DefaultIndex = "lsh"
-
-// SetIndex selects the candidate stage of o by name (config dedup.index,
-// eval --index): lsh (package dedup/lshindex), prefix (dedup.PrefixIndex)
-// or exhaustive (dedup.MemoryIndex); "" is DefaultIndex.
-func SetIndex(o *dedup.Options, name string) error {
-	o.NewIndex, o.Exhaustive = nil, false
-	switch name {
-	case "", DefaultIndex:
-		o.NewIndex = NewLSHIndex
-	case "prefix":
-	case "exhaustive":
-		o.Exhaustive = true
-	case RedisIndex:
-		return fmt.Errorf("%q: the index shared in Redis is a crawl's (with redis: and a postgres:// store); this command needs lsh, prefix or exhaustive", name)
-	default:
-		return fmt.Errorf("unknown candidate index %q (lsh, prefix, exhaustive or redis)", name)
-	}
-	return nil
-}
-
-// NewLSHIndex is a dedup.Options.NewIndex building an lshindex.Index.
-func NewLSHIndex(jaccard, containment float64) (dedup.Index, error) {
-	x, err := lshindex.New(lshindex.Config{Jaccard: jaccard, Containment: max(containment, 0), MinContainment: dedup.MinContainmentSpots})
-	if err != nil {
-		return nil, err
-	}
-	return x, nil
 }
 
 func toInt64s(xs []uint64) []int64 {

@@ -81,8 +81,8 @@ func TestPipelineMergesClusters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := eng2.Decide(eng2.Fingerprint(st.Title, texts[1])); !v.Duplicate || v.Cluster != uint64(a.ID) {
-		t.Fatalf("copy of b after restart: %+v, want a duplicate in cluster %d", v, a.ID)
+	if v, err := eng2.Decide(ctx, eng2.Fingerprint(st.Title, texts[1])); err != nil || !v.Duplicate || v.Cluster != uint64(a.ID) {
+		t.Fatalf("copy of b after restart: %+v (error %v), want a duplicate in cluster %d", v, err, a.ID)
 	}
 	if err := store.Check(ctx); err != nil {
 		t.Fatal(err)

@@ -6,11 +6,29 @@ import (
 	"fmt"
 
 	"github.com/newsdedup/newscrawl/dedup"
-	"github.com/newsdedup/newscrawl/dedup/redisindex"
 	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/postgres"
 )
+
+// decisionStore is what deciding against a store that several processes
+// write needs of it (*postgres.Store implements it): its change feed, the
+// fleet's decision lock, and the commit that re-checks a verdict under
+// that lock.
+type decisionStore interface {
+	changeFeed
+	LockDecisions(ctx context.Context) (release func() error, err error)
+	CommitDecision(ctx context.Context, cur *storage.Cursor, c *storage.Commit, recheck postgres.Recheck) (*storage.Commit, error)
+}
+
+// sharedStore is a store that several processes write: the store and its
+// decision protocol.
+type sharedStore interface {
+	storage.Store
+	decisionStore
+}
+
+var _ sharedStore = (*postgres.Store)(nil)
 
 // sharedDecisions keeps one process's engine in step with the decisions of
 // every process writing a shared store (storage/postgres). Decisions are
@@ -23,25 +41,11 @@ import (
 // processes that fetch a story and its reprint at the same moment would
 // both store them.
 type sharedDecisions struct {
-	store  *postgres.Store
-	cursor postgres.Cursor
+	store  decisionStore
+	cursor storage.Cursor
 	// decided, when set (tests), is called after each optimistic decision,
 	// before its commit takes the decision lock.
 	decided func()
-	// index, when set, is the engine's index shared in Redis
-	// (dedup.index: redis): its errors fail the decision (indexErr).
-	index *redisindex.Index
-}
-
-// indexErr is the error of the shared index, if any: checked after each
-// decision (before its commit) and after indexing the verdict, so that a
-// Redis failure fails the page instead of deciding "new" on no
-// candidates.
-func (s *sharedDecisions) indexErr() error {
-	if s == nil || s.index == nil {
-		return nil
-	}
-	return s.index.Err()
 }
 
 // articleEntry is the index entry of a stored article.
@@ -72,7 +76,7 @@ func memberEntry(d storage.Duplicate) dedup.Entry {
 // builds under the decision lock, so that the index holds exactly the
 // decisions up to the cursor it reports (nil for other stores).
 func newEngineShared(ctx context.Context, build func() (*dedup.Engine, IndexLoad, error), store storage.Store) (*dedup.Engine, IndexLoad, *sharedDecisions, error) {
-	pg, ok := store.(*postgres.Store)
+	pg, ok := store.(decisionStore)
 	if !ok {
 		eng, load, err := build()
 		return eng, load, nil, err
@@ -93,9 +97,9 @@ func newEngineShared(ctx context.Context, build func() (*dedup.Engine, IndexLoad
 // without the decision lock (a snapshot sees a prefix of the decisions).
 func (s *sharedDecisions) catchUp(ctx context.Context, eng *dedup.Engine) error {
 	var err error
-	s.cursor, err = s.store.Changes(ctx, s.cursor, func(c postgres.Change) error {
-		applyChange(eng, c)
-		return nil
+	s.cursor, err = s.store.Changes(ctx, s.cursor, func(c storage.Change) error {
+		_, _, err := applyChange(ctx, eng, c)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("catch up with other processes' decisions: %w", err)
@@ -105,20 +109,18 @@ func (s *sharedDecisions) catchUp(ctx context.Context, eng *dedup.Engine) error 
 
 // applyChange indexes one change of the feed in eng and returns the entry
 // it added, if any.
-func applyChange(eng *dedup.Engine, c postgres.Change) (dedup.Entry, bool) {
+func applyChange(ctx context.Context, eng *dedup.Engine, c storage.Change) (dedup.Entry, bool, error) {
 	switch {
 	case c.Article != nil:
 		en := articleEntry(*c.Article)
-		eng.Restore(en)
-		return en, true
+		return en, true, eng.Restore(ctx, en)
 	case c.Duplicate != nil && !eng.Options().CentresOnly:
 		en := memberEntry(*c.Duplicate)
-		eng.Restore(en)
-		return en, true
+		return en, true, eng.Restore(ctx, en)
 	case c.Merge != nil:
-		eng.MergeClusters(uint64(c.Merge.Into), []uint64{uint64(c.Merge.From)})
+		return dedup.Entry{}, false, eng.MergeClusters(ctx, uint64(c.Merge.Into), []uint64{uint64(c.Merge.From)})
 	}
-	return dedup.Entry{}, false
+	return dedup.Entry{}, false, nil
 }
 
 // decide decides fp against the engine brought up to date, commits the
@@ -129,33 +131,33 @@ func (s *sharedDecisions) decide(ctx context.Context, eng *dedup.Engine, fp *ded
 	if err := s.catchUp(ctx, eng); err != nil {
 		return dedup.Verdict{}, nil, err
 	}
-	v := eng.Decide(fp)
-	if err := s.indexErr(); err != nil {
+	v, err := eng.Decide(ctx, fp)
+	if err != nil {
 		return dedup.Verdict{}, nil, err
 	}
 	c := commitOf(v)
 	if s.decided != nil {
 		s.decided()
 	}
-	written, err := s.store.CommitDecision(ctx, &s.cursor, c, func(tail []postgres.Change) (*storage.Commit, error) {
+	written, err := s.store.CommitDecision(ctx, &s.cursor, c, func(tail []storage.Change) (*storage.Commit, error) {
 		var added []dedup.Entry
 		merges := 0
 		for _, ch := range tail {
-			if en, ok := applyChange(eng, ch); ok {
+			en, ok, err := applyChange(ctx, eng, ch)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
 				added = append(added, en)
 			}
 			if ch.Merge != nil {
 				merges++
 			}
 		}
-		if err := s.indexErr(); err != nil {
-			return nil, err
-		}
 		if !eng.Stale(fp, v, added, merges) {
 			return c, nil
 		}
-		v = eng.Decide(fp)
-		if err := s.indexErr(); err != nil {
+		if v, err = eng.Decide(ctx, fp); err != nil {
 			return nil, err
 		}
 		c = commitOf(v)

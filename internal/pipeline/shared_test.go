@@ -2,127 +2,107 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"log/slog"
-	"slices"
+	"errors"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
-	"github.com/newsdedup/newscrawl/extract"
-	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/dedup/indextest"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/postgres"
 )
 
-// TestRacingNearDuplicates races a story and its reprint through two
-// deciders (two stores, two engines: two processes) on one PostgreSQL
-// schema, round after round. Each decider decides optimistically, and both
-// wait for each other after deciding and before committing, so that both
-// verdicts are "new" every round: only the re-check under the decision
-// lock (CommitDecision's tail, dedup.Engine.Stale) turns the later commit
-// into a duplicate. Every round must end as one stored article and one
-// duplicate; without the re-check every round ends as two stored.
-func TestRacingNearDuplicates(t *testing.T) {
-	ctx := context.Background()
-	cfg := config.Default()
-	seg, err := NewSegmenter(cfg.Segment)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stories []fixture.Story // full stories (a one-line brief and its reprint are not near-duplicates)
-	for _, st := range fixture.Stories() {
-		if len(st.Paragraphs) >= 3 {
-			stories = append(stories, st)
+// fakeDecisions is a decisionStore in memory: Changes feeds changes,
+// CommitDecision hands tail to the recheck (after calling before) and
+// counts the commits it would write.
+type fakeDecisions struct {
+	changes, tail []storage.Change
+	before        func()
+	commits       int
+}
+
+func (f *fakeDecisions) Head(context.Context) (storage.Cursor, error) { return storage.Cursor{}, nil }
+
+func (f *fakeDecisions) Changes(_ context.Context, after storage.Cursor, fn func(storage.Change) error) (storage.Cursor, error) {
+	for _, c := range f.changes {
+		if err := fn(c); err != nil {
+			return after, err
 		}
 	}
-	const rounds = 12
-	for r := range rounds {
-		st := stories[r%len(stories)]
-		text := strings.Join(st.Paragraphs, "\n")
-		arts := []*extract.Article{
-			{Title: st.Title, Text: text},
-			{Title: st.Title, Text: text + "\n（责任编辑：王明）"}, // a reprint
+	f.changes = nil
+	return after, nil
+}
+
+func (f *fakeDecisions) LockDecisions(context.Context) (func() error, error) {
+	return func() error { return nil }, nil
+}
+
+func (f *fakeDecisions) CommitDecision(_ context.Context, _ *storage.Cursor, c *storage.Commit, recheck postgres.Recheck) (*storage.Commit, error) {
+	if f.before != nil {
+		f.before()
+	}
+	if len(f.tail) > 0 {
+		var err error
+		if c, err = recheck(f.tail); err != nil {
+			return nil, err
 		}
-		t.Run(fmt.Sprintf("round_%02d_%s", r, st.ID), func(t *testing.T) {
-			db := pgSchema(t)
-			var both sync.WaitGroup // both deciders have decided
-			both.Add(2)
-			procs := make([]*Processor, 2)
-			for i := range procs {
-				procs[i] = sharedProcessor(t, &cfg, seg, db)
-				procs[i].shared.decided = func() { both.Done(); both.Wait() }
-			}
-			outs := make([]storage.Outcome, 2)
-			errs := make([]error, 2)
-			var wg sync.WaitGroup
-			for i, p := range procs {
-				// Alternate which decider gets which copy.
-				art := arts[(i+r)%2]
-				page := storage.Page{URL: fmt.Sprintf("http://race/%d/%d", r, i), Site: "s", RunID: 1, Status: 200, FetchedAt: time.Now()}
-				wg.Go(func() {
-					outs[i], errs[i] = p.decideAndCommit(ctx, page, art, p.engine.Fingerprint(art.Title, art.Text), nil)
-				})
-			}
-			wg.Wait()
-			for _, err := range errs {
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-			slices.Sort(outs)
-			if want := []storage.Outcome{storage.OutcomeDuplicate, storage.OutcomeStored}; !slices.Equal(outs, want) {
-				t.Fatalf("outcomes %v, want one stored and one duplicate", outs)
-			}
-			var stored, dups int
-			if err := procs[0].store.Pages(ctx, func(p storage.Page) error {
-				stored += btoi(p.Outcome == storage.OutcomeStored)
-				dups += btoi(p.Outcome == storage.OutcomeDuplicate)
-				return nil
-			}); err != nil {
+	}
+	f.commits++
+	return c, nil
+}
+
+// spaceWords is a segmenter of space-separated English words.
+type spaceWords struct{}
+
+func (spaceWords) Words(text string) []string { return strings.Fields(text) }
+func (spaceWords) IsStop(w string) bool       { return w == "the" || w == "a" || w == "and" || w == "of" }
+
+// TestSharedDecisionIndexErrors: an index error anywhere in a shared
+// decision (catching up, deciding, replaying the tail under the decision
+// lock) fails the decision and writes nothing.
+func TestSharedDecisionIndexErrors(t *testing.T) {
+	const text = "the river bridge opened on monday after four years of work and the city said traffic would be lighter"
+	other := storage.Change{Article: &storage.Article{ID: 7, Title: "harbour",
+		Fingerprint: storage.Fingerprint{Signature: []uint64{1, 2, 3, 4, 5, 6, 7, 8}}}}
+	for _, tc := range []struct {
+		name    string
+		fail    func(f *fakeDecisions, x *indextest.Failing) // sets up when the index fails
+		wantErr bool
+	}{
+		{"no_failure", func(f *fakeDecisions, x *indextest.Failing) { f.tail = []storage.Change{other} }, false},
+		{"catch_up", func(f *fakeDecisions, x *indextest.Failing) { f.changes = []storage.Change{other}; x.Fail = true }, true},
+		{"decide", func(f *fakeDecisions, x *indextest.Failing) { x.Fail = true }, true},
+		{"recheck_tail", func(f *fakeDecisions, x *indextest.Failing) {
+			f.tail = []storage.Change{other}
+			f.before = func() { x.Fail = true }
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem, err := dedup.NewMemoryIndex(dedup.DefaultHamming, dedup.DefaultJaccard)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if stored != 1 || dups != 1 {
-				t.Fatalf("store holds %d stored, %d duplicates; want 1, 1", stored, dups)
+			x := &indextest.Failing{Index: mem}
+			eng, err := dedup.New(spaceWords{}, dedup.Options{Index: x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := &fakeDecisions{}
+			tc.fail(f, x)
+			s := &sharedDecisions{store: f}
+			fp := eng.Fingerprint("bridge", text)
+			commitOf := func(v dedup.Verdict) *storage.Commit {
+				return &storage.Commit{Page: storage.Page{URL: "http://a/1"}, Article: &storage.Article{Title: "bridge"}}
+			}
+			_, c, err := s.decide(t.Context(), eng, fp, commitOf)
+			switch {
+			case tc.wantErr && !errors.Is(err, indextest.ErrInjected):
+				t.Errorf("error %v, want the index's", err)
+			case tc.wantErr && f.commits != 0:
+				t.Errorf("%d commits written after the index failed", f.commits)
+			case !tc.wantErr && (err != nil || c == nil || f.commits != 1):
+				t.Errorf("commit %v, error %v, %d commits; want one", c, err, f.commits)
 			}
 		})
 	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// sharedProcessor is a crawl's article stage on the PostgreSQL store db as
-// one process has it: its own store (pool), engine and shared decisions.
-func sharedProcessor(t *testing.T, cfg *config.Config, seg dedup.Segmenter, db string) *Processor {
-	t.Helper()
-	ctx := context.Background()
-	store, err := postgres.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	eng, _, shared, err := newEngineShared(ctx, func() (*dedup.Engine, IndexLoad, error) {
-		return NewEngine(ctx, cfg, seg, store, EngineConfig{Now: time.Now()})
-	}, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if shared == nil {
-		t.Fatal("no shared decisions on a PostgreSQL store")
-	}
-	p, err := NewProcessor(cfg, store, eng, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.shared = shared
-	return p
 }

@@ -12,16 +12,9 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
-	"github.com/newsdedup/newscrawl/dedup/lshindex"
-	"github.com/newsdedup/newscrawl/dedup/redisindex"
-	"github.com/newsdedup/newscrawl/segment"
-	"github.com/newsdedup/newscrawl/storage/postgres"
+	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/redisfrontier"
 )
-
-// RedisIndex is the dedup.index of crawls that share their dedup index in
-// Redis (package dedup/redisindex; needs redis: and a postgres:// store).
-const RedisIndex = "redis"
 
 // redisIndexPrefix is the key prefix of the shared index of the corpus db.
 func redisIndexPrefix(db string) string { return RedisNamespace(db) + "index:" }
@@ -54,7 +47,7 @@ func openRedisIndex(ctx context.Context, redisURL string) (*redis.Client, error)
 // is replayed into the index before each decision and the tail under the
 // decision lock, since a process adds its verdict to Redis only after its
 // commit; an entry already in Redis is not added again.
-func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, pg *postgres.Store, rdb *redis.Client, now time.Time) (*dedup.Engine, int, *sharedDecisions, error) {
+func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, pg sharedStore, rdb *redis.Client, now time.Time) (*dedup.Engine, int, *sharedDecisions, error) {
 	d := cfg.Dedup
 	d.Index = DefaultIndex // the options of its local equivalent
 	opts, err := EngineOptions(d)
@@ -62,11 +55,9 @@ func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter
 		return nil, 0, nil, err
 	}
 	prefix := redisIndexPrefix(cfg.Storage)
-	idx, err := redisindex.New(ctx, rdb, prefix, lshindex.Config{Jaccard: opts.Jaccard, Containment: max(opts.Containment, 0), MinContainment: dedup.MinContainmentSpots})
-	if err != nil {
-		return nil, 0, nil, fmt.Errorf("dedup index in redis: %w", err)
+	if opts.NewIndex, err = newIndexFunc(RedisIndex, &sharedIndex{ctx: ctx, rdb: rdb, prefix: prefix}); err != nil {
+		return nil, 0, nil, err
 	}
-	opts.NewIndex, opts.Index = nil, idx
 	eng, err := dedup.New(seg, opts)
 	if err != nil {
 		return nil, 0, nil, err
@@ -84,10 +75,7 @@ func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	if err := idx.Err(); err != nil {
-		return nil, 0, nil, fmt.Errorf("dedup index in redis: %w", err)
-	}
-	if o := eng.Options(); o.Weighting == segment.TFIDF || o.KeywordExact {
+	if eng.Options().Research.NeedsDocFreqs() {
 		df := map[string]int{}
 		docs, err := pg.DocFreqs(ctx, func(term string, n int) error { df[term] = n; return nil })
 		if err != nil {
@@ -95,64 +83,66 @@ func newRedisEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter
 		}
 		eng.SetDocFreqs(docs, df)
 	}
-	return eng, eng.Len(), &sharedDecisions{store: pg, cursor: head, index: idx}, nil
+	// The count read when the index was opened, plus this process's own
+	// catch-up (Len): what the start-up line reports.
+	return eng, eng.Len(), &sharedDecisions{store: pg, cursor: head}, nil
 }
 
 // catchUpRedis brings the shared index to the store's head (see
 // newRedisEngine); the caller holds the decision lock.
-func catchUpRedis(ctx context.Context, eng *dedup.Engine, pg *postgres.Store, rdb *redis.Client, key string, since time.Time) (postgres.Cursor, error) {
+func catchUpRedis(ctx context.Context, eng *dedup.Engine, pg sharedStore, rdb *redis.Client, key string, since time.Time) (storage.Cursor, error) {
 	s, err := rdb.Get(ctx, key).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
 		if _, err := rebuild(ctx, eng, pg, since); err != nil {
-			return postgres.Cursor{}, err
+			return storage.Cursor{}, err
 		}
 	case err != nil:
-		return postgres.Cursor{}, fmt.Errorf("dedup index in redis: %w", err)
+		return storage.Cursor{}, fmt.Errorf("dedup index in redis: %w", err)
 	default:
 		cur, err := parseCursor(s)
 		if err != nil {
-			return postgres.Cursor{}, fmt.Errorf("dedup index in redis: store cursor %q: %w", s, err)
+			return storage.Cursor{}, fmt.Errorf("dedup index in redis: store cursor %q: %w", s, err)
 		}
 		if head, err := pg.Head(ctx); err != nil {
-			return postgres.Cursor{}, err
+			return storage.Cursor{}, err
 		} else if cur.Article > head.Article || cur.Duplicate > head.Duplicate || cur.Merge > head.Merge {
-			return postgres.Cursor{}, fmt.Errorf("dedup index in redis: its store cursor %q is past the store's head %q: the index is of another corpus (delete the keys %s*)",
+			return storage.Cursor{}, fmt.Errorf("dedup index in redis: its store cursor %q is past the store's head %q: the index is of another corpus (delete the keys %s*)",
 				s, formatCursor(head), strings.TrimSuffix(key, "cursor"))
 		}
-		if _, err := pg.Changes(ctx, cur, func(c postgres.Change) error {
-			applyChange(eng, c)
-			return nil
+		if _, err := pg.Changes(ctx, cur, func(c storage.Change) error {
+			_, _, err := applyChange(ctx, eng, c)
+			return err
 		}); err != nil {
-			return postgres.Cursor{}, fmt.Errorf("dedup index in redis: catch up with the store: %w", err)
+			return storage.Cursor{}, fmt.Errorf("dedup index in redis: catch up with the store: %w", err)
 		}
 	}
 	head, err := pg.Head(ctx)
 	if err != nil {
-		return postgres.Cursor{}, err
+		return storage.Cursor{}, err
 	}
 	if err := rdb.Set(ctx, key, formatCursor(head), 0).Err(); err != nil {
-		return postgres.Cursor{}, fmt.Errorf("dedup index in redis: %w", err)
+		return storage.Cursor{}, fmt.Errorf("dedup index in redis: %w", err)
 	}
 	return head, nil
 }
 
-func formatCursor(c postgres.Cursor) string {
+func formatCursor(c storage.Cursor) string {
 	return fmt.Sprintf("%d %d %d", c.Article, c.Duplicate, c.Merge)
 }
 
-func parseCursor(s string) (postgres.Cursor, error) {
+func parseCursor(s string) (storage.Cursor, error) {
 	f := strings.Fields(s)
 	if len(f) != 3 {
-		return postgres.Cursor{}, errors.New("want three numbers")
+		return storage.Cursor{}, errors.New("want three numbers")
 	}
 	var v [3]int64
 	for i := range f {
 		n, err := strconv.ParseInt(f[i], 10, 64)
 		if err != nil || n < 0 {
-			return postgres.Cursor{}, fmt.Errorf("field %d: %q", i+1, f[i])
+			return storage.Cursor{}, fmt.Errorf("field %d: %q", i+1, f[i])
 		}
 		v[i] = n
 	}
-	return postgres.Cursor{Article: v[0], Duplicate: v[1], Merge: v[2]}, nil
+	return storage.Cursor{Article: v[0], Duplicate: v[1], Merge: v[2]}, nil
 }

@@ -18,11 +18,10 @@ import (
 
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
-	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
-// The persisted index (issue 11). Rebuilding the dedup index from the store
+// The persisted index (docs/SCALE.md). Rebuilding the dedup index from the store
 // reads every stored signature and builds every posting list: linear in
 // the corpus, ~7 s of CPU at 100,000 articles. Instead, a run ends by
 // writing the index (dedup.Snapshotter) with the store position it
@@ -76,10 +75,11 @@ func IndexSnapshotPath(db string) (string, error) {
 
 // indexOptions is the part of the dedup config a snapshot depends on: the
 // index thresholds (also checked by the index itself), whether duplicates
-// are indexed, and the window.
-func indexOptions(o dedup.Options, window time.Duration) string {
+// are indexed, the candidate stage when it is the exhaustive one, and the
+// window.
+func indexOptions(o dedup.Options, index string, window time.Duration) string {
 	return fmt.Sprintf("jaccard=%g containment=%g centres_only=%t exhaustive=%t keyword_exact=%t mode=%s window=%s",
-		o.Jaccard, o.Containment, o.CentresOnly, o.Exhaustive, o.KeywordExact, o.Mode, window)
+		o.Jaccard, o.Containment, o.CentresOnly, index == ExhaustiveIndex, o.Research.KeywordExact, o.Research.Mode, window)
 }
 
 // IndexLoad says how NewEngine filled the index.
@@ -162,7 +162,7 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 			return nil, load, err
 		}
 	}
-	if o := eng.Options(); o.Weighting == segment.TFIDF || o.KeywordExact {
+	if eng.Options().Research.NeedsDocFreqs() {
 		df := map[string]int{}
 		docs, err := store.DocFreqs(ctx, func(term string, n int) error { df[term] = n; return nil })
 		if err != nil {
@@ -177,9 +177,8 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 func rebuild(ctx context.Context, eng *dedup.Engine, store storage.Store, since time.Time) (int, error) {
 	n := 0
 	err := store.Fingerprints(ctx, since, func(a storage.Article) error {
-		eng.Restore(articleEntry(a))
 		n++
-		return nil
+		return eng.Restore(ctx, articleEntry(a))
 	})
 	if err != nil {
 		return 0, fmt.Errorf("rebuild index: %w", err)
@@ -187,9 +186,8 @@ func rebuild(ctx context.Context, eng *dedup.Engine, store storage.Store, since 
 	// Duplicates are cluster members (single-link): index them too.
 	if !eng.Options().CentresOnly {
 		err = store.DuplicateFingerprints(ctx, since, func(d storage.Duplicate) error {
-			eng.Restore(memberEntry(d))
 			n++
-			return nil
+			return eng.Restore(ctx, memberEntry(d))
 		})
 		if err != nil {
 			return 0, fmt.Errorf("rebuild index: %w", err)
@@ -236,19 +234,19 @@ func loadSnapshot(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, 
 	load.Snapshot, load.Cursor = eng.Len(), hdr.Cursor
 	members := !eng.Options().CentresOnly
 	load.Cursor, err = feed.Changes(ctx, hdr.Cursor, func(c storage.Change) error {
+		load.Tail++
 		switch {
 		case c.Article != nil:
 			if inWindow(c.Article.FetchedAt, c.Article.PublishedAt, since) {
-				eng.Restore(articleEntry(*c.Article))
+				return eng.Restore(ctx, articleEntry(*c.Article))
 			}
 		case c.Duplicate != nil:
 			if members && inWindow(c.Duplicate.FetchedAt, c.Duplicate.PublishedAt, since) {
-				eng.Restore(memberEntry(*c.Duplicate))
+				return eng.Restore(ctx, memberEntry(*c.Duplicate))
 			}
 		case c.Merge != nil:
-			eng.MergeClusters(uint64(c.Merge.Into), []uint64{uint64(c.Merge.From)})
+			return eng.MergeClusters(ctx, uint64(c.Merge.Into), []uint64{uint64(c.Merge.From)})
 		}
-		load.Tail++
 		return nil
 	})
 	if err != nil {
@@ -280,7 +278,7 @@ func readSnapshotFile(ctx context.Context, cfg *config.Config, seg dedup.Segment
 		// Entries loaded from a snapshot would never leave the window.
 		return nil, hdr, unusable("dedup.window is set")
 	}
-	want := indexOptions(eng.Options(), cfg.Dedup.Window.D())
+	want := indexOptions(eng.Options(), cfg.Dedup.Index, cfg.Dedup.Window.D())
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, hdr, unusable("no snapshot at %s", path)
@@ -346,7 +344,7 @@ func checkHeader(ctx context.Context, hdr snapshotHeader, cfg *config.Config, wa
 // snapshot. The caller must know that the index holds exactly the store's
 // commits up to cursor (no decision in flight, no commit undone since).
 func SaveIndex(ctx context.Context, cfg *config.Config, eng *dedup.Engine, store storage.Store, path string, cursor storage.Cursor) (int64, error) {
-	hdr := snapshotHeader{Store: snapshotStoreName(cfg.Storage), Options: indexOptions(eng.Options(), cfg.Dedup.Window.D()),
+	hdr := snapshotHeader{Store: snapshotStoreName(cfg.Storage), Options: indexOptions(eng.Options(), cfg.Dedup.Index, cfg.Dedup.Window.D()),
 		Cursor: cursor, Entries: eng.Len(), Written: time.Now().UTC()}
 	if cursor.Article > 0 {
 		a, err := store.Article(ctx, cursor.Article)

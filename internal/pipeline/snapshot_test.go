@@ -136,18 +136,28 @@ func (f *snapFixture) engine(t *testing.T, snapshot string) (*dedup.Engine, Inde
 
 // decideAll decides the queries in turn, indexing each like the pipeline
 // does, and returns the verdicts.
-func decideAll(eng *dedup.Engine, queries []ImportRecord) []string {
+func decideAll(t *testing.T, eng *dedup.Engine, queries []ImportRecord) []string {
+	t.Helper()
+	ctx := t.Context()
 	var out []string
 	for i, q := range queries {
 		fp := eng.Fingerprint(q.Title, q.Text)
-		v := eng.Decide(fp)
+		v, err := eng.Decide(ctx, fp)
+		if err != nil {
+			t.Fatal(err)
+		}
 		out = append(out, fmt.Sprintf("%s: dup=%t of=%d cluster=%d matched=%d reason=%s merged=%v", q.URL, v.Duplicate, v.DupOf, v.Cluster, v.Matched, v.Reason, v.Merged))
 		id := uint64(1_000_000 + i)
 		if v.Duplicate {
-			eng.MergeClusters(v.Cluster, v.Merged)
-			eng.AddMember(MemberID(q.URL), v.Cluster, fp)
+			err = eng.MergeClusters(ctx, v.Cluster, v.Merged)
+			if err == nil {
+				err = eng.AddMember(ctx, MemberID(q.URL), v.Cluster, fp)
+			}
 		} else {
-			eng.Add(id, 0, fp)
+			err = eng.Add(ctx, id, 0, fp)
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 	return out
@@ -170,7 +180,7 @@ func TestIndexSnapshotTail(t *testing.T) {
 	if !full.Rebuilt || full.Entries != load.Entries {
 		t.Fatalf("rebuild %+v, snapshot load %+v: want the same number of entries", full, load)
 	}
-	got, want := decideAll(snapEng, f.queries), decideAll(fullEng, f.queries)
+	got, want := decideAll(t, snapEng, f.queries), decideAll(t, fullEng, f.queries)
 	dups := 0
 	for i := range want {
 		if got[i] != want[i] {
@@ -328,9 +338,9 @@ func TestIndexSnapshotFindsUnsavedCommit(t *testing.T) {
 	if load.Rebuilt || load.Tail == 0 {
 		t.Fatalf("load %+v; want the snapshot and a tail", load)
 	}
-	v := eng.Decide(eng.Fingerprint("独家", text))
-	if !v.Duplicate || v.Matched != uint64(a.ID) {
-		t.Fatalf("verdict %+v; want a duplicate matching the unsaved article %d", v, a.ID)
+	v, err := eng.Decide(ctx, eng.Fingerprint("独家", text))
+	if err != nil || !v.Duplicate || v.Matched != uint64(a.ID) {
+		t.Fatalf("verdict %+v (error %v); want a duplicate matching the unsaved article %d", v, err, a.ID)
 	}
 }
 

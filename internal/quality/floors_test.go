@@ -120,6 +120,7 @@ func TestQualityFloors(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &env{shared: devdatatest.Dir(t), root: devdatatest.RootDir(t), out: t.TempDir()}
+	e.engine.PartialReprint = config.Default().Dedup.PartialReprints
 	if err := pipeline.SetIndex(&e.engine, pipeline.DefaultIndex); err != nil {
 		t.Fatal(err)
 	}
@@ -295,6 +296,9 @@ func measureWeb(ctx context.Context, e *env) (figures, error) {
 		f.add(m.Method+" / hard negatives merged", float64(m.Brief+m.Followup+m.SameCat))
 	}
 	addRecall(&f, rep.Recall)
+	if l := rep.Related; l != nil && l.FollowUps > 0 {
+		f.add("related / stored follow-ups linked to their story", float64(l.Linked)/float64(l.FollowUps))
+	}
 	return f, nil
 }
 

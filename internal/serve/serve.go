@@ -318,7 +318,16 @@ func (h *Handler) article(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.render(w, r, "article.html", map[string]any{"A": a, "Dups": dups})
+	var related []explain.Related
+	if r.URL.Query().Get("related") == "1" {
+		// Every stored fingerprint is read: on request only, so that
+		// the article page stays one lookup on a large store.
+		if related, err = explain.FindRelated(r.Context(), h.store, &a); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
+	h.render(w, r, "article.html", map[string]any{"A": a, "Dups": dups, "Related": related, "Asked": r.URL.Query().Get("related") == "1"})
 }
 
 func (h *Handler) pair(w http.ResponseWriter, r *http.Request) {

@@ -6,12 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // Store is an in-memory storage.Store for tests. It is safe for concurrent use; its
@@ -161,19 +161,21 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 		return err
 	}
 	url := c.Page.URL
-	if old, ok := m.pages[url]; ok && old.Outcome.Final() {
-		return fmt.Errorf("commit %s: %w (%s)", url, storage.ErrAlreadyDecided, old.Outcome)
+	if old, ok := m.pages[url]; ok {
+		if _, err := sqlcore.Replace(string(old.Outcome)); err != nil {
+			return fmt.Errorf("commit %s: %w", url, err)
+		}
 	}
 	// Everything that can fail is checked before anything is written.
 	var dupOf *storage.Article
 	if c.Duplicate != nil {
 		if c.Duplicate.DupOf > int64(len(m.articles)) {
-			return fmt.Errorf("commit %s: dup_of %d: %w", url, c.Duplicate.DupOf, storage.ErrNotFound)
+			return fmt.Errorf("commit %s: %w", url, sqlcore.MissingDupOf(c.Duplicate.DupOf))
 		}
 		dupOf = &m.articles[c.Duplicate.DupOf-1]
 	}
 	if c.Article != nil && c.Article.PartialOf > int64(len(m.articles)) {
-		return fmt.Errorf("commit %s: partial_of %d: %w", url, c.Article.PartialOf, storage.ErrNotFound)
+		return fmt.Errorf("commit %s: %w", url, sqlcore.MissingPartialOf(c.Article.PartialOf))
 	}
 
 	m.pageSeq++
@@ -202,22 +204,15 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 			m.raw[url] = storage.RawResponse{Status: c.Raw.Status, Proto: c.Raw.Proto, Header: c.Raw.Header.Clone(),
 				Body: append([]byte(nil), c.Raw.Body...)}
 		}
-		c.Article.ID, c.Article.Cluster = a.ID, a.Cluster
+		sqlcore.Assigned{ArticleID: a.ID, ArticleCluster: a.Cluster}.Fill(c)
 	case c.Duplicate != nil:
 		d := cloneDuplicate(*c.Duplicate)
 		d.URL = url
-		if d.DupOfURL == "" {
-			d.DupOfURL = dupOf.URL
-		}
-		if d.Cluster == 0 {
-			d.Cluster = dupOf.Cluster
-		}
+		d.DupOfURL, d.Cluster = sqlcore.DupTarget(&d, dupOf.URL, dupOf.Cluster)
 		d.PublishedAt = utc(d.PublishedAt)
 		d.FetchedAt = utc(d.FetchedAt)
 		d.Merges = nil
-		merges := slices.Clone(c.Duplicate.Merges)
-		slices.Sort(merges)
-		for _, from := range slices.Compact(merges) {
+		for _, from := range sqlcore.Merges(c.Duplicate) {
 			for i := range m.articles {
 				if m.articles[i].Cluster == from {
 					m.articles[i].Cluster = d.Cluster
@@ -232,7 +227,7 @@ func (m *Store) Commit(ctx context.Context, c *storage.Commit) error {
 		}
 		m.dupSeq++
 		m.dups[url] = &memDup{Duplicate: d, seq: m.dupSeq}
-		c.Duplicate.DupOfURL, c.Duplicate.Cluster = d.DupOfURL, d.Cluster
+		sqlcore.Assigned{DupOfURL: d.DupOfURL, DupCluster: d.Cluster}.Fill(c)
 	}
 	return nil
 }
@@ -246,8 +241,9 @@ func (m *Store) commitParts(c *storage.Commit) {
 			continue
 		}
 		m.pageSeq++
-		m.pages[u] = &memPage{Page: storage.Page{URL: u, Site: c.Page.Site, RunID: c.Page.RunID, Outcome: storage.OutcomePart,
-			Status: c.Page.Status, FetchedAt: utc(c.Page.FetchedAt), PartOf: c.Page.URL}, seq: m.pageSeq}
+		p := sqlcore.PartPage(c, u)
+		p.FetchedAt = utc(p.FetchedAt)
+		m.pages[u] = &memPage{Page: p, seq: m.pageSeq}
 	}
 }
 

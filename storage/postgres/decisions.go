@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // Shared dedup decisions. Single-Pass clustering needs each decision to see
@@ -152,8 +153,8 @@ func (s *Store) readChanges(ctx context.Context, q batcher, after Cursor, mode i
 	} else {
 		b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`)
 	}
-	b.Queue(`SELECT `+fingerprintCols+` FROM articles WHERE id > $1 ORDER BY id`, after.Article)
-	b.Queue(`SELECT seq, `+dupFingerprintCols+` FROM duplicates WHERE seq > $1 ORDER BY seq`, after.Duplicate)
+	b.Queue(`SELECT `+sqlcore.FingerprintCols+` FROM articles WHERE id > $1 ORDER BY id`, after.Article)
+	b.Queue(`SELECT seq, `+sqlcore.DupFingerprintCols+` FROM duplicates WHERE seq > $1 ORDER BY seq`, after.Duplicate)
 	b.Queue(`SELECT seq, into_cluster, from_cluster FROM cluster_merges WHERE seq > $1 ORDER BY seq`, after.Merge)
 	if mode == feedSnapshot {
 		// A failed batch leaves the connection in a transaction: the pool
@@ -172,7 +173,7 @@ func (s *Store) readChanges(ctx context.Context, q batcher, after Cursor, mode i
 	if err != nil {
 		return f, err
 	}
-	if f.arts, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Article, error) { return scanArticle(r) }); err != nil {
+	if f.arts, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Article, error) { return s.rows.Article(r) }); err != nil {
 		return f, err
 	}
 	if rows, err = br.Query(); err != nil {
@@ -181,7 +182,7 @@ func (s *Store) readChanges(ctx context.Context, q batcher, after Cursor, mode i
 	f.dups, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (seqDup, error) {
 		var x seqDup
 		var err error
-		x.d, err = scanDuplicateSeq(r, &x.seq)
+		x.d, err = s.rows.Duplicate(r, &x.seq)
 		return x, err
 	})
 	if err != nil {
@@ -260,6 +261,6 @@ func (s *Store) CommitDecision(ctx context.Context, cur *Cursor, c *storage.Comm
 		return nil, fmt.Errorf("commit %s: %w", c.Page.URL, err)
 	}
 	s.committed(ctx, c, w)
-	cur.Article, cur.Duplicate, cur.Merge = max(cur.Article, w.artID), max(cur.Duplicate, w.dupSeq), max(cur.Merge, w.mergeSeq)
+	cur.Article, cur.Duplicate, cur.Merge = max(cur.Article, w.ArticleID), max(cur.Duplicate, w.dupSeq), max(cur.Merge, w.mergeSeq)
 	return c, nil
 }

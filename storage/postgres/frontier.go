@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // liveOwner is the condition "owner id $1-like column o names a Store whose
@@ -100,13 +100,8 @@ func (s *Store) Pop(ctx context.Context, site string, n int) ([]storage.Frontier
 	if n <= 0 {
 		return nil, nil
 	}
-	type seqItem struct {
-		seq int64
-		storage.FrontierItem
-	}
-	var got []seqItem
+	var got []storage.FrontierItem
 	err := s.writeTx(ctx, func(tx pgx.Tx) error {
-		got = got[:0]
 		if _, err := tx.Exec(ctx, `UPDATE frontier SET state = 'pending', owner = NULL, leased_at = NULL
 			WHERE seq IN (SELECT seq FROM frontier f WHERE f.state = 'inflight' AND f.owner <> $1
 				AND NOT `+liveOwner("f.owner", "$2")+` FOR UPDATE SKIP LOCKED)`, s.owner, s.timeoutMicros()); err != nil {
@@ -119,30 +114,18 @@ func (s *Store) Pop(ctx context.Context, site string, n int) ([]storage.Frontier
 		rows, err := tx.Query(ctx, `UPDATE frontier SET state = 'inflight', owner = $1, leased_at = clock_timestamp()
 			WHERE seq IN (SELECT seq FROM frontier WHERE state = 'pending' `+filter+`
 				ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED)
-			RETURNING seq, url, site, depth, referer`, args...)
+			RETURNING `+sqlcore.LeaseCols, args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			var it seqItem
-			if err := rows.Scan(&it.seq, &it.URL, &it.Site, &it.Depth, &it.Referer); err != nil {
-				return err
-			}
-			got = append(got, it)
-		}
-		return rows.Err()
+		got, err = sqlcore.Leased(rows)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("pop: %w", err)
 	}
-	// RETURNING has no defined order.
-	slices.SortFunc(got, func(a, b seqItem) int { return int(a.seq - b.seq) })
-	out := make([]storage.FrontierItem, len(got))
-	for i, it := range got {
-		out[i] = it.FrontierItem
-	}
-	return out, nil
+	return got, nil
 }
 
 // Done removes url from the frontier (no-op when absent).

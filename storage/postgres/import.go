@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // importBatch is how many rows Import sends per COPY.
@@ -128,16 +128,16 @@ func (im *importer) runs(src storage.Store, st *ImportStats) error {
 	if err != nil {
 		return fmt.Errorf("read runs: %w", err)
 	}
-	cols := []string{"id", "started_at", "finished_at", "status", "config", "stats"}
+	cols := sqlcore.Names(sqlcore.RunCols)
 	for _, r := range runs {
-		stats, err := json.Marshal(r.Stats)
+		stats, err := sqlcore.Stats(r.Stats)
 		if err != nil {
 			return err
 		}
 		if err := storable(fmt.Sprintf("run %d", r.ID), r.Status, r.Config); err != nil {
 			return err
 		}
-		if err := im.add("runs", cols, r.ID, nullTime(r.StartedAt), nullTime(r.FinishedAt), r.Status, r.Config, string(stats)); err != nil {
+		if err := im.add("runs", cols, r.ID, sqlcore.NullTime(r.StartedAt), sqlcore.NullTime(r.FinishedAt), r.Status, r.Config, stats); err != nil {
 			return err
 		}
 		st.Runs++
@@ -146,14 +146,13 @@ func (im *importer) runs(src storage.Store, st *ImportStats) error {
 }
 
 func (im *importer) pages(src storage.Store, st *ImportStats) error {
-	cols := []string{"seq", "url", "site", "run_id", "outcome", "status", "err_kind", "err", "permanent", "fetched_at", "retry_at", "part_of"}
+	cols := sqlcore.Names("seq, " + sqlcore.PageCols)
 	err := src.Pages(im.ctx, func(p storage.Page) error {
 		if err := storable("page "+p.URL, p.URL, p.Site, p.ErrKind, p.Err); err != nil {
 			return err
 		}
 		st.Pages++
-		return im.add("pages", cols, int64(st.Pages), p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
-			p.Err, p.Permanent, nullTime(p.FetchedAt), nullTime(p.RetryAt), p.PartOf)
+		return im.add("pages", cols, append([]any{int64(st.Pages)}, sqlcore.PageArgs(&p)...)...)
 	})
 	if err != nil {
 		return fmt.Errorf("pages: %w", err)
@@ -162,20 +161,14 @@ func (im *importer) pages(src storage.Store, st *ImportStats) error {
 }
 
 func (im *importer) articles(src storage.Store, st *ImportStats) error {
-	cols := []string{"id", "url", "site", "run_id", "title", "text", "published_at", "source", "author", "editor",
-		"fetched_at", "content_hash", "cluster", "simhash", "signature", "sig_len", "image",
-		"prints", "content_words", "partial_of", "own_share", "passages", "pages", "pages_missing"}
+	cols := sqlcore.Names(sqlcore.ArticleCols)
 	err := src.Articles(im.ctx, func(a storage.Article) error {
 		if err := storable(fmt.Sprintf("article %d (%s)", a.ID, a.URL), a.URL, a.Site, a.Title, a.Text, a.Source,
 			a.Author, a.Editor, a.ContentHash); err != nil {
 			return err
 		}
 		st.Articles++
-		return im.add("articles", cols, a.ID, a.URL, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source,
-			a.Author, a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
-			packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image, packSignature(a.Fingerprint.Prints),
-			a.Fingerprint.ContentWords, a.PartialOf, a.OwnShare, packPassages(a.Passages),
-			strings.Join(a.Pages, "\n"), strings.Join(a.PagesMissing, "\n"))
+		return im.add("articles", cols, append([]any{a.ID}, sqlcore.ArticleArgs(a.URL, &a)...)...)
 	})
 	if err != nil {
 		return fmt.Errorf("articles: %w", err)
@@ -216,18 +209,14 @@ func (im *importer) raws(src storage.Store, st *ImportStats) error {
 }
 
 func (im *importer) duplicates(src storage.Store, st *ImportStats) error {
-	cols := []string{"seq", "url", "site", "run_id", "dup_of", "dup_of_url", "cluster", "distance", "jaccard",
-		"containment", "reason", "title", "text", "published_at", "source", "author", "fetched_at", "simhash", "signature",
-		"image", "image_similarity", "prints", "content_words"}
+	cols := sqlcore.Names("seq, " + sqlcore.DuplicateCols)
 	err := src.Duplicates(im.ctx, func(d storage.Duplicate) error {
 		if err := storable("duplicate "+d.URL, d.URL, d.Site, d.DupOfURL, d.Reason, d.Title, d.Text, d.Source, d.Author); err != nil {
 			return err
 		}
 		st.Duplicates++
-		return im.add("duplicates", cols, int64(st.Duplicates), d.URL, d.Site, d.RunID, d.DupOf, d.DupOfURL, d.Cluster,
-			d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title, d.Text, nullTime(d.PublishedAt), d.Source, d.Author,
-			nullTime(d.FetchedAt), int64(d.Simhash), packSignature(d.Signature), d.Image, d.ImageSimilarity,
-			packSignature(d.Prints), d.ContentWords)
+		return im.add("duplicates", cols, append([]any{int64(st.Duplicates)},
+			sqlcore.DuplicateArgs(d.URL, &d, d.DupOfURL, d.Cluster, d.Text)...)...)
 	})
 	if err != nil {
 		return fmt.Errorf("duplicates: %w", err)

@@ -36,10 +36,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -52,13 +50,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // Tuning and protocol constants.
 const (
 	// leaseTimeout is how long an owner may stay silent before its leases
 	// are pending again: a crawl started after a kill -9 resumes the dead
-	// process's URLs within about this long (issue 12 asks for ~30 s).
+	// process's URLs within about this long (docs/SHARED.md: ~30 s).
 	leaseTimeout = 30 * time.Second
 	// heartbeatEvery is how often a live Store refreshes its owner row; a
 	// sixth of leaseTimeout leaves room for several missed beats (a busy
@@ -108,6 +107,7 @@ type Store struct {
 	schemaKey int32 // hash of the schema name: second key of advisory locks
 	owner     string
 	opt       options
+	rows      sqlcore.Rows // scans rows (PostgreSQL's types admit only what Commit writes)
 
 	stopBeat context.CancelFunc
 	beatDone chan struct{}
@@ -312,35 +312,6 @@ func (s *Store) writeTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return err
 }
 
-// nullTime encodes t as Unix nanoseconds, or NULL for the zero time.
-func nullTime(t time.Time) *int64 {
-	if t.IsZero() {
-		return nil
-	}
-	n := t.UnixNano()
-	return &n
-}
-
-func fromNull(n *int64) time.Time {
-	if n == nil {
-		return time.Time{}
-	}
-	return time.Unix(0, *n).UTC()
-}
-
-// sinceNanos encodes a non-zero since bound, clamped to the storable range
-// (keeping the comparison's meaning: before all stored times, after all).
-func sinceNanos(since time.Time) int64 {
-	lo, hi := storage.TimeBounds()
-	switch {
-	case since.Before(lo):
-		return math.MinInt64
-	case !since.Before(hi):
-		return math.MaxInt64
-	}
-	return since.UnixNano()
-}
-
 // checkText rejects strings PostgreSQL's text type cannot hold (NUL bytes,
 // invalid UTF-8), so that such a commit fails with ErrInvalid before
 // anything is written instead of with a server error halfway.
@@ -373,7 +344,7 @@ func checkText(c *storage.Commit) error {
 func (s *Store) BeginRun(ctx context.Context, config string) (storage.Run, error) {
 	r := storage.Run{StartedAt: time.Now().UTC(), Status: storage.RunRunning, Config: config}
 	err := s.pool.QueryRow(ctx, `INSERT INTO runs(started_at, status, config, stats, owner) VALUES ($1, $2, $3, '{}', $4) RETURNING id`,
-		nullTime(r.StartedAt), r.Status, r.Config, s.owner).Scan(&r.ID)
+		sqlcore.NullTime(r.StartedAt), r.Status, r.Config, s.owner).Scan(&r.ID)
 	if err != nil {
 		return storage.Run{}, fmt.Errorf("begin run: %w", err)
 	}
@@ -403,12 +374,12 @@ func (s *Store) FinishRun(ctx context.Context, r storage.Run) error {
 	if err := storage.ValidTime("run finished_at", r.FinishedAt); err != nil {
 		return err
 	}
-	stats, err := json.Marshal(r.Stats)
+	stats, err := sqlcore.Stats(r.Stats)
 	if err != nil {
 		return fmt.Errorf("finish run %d: %w", r.ID, err)
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE runs SET finished_at = $1, status = $2, stats = $3 WHERE id = $4`,
-		nullTime(r.FinishedAt), r.Status, string(stats), r.ID)
+		sqlcore.NullTime(r.FinishedAt), r.Status, stats, r.ID)
 	if err != nil {
 		return fmt.Errorf("finish run %d: %w", r.ID, err)
 	}
@@ -420,26 +391,13 @@ func (s *Store) FinishRun(ctx context.Context, r storage.Run) error {
 
 // Runs returns every run in id order.
 func (s *Store) Runs(ctx context.Context) ([]storage.Run, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, started_at, finished_at, status, config, stats FROM runs ORDER BY id`)
+	rows, err := s.pool.Query(ctx, `SELECT `+sqlcore.RunCols+` FROM runs ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	defer rows.Close()
-	var out []storage.Run
-	for rows.Next() {
-		var r storage.Run
-		var started, finished *int64
-		var stats string
-		if err := rows.Scan(&r.ID, &started, &finished, &r.Status, &r.Config, &stats); err != nil {
-			return nil, fmt.Errorf("list runs: %w", err)
-		}
-		if err := json.Unmarshal([]byte(stats), &r.Stats); err != nil {
-			return nil, fmt.Errorf("list runs: run %d stats: %w", r.ID, err)
-		}
-		r.StartedAt, r.FinishedAt = fromNull(started), fromNull(finished)
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := s.rows.Runs(rows)
+	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	return out, nil
@@ -477,10 +435,8 @@ func validCommit(c *storage.Commit) error {
 // duplicate's dup_of URL, cluster and seq, the last cluster merge's seq
 // and the docfreq_log row's seq (0 when not written).
 type written struct {
-	artID, artCluster  int64
-	dupOfURL           string
-	dupCluster, dupSeq int64
-	mergeSeq, logSeq   int64
+	sqlcore.Assigned
+	dupSeq, mergeSeq, logSeq int64
 }
 
 // writeOutcome writes c's page (replacing a non-final record of its URL
@@ -495,9 +451,9 @@ func writeOutcome(ctx context.Context, tx pgx.Tx, c *storage.Commit, replace boo
 	case c.Article != nil:
 		a := c.Article
 		queueArticle(b, c.Page.URL, a).QueryRow(func(r pgx.Row) error {
-			err := r.Scan(&w.artID, &w.artCluster)
+			err := r.Scan(&w.ArticleID, &w.ArticleCluster)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("partial_of %d: %w", a.PartialOf, storage.ErrNotFound)
+				return sqlcore.MissingPartialOf(a.PartialOf)
 			}
 			return err
 		})
@@ -515,9 +471,9 @@ func writeOutcome(ctx context.Context, tx pgx.Tx, c *storage.Commit, replace boo
 	case c.Duplicate != nil:
 		d := c.Duplicate
 		queueDuplicate(b, c.Page.URL, d).QueryRow(func(r pgx.Row) error {
-			err := r.Scan(&w.dupSeq, &w.dupOfURL, &w.dupCluster)
+			err := r.Scan(&w.dupSeq, &w.DupOfURL, &w.DupCluster)
 			if errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("dup_of %d: %w", d.DupOf, storage.ErrNotFound)
+				return sqlcore.MissingDupOf(d.DupOf)
 			}
 			return err
 		})
@@ -527,7 +483,7 @@ func writeOutcome(ctx context.Context, tx pgx.Tx, c *storage.Commit, replace boo
 	}
 	if c.Duplicate != nil && len(c.Duplicate.Merges) > 0 {
 		var err error
-		w.mergeSeq, err = mergeClusters(ctx, tx, w.dupCluster, c.Duplicate.Merges)
+		w.mergeSeq, err = mergeClusters(ctx, tx, w.DupCluster, sqlcore.Merges(c.Duplicate))
 		return w, err
 	}
 	return w, nil
@@ -544,12 +500,7 @@ func (s *Store) committed(ctx context.Context, c *storage.Commit, w written) {
 		s.foldErr = err
 		s.mu.Unlock()
 	}
-	switch {
-	case c.Article != nil:
-		c.Article.ID, c.Article.Cluster = w.artID, w.artCluster
-	case c.Duplicate != nil:
-		c.Duplicate.DupOfURL, c.Duplicate.Cluster = w.dupOfURL, w.dupCluster
-	}
+	w.Fill(c)
 }
 
 // lockPage serialises every commit of url across processes (a
@@ -570,13 +521,7 @@ func lockPage(ctx context.Context, tx pgx.Tx, url string) (replace bool, err err
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return false, err
 	}
-	switch {
-	case old == "":
-		return false, nil
-	case storage.Outcome(old).Final():
-		return false, fmt.Errorf("%w (%s)", storage.ErrAlreadyDecided, old)
-	}
-	return true, nil
+	return sqlcore.Replace(old)
 }
 
 // queuePage queues the page outcome's record, after deleting the URL's
@@ -585,9 +530,7 @@ func queuePage(b *pgx.Batch, p *storage.Page, replace bool) {
 	if replace {
 		b.Queue(`DELETE FROM pages WHERE url = $1`, p.URL)
 	}
-	b.Queue(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at, part_of)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, p.URL, p.Site, p.RunID, string(p.Outcome), p.Status, p.ErrKind,
-		p.Err, p.Permanent, nullTime(p.FetchedAt), nullTime(p.RetryAt), p.PartOf)
+	b.Queue(`INSERT INTO pages(`+sqlcore.PageCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, sqlcore.PageArgs(p)...)
 }
 
 // queueParts queues the records of the later pages of a multi-page article
@@ -597,13 +540,12 @@ func queuePage(b *pgx.Batch, p *storage.Page, replace bool) {
 func queueParts(b *pgx.Batch, c *storage.Commit) {
 	parts := slices.Clone(c.Parts)
 	slices.Sort(parts)
-	p := &c.Page
 	for _, u := range parts {
 		b.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockURL, u)
 		b.Queue(`DELETE FROM pages WHERE url = $1 AND outcome NOT IN ('stored', 'duplicate', 'part')`, u)
-		b.Queue(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, part_of)
-			VALUES ($1, $2, $3, 'part', $4, '', '', false, $5, $6) ON CONFLICT (url) DO NOTHING`,
-			u, p.Site, p.RunID, p.Status, nullTime(p.FetchedAt), p.URL)
+		part := sqlcore.PartPage(c, u)
+		b.Queue(`INSERT INTO pages(`+sqlcore.PageCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+			ON CONFLICT (url) DO NOTHING`, sqlcore.PageArgs(&part)...)
 	}
 }
 
@@ -611,18 +553,12 @@ func queueParts(b *pgx.Batch, c *storage.Commit) {
 // (its own id when a.Cluster is 0), and no row when a is a partial
 // reprint (PartialOf) of an article that does not exist.
 func queueArticle(b *pgx.Batch, url string, a *storage.Article) *pgx.QueuedQuery {
-	return b.Queue(`INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
-		author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-		prints, content_words, partial_of, own_share, passages, pages, pages_missing)
+	return b.Queue(`INSERT INTO articles(`+sqlcore.ArticleCols+`)
 		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15, $16,
 		$17, $18, $19, $20, $21, $22, $23
 		FROM (SELECT nextval(pg_get_serial_sequence('articles', 'id')) AS n) AS next
 		WHERE $19::bigint = 0 OR EXISTS (SELECT 1 FROM articles WHERE id = $19)
-		RETURNING id, cluster`, url, a.Site, a.RunID, a.Title, a.Text, nullTime(a.PublishedAt), a.Source, a.Author,
-		a.Editor, nullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash),
-		packSignature(a.Fingerprint.Signature), a.Fingerprint.Length, a.Fingerprint.Image,
-		packSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords, a.PartialOf, a.OwnShare, packPassages(a.Passages),
-		strings.Join(a.Pages, "\n"), strings.Join(a.PagesMissing, "\n"))
+		RETURNING id, cluster`, sqlcore.ArticleArgs(url, a)...)
 }
 
 // queueDuplicate queues the insert of d, which returns its seq and its
@@ -632,24 +568,17 @@ func queueArticle(b *pgx.Batch, url string, a *storage.Article) *pgx.QueuedQuery
 // article is read or waits for this commit.
 func queueDuplicate(b *pgx.Batch, url string, d *storage.Duplicate) *pgx.QueuedQuery {
 	return b.Queue(`WITH a AS (SELECT url, cluster FROM articles WHERE id = $4 FOR SHARE)
-		INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance,
-		jaccard, containment, reason, title, text, published_at, source, author, fetched_at, simhash, signature,
-		image, image_similarity, prints, content_words)
+		INSERT INTO duplicates(`+sqlcore.DuplicateCols+`)
 		SELECT $1, $2, $3, $4, CASE WHEN $5::text = '' THEN a.url ELSE $5 END,
 			CASE WHEN $6::bigint = 0 THEN a.cluster ELSE $6 END, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
 			$19, $20, $21, $22
-		FROM a RETURNING seq, dup_of_url, cluster`,
-		url, d.Site, d.RunID, d.DupOf, d.DupOfURL, d.Cluster, d.Distance, d.Jaccard, d.Containment, d.Reason, d.Title,
-		d.Text, nullTime(d.PublishedAt), d.Source, d.Author, nullTime(d.FetchedAt), int64(d.Simhash),
-		packSignature(d.Signature), d.Image, d.ImageSimilarity, packSignature(d.Prints), d.ContentWords)
+		FROM a RETURNING seq, dup_of_url, cluster`, sqlcore.DuplicateArgs(url, d, d.DupOfURL, d.Cluster, d.Text)...)
 }
 
-// mergeClusters applies a duplicate's cluster merges into cluster and
-// logs them in cluster_merges; it returns the last merge's seq.
-func mergeClusters(ctx context.Context, tx pgx.Tx, cluster int64, from []int64) (int64, error) {
-	merges := slices.Clone(from)
-	slices.Sort(merges) // one lock order for concurrent merges
-	merges = slices.Compact(merges)
+// mergeClusters applies a duplicate's cluster merges (sqlcore.Merges, in
+// their lock order) into cluster and logs them in cluster_merges; it
+// returns the last merge's seq.
+func mergeClusters(ctx context.Context, tx pgx.Tx, cluster int64, merges []int64) (int64, error) {
 	for _, q := range []string{`UPDATE articles SET cluster = $1 WHERE cluster = ANY($2)`,
 		`UPDATE duplicates SET cluster = $1 WHERE cluster = ANY($2)`} {
 		if _, err := tx.Exec(ctx, q, cluster, merges); err != nil {
@@ -688,16 +617,11 @@ func (s *Store) fold(ctx context.Context) error {
 func (s *Store) Decided(ctx context.Context, u string) (storage.Outcome, bool, error) {
 	var o string
 	err := s.pool.QueryRow(ctx, `SELECT outcome FROM pages WHERE url = $1`, u).Scan(&o)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return "", false, fmt.Errorf("decided %s: %w", u, err)
 	}
-	if !storage.Outcome(o).Final() {
-		return "", false, nil
-	}
-	return storage.Outcome(o), true, nil
+	out, ok := sqlcore.Decided(o)
+	return out, ok, nil
 }
 
 // DocFreqs streams every term with its document frequency in byte order,

@@ -1,18 +1,14 @@
 package postgres
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/textproto"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 var _ storage.RawStore = (*Store)(nil)
@@ -42,13 +38,9 @@ func queueRaw(b *pgx.Batch, url string, r *storage.RawResponse) error {
 
 // rawInsert is the statement writing r.
 func rawInsert(url string, r *storage.RawResponse) (string, []any, error) {
-	var hdr bytes.Buffer
-	if err := r.Header.Write(&hdr); err != nil {
-		return "", nil, fmt.Errorf("raw header of %s: %w", url, err)
-	}
-	proto := r.Proto
-	if proto == "" {
-		proto = "HTTP/1.1"
+	proto, hdr, err := sqlcore.RawHeader(url, r)
+	if err != nil {
+		return "", nil, err
 	}
 	body := r.Body
 	if body == nil {
@@ -56,7 +48,7 @@ func rawInsert(url string, r *storage.RawResponse) (string, []any, error) {
 	}
 	return `INSERT INTO raw(url, status, proto, header, body) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (url) DO UPDATE SET status = excluded.status, proto = excluded.proto,
-			header = excluded.header, body = excluded.body`, []any{url, r.Status, proto, hdr.Bytes(), body}, nil
+			header = excluded.header, body = excluded.body`, []any{url, r.Status, proto, hdr, body}, nil
 }
 
 // Raw implements storage.RawStore.
@@ -70,10 +62,6 @@ func (s *Store) Raw(ctx context.Context, url string) (storage.RawResponse, error
 	if err != nil {
 		return r, fmt.Errorf("raw response of %s: %w", url, err)
 	}
-	mh, err := textproto.NewReader(bufio.NewReader(io.MultiReader(bytes.NewReader(hdr), bytes.NewReader([]byte("\r\n"))))).ReadMIMEHeader()
-	if err != nil && !errors.Is(err, io.EOF) {
-		return r, fmt.Errorf("raw response of %s: header: %w", url, err)
-	}
-	r.Header = http.Header(mh)
-	return r, nil
+	r.Header, err = sqlcore.ReadHeader(url, hdr)
+	return r, err
 }

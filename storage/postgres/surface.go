@@ -2,33 +2,19 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
-
-const surfaceCols = `key, site, etag, last_modified, fetched_at, status, new_urls, empty_runs, next_due, links`
 
 // Surface implements storage.SurfaceStore.
 func (s *Store) Surface(ctx context.Context, key string) (storage.SurfaceState, error) {
-	var st storage.SurfaceState
-	var links string
-	var fetched, due *int64
-	err := s.pool.QueryRow(ctx, `SELECT `+surfaceCols+` FROM surfaces WHERE key = $1`, key).Scan(
-		&st.Key, &st.Site, &st.ETag, &st.LastModified, &fetched, &st.Status, &st.NewURLs, &st.EmptyRuns, &due, &links)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return storage.SurfaceState{}, fmt.Errorf("surface %s: %w", key, storage.ErrNotFound)
-	}
-	if err != nil {
-		return storage.SurfaceState{}, fmt.Errorf("surface %s: %w", key, err)
-	}
-	st.FetchedAt, st.NextDue, st.Links = fromNull(fetched), fromNull(due), splitLinks(links)
-	return st, nil
+	st, err := s.rows.Surface(s.pool.QueryRow(ctx, `SELECT `+sqlcore.SurfaceCols+` FROM surfaces WHERE key = $1`, key))
+	return sqlcore.One(st, err, pgx.ErrNoRows, "surface", key)
 }
 
 // ClaimSurface implements storage.SurfaceStore in one statement: the
@@ -60,20 +46,12 @@ func (s *Store) SaveSurface(ctx context.Context, st storage.SurfaceState) error 
 	if err := storable("surface "+st.Key, st.Key, st.Site, st.ETag, st.LastModified); err != nil {
 		return fmt.Errorf("save surface: %w", err)
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO surfaces(`+surfaceCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+	_, err := s.pool.Exec(ctx, `INSERT INTO surfaces(`+sqlcore.SurfaceCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (key) DO UPDATE SET site = $2, etag = $3, last_modified = $4, fetched_at = $5, status = $6,
 			new_urls = $7, empty_runs = $8, next_due = $9, links = $10`,
-		st.Key, st.Site, st.ETag, st.LastModified, nullTime(st.FetchedAt), st.Status, st.NewURLs, st.EmptyRuns, nullTime(st.NextDue), strings.Join(st.Links, "\n"))
+		sqlcore.SurfaceArgs(&st)...)
 	if err != nil {
 		return fmt.Errorf("save surface %s: %w", st.Key, err)
 	}
 	return nil
-}
-
-// splitLinks reads the links column (newline-separated URLs).
-func splitLinks(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // Batch groups many commits in one write transaction, for bulk writers
@@ -64,7 +65,7 @@ func (b *Batch) Commit(ctx context.Context, c *storage.Commit) error {
 	if _, err := b.tx.ExecContext(ctx, `RELEASE batch_commit`); err != nil {
 		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
 	}
-	r.fill(c)
+	r.Fill(c)
 	return nil
 }
 
@@ -82,18 +83,12 @@ func (b *Batch) Decided(ctx context.Context, u string) (storage.Outcome, bool, e
 	if b.done {
 		return "", false, fmt.Errorf("decided %s: %w", u, errBatchDone)
 	}
-	var o string
-	err := b.tx.StmtContext(ctx, b.s.stmts.pageOutcome).QueryRowContext(ctx, u).Scan(&o)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
-	}
+	o, err := outcome(ctx, b.tx.StmtContext(ctx, b.s.stmts.pageOutcome), u)
 	if err != nil {
 		return "", false, fmt.Errorf("decided %s: %w", u, err)
 	}
-	if !storage.Outcome(o).Final() {
-		return "", false, nil
-	}
-	return storage.Outcome(o), true, nil
+	out, ok := sqlcore.Decided(o)
+	return out, ok, nil
 }
 
 // Article is Store.Article as seen inside the batch.
@@ -101,14 +96,8 @@ func (b *Batch) Article(ctx context.Context, id int64) (storage.Article, error) 
 	if b.done {
 		return storage.Article{}, fmt.Errorf("article %d: %w", id, errBatchDone)
 	}
-	a, err := scanArticle(b.tx.QueryRowContext(ctx, `SELECT `+articleCols+` FROM articles WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		err = storage.ErrNotFound
-	}
-	if err != nil {
-		return storage.Article{}, fmt.Errorf("article %d: %w", id, err)
-	}
-	return a, nil
+	a, err := b.s.rows.Article(b.tx.QueryRowContext(ctx, `SELECT `+sqlcore.ArticleCols+` FROM articles WHERE id = ?`, id))
+	return sqlcore.One(a, err, sql.ErrNoRows, "article", id)
 }
 
 // End commits the batch and releases the write lock. After a failed End

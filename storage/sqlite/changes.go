@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // The change feed: a storage.Cursor names the last article id, duplicate
@@ -27,14 +28,6 @@ func (s *Store) Head(ctx context.Context) (storage.Cursor, error) {
 	}
 	return c, nil
 }
-
-// seqScanner scans a leading seq column, then the columns scan expects.
-type seqScanner struct {
-	r   *sql.Rows
-	seq *int64
-}
-
-func (s seqScanner) Scan(dest ...any) error { return s.r.Scan(append([]any{s.seq}, dest...)...) }
 
 // Changes calls fn for what was committed after the cursor, from one read
 // transaction: stored articles in id order, then duplicates in commit
@@ -64,8 +57,8 @@ func (s *Store) Changes(ctx context.Context, after storage.Cursor, fn func(stora
 		}
 		return nil
 	}
-	err = each("articles", `SELECT `+fingerprintCols+` FROM articles WHERE id > ? ORDER BY id`, after.Article, func(r *sql.Rows) error {
-		a, err := scanArticle(r)
+	err = each("articles", `SELECT `+sqlcore.FingerprintCols+` FROM articles WHERE id > ? ORDER BY id`, after.Article, func(r *sql.Rows) error {
+		a, err := s.rows.Article(r)
 		if err != nil {
 			return fmt.Errorf("changes: %w", damaged(err))
 		}
@@ -78,9 +71,9 @@ func (s *Store) Changes(ctx context.Context, after storage.Cursor, fn func(stora
 	if err != nil {
 		return next, err
 	}
-	err = each("duplicates", `SELECT seq, `+dupFingerprintCols+` FROM duplicates WHERE seq > ? ORDER BY seq`, after.Duplicate, func(r *sql.Rows) error {
+	err = each("duplicates", `SELECT seq, `+sqlcore.DupFingerprintCols+` FROM duplicates WHERE seq > ? ORDER BY seq`, after.Duplicate, func(r *sql.Rows) error {
 		var seq int64
-		d, err := scanDuplicate(seqScanner{r: r, seq: &seq})
+		d, err := s.rows.Duplicate(r, &seq)
 		if err != nil {
 			return fmt.Errorf("changes: %w", damaged(err))
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // BenchmarkStoreCheck measures the damage checks on a large store: PRAGMA
@@ -77,7 +79,7 @@ func fillArticles(ctx context.Context, db *sql.DB, n int) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // committed below
-	page, err := tx.PrepareContext(ctx, `INSERT INTO pages(`+pageCols+`) VALUES (?, 'bench', 1, 'stored', 200, '', '', 0, ?)`)
+	page, err := tx.PrepareContext(ctx, `INSERT INTO pages(`+sqlcore.PageCols+`) VALUES (?, 'bench', 1, 'stored', 200, '', '', 0, ?)`)
 	if err != nil {
 		return err
 	}
@@ -105,7 +107,7 @@ func fillArticles(ctx context.Context, db *sql.DB, n int) error {
 			return err
 		}
 		if _, err := art.ExecContext(ctx, i, url, fmt.Sprintf("标题 %d", i), text.String(), at,
-			fmt.Sprintf("%064x", i), int64(rng.Uint64()), packSignature(sig)); err != nil {
+			fmt.Sprintf("%064x", i), int64(rng.Uint64()), sqlcore.PackSignature(sig)); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // BenchmarkDuplicateText measures what keeping duplicates' text costs in
@@ -84,11 +86,11 @@ func fillDuplicates(b *testing.B, n int, texts []string, variant string) int64 {
 		b.Fatal(err)
 	}
 	defer tx.Rollback() //nolint:errcheck // committed below
-	page, err := tx.PrepareContext(ctx, `INSERT INTO pages(`+pageCols+`) VALUES (?, 'bench', 1, 'duplicate', 200, '', '', 0, 1)`)
+	page, err := tx.PrepareContext(ctx, `INSERT INTO pages(`+sqlcore.PageCols+`) VALUES (?, 'bench', 1, 'duplicate', 200, '', '', 0, 1)`)
 	if err != nil {
 		b.Fatal(err)
 	}
-	dup, err := tx.PrepareContext(ctx, `INSERT INTO duplicates(`+duplicateCols+`)
+	dup, err := tx.PrepareContext(ctx, `INSERT INTO duplicates(`+sqlcore.DuplicateCols+`)
 		VALUES (?, 'bench', 1, 1, 'http://bench.example/a/1.html', 1, 3, 0.8, 0.9, ?, ?, 1, '新华社', '', 1, 7, ?, 'jaccard', '', 0, ?, 600)`)
 	if err != nil {
 		b.Fatal(err)
@@ -116,7 +118,7 @@ func fillDuplicates(b *testing.B, n int, texts []string, variant string) int64 {
 		if _, err := page.ExecContext(ctx, url); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := dup.ExecContext(ctx, url, fmt.Sprintf("标题 %d", i), text, packSignature(sig), packSignature(prints)); err != nil {
+		if _, err := dup.ExecContext(ctx, url, fmt.Sprintf("标题 %d", i), text, sqlcore.PackSignature(sig), sqlcore.PackSignature(prints)); err != nil {
 			b.Fatal(err)
 		}
 	}

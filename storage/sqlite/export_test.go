@@ -9,9 +9,6 @@ func OpenWith(ctx context.Context, path string, readOnly bool, pragmas ...string
 	return open(ctx, path, options{readOnly: readOnly, pragmas: pragmas})
 }
 
-// PackSignature exposes the signature encoding for tests that plant blobs.
-var PackSignature = packSignature
-
 // FoldEvery exposes how many documents' terms the SQLite store logs before
 // folding them into its docfreq table.
 const FoldEvery = foldEvery

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -174,18 +173,6 @@ func (s *Store) QuickCheck(ctx context.Context) error {
 		return fmt.Errorf("quick check %s: %w: %s", s.path, ErrDamaged, strings.Join(bad, "; "))
 	}
 	return nil
-}
-
-// validUTF8 reports whether every string is valid UTF-8. Commit.Validate
-// admits nothing else, so invalid UTF-8 read back means damage (a flipped
-// byte inside a text).
-func validUTF8(ss ...string) bool {
-	for _, s := range ss {
-		if !utf8.ValidString(s) {
-			return false
-		}
-	}
-	return true
 }
 
 // needsImmutable reports whether a read-only open failed only because

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -9,10 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/textproto"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 var _ storage.RawStore = (*Store)(nil)
@@ -24,9 +22,9 @@ const maxRawBody = 1 << 30
 // putRaw writes the raw response of url in tx: header in HTTP wire format,
 // body gzip-compressed.
 func putRaw(ctx context.Context, tx *sql.Tx, url string, r *storage.RawResponse) error {
-	var hdr bytes.Buffer
-	if err := r.Header.Write(&hdr); err != nil {
-		return fmt.Errorf("raw header of %s: %w", url, err)
+	proto, hdr, err := sqlcore.RawHeader(url, r)
+	if err != nil {
+		return err
 	}
 	var body bytes.Buffer
 	zw := gzip.NewWriter(&body)
@@ -36,12 +34,8 @@ func putRaw(ctx context.Context, tx *sql.Tx, url string, r *storage.RawResponse)
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("raw body of %s: %w", url, err)
 	}
-	proto := r.Proto
-	if proto == "" {
-		proto = "HTTP/1.1"
-	}
-	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO raw(url, status, proto, header, body) VALUES (?, ?, ?, ?, ?)`,
-		url, r.Status, proto, hdr.Bytes(), body.Bytes())
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO raw(url, status, proto, header, body) VALUES (?, ?, ?, ?, ?)`,
+		url, r.Status, proto, hdr, body.Bytes())
 	return err
 }
 
@@ -56,11 +50,9 @@ func (s *Store) Raw(ctx context.Context, url string) (storage.RawResponse, error
 	if err != nil {
 		return r, fmt.Errorf("raw response of %s: %w", url, err)
 	}
-	mh, err := textproto.NewReader(bufio.NewReader(io.MultiReader(bytes.NewReader(hdr), bytes.NewReader([]byte("\r\n"))))).ReadMIMEHeader()
-	if err != nil && !errors.Is(err, io.EOF) {
-		return r, fmt.Errorf("raw response of %s: header: %w", url, err)
+	if r.Header, err = sqlcore.ReadHeader(url, hdr); err != nil {
+		return r, err
 	}
-	r.Header = http.Header(mh)
 	zr, err := gzip.NewReader(bytes.NewReader(body))
 	if err != nil {
 		return r, fmt.Errorf("raw response of %s: body: %w", url, err)

@@ -3,31 +3,17 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
-
-const surfaceCols = `key, site, etag, last_modified, fetched_at, status, new_urls, empty_runs, next_due, links`
 
 // Surface implements storage.SurfaceStore.
 func (s *Store) Surface(ctx context.Context, key string) (storage.SurfaceState, error) {
-	var st storage.SurfaceState
-	var links string
-	var fetched, due sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT `+surfaceCols+` FROM surfaces WHERE key = ?`, key).Scan(
-		&st.Key, &st.Site, &st.ETag, &st.LastModified, &fetched, &st.Status, &st.NewURLs, &st.EmptyRuns, &due, &links)
-	if errors.Is(err, sql.ErrNoRows) {
-		return storage.SurfaceState{}, fmt.Errorf("surface %s: %w", key, storage.ErrNotFound)
-	}
-	if err != nil {
-		return storage.SurfaceState{}, fmt.Errorf("surface %s: %w", key, err)
-	}
-	st.FetchedAt, st.NextDue, st.Links = fromNull(fetched), fromNull(due), splitLinks(links)
-	return st, nil
+	st, err := s.rows.Surface(s.db.QueryRowContext(ctx, `SELECT `+sqlcore.SurfaceCols+` FROM surfaces WHERE key = ?`, key))
+	return sqlcore.One(st, err, sql.ErrNoRows, "surface", key)
 }
 
 // ClaimSurface implements storage.SurfaceStore: one upsert whose update
@@ -64,20 +50,12 @@ func (s *Store) SaveSurface(ctx context.Context, st storage.SurfaceState) error 
 		return fmt.Errorf("save surface: %w", err)
 	}
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO surfaces(`+surfaceCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			st.Key, st.Site, st.ETag, st.LastModified, nullTime(st.FetchedAt), st.Status, st.NewURLs, st.EmptyRuns, nullTime(st.NextDue), strings.Join(st.Links, "\n"))
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO surfaces(`+sqlcore.SurfaceCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			sqlcore.SurfaceArgs(&st)...)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("save surface %s: %w", st.Key, err)
 	}
 	return nil
-}
-
-// splitLinks reads the links column (newline-separated URLs).
-func splitLinks(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
 }

@@ -1,4 +1,4 @@
-package dedupin_test
+package dedupinput_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/newsdedup/newscrawl/internal/dedupin"
+	"github.com/newsdedup/newscrawl/internal/dedupinput"
 )
 
 func TestReadJSONL(t *testing.T) {
@@ -83,7 +83,7 @@ func TestLenient(t *testing.T) {
 		{"lenient", true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := dedupin.NewReader(strings.NewReader(in), "in.jsonl")
+			r := dedupinput.NewReader(strings.NewReader(in), "in.jsonl")
 			r.Lenient = tc.lenient
 			d, err := r.Next()
 			if tc.wantErr != "" {
@@ -131,11 +131,11 @@ func TestReader(t *testing.T) {
 		{"error after a document", `{"id":1,"text":"a"}` + "\n" + `{"id":1,"text":"b"}`, []int{1}, `in.jsonl:2: id 1 repeats line 1`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := dedupin.NewReader(strings.NewReader(tc.in), "in.jsonl")
+			r := dedupinput.NewReader(strings.NewReader(tc.in), "in.jsonl")
 			var lines []int
 			var err error
 			for {
-				var d dedupin.Doc
+				var d dedupinput.Doc
 				if d, err = r.Next(); err != nil {
 					break
 				}
@@ -160,9 +160,9 @@ func TestReader(t *testing.T) {
 
 // readJSONL reads every document of r with a Reader; name prefixes error
 // messages ("name:line: ...").
-func readJSONL(r io.Reader, name string) ([]dedupin.Doc, error) {
-	var docs []dedupin.Doc
-	rd := dedupin.NewReader(r, name)
+func readJSONL(r io.Reader, name string) ([]dedupinput.Doc, error) {
+	var docs []dedupinput.Doc
+	rd := dedupinput.NewReader(r, name)
 	for {
 		d, err := rd.Next()
 		if errors.Is(err, io.EOF) {

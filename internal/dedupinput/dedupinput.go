@@ -1,4 +1,4 @@
-// Package dedupin reads the input of offline dedup: JSON lines of
+// Package dedupinput reads the input of offline dedup: JSON lines of
 // {"id", "title", "text"}, or the JSON lines newscrawl's own export writes
 // (internal/export.Record: its "url" is the id when there is no "id", its
 // other keys are known and ignored). Reading is strict, because a silently empty
@@ -9,7 +9,7 @@
 // encoding/json would turn into U+FFFD) is an error naming the line. A
 // UTF-8 byte order mark at the start of the file is accepted, as are
 // blank lines.
-package dedupin
+package dedupinput
 
 import (
 	"bufio"

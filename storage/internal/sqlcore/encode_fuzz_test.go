@@ -1,4 +1,4 @@
-package sqlite
+package sqlcore
 
 import (
 	"bytes"
@@ -11,9 +11,9 @@ import (
 func FuzzUnpackSignature(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{1, 2, 3})
-	f.Add(packSignature([]uint64{0, 1, 1 << 63, ^uint64(0)}))
+	f.Add(PackSignature([]uint64{0, 1, 1 << 63, ^uint64(0)}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		sig, err := unpackSignature(b)
+		sig, err := UnpackSignature(b)
 		if len(b)%8 != 0 {
 			if err == nil {
 				t.Fatalf("accepted a %d-byte blob", len(b))
@@ -26,7 +26,7 @@ func FuzzUnpackSignature(f *testing.F) {
 		if len(sig) != len(b)/8 {
 			t.Fatalf("%d bytes decoded to %d values", len(b), len(sig))
 		}
-		if got := packSignature(sig); !bytes.Equal(got, b) {
+		if got := PackSignature(sig); !bytes.Equal(got, b) {
 			t.Fatalf("round trip changed the blob: %x -> %x", b, got)
 		}
 	})

@@ -1,4 +1,4 @@
-package dedupin
+package dedupinput
 
 import (
 	"bytes"

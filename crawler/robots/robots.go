@@ -1,20 +1,12 @@
-package crawler
-
-import (
-	"errors"
-	"math"
-	"sort"
-	"strconv"
-	"strings"
-	"sync"
-
-	"github.com/jimsmart/grobotstxt"
-)
-
-// Matching robots.txt rules (RFC 9309 section 2.2.2, read as Google's
-// parser reads it).
+// Package robots parses a robots.txt and matches request paths against the
+// rules it gives one product token: RFC 9309 (the Robots Exclusion
+// Protocol), with Google's reading of what the RFC leaves open
+// (github.com/google/robotstxt, the reference parser; its test suite is
+// ported as data in google_test.go). Fetching, caching and sharing a
+// robots.txt, its size limit and encodings, and what a crawler does with a
+// host's answer are the crawler's (crawler/robots.go).
 //
-// Lines are parsed by github.com/jimsmart/grobotstxt, a port of Google's
+// Matching (RFC 9309 section 2.2.2). Lines are parsed by github.com/jimsmart/grobotstxt, a port of Google's
 // robots.txt parser: it accepts what Google accepts (partial BOMs, CR, LF
 // and CRLF, a missing colon, typos such as "disalow", lines cut at 16,664
 // bytes) and ignores every line it cannot parse. Its matcher re-parses the
@@ -37,50 +29,86 @@ import (
 //   - the longest match wins (length of the pattern in octets, in its
 //     canonical form); an equal-length tie between allow and disallow goes to
 //     allow.
+package robots
+
+import (
+	"errors"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jimsmart/grobotstxt"
+)
+
 const (
-	// robotsMaxRules bounds the compiled rules of one group. 500 KiB of
+	// maxRules bounds the compiled rules of one group. 500 KiB of
 	// "Disallow: /x" lines is about 40,000 rules, so the bound only stops
 	// a pathological file (the rest of the file is ignored and reported).
-	robotsMaxRules = 100_000
-	// robotsMaxCrawlDelaySeconds: larger Crawl-delay values (up to
+	maxRules = 100_000
+	// maxCrawlDelaySeconds: larger Crawl-delay values (up to
 	// "inf" and numbers past float64) are read as this many seconds (31
 	// years, within time.Duration), far above any fetch.max_crawl_delay,
 	// so the host is skipped as asking too long a delay. (They were
 	// ignored once, and the host that asked for the longest wait was
 	// crawled at the site's pace.)
-	robotsMaxCrawlDelaySeconds = 1e9
+	maxCrawlDelaySeconds = 1e9
 )
 
-// robotsGroup is what one robots.txt says to one product token: the rules
+// Group is what one robots.txt says to one product token: the rules
 // and Crawl-delay of the groups naming the token, or of the "*" groups when
 // none does (RFC 9309 section 2.2.1).
-type robotsGroup struct {
-	matcher    *robotsMatcher
+type Group struct {
+	matcher    *matcher
 	crawlDelay float64 // seconds; 0 when absent
 	hasDelay   bool
 	rules      int // rules compiled
-	dropped    int // rules over robotsMaxRules, ignored
+	dropped    int // rules over maxRules, ignored
 }
 
-// compileRobots parses body and compiles the rules that apply to token (a
+// Compile parses body and compiles the rules that apply to token (a
 // product token such as "newscrawl"; compared case-insensitively).
-func compileRobots(body string, token string) *robotsGroup {
-	c := &robotsCollector{token: token}
+func Compile(body string, token string) *Group {
+	c := &collector{token: token}
 	grobotstxt.Parse(upperEscapes(body), c)
-	g := &robotsGroup{}
+	g := &Group{}
 	rules := c.global
 	g.crawlDelay, g.hasDelay = c.globalDelay, c.globalHasDelay
 	if c.everSpecific {
 		rules = c.specific
 		g.crawlDelay, g.hasDelay = c.specificDelay, c.specificHasDelay
 	}
-	if len(rules) > robotsMaxRules {
-		g.dropped = len(rules) - robotsMaxRules
-		rules = rules[:robotsMaxRules]
+	if len(rules) > maxRules {
+		g.dropped = len(rules) - maxRules
+		rules = rules[:maxRules]
 	}
 	g.rules = len(rules)
-	g.matcher = newRobotsMatcher(rules)
+	g.matcher = newMatcher(rules)
 	return g
+}
+
+// Allowed reports whether the rules allow requestURI, the request target
+// as it is sent (url.URL.RequestURI: escaped path and query), compared in
+// RFC 9309's canonical form.
+func (g *Group) Allowed(requestURI string) bool {
+	return g.matcher.allowed(canonicalPath(requestURI))
+}
+
+// CrawlDelay is the group's Crawl-delay (not part of RFC 9309; honoured as
+// most crawlers do); ok is false when the group gives none.
+func (g *Group) CrawlDelay() (d time.Duration, ok bool) {
+	if !g.hasDelay {
+		return 0, false
+	}
+	return time.Duration(g.crawlDelay * float64(time.Second)), true
+}
+
+// ProductToken extracts the robots.txt product token from a User-Agent
+// ("newscrawl/0.1 (+https://...)" -> "newscrawl"), lower-cased.
+func ProductToken(ua string) string {
+	return strings.ToLower(agentToken(ua))
 }
 
 // upperEscapes upper-cases the hex digits of every percent-escape.
@@ -108,32 +136,32 @@ func upperEscapes(s string) string {
 	return string(b)
 }
 
-// robotsRule is one Allow or Disallow line in canonical form.
-type robotsRule struct {
+// rule is one Allow or Disallow line in canonical form.
+type rule struct {
 	allow   bool
 	pattern string
 }
 
-// robotsCollector is a grobotstxt.ParseHandler that keeps the rules of the
+// collector is a grobotstxt.ParseHandler that keeps the rules of the
 // groups for one token, with Google's grouping: consecutive User-agent lines
 // form one group, which ends at the next User-agent line after a rule; rules
 // before any User-agent line are ignored; all groups naming the token are
 // merged, as are all "*" groups.
-type robotsCollector struct {
+type collector struct {
 	token string
 
 	seenGlobal, seenSpecific, everSpecific, seenSeparator bool
 
-	specific, global []robotsRule
+	specific, global []rule
 
 	specificDelay, globalDelay       float64
 	specificHasDelay, globalHasDelay bool
 }
 
-func (c *robotsCollector) HandleRobotsStart() {}
-func (c *robotsCollector) HandleRobotsEnd()   {}
+func (c *collector) HandleRobotsStart() {}
+func (c *collector) HandleRobotsEnd()   {}
 
-func (c *robotsCollector) HandleUserAgent(_ int, value string) {
+func (c *collector) HandleUserAgent(_ int, value string) {
 	if c.seenSeparator {
 		c.seenSpecific, c.seenGlobal, c.seenSeparator = false, false, false
 	}
@@ -148,12 +176,12 @@ func (c *robotsCollector) HandleUserAgent(_ int, value string) {
 	}
 }
 
-func (c *robotsCollector) add(allow bool, value string) {
+func (c *collector) add(allow bool, value string) {
 	if !c.seenGlobal && !c.seenSpecific {
 		return // outside any group
 	}
 	c.seenSeparator = true
-	r := robotsRule{allow: allow, pattern: canonicalRobotsPath(value)}
+	r := rule{allow: allow, pattern: canonicalPath(value)}
 	if c.seenSpecific {
 		c.specific = append(c.specific, r)
 	} else {
@@ -167,13 +195,13 @@ func (c *robotsCollector) add(allow bool, value string) {
 	}
 }
 
-func (c *robotsCollector) HandleAllow(_ int, value string)    { c.add(true, value) }
-func (c *robotsCollector) HandleDisallow(_ int, value string) { c.add(false, value) }
-func (c *robotsCollector) HandleSitemap(int, string)          {}
+func (c *collector) HandleAllow(_ int, value string)    { c.add(true, value) }
+func (c *collector) HandleDisallow(_ int, value string) { c.add(false, value) }
+func (c *collector) HandleSitemap(int, string)          {}
 
 // HandleUnknownAction reads Crawl-delay (not part of RFC 9309; honoured as
 // most crawlers do). An unparsable value is ignored like any bad line.
-func (c *robotsCollector) HandleUnknownAction(_ int, action, value string) {
+func (c *collector) HandleUnknownAction(_ int, action, value string) {
 	switch strings.ToLower(action) {
 	case "crawl-delay", "crawldelay", "crawl_delay":
 	default:
@@ -186,7 +214,7 @@ func (c *robotsCollector) HandleUnknownAction(_ int, action, value string) {
 	if err != nil || math.IsNaN(f) || f < 0 {
 		return
 	}
-	f = min(f, robotsMaxCrawlDelaySeconds)
+	f = min(f, maxCrawlDelaySeconds)
 	if c.seenSpecific && !c.specificHasDelay {
 		c.specificDelay, c.specificHasDelay = f, true
 	}
@@ -210,11 +238,11 @@ func agentToken(s string) string {
 	return s[:i]
 }
 
-// canonicalRobotsPath is the comparison form of RFC 9309 section 2.2.2 for
+// canonicalPath is the comparison form of RFC 9309 section 2.2.2 for
 // patterns and paths alike: octets outside printable US-ASCII (and space)
 // percent-encoded, escapes of unreserved characters (ALPHA, DIGIT, "-", ".",
 // "_", "~") decoded, hex digits of other escapes upper-cased.
-func canonicalRobotsPath(s string) string {
+func canonicalPath(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
 		if b := s[i]; b == '%' || b <= ' ' || b >= 0x7f {
@@ -272,9 +300,9 @@ func isUnreserved(b byte) bool {
 		b == '-' || b == '.' || b == '_' || b == '~'
 }
 
-// robotsMatcher is the compiled form of one group's rules. It is immutable
+// matcher is the compiled form of one group's rules. It is immutable
 // after construction and safe for concurrent use.
-type robotsMatcher struct {
+type matcher struct {
 	trie byteTrie   // anchored literal prefixes of every rule
 	node []trieInfo // per trie node: best plain rules ending there
 
@@ -303,8 +331,8 @@ type wildRule struct {
 	segs     []string
 }
 
-func newRobotsMatcher(rules []robotsRule) *robotsMatcher {
-	m := &robotsMatcher{trie: newByteTrie()}
+func newMatcher(rules []rule) *matcher {
+	m := &matcher{trie: newByteTrie()}
 	m.node = append(m.node, trieInfo{})
 	keyIDs := map[string]int32{}
 	var keyList []string
@@ -385,7 +413,7 @@ type matchScratch struct {
 
 // allowed reports whether path (canonical form, starting with "/") may be
 // fetched.
-func (m *robotsMatcher) allowed(path string) bool {
+func (m *matcher) allowed(path string) bool {
 	if m.numRules == 0 {
 		return true
 	}

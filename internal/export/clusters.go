@@ -1,0 +1,208 @@
+package export
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/newsdedup/newscrawl/storage"
+)
+
+// ClusterSource is what the cluster view of an export reads besides
+// Source: every copy's fingerprint row (without text) and the runs, whose
+// settings carry the sites' source_names. storage.Store satisfies it; an
+// export from a Source without it has no cluster view (representative
+// true, original_source and copies null on every record).
+type ClusterSource interface {
+	Fingerprints(ctx context.Context, since time.Time, fn func(storage.Article) error) error
+	DuplicateFingerprints(ctx context.Context, since time.Time, fn func(storage.Duplicate) error) error
+	Runs(ctx context.Context) ([]storage.Run, error)
+}
+
+// Copy is one copy of a cluster in an export's copies list: its site,
+// URL, 来源, publication time and verdict ("kept", "partial", or the
+// duplicate's reason).
+type Copy struct {
+	Site        string  `json:"site"`
+	URL         string  `json:"url"`
+	Source      string  `json:"source"`
+	PublishedAt *string `json:"published_at"`
+	Verdict     string  `json:"verdict"`
+	published   time.Time
+}
+
+// cluster is one cluster of two or more copies: its copies in
+// representative order (the representative first) and its 来源.
+type cluster struct {
+	copies []Copy
+	source string
+}
+
+// Clusters is the cluster view of a store: for every cluster of two or
+// more copies (stored articles and duplicates), its representative, its
+// 来源 and its copies.
+type Clusters struct {
+	byID map[int64]*cluster
+}
+
+// LoadClusters reads the cluster view of src. A cluster's representative
+// is its original (Representative); the sites' source_names are those
+// the store's runs recorded (a later run's list of a site replaces an
+// earlier one's).
+func LoadClusters(ctx context.Context, src ClusterSource) (*Clusters, error) {
+	names, err := sourceNames(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	cs := &Clusters{byID: map[int64]*cluster{}}
+	get := func(id int64) *cluster {
+		c := cs.byID[id]
+		if c == nil {
+			c = &cluster{}
+			cs.byID[id] = c
+		}
+		return c
+	}
+	// Clusters of more than one copy: those with a duplicate or with an
+	// article that joined another article's cluster.
+	err = src.Fingerprints(ctx, time.Time{}, func(a storage.Article) error {
+		if a.Cluster != a.ID {
+			get(a.Cluster)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("clusters: %w", err)
+	}
+	err = src.DuplicateFingerprints(ctx, time.Time{}, func(d storage.Duplicate) error {
+		c := get(d.Cluster)
+		c.copies = append(c.copies, Copy{Site: d.Site, URL: d.URL, Source: strings.TrimSpace(d.Source),
+			PublishedAt: timePtr(d.PublishedAt), Verdict: orReason(d.Reason), published: d.PublishedAt})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("clusters: %w", err)
+	}
+	err = src.Fingerprints(ctx, time.Time{}, func(a storage.Article) error {
+		c := cs.byID[a.Cluster]
+		if c == nil {
+			return nil
+		}
+		verdict := "kept"
+		if a.PartialOf != 0 {
+			verdict = "partial"
+		}
+		c.copies = append(c.copies, Copy{Site: a.Site, URL: a.URL, Source: strings.TrimSpace(a.Source),
+			PublishedAt: timePtr(a.PublishedAt), Verdict: verdict, published: a.PublishedAt})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("clusters: %w", err)
+	}
+	for _, c := range cs.byID {
+		c.source = Representative(c.copies, names)
+	}
+	return cs, nil
+}
+
+// orReason is a duplicate's verdict: its reason, "duplicate" when the
+// store kept none.
+func orReason(r string) string {
+	if r == "" {
+		return "duplicate"
+	}
+	return r
+}
+
+// sourceNames merges the source_names the runs recorded, in run order.
+func sourceNames(ctx context.Context, src ClusterSource) (map[string][]string, error) {
+	runs, err := src.Runs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("clusters: runs: %w", err)
+	}
+	slices.SortFunc(runs, func(a, b storage.Run) int { return cmp.Compare(a.ID, b.ID) })
+	out := map[string][]string{}
+	for _, r := range runs {
+		if r.Stats.Settings == nil {
+			continue
+		}
+		for site, ns := range r.Stats.Settings.SourceNames {
+			out[site] = ns
+		}
+	}
+	return out, nil
+}
+
+// Representative orders copies so that the cluster's original comes
+// first and returns the cluster's 来源: the most frequent 来源 among the
+// copies (ties: the smaller string; "" when none names one). The
+// original is the copy whose site publishes under that 来源
+// (names[site], a site's source_names), else the earliest published
+// (copies without a time last), and among equals the smallest URL. The
+// order depends only on the copies, never on the order they were crawled
+// or stored in: the same pages crawled in any order give the same
+// representative. (The first stored copy would depend on the crawl.)
+func Representative(copies []Copy, names map[string][]string) string {
+	count := map[string]int{}
+	source := ""
+	for _, c := range copies {
+		if c.Source == "" {
+			continue
+		}
+		count[c.Source]++
+		if n := count[c.Source]; n > count[source] || (n == count[source] && c.Source < source) {
+			source = c.Source
+		}
+	}
+	own := func(c Copy) int {
+		if source != "" && slices.Contains(names[c.Site], source) {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(copies, func(a, b Copy) int {
+		if o := cmp.Compare(own(a), own(b)); o != 0 {
+			return o
+		}
+		if az, bz := a.published.IsZero(), b.published.IsZero(); az != bz {
+			if az {
+				return 1
+			}
+			return -1
+		}
+		if o := a.published.Compare(b.published); o != 0 {
+			return o
+		}
+		return cmp.Compare(a.URL, b.URL)
+	})
+	return source
+}
+
+// annotate sets r's cluster fields: representative, original_source and,
+// on the representative, the cluster's copies. A copy outside every
+// cluster of two or more is its own representative.
+func (cs *Clusters) annotate(r *Record, ownSource string) {
+	rep := true
+	r.Representative = &rep
+	var c *cluster
+	if cs != nil {
+		c = cs.byID[r.Cluster]
+	}
+	if c == nil || len(c.copies) == 0 {
+		if s := strings.TrimSpace(ownSource); s != "" {
+			r.OriginalSource = &s
+		}
+		return
+	}
+	if c.source != "" {
+		s := c.source
+		r.OriginalSource = &s
+	}
+	rep = c.copies[0].URL == r.URL
+	if rep {
+		r.Copies = c.copies
+	}
+}

@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/newsdedup/newscrawl/dedup"
+	"github.com/newsdedup/newscrawl/dedup/lshindex"
+	"github.com/newsdedup/newscrawl/dedup/redisindex"
+)
+
+// The candidate stages an engine can be built over (config dedup.index,
+// the dedup command's and the lab's --index).
+const (
+	// DefaultIndex is the candidate stage when the config names none:
+	// MinHash-LSH with a head index for briefs (package dedup/lshindex).
+	DefaultIndex = "lsh"
+	// PrefixIndex is exact prefix filtering (dedup.PrefixIndex).
+	PrefixIndex = "prefix"
+	// ExhaustiveIndex is dedup.MemoryIndex, the reference: Hamming tables
+	// and the exhaustive SpotSigs inverted index.
+	ExhaustiveIndex = "exhaustive"
+	// RedisIndex is the dedup.index of crawls that share their dedup
+	// index in Redis (package dedup/redisindex; needs redis: and a
+	// postgres:// store).
+	RedisIndex = "redis"
+)
+
+// sharedIndex is where an index shared in Redis lives: the client (the
+// caller keeps and closes it), the key prefix of the corpus, and the
+// context bounding its opening checks.
+type sharedIndex struct {
+	ctx    context.Context
+	rdb    *redis.Client
+	prefix string
+}
+
+// newIndexFunc is the one constructor of an engine's candidate index: the
+// dedup.Options.NewIndex that builds the stage named (DefaultIndex for
+// ""), for the engine's thresholds. RedisIndex needs sh (a crawl's, see
+// newRedisEngine); the others are in process.
+func newIndexFunc(name string, sh *sharedIndex) (func(q dedup.Query) (dedup.Index, error), error) {
+	switch name {
+	case "", DefaultIndex:
+		return func(q dedup.Query) (dedup.Index, error) {
+			x, err := lshindex.New(lshConfig(q))
+			if err != nil {
+				return nil, err
+			}
+			return x, nil
+		}, nil
+	case PrefixIndex:
+		return func(q dedup.Query) (dedup.Index, error) {
+			x, err := dedup.NewPrefixIndex(q.Jaccard, q.Containment)
+			if err != nil {
+				return nil, err
+			}
+			return x, nil
+		}, nil
+	case ExhaustiveIndex:
+		return dedup.NewExhaustiveIndex, nil
+	case RedisIndex:
+		if sh == nil {
+			return nil, fmt.Errorf("%q: the index shared in Redis is a crawl's (with redis: and a postgres:// store); this command needs lsh, prefix or exhaustive", name)
+		}
+		return func(q dedup.Query) (dedup.Index, error) {
+			x, err := redisindex.New(sh.ctx, sh.rdb, sh.prefix, lshConfig(q))
+			if err != nil {
+				return nil, fmt.Errorf("dedup index in redis: %w", err)
+			}
+			return x, nil
+		}, nil
+	}
+	return nil, fmt.Errorf("unknown candidate index %q (lsh, prefix, exhaustive or redis)", name)
+}
+
+// lshConfig is the configuration of the LSH stage (in process or in
+// Redis) answering the engine's queries q.
+func lshConfig(q dedup.Query) lshindex.Config {
+	return lshindex.Config{Jaccard: q.Jaccard, Containment: max(q.Containment, 0), MinContainment: dedup.MinContainmentSpots}
+}
+
+// SetIndex selects the candidate stage of o by name (config dedup.index,
+// the dedup command's and the lab's --index): lsh, prefix or exhaustive;
+// "" is DefaultIndex. The index shared in Redis is a crawl's only.
+func SetIndex(o *dedup.Options, name string) error {
+	f, err := newIndexFunc(name, nil)
+	if err != nil {
+		return err
+	}
+	o.NewIndex = f
+	return nil
+}
