@@ -109,15 +109,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("crawl: %w", err)
 	}
 	defer stopProfile()
-	if *maxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, *maxTime, errMaxTime)
-		defer cancel()
-	}
-	res, err := crawl(ctx, &cfg, o, stdout, stderr)
-	if errors.Is(context.Cause(ctx), errMaxTime) && res.Summary.Interrupted {
-		return fmt.Errorf("crawl: %w (%s): %d URLs left in the frontier for the next run", errMaxTime, *maxTime, res.Summary.FrontierLeft)
-	}
+	res, err := crawlFor(ctx, *maxTime, &cfg, o, stdout, stderr)
 	if err == nil && res.Summary.NothingFetched {
 		return fmt.Errorf("crawl: %w", errNothingFetched)
 	}
@@ -155,6 +147,21 @@ func crawl(ctx context.Context, cfg *config.Config, o pipeline.CrawlOptions, std
 	res, err := pipeline.Crawl(ctx, cfg, o)
 	if res.Run.ID != 0 {
 		progress.Summary(stdout, pipeline.StoreName(cfg.Storage), res.Run, res.Summary, res.Elapsed)
+	}
+	return res, err
+}
+
+// crawlFor is crawl stopped after maxTime (0: no limit); a crawl stopped
+// so returns an error wrapping errMaxTime that says how many URLs are left.
+func crawlFor(ctx context.Context, maxTime time.Duration, cfg *config.Config, o pipeline.CrawlOptions, stdout, stderr io.Writer) (pipeline.CrawlResult, error) {
+	if maxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, maxTime, errMaxTime)
+		defer cancel()
+	}
+	res, err := crawl(ctx, cfg, o, stdout, stderr)
+	if errors.Is(context.Cause(ctx), errMaxTime) && res.Summary.Interrupted {
+		return res, fmt.Errorf("crawl: %w (%s): %d URLs left in the frontier for the next run", errMaxTime, maxTime, res.Summary.FrontierLeft)
 	}
 	return res, err
 }
