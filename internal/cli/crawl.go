@@ -160,8 +160,11 @@ func crawlFor(ctx context.Context, maxTime time.Duration, cfg *config.Config, o 
 		defer cancel()
 	}
 	res, err := crawl(ctx, cfg, o, stdout, stderr)
-	if errors.Is(context.Cause(ctx), errMaxTime) && res.Summary.Interrupted {
-		return res, fmt.Errorf("crawl: %w (%s): %d URLs left in the frontier for the next run", errMaxTime, maxTime, res.Summary.FrontierLeft)
+	switch {
+	case !errors.Is(context.Cause(ctx), errMaxTime):
+		return res, err
+	case res.Run.ID == 0:
+		return res, fmt.Errorf("crawl: %w (%s) before the crawl began: %w", errMaxTime, maxTime, err)
 	}
-	return res, err
+	return res, fmt.Errorf("crawl: %w (%s): %d URLs left in the frontier for the next run", errMaxTime, maxTime, res.Summary.FrontierLeft)
 }
