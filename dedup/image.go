@@ -46,6 +46,9 @@ type imageIndex struct {
 	minSim  float64
 	bands   map[bandKey][]int
 	entries []imageEntry
+	// mark is the number of entries the last snapshot or delta held
+	// (Engine.WriteDelta writes those after it).
+	mark int
 }
 
 type bandKey struct {

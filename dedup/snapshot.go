@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"os"
 	"unsafe"
 
 	"github.com/newsdedup/newscrawl/imgfp"
@@ -610,10 +612,63 @@ func (e *Engine) WriteSnapshot(w io.Writer) error {
 	if !ok {
 		return fmt.Errorf("dedup: %T: %w", e.index, ErrNoSnapshot)
 	}
-	if err := e.writeImages(w); err != nil {
+	n, err := e.writeImages(w)
+	if err != nil {
 		return err
 	}
+	if _, err := w.Write(make([]byte, imagesPad(n))); err != nil {
+		return fmt.Errorf("dedup: write snapshot: %w", err)
+	}
 	return s.WriteSnapshot(w)
+}
+
+// SnapshotAlign is the alignment of the index part of an engine's
+// snapshot relative to the snapshot's start: the lead images are padded
+// to it, so that a snapshot written at a multiple of it in a file can be
+// mapped (Mapper).
+const SnapshotAlign = 1 << 16
+
+// imagesPad is the padding after an image section of n bytes.
+func imagesPad(n int) int { return (SnapshotAlign - n%SnapshotAlign) % SnapshotAlign }
+
+// Mapper is a Snapshotter that can use a snapshot in place from a file
+// (a memory mapping) instead of reading it: verify false checks only what
+// can be checked in time independent of the snapshot's size (header,
+// options, structure), true checks all of it as ReadSnapshot does.
+type Mapper interface {
+	MapSnapshot(f *os.File, off, size int64, verify bool) error
+}
+
+// MapSnapshot loads what WriteSnapshot wrote at f's bytes [off, off+size)
+// (off a multiple of SnapshotAlign), mapping the index when it is a
+// Mapper and reading it otherwise.
+func (e *Engine) MapSnapshot(f *os.File, off, size int64, verify bool) error {
+	s, ok := e.index.(Snapshotter)
+	if !ok {
+		return fmt.Errorf("dedup: %T: %w", e.index, ErrNoSnapshot)
+	}
+	r := &io.LimitedReader{R: io.NewSectionReader(f, off, size), N: size}
+	imgs, err := readImages(r)
+	if err != nil {
+		return err
+	}
+	skip := int64(imagesPad(int(size - r.N)))
+	if _, err := io.CopyN(io.Discard, r, skip); err != nil {
+		return fmt.Errorf("dedup: read snapshot: %w: truncated", ErrSnapshot)
+	}
+	if m, ok := e.index.(Mapper); ok {
+		err = m.MapSnapshot(f, off+size-r.N, r.N, verify)
+	} else {
+		err = s.ReadSnapshot(r)
+	}
+	if err != nil {
+		return err
+	}
+	for _, en := range imgs {
+		e.images.add(en)
+	}
+	e.images.mark = len(e.images.entries)
+	return nil
 }
 
 // ReadSnapshot loads what WriteSnapshot wrote into an engine whose index
@@ -624,9 +679,16 @@ func (e *Engine) ReadSnapshot(r io.Reader) error {
 	if !ok {
 		return fmt.Errorf("dedup: %T: %w", e.index, ErrNoSnapshot)
 	}
-	imgs, err := readImages(r)
+	cr := &countingReader{r: r}
+	imgs, err := readImages(cr)
 	if err != nil {
 		return err
+	}
+	if _, err := io.CopyN(io.Discard, r, int64(imagesPad(int(cr.n)))); err != nil {
+		return fmt.Errorf("dedup: read snapshot: %w: truncated", ErrSnapshot)
+	}
+	if l, ok := r.(*io.LimitedReader); ok {
+		r = l // its N now tells the index its exact length
 	}
 	if err := s.ReadSnapshot(r); err != nil {
 		return err
@@ -634,6 +696,7 @@ func (e *Engine) ReadSnapshot(r io.Reader) error {
 	for _, en := range imgs {
 		e.images.add(en)
 	}
+	e.images.mark = len(e.images.entries)
 	return nil
 }
 
@@ -648,27 +711,40 @@ type snapImage struct {
 // are short-text pages with a lead image: a few hundred bytes each).
 const maxImageSection = 1 << 30
 
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
+}
+
 // writeImages writes the lead-image index: its length, its JSON and a
-// CRC-32C of the JSON.
-func (e *Engine) writeImages(w io.Writer) error {
-	imgs := make([]snapImage, 0, e.images.len())
-	for _, x := range e.images.entries {
+// CRC-32C of the JSON; it returns the bytes written.
+func (e *Engine) writeImages(w io.Writer) (int, error) { return writeImages(w, e.images.entries) }
+
+func writeImages(w io.Writer, entries []imageEntry) (int, error) {
+	imgs := make([]snapImage, 0, len(entries))
+	for _, x := range entries {
 		imgs = append(imgs, snapImage{ID: x.id, Cluster: x.cluster, Simhash: x.simhash, Signature: x.signature, Title: x.title, Image: x.fp.String()})
 	}
 	b, err := json.Marshal(imgs)
 	if err != nil {
-		return fmt.Errorf("dedup: write snapshot: %w", err)
+		return 0, fmt.Errorf("dedup: write snapshot: %w", err)
 	}
 	if len(b) > maxImageSection {
-		return fmt.Errorf("dedup: write snapshot: %d bytes of lead images", len(b))
+		return 0, fmt.Errorf("dedup: write snapshot: %d bytes of lead images", len(b))
 	}
 	buf := binary.LittleEndian.AppendUint32(nil, uint32(len(b)))
 	buf = append(buf, b...)
 	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(b, castagnoli))
 	if _, err := w.Write(buf); err != nil {
-		return fmt.Errorf("dedup: write snapshot: %w", err)
+		return 0, fmt.Errorf("dedup: write snapshot: %w", err)
 	}
-	return nil
+	return len(buf), nil
 }
 
 // readImages reads the section writeImages wrote; it reads exactly its
@@ -705,4 +781,62 @@ func readImages(r io.Reader) ([]Entry, error) {
 		out = append(out, Entry{ID: x.ID, Cluster: x.Cluster, Simhash: x.Simhash, Signature: x.Signature, Title: x.Title, Image: fp})
 	}
 	return out, nil
+}
+
+// DeltaSnapshotter is a Snapshotter that can also save what changed since
+// a point (MarkDelta, or the load of a snapshot) and apply such a delta to
+// the state it followed, so that a run over a large index saves in
+// proportion to its changes.
+type DeltaSnapshotter interface {
+	Snapshotter
+	MarkDelta()
+	WriteDelta(w io.Writer) error
+	ReadDelta(ctx context.Context, r io.Reader) error
+}
+
+// MarkDelta makes the engine's present state the one the next WriteDelta
+// starts from. It returns ErrNoSnapshot when the index keeps no deltas.
+func (e *Engine) MarkDelta() error {
+	d, ok := e.index.(DeltaSnapshotter)
+	if !ok {
+		return fmt.Errorf("dedup: %T: %w", e.index, ErrNoSnapshot)
+	}
+	d.MarkDelta()
+	e.images.mark = len(e.images.entries)
+	return nil
+}
+
+// WriteDelta writes what changed since MarkDelta: the lead images indexed
+// since, then the index's delta (DeltaSnapshotter).
+func (e *Engine) WriteDelta(w io.Writer) error {
+	d, ok := e.index.(DeltaSnapshotter)
+	if !ok {
+		return fmt.Errorf("dedup: %T: %w", e.index, ErrNoSnapshot)
+	}
+	if _, err := writeImages(w, e.images.entries[min(e.images.mark, len(e.images.entries)):]); err != nil {
+		return err
+	}
+	return d.WriteDelta(w)
+}
+
+// ReadDelta applies a delta written by WriteDelta (all of r) to an engine
+// holding the state it followed. A delta whose index part is refused
+// (torn, corrupt, other options) leaves the index unchanged and returns
+// the error.
+func (e *Engine) ReadDelta(ctx context.Context, r io.Reader) error {
+	d, ok := e.index.(DeltaSnapshotter)
+	if !ok {
+		return fmt.Errorf("dedup: %T: %w", e.index, ErrNoSnapshot)
+	}
+	imgs, err := readImages(r)
+	if err != nil {
+		return err
+	}
+	if err := d.ReadDelta(ctx, r); err != nil {
+		return err
+	}
+	for _, en := range imgs {
+		e.images.add(en)
+	}
+	return nil
 }

@@ -106,6 +106,9 @@ type Article struct {
 	// not the page's own URL: for a truncated mobile page, the variant
 	// to fetch instead. Empty otherwise.
 	Canonical string
+	// Channel is ChannelNewsroom, ChannelSelfMedia or ChannelUnknown: whose
+	// article the page is, from the marks the portals give (channel.go).
+	Channel string
 	// Notes say what a limit kept extraction from reading ("script state
 	// object over 4194304 bytes not decoded"); nil when nothing was.
 	Notes []string
@@ -296,6 +299,7 @@ func (e *Extractor) extractParsed(pageURL string, page []byte, doc *html.Node, f
 		art.Author = ownerAuthor(li, meta)
 	}
 	withAccount(art, meta.account)
+	art.Channel = channelOf(pageURL, pageLines)
 	e.markTruncated(pageURL, li, meta, art)
 	if e.opts.StripMetaLines {
 		kept := lines[:0]

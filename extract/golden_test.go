@@ -35,6 +35,7 @@ type goldenResult struct {
 	LeadImage   string `json:"lead_image,omitempty"`
 	Truncated   bool   `json:"truncated,omitempty"`
 	Canonical   string `json:"canonical,omitempty"`
+	Channel     string `json:"channel,omitempty"`
 	Error       string `json:"error,omitempty"`
 }
 
@@ -104,7 +105,7 @@ func TestGolden(t *testing.T) {
 			default:
 				checkInvariants(t, dec.Body, art)
 				got.Title, got.Text, got.Source, got.Author, got.Editor, got.Method, got.Second = art.Title, art.Text, art.Source, art.Author, art.Editor, art.Method, art.SecondOpinion
-				got.LeadImage, got.Truncated, got.Canonical = art.LeadImage, art.Truncated, art.Canonical
+				got.LeadImage, got.Truncated, got.Canonical, got.Channel = art.LeadImage, art.Truncated, art.Canonical, art.Channel
 				if !art.PublishedAt.IsZero() {
 					got.PublishedAt = art.PublishedAt.Format(time.RFC3339)
 				}

@@ -31,6 +31,7 @@ import (
 	"crypto/md5"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -75,7 +76,15 @@ type Config struct {
 	Hash HashFunc
 	// NoBoost turns the part-of-speech boosts off (for the evaluation).
 	NoBoost bool
+	// Freqs hashes every keyword with its number of occurrences in the
+	// text, as the chapter's figure assumes: "选取8个关键词及其词频作为其指纹"
+	// (semantic-fingerprint-chapter-book.txt, line 90). Off, only the
+	// keywords are hashed.
+	Freqs bool
 }
+
+// FreqSeparator joins a keyword and its count when Config.Freqs is set.
+const FreqSeparator = "\x1e"
 
 // Keyword is a selected term with its weight.
 type Keyword struct {
@@ -170,7 +179,26 @@ func Compute(words []string, c Config) Fingerprint {
 	if h == nil {
 		h = MD5
 	}
-	return Fingerprint{Sum: h(strings.Join(kw, Separator)), Keywords: kw, OK: true}
+	joined := strings.Join(kw, Separator)
+	if c.Freqs {
+		parts := make([]string, len(kw))
+		for i, k := range kw {
+			parts[i] = k + FreqSeparator + strconv.Itoa(count(words, k))
+		}
+		joined = strings.Join(parts, Separator)
+	}
+	return Fingerprint{Sum: h(joined), Keywords: kw, OK: true}
+}
+
+// count is the number of occurrences of w in words.
+func count(words []string, w string) int {
+	n := 0
+	for _, x := range words {
+		if x == w {
+			n++
+		}
+	}
+	return n
 }
 
 func hasLetter(s string) bool {

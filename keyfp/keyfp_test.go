@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
@@ -201,4 +202,71 @@ func BenchmarkCompute(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestFreqs: with Config.Freqs every keyword is hashed with its count, as
+// the chapter's 8-keyword figure assumes (semantic-fingerprint-chapter-book.txt,
+// line 90): the same keywords with other counts give another fingerprint.
+// The expected MD5 was computed outside Go: python3 -c "import hashlib;
+// print(hashlib.md5('\x1f'.join(k+'\x1e'+str(n) for k, n in sorted(...)).encode()).hexdigest())".
+func TestFreqs(t *testing.T) {
+	cfg := Config{Lexicon: testLex, IDF: func(string) float64 { return 1 }, Freqs: true}
+	fp := Compute(testWords, cfg)
+	if got := hex.EncodeToString(fp.Sum[:]); got != "bd80517e0e7ad6af7fdbb2cc77157e25" {
+		t.Errorf("MD5 fingerprint with frequencies = %s", got)
+	}
+	tests := []struct {
+		name  string
+		words []string
+		same  bool
+	}{
+		{"one more 上海 (same keywords, other count)", append(slices.Clone(testWords), "上海"), false},
+		{"reordered", append(slices.Clone(testWords[1:]), testWords[0]), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Compute(tc.words, cfg)
+			plainA := Compute(testWords, Config{Lexicon: testLex, IDF: func(string) float64 { return 1 }})
+			plainB := Compute(tc.words, Config{Lexicon: testLex, IDF: func(string) float64 { return 1 }})
+			if !slices.Equal(got.Keywords, fp.Keywords) || plainA.Sum != plainB.Sum {
+				t.Fatalf("keywords changed: %q", got.Keywords)
+			}
+			if (got.Sum == fp.Sum) != tc.same {
+				t.Errorf("same fingerprint: %v, want %v", got.Sum == fp.Sum, tc.same)
+			}
+		})
+	}
+}
+
+// FuzzComputeFreqs: any word list gives a fingerprint without panicking,
+// with and without frequencies; both see the same keywords, a fingerprint
+// exists exactly when n keywords do, and reversing the words changes
+// neither fingerprint (keywords and counts do not depend on order).
+func FuzzComputeFreqs(f *testing.F) {
+	f.Add("北京 记者 报道 的 2024 北京 上海 会议 会议 会议 发展 经济 的 市场 企业 政府", 8)
+	f.Add("", 0)
+	f.Add("a b c a b c d", 2)
+	f.Fuzz(func(t *testing.T, text string, n int) {
+		words := strings.Fields(text)
+		n = n % 16
+		plain := Config{N: n, Lexicon: testLex, IDF: func(string) float64 { return 1 }}
+		freq := plain
+		freq.Freqs = true
+		a, b := Compute(words, plain), Compute(words, freq)
+		if a.OK != b.OK || !slices.Equal(a.Keywords, b.Keywords) {
+			t.Fatalf("keywords differ: %q / %q", a.Keywords, b.Keywords)
+		}
+		want := n
+		if want <= 0 {
+			want = DefaultN
+		}
+		if a.OK && len(a.Keywords) != want {
+			t.Fatalf("%d keywords, want %d", len(a.Keywords), want)
+		}
+		rev := slices.Clone(words)
+		slices.Reverse(rev)
+		if Compute(rev, freq).Sum != b.Sum || Compute(rev, plain).Sum != a.Sum {
+			t.Fatal("word order changed a fingerprint")
+		}
+	})
 }

@@ -50,10 +50,6 @@ type FeatureOptions struct {
 	// word, which counts on multi-megabyte texts. Ignored with JTidf, which
 	// needs the positions.
 	NoPositions bool
-	// Cooccur, with JTidf, takes the co-occurrence from a model learned on
-	// a training corpus (the published J-Tidf, see LearnCooccurrence)
-	// instead of from blocks of the document itself.
-	Cooccur *Cooccurrence
 }
 
 const (
@@ -76,9 +72,11 @@ const (
 // weight, ties by term, and cut to the top m.
 //
 // JTidf. P-Simhash (§2.1) weights features with "J-Tidf", which lowers the
-// weight of terms that co-occur strongly with other terms; the paper's exact
-// formula was not available to us, so this is a documented substitute, not
-// the paper's formula: the word sequence is cut into blocks of
+// weight of terms that co-occur strongly with other terms. This is not the
+// paper's J-Tidf: the paper (zhang-yanan-2022-p-simhash.txt, line 87-97)
+// learns a Modified Jaccard of occurrence counts over a training set (the
+// lab's internal/psimhash does that); this variant needs no training and
+// works within the document: the word sequence is cut into blocks of
 // cooccurWindow words; B(t) is the set of blocks in which term t occurs; for
 // a term a and each term b with a strictly higher base weight (ties broken by
 // term order) that shares at least cooccurMinShared blocks with a, the
@@ -144,10 +142,7 @@ func finishFeatures(feats []Feature, w Weighting, df DocFreq, opts FeatureOption
 			f.Weight *= math.Log(float64(n+1)/float64(d+1)) + 1
 		}
 	}
-	switch {
-	case opts.JTidf && opts.Cooccur != nil:
-		learnedPenalty(feats, opts.Cooccur)
-	case opts.JTidf:
+	if opts.JTidf {
 		cooccurrencePenalty(feats)
 	}
 	if opts.TopM > 0 {

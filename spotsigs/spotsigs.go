@@ -10,8 +10,11 @@
 // A spot signature is an antecedent word (typically a frequent stopword)
 // followed by a chain of the next content words: with chain length c and
 // spot distance d, the chain is the d-th, 2d-th, ..., c·d-th word after the
-// antecedent, counting only words that are neither antecedents nor
-// stopwords. For the paper's example "... the record straight from an
+// antecedent, counting only words that are not antecedents (Li Yan et al.
+// 2017, li-yan-2017-spotsigs-chinese-news.txt line 122, and their Example 1,
+// whose chain "to:all:public" keeps the stopword "all") and, when
+// Config.IsStop is set, not stopwords either (the product sets it; the
+// paper's rule is IsStop nil, measured by `eval antecedents`). For the paper's example "... the record straight from an
 // attack ..." with antecedents {a, an, the, is}, c = 2 and d = 1 this gives
 // spots such as "the:record:straight" and "an:attack:circulating". Each spot
 // is hashed to 64 bits and a document's signature is the sorted multiset of
@@ -49,8 +52,9 @@ type Config struct {
 	// IsAntecedent reports whether a word is an antecedent (a spot starts
 	// after each antecedent). Required.
 	IsAntecedent func(word string) bool
-	// IsStop reports whether a word is a stopword. Stopwords and antecedents
-	// are skipped when chain words are taken, as in the paper. Optional.
+	// IsStop reports whether a word is a stopword; when set, stopwords are
+	// skipped like antecedents when chain words are taken. Optional: the
+	// paper skips antecedents only (li-yan-2017 line 122), which nil gives.
 	IsStop func(word string) bool
 	// Chain is the number of chain words c per spot; 0 means DefaultChain.
 	Chain int

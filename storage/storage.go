@@ -128,6 +128,10 @@ type Article struct {
 	// canonical URLs without line breaks.
 	Pages        []string
 	PagesMissing []string
+	// Channel is whose article the page is: "newsroom", "self_media" or
+	// "unknown" (extract.Article.Channel); "" for an article stored
+	// before channels were recorded.
+	Channel string
 }
 
 // Passage is a run of content words a partial reprint shares with the
@@ -197,6 +201,8 @@ type Duplicate struct {
 	// clusters moves to Cluster, which must then be set. Stores do not
 	// keep the list itself (reads return nil).
 	Merges []int64
+	// Channel is the duplicate page's channel, as Article.Channel.
+	Channel string
 }
 
 // Commit is one atomic write: a page outcome plus, for articles, the article

@@ -2,6 +2,7 @@ package lshindex
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/newsdedup/newscrawl/spotsigs"
 )
@@ -90,18 +91,54 @@ func briefPair(lx, ly, minLen int) bool {
 // headKey is the key of token key t's list for length class c.
 func headKey(t uint64, c uint32) uint64 { return t<<classBits | uint64(c) }
 
-// headLists is the head index: list key -> slots, newest last.
+// headLists is the head index: list key -> slots, newest last. The lists
+// of a loaded snapshot stay where the snapshot holds them (baseKeys
+// ascending, list i is basePost[baseOff[i]:baseOff[i+1]], used in place
+// from a mapped file); a list a run adds to is copied into lists, which
+// overrides the snapshot's.
 type headLists struct {
-	lists   map[uint64][]uint32
-	dropped int // postings dropped by the cap
+	lists    map[uint64][]uint32
+	baseKeys []uint64
+	baseOff  []uint64
+	basePost []uint32
+	dropped  int // postings dropped by the cap
 }
 
 func newHeadLists() headLists { return headLists{lists: map[uint64][]uint32{}} }
 
+// baseList returns the snapshot's list of key (nil when it has none, or
+// when its offsets are out of order: a damaged mapped snapshot, which
+// check finds).
+func (h *headLists) baseList(key uint64) []uint32 {
+	i, ok := slices.BinarySearch(h.baseKeys, key)
+	if !ok || i+1 >= len(h.baseOff) {
+		return nil
+	}
+	lo, hi := h.baseOff[i], h.baseOff[i+1]
+	if lo > hi || hi > uint64(len(h.basePost)) {
+		return nil
+	}
+	return h.basePost[lo:hi:hi]
+}
+
+// list returns key's list, the run's copy first.
+func (h *headLists) list(key uint64) []uint32 {
+	if l, ok := h.lists[key]; ok {
+		return l
+	}
+	return h.baseList(key)
+}
+
 func (h *headLists) add(key uint64, slot uint32) {
-	l := h.lists[key]
+	l, ok := h.lists[key]
+	if !ok {
+		l = h.baseList(key)
+	}
 	if len(l) >= 2*HeadListCap {
 		// Keep the newest HeadListCap: amortised O(1) per posting.
+		if !ok {
+			l = slices.Clone(l) // never write into the snapshot's list
+		}
 		n := copy(l, l[len(l)-HeadListCap:])
 		h.dropped += len(l) - n
 		l = l[:n]
@@ -116,28 +153,45 @@ func (h *headLists) add(key uint64, slot uint32) {
 
 // get returns the newest HeadListCap postings of key.
 func (h *headLists) get(key uint64) []uint32 {
-	l := h.lists[key]
+	l := h.list(key)
 	if len(l) > HeadListCap {
 		l = l[len(l)-HeadListCap:]
 	}
 	return l
 }
 
+// each calls fn for every list in key order.
+func (h *headLists) each(fn func(key uint64, l []uint32)) {
+	keys := make([]uint64, 0, len(h.lists))
+	for k := range h.lists {
+		if _, in := slices.BinarySearch(h.baseKeys, k); !in {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	j := 0
+	for _, k := range h.baseKeys {
+		for ; j < len(keys) && keys[j] < k; j++ {
+			fn(keys[j], h.lists[keys[j]])
+		}
+		fn(k, h.list(k))
+	}
+	for ; j < len(keys); j++ {
+		fn(keys[j], h.lists[keys[j]])
+	}
+}
+
 // beyond returns the postings the cap has taken out of reach: those
 // dropped and those a list still holds past its newest HeadListCap.
 func (h *headLists) beyond() int {
 	n := h.dropped
-	for _, l := range h.lists {
-		n += max(len(l)-HeadListCap, 0)
-	}
+	h.each(func(_ uint64, l []uint32) { n += max(len(l)-HeadListCap, 0) })
 	return n
 }
 
 func (h *headLists) postings() int {
 	n := 0
-	for _, l := range h.lists {
-		n += len(l)
-	}
+	h.each(func(_ uint64, l []uint32) { n += len(l) })
 	return n
 }
 
@@ -167,6 +221,7 @@ func (x *Index) headCandidates(met *metTable, toks []spotsigs.Token, lx int, st 
 		}
 	}
 	counted := x.metPool.get() // per slot of a shorter class: hits<<classBits | class
+	n := uint32(len(x.ids))    // a mapped snapshot's postings are not trusted (checkShape)
 	defer x.metPool.put(counted)
 	for _, t := range toks {
 		k := t.Key()
@@ -174,7 +229,9 @@ func (x *Index) headCandidates(met *metTable, toks []spotsigs.Token, lx int, st 
 			l := x.head.get(headKey(k, c))
 			st.Head += len(l)
 			for _, s := range l {
-				counted.add(s, c, 1<<classBits)
+				if s < n {
+					counted.add(s, c, 1<<classBits)
+				}
 			}
 		}
 		for _, c := range long {
@@ -182,7 +239,9 @@ func (x *Index) headCandidates(met *metTable, toks []spotsigs.Token, lx int, st 
 			st.Head += len(l)
 			st.HeadLong += len(l)
 			for _, s := range l {
-				met.add(s, fromHead, 1<<2)
+				if s < n {
+					met.add(s, fromHead, 1<<2)
+				}
 			}
 		}
 	}

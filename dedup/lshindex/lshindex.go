@@ -85,6 +85,14 @@ type Index struct {
 	lastKeys [Bands]uint32
 	// metPool holds the queries' slot tables for reuse (met.go).
 	metPool metPool
+	// ops are the operations since the last MarkDelta or load, in order,
+	// logged only from then on (delta.go).
+	ops     []deltaOp
+	logging bool
+	// idKeys are the ids of a loaded snapshot's live entries, ascending,
+	// idSlots their slots (used in place; byID holds the others).
+	idKeys  []uint64
+	idSlots []uint32
 }
 
 var _ dedup.Index = (*Index)(nil)
@@ -95,10 +103,27 @@ type winnowed struct {
 	words  int
 }
 
-// dict gives each distinct 64-bit value a dense 32-bit code.
+// dict gives each distinct 64-bit value a dense 32-bit code. The codes
+// of a loaded snapshot are found through order (its codes by ascending
+// value, used in place from a mapped file); code holds the others.
 type dict struct {
-	code map[uint64]uint32
-	vals []uint64
+	code  map[uint64]uint32
+	vals  []uint64
+	order []uint32
+}
+
+// baseCode looks v up among the snapshot's codes.
+func (d *dict) baseCode(v uint64) (uint32, bool) {
+	i, ok := slices.BinarySearchFunc(d.order, v, func(c uint32, v uint64) int {
+		if int(c) >= len(d.vals) {
+			return 1 // a damaged mapped snapshot (check finds it)
+		}
+		return cmpU64(d.vals[c], v)
+	})
+	if !ok {
+		return 0, false
+	}
+	return d.order[i], true
 }
 
 func (d *dict) codes(dst []uint32, vs []uint64) []uint32 {
@@ -107,6 +132,9 @@ func (d *dict) codes(dst []uint32, vs []uint64) []uint32 {
 	}
 	for _, v := range vs {
 		c, ok := d.code[v]
+		if !ok {
+			c, ok = d.baseCode(v)
+		}
 		if !ok {
 			c = uint32(len(d.vals))
 			d.code[v] = c
@@ -173,7 +201,7 @@ func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if _, ok := x.byID[e.ID]; ok {
+	if _, ok := x.slotOf(e.ID); ok {
 		return nil
 	}
 	if len(x.ids) >= MaxSlots || len(toks) >= deadBit {
@@ -194,6 +222,7 @@ func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 	x.titleOff = append(x.titleOff, uint64(len(x.titles)))
 	x.byID[e.ID] = slot
 	x.live++
+	x.logOp(deltaOp{kind: opAdd, a: uint64(slot)})
 	if e.Prints != nil {
 		x.winnow[slot] = winnowed{prints: e.Prints, words: e.ContentWords}
 	}
@@ -310,7 +339,9 @@ func (cfg Config) bitmapOK(q dedup.Query, cont bool, lx, ly int, qb, eb []uint64
 }
 
 // keep reports whether slot is live (merges drop removed slots).
-func (x *Index) keep(slot uint32) bool { return x.lens[slot]&deadBit == 0 }
+// A slot past the entries (only a damaged snapshot holds one, see
+// checkShape) is dropped.
+func (x *Index) keep(slot uint32) bool { return int(slot) < len(x.lens) && x.lens[slot]&deadBit == 0 }
 
 // leastOverlap is the least a with a/m ≥ t (as the judge computes it).
 func leastOverlap(t float64, m int) int {
@@ -337,16 +368,33 @@ func needJaccard(t float64, lx, ly int) int {
 	return a
 }
 
+// slotOf returns the slot of the live entry id (x.mu held).
+func (x *Index) slotOf(id uint64) (uint32, bool) {
+	if s, ok := x.byID[id]; ok {
+		return s, true
+	}
+	i, ok := slices.BinarySearch(x.idKeys, id)
+	if !ok || i >= len(x.idSlots) {
+		return 0, false
+	}
+	s := x.idSlots[i]
+	if int(s) >= len(x.ids) || x.ids[s] != id || x.lens[s]&deadBit != 0 {
+		return 0, false // removed since the load (or a damaged snapshot)
+	}
+	return s, true
+}
+
 // Remove implements dedup.Index: the entry is hidden at once; its keys
 // are dropped when its runs merge.
 func (x *Index) Remove(_ context.Context, id uint64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	s, ok := x.byID[id]
+	s, ok := x.slotOf(id)
 	if !ok {
 		return nil
 	}
 	delete(x.byID, id)
+	x.logOp(deltaOp{kind: opRemove, a: id})
 	x.lens[s] |= deadBit
 	x.live--
 	delete(x.winnow, s)
@@ -386,6 +434,9 @@ func (x *Index) MergeClusters(_ context.Context, into uint64, from []uint64) err
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.merges.Merge(into, from)
+	for _, f := range from {
+		x.logOp(deltaOp{kind: opMerge, a: into, b: f})
+	}
 	return nil
 }
 
@@ -422,8 +473,8 @@ func (x *Index) Candidates(_ context.Context, fp *dedup.Fingerprint, q dedup.Que
 	for _, s := range slots {
 		w := x.winnow[s]
 		out = append(out, &dedup.Entry{ID: x.ids[s], Cluster: x.merges.Of(x.clusters[s]), Simhash: x.sims[s],
-			Signature: decodeCodes(x.sigs[x.sigOff[s]:x.sigOff[s+1]], x.spots.vals), Hash: x.hashes[s],
-			Title: decodeCodes(x.titles[x.titleOff[s]:x.titleOff[s+1]], x.bigrams.vals), Prints: w.prints, ContentWords: w.words})
+			Signature: decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals), Hash: x.hashes[s],
+			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: w.prints, ContentWords: w.words})
 	}
 	return out, nil
 }
@@ -469,9 +520,12 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	defer x.mu.RUnlock()
 	met := x.metPool.get() // per slot: the paths that met it | head hits<<2
 	defer x.metPool.put(met)
+	n := uint32(len(x.ids))
 	st.touched = x.bands.lookupAll(&keys, func(s uint32) {
-		st.LSH++
-		met.add(s, fromLSH, 0)
+		if s < n { // a mapped snapshot's runs are not trusted (checkShape)
+			st.LSH++
+			met.add(s, fromLSH, 0)
+		}
 	})
 	cont := q.Containment > 0 && x.cfg.Containment > 0 && lx >= x.cfg.MinContainment
 	if cont {
@@ -529,6 +583,17 @@ func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []
 	}
 	st.touched += sink
 	return out
+}
+
+// arenaOf is slot s's codes in arena (offsets off); empty when the offsets
+// are out of order (a damaged mapped snapshot: checkShape does not read
+// them all, check does).
+func arenaOf(arena []byte, off []uint64, s uint32) []byte {
+	lo, hi := off[s], off[s+1]
+	if lo > hi || hi > uint64(len(arena)) {
+		return nil
+	}
+	return arena[lo:hi]
 }
 
 func xorCount(a, b []uint64) int {

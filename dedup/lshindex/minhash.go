@@ -99,6 +99,14 @@ func appendCodes(dst []byte, codes []uint32) []byte {
 
 // decodeCodes reverses appendCodes, mapping each code through vals.
 func decodeCodes(b []byte, vals []uint64) []uint64 {
+	out := decodeInCodeOrder(b, vals)
+	slices.Sort(out)
+	return out
+}
+
+// decodeInCodeOrder is decodeCodes with the values in the order of their
+// codes (ascending), the order in which a dictionary met them first.
+func decodeInCodeOrder(b []byte, vals []uint64) []uint64 {
 	if len(b) == 0 {
 		return nil
 	}
@@ -115,8 +123,10 @@ func decodeCodes(b []byte, vals []uint64) []uint64 {
 			}
 		}
 		prev += d
+		if int(prev) >= len(vals) {
+			break // a damaged mapped snapshot (check finds it): never index past the values
+		}
 		out = append(out, vals[prev])
 	}
-	slices.Sort(out)
 	return out
 }

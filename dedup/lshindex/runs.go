@@ -28,8 +28,9 @@ const (
 type run struct {
 	plain []uint64 // key<<32 | slot, ascending (plain runs)
 	// pdir indexes a plain run by the top pbits bits of the key (about
-	// eight pairs a bucket), so a lookup reads two cache lines or so;
-	// it is rebuilt from plain, never stored.
+	// eight pairs a bucket), so a lookup reads two cache lines or so
+	// (stored in snapshots, so that a mapped one does not read every
+	// pair to rebuild it).
 	pdir  []uint32
 	pbits uint8
 	dir   []uint32 // packed: dir[k>>16] .. dir[k>>16+1] index low and slots
@@ -63,10 +64,18 @@ func (r *run) bucket(key uint32) (lo, hi uint32) {
 	switch {
 	case r.dir != nil:
 		b := key >> 16
-		return r.dir[b], r.dir[b+1]
+		lo, hi = r.dir[b], r.dir[b+1]
+		if lo > hi || int(hi) > len(r.slots) {
+			return 0, 0 // a damaged mapped snapshot (check finds it)
+		}
+		return lo, hi
 	case r.pdir != nil:
 		b := key >> (32 - r.pbits)
-		return r.pdir[b], r.pdir[b+1]
+		lo, hi = r.pdir[b], r.pdir[b+1]
+		if lo > hi || int(hi) > len(r.plain) {
+			return 0, 0 // a damaged mapped snapshot (check finds it)
+		}
+		return lo, hi
 	}
 	return 0, uint32(len(r.plain))
 }
@@ -124,11 +133,9 @@ func newRun(pairs []uint64) run {
 // plainRun stores sorted pairs unpacked, with a bucket directory.
 func plainRun(pairs []uint64) run {
 	r := run{plain: pairs}
-	k := bits.Len(uint(len(pairs) / 8))
-	if k == 0 {
+	if r.pbits = plainBits(len(pairs)); r.pbits == 0 {
 		return r
 	}
-	r.pbits = uint8(min(k, 24))
 	r.pdir = make([]uint32, 1<<r.pbits+1)
 	for _, p := range pairs {
 		r.pdir[(p>>32>>(32-r.pbits))+1]++
@@ -137,6 +144,12 @@ func plainRun(pairs []uint64) run {
 		r.pdir[b] += r.pdir[b-1]
 	}
 	return r
+}
+
+// plainBits is the directory size (bits) of a plain run of n pairs (0:
+// no directory).
+func plainBits(n int) uint8 {
+	return uint8(min(bits.Len(uint(n/8)), 24))
 }
 
 // mergeRuns merges two runs into one, dropping the pairs whose slot keep

@@ -23,11 +23,10 @@ import (
 
 const (
 	snapshotMagic   = "NCLSHIX\n"
-	snapshotVersion = 1
+	snapshotVersion = 2
 	// maxSnapshotLen bounds every array length read from a snapshot, so a
 	// corrupt length fails instead of allocating without limit.
 	maxSnapshotLen = 1 << 40
-	readChunk      = 1 << 16
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -52,53 +51,78 @@ type snapWriter struct {
 	w   *bufio.Writer
 	crc hash.Hash32
 	err error
+	pos int64 // bytes written
 }
 
 func (s *snapWriter) put(v any) {
 	if s.err == nil {
 		s.err = binary.Write(io.MultiWriter(s.w, s.crc), binary.LittleEndian, v)
+		s.pos += int64(binary.Size(v))
 	}
 }
 
-// writeSlice writes a length and the elements: on a little-endian
-// machine their memory as it is (binary.Write would first copy the whole
-// array into a buffer of its size), elsewhere through binary.Write.
-func writeSlice[T any](s *snapWriter, v []T) {
+func (s *snapWriter) bytes(b []byte) {
+	if s.err == nil {
+		if _, s.err = s.w.Write(b); s.err == nil {
+			s.crc.Write(b)
+			s.pos += int64(len(b))
+		}
+	}
+}
+
+// align pads with zeros to a multiple of a.
+func (s *snapWriter) align(a int64) {
+	if pad := (a - s.pos%a) % a; pad > 0 {
+		s.bytes(make([]byte, pad))
+	}
+}
+
+// writeSlice writes a length and, aligned (growAlign for the arrays that
+// grow with every entry, 8 bytes for the others), the elements as they
+// lie in memory, so that a reader can use them in place.
+func writeSlice[T any](s *snapWriter, v []T, growable bool) {
 	s.put(uint64(len(v)))
 	if s.err != nil || len(v) == 0 {
 		return
 	}
-	if !littleEndian() {
-		s.put(v)
-		return
+	if growable {
+		s.align(growAlign)
+	} else {
+		s.align(8)
 	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(v[0])))
-	if _, s.err = s.w.Write(b); s.err == nil {
-		s.crc.Write(b)
-	}
+	s.bytes(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(v[0]))))
 }
 
 // WriteSnapshot writes the index's whole state to w (dedup.Snapshotter).
 func (x *Index) WriteSnapshot(w io.Writer) error {
+	if !littleEndian() {
+		return errors.New("lshindex: write snapshot: snapshots are written on little-endian machines only")
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	s := &snapWriter{w: bufio.NewWriterSize(w, 1<<20), crc: crc32.New(castagnoli)}
 	s.put([]byte(snapshotMagic))
 	s.put(x.header())
 	s.put([]uint64{uint64(x.live), uint64(x.overflow), uint64(x.head.dropped), uint64(x.bands.tailSlots)})
-	writeSlice(s, x.ids)
-	writeSlice(s, x.clusters)
-	writeSlice(s, x.sims)
-	writeSlice(s, x.hashes)
-	writeSlice(s, x.lens)
-	writeSlice(s, x.bits)
-	writeSlice(s, x.sigOff)
-	writeSlice(s, x.sigs)
-	writeSlice(s, x.titleOff)
-	writeSlice(s, x.titles)
-	writeSlice(s, x.spots.vals)
-	writeSlice(s, x.bigrams.vals)
-	writeSlice(s, x.df)
+	writeSlice(s, x.ids, true)
+	writeSlice(s, x.clusters, true)
+	writeSlice(s, x.sims, true)
+	writeSlice(s, x.hashes, true)
+	writeSlice(s, x.lens, true)
+	writeSlice(s, x.bits, true)
+	writeSlice(s, x.sigOff, true)
+	writeSlice(s, x.sigs, true)
+	writeSlice(s, x.titleOff, true)
+	writeSlice(s, x.titles, true)
+	writeSlice(s, x.spots.vals, true)
+	writeSlice(s, x.bigrams.vals, true)
+	writeSlice(s, x.df, true)
+	ids, slots := x.liveIDs()
+	writeSlice(s, ids, false)
+	writeSlice(s, slots, false)
+	writeSlice(s, x.spots.byValue(), false)
+	writeSlice(s, x.bigrams.byValue(), false)
+	writeSlice(s, x.emptySlots(), false)
 	var classes [32]uint64
 	for i, c := range x.classes {
 		classes[i] = uint64(c)
@@ -127,7 +151,7 @@ func (x *Index) writeMaps(s *snapWriter) {
 	for _, k := range wslots {
 		w := x.winnow[k]
 		s.put([]uint64{uint64(k), uint64(w.words)})
-		writeSlice(s, w.prints)
+		writeSlice(s, w.prints, false)
 	}
 	pairs := x.merges.Pairs()
 	s.put(uint64(len(pairs)))
@@ -138,82 +162,30 @@ func (x *Index) writeMaps(s *snapWriter) {
 	for _, p := range x.bands.tail.pairs() {
 		tail = append(tail, p[0], p[1])
 	}
-	writeSlice(s, tail)
+	writeSlice(s, tail, false)
 	s.put(uint64(len(x.bands.levels)))
 	for i := range x.bands.levels {
 		s.put(uint64(x.bands.levelN[i]))
 		for b := range Bands {
 			r := &x.bands.levels[i][b]
-			writeSlice(s, r.plain)
-			writeSlice(s, r.dir)
-			writeSlice(s, r.low)
-			writeSlice(s, r.slots)
+			writeSlice(s, r.plain, false)
+			writeSlice(s, r.pdir, false)
+			writeSlice(s, r.dir, false)
+			writeSlice(s, r.low, false)
+			writeSlice(s, r.slots, false)
 		}
 	}
-	keys := sortedKeys(x.head.lists)
-	s.put(uint64(len(keys)))
-	for _, k := range keys {
-		s.put(k)
-		l := x.head.lists[k]
-		writeSlice(s, l)
-	}
-}
-
-func sortedKeys[V any](m map[uint64]V) []uint64 {
-	keys := make([]uint64, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-type snapReader struct {
-	r   io.Reader
-	crc hash.Hash32
-	err error
-	// left is the number of bytes the snapshot can still hold when the
-	// reader's size is known (-1: unknown), so that a length past it fails
-	// before its array is allocated.
-	left int64
-}
-
-func (s *snapReader) get(v any) {
-	if s.err == nil {
-		s.err = binary.Read(io.TeeReader(s.r, s.crc), binary.LittleEndian, v)
-		s.left -= int64(binary.Size(v))
-	}
-}
-
-func (s *snapReader) count() int {
-	var n uint64
-	s.get(&n)
-	if s.err == nil && n > maxSnapshotLen {
-		s.err = fmt.Errorf("array length %d out of range", n)
-	}
-	if s.err != nil {
-		return 0
-	}
-	return int(n)
-}
-
-// raw fills v's memory from the snapshot: on a little-endian machine the
-// bytes are the values (no decoding), elsewhere binary.Read decodes them.
-func raw[T any](s *snapReader, v []T) {
-	if s.err != nil || len(v) == 0 {
-		return
-	}
-	if !littleEndian() {
-		s.get(v)
-		return
-	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(v[0])))
-	if _, err := io.ReadFull(s.r, b); err != nil {
-		s.err = err
-		return
-	}
-	s.crc.Write(b)
-	s.left -= int64(len(b))
+	// The head lists as three flat arrays (keys ascending, offsets,
+	// postings), which a mapped snapshot uses in place.
+	var keys, off []uint64
+	var post []uint32
+	x.head.each(func(k uint64, l []uint32) {
+		keys, off = append(keys, k), append(off, uint64(len(post)))
+		post = append(post, l...)
+	})
+	writeSlice(s, keys, false)
+	writeSlice(s, append(off, uint64(len(post))), false)
+	writeSlice(s, post, false)
 }
 
 // littleEndian reports whether this machine stores integers least
@@ -223,43 +195,24 @@ func littleEndian() bool {
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }
 
-// readSlice reads a length and that many elements: at once when the
-// snapshot's size is known and can hold them, else in chunks, so that a
-// truncated snapshot fails before a large allocation.
-func readSlice[T any](s *snapReader) []T { return readSliceRoom[T](s, false) }
-
-// readGrowable is readSlice for the arrays that grow with every entry
-// added after the load: they get room for a sixteenth more, so that the
-// first entries a run adds do not copy them whole (128 MB of bitmaps
-// alone at 1 M entries).
-func readGrowable[T any](s *snapReader) []T { return readSliceRoom[T](s, true) }
-
-func readSliceRoom[T any](s *snapReader, room bool) []T {
-	n := s.count()
-	if n == 0 {
-		return nil
+// ReadSnapshot loads a snapshot written by WriteSnapshot into x, which
+// must be empty and built with the options of the snapshot. It reads the
+// whole snapshot into memory and checks all of it (checksum and the
+// arrays against each other); MapSnapshot uses a file in place.
+func (x *Index) ReadSnapshot(r io.Reader) error {
+	var b []byte
+	var err error
+	if n := sizeOf(r); n >= 0 && n <= maxSnapshotLen {
+		// The length is known: one allocation of the exact size.
+		b = make([]byte, n)
+		_, err = io.ReadFull(r, b)
+	} else {
+		b, err = io.ReadAll(r)
 	}
-	var zero T
-	if size := int64(unsafe.Sizeof(zero)); s.left >= 0 {
-		if int64(n) > s.left/size {
-			s.err = fmt.Errorf("array of %d elements: %w", n, io.ErrUnexpectedEOF)
-			return nil
-		}
-		c := n
-		if room {
-			c += n/16 + 64
-		}
-		out := make([]T, n, c)
-		raw(s, out)
-		return out
+	if err != nil {
+		return fmt.Errorf("lshindex: read snapshot: truncated snapshot: %w", err)
 	}
-	out := make([]T, 0, min(n, readChunk))
-	for len(out) < n && s.err == nil {
-		k := min(n-len(out), readChunk)
-		out = slices.Grow(out, k)[:len(out)+k]
-		raw(s, out[len(out)-k:])
-	}
-	return out
+	return x.load(b, nil, true)
 }
 
 // sizeOf returns the bytes r has left when it can tell (a bytes.Reader,
@@ -274,51 +227,59 @@ func sizeOf(r io.Reader) int64 {
 	return -1
 }
 
-// ReadSnapshot loads a snapshot written by WriteSnapshot into x, which
-// must be empty and built with the options of the snapshot.
-func (x *Index) ReadSnapshot(r io.Reader) error {
+// load makes x the index of snapshot b, whose arrays it uses in place
+// (grow, when set, gives an array room to grow: mapped.go). full checks
+// the checksum and every array against the others; otherwise only the
+// header and the structure (lengths, counts) are checked, in time
+// independent of the snapshot's size.
+func (x *Index) load(b []byte, grow func(off, n int) []byte, full bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if len(x.ids) > 0 || x.bands.tailSlots > 0 {
 		return errors.New("lshindex: read snapshot: the index is not empty")
 	}
-	s := &snapReader{r: bufio.NewReaderSize(r, 1<<20), crc: crc32.New(castagnoli), left: sizeOf(r)}
-	magic := make([]byte, len(snapshotMagic))
-	s.get(magic)
-	if s.err == nil && string(magic) != snapshotMagic {
+	if !littleEndian() {
+		return errors.New("lshindex: read snapshot: snapshots are used in place on little-endian machines only")
+	}
+	p := &parser{b: b, grow: grow}
+	if string(p.take(len(snapshotMagic))) != snapshotMagic || p.err != nil {
 		return errors.New("lshindex: read snapshot: not an lshindex snapshot")
 	}
 	var h header
-	s.get(&h)
-	if s.err == nil && h != x.header() {
+	if raw := p.take(binary.Size(h)); p.err == nil {
+		if _, err := binary.Decode(raw, binary.LittleEndian, &h); err != nil {
+			return fmt.Errorf("lshindex: read snapshot: %w", err)
+		}
+	}
+	if p.err == nil && h != x.header() {
 		return fmt.Errorf("lshindex: read snapshot: written with other options (%+v), this index has %+v", h, x.header())
 	}
-	y, err := readState(s, x.cfg)
-	if err == nil {
-		want := s.crc.Sum32()
-		var got uint32
-		if err = binary.Read(s.r, binary.LittleEndian, &got); err == nil && got != want {
+	y, err := readState(p, x.cfg)
+	if err == nil && p.pos+4 != len(b) {
+		err = fmt.Errorf("%d bytes after the snapshot", len(b)-p.pos-4)
+		if p.pos+4 > len(b) {
+			err = errors.New("truncated snapshot: no checksum")
+		}
+	}
+	if err == nil && full {
+		if crc32.Checksum(b[:p.pos], castagnoli) != binary.LittleEndian.Uint32(b[p.pos:]) {
 			err = errors.New("checksum mismatch: the snapshot is corrupt")
 		}
-		// The snapshot is the rest of r (dedup.Snapshotter): anything
-		// after it means the file is not what was written.
-		if err == nil {
-			if n, _ := io.ReadFull(s.r, make([]byte, 1)); n > 0 {
-				err = errors.New("bytes after the snapshot")
-			}
-		}
+	}
+	if err == nil && full {
+		err = y.check()
+	}
+	if err == nil && full {
+		err = y.checkLookups()
+	}
+	if err == nil {
+		err = y.checkShape()
 	}
 	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = fmt.Errorf("truncated snapshot: %w", err)
-		}
 		return fmt.Errorf("lshindex: read snapshot: %w", err)
 	}
-	if err := y.check(); err != nil {
-		return fmt.Errorf("lshindex: read snapshot: %w", err)
-	}
-	y.rebuildMaps()
 	x.adopt(y)
+	x.ops, x.logging = nil, true
 	return nil
 }
 
@@ -327,49 +288,58 @@ func (x *Index) adopt(y *Index) {
 	x.ids, x.clusters, x.sims, x.hashes, x.lens, x.bits = y.ids, y.clusters, y.sims, y.hashes, y.lens, y.bits
 	x.sigOff, x.sigs, x.titleOff, x.titles, x.spots, x.bigrams, x.df = y.sigOff, y.sigs, y.titleOff, y.titles, y.spots, y.bigrams, y.df
 	x.live, x.overflow, x.byID, x.empty, x.winnow, x.merges = y.live, y.overflow, y.byID, y.empty, y.winnow, y.merges
+	x.idKeys, x.idSlots = y.idKeys, y.idSlots
 	x.bands, x.head, x.classes = y.bands, y.head, y.classes
 }
 
 // readState reads everything after the header into a new index.
-func readState(s *snapReader, cfg Config) (*Index, error) {
+func readState(s *parser, cfg Config) (*Index, error) {
 	y, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	var counts [4]uint64
-	s.get(&counts)
-	y.ids = readGrowable[uint64](s)
-	y.clusters = readGrowable[uint64](s)
-	y.sims = readGrowable[uint64](s)
-	y.hashes = readGrowable[[16]byte](s)
-	y.lens = readGrowable[uint32](s)
-	y.bits = readGrowable[uint64](s)
-	y.sigOff = readGrowable[uint64](s)
-	y.sigs = readGrowable[byte](s)
-	y.titleOff = readGrowable[uint64](s)
-	y.titles = readGrowable[byte](s)
-	y.spots.vals = readGrowable[uint64](s)
-	y.bigrams.vals = readGrowable[uint64](s)
-	y.df = readGrowable[uint32](s)
-	var classes [32]uint64
-	s.get(&classes)
-	for i, c := range classes {
-		y.classes[i] = int(c)
+	for i := range counts {
+		counts[i] = s.u64()
+	}
+	y.ids = view[uint64](s, true)
+	y.clusters = view[uint64](s, true)
+	y.sims = view[uint64](s, true)
+	y.hashes = view[[16]byte](s, true)
+	y.lens = view[uint32](s, true)
+	y.bits = view[uint64](s, true)
+	y.sigOff = view[uint64](s, true)
+	y.sigs = view[byte](s, true)
+	y.titleOff = view[uint64](s, true)
+	y.titles = view[byte](s, true)
+	y.spots.vals = view[uint64](s, true)
+	y.bigrams.vals = view[uint64](s, true)
+	y.df = view[uint32](s, true)
+	y.idKeys = view[uint64](s, false)
+	y.idSlots = view[uint32](s, false)
+	y.spots.order = view[uint32](s, false)
+	y.bigrams.order = view[uint32](s, false)
+	for _, e := range view[uint32](s, false) {
+		if int(e) < len(y.hashes) {
+			y.empty[y.hashes[e]] = e
+		}
+	}
+	for i := range y.classes {
+		y.classes[i] = int(s.u64())
 	}
 	nw := s.count()
 	for range nw {
-		var kw [2]uint64
-		s.get(&kw)
-		p := readSlice[uint64](s)
-		y.winnow[uint32(kw[0])] = winnowed{prints: p, words: int(kw[1])}
+		k, words := s.u64(), s.u64()
+		// Copied: Candidates hands the prints to the caller.
+		p := slices.Clone(view[uint64](s, false))
+		y.winnow[uint32(k)] = winnowed{prints: p, words: int(words)}
 	}
 	nm := s.count()
 	for range nm {
-		var p [2]uint64
-		s.get(&p)
-		y.merges.Merge(p[1], []uint64{p[0]})
+		from, into := s.u64(), s.u64()
+		y.merges.Merge(into, []uint64{from})
 	}
-	tail := readSlice[uint64](s)
+	tail := view[uint64](s, false)
 	if len(tail) > 2*tailSize/2 || len(tail)%2 != 0 {
 		return nil, errors.New("band tail too large")
 	}
@@ -379,37 +349,83 @@ func readState(s *snapReader, cfg Config) (*Index, error) {
 		}
 		y.bands.tail.put(tail[i], uint32(tail[i+1]))
 	}
+	if err := readLevels(s, y); err != nil {
+		return nil, err
+	}
+	y.head.baseKeys = view[uint64](s, false)
+	y.head.baseOff = view[uint64](s, false)
+	y.head.basePost = view[uint32](s, false)
+	if s.err != nil {
+		return nil, s.err
+	}
+	y.live, y.overflow, y.head.dropped, y.bands.tailSlots = int(counts[0]), int(counts[1]), int(counts[2]), int(counts[3])
+	return y, nil
+}
+
+// readLevels reads the band runs.
+func readLevels(s *parser, y *Index) error {
 	nl := s.count()
-	for range min(nl, 64) {
-		var n uint64
-		s.get(&n)
+	if nl > 64 {
+		return fmt.Errorf("%d levels", nl)
+	}
+	for range nl {
+		n := s.u64()
 		var lv [Bands]run
 		for b := range Bands {
-			lv[b] = run{plain: readSlice[uint64](s), dir: readSlice[uint32](s), low: readSlice[uint16](s), slots: readSlice[uint32](s)}
-			if lv[b].dir == nil {
-				lv[b] = plainRun(lv[b].plain)
-			}
+			lv[b] = run{plain: view[uint64](s, false), pdir: view[uint32](s, false), dir: view[uint32](s, false),
+				low: view[uint16](s, false), slots: view[uint32](s, false)}
+			lv[b].pbits = plainBits(len(lv[b].plain))
+		}
+		if s.err != nil {
+			return s.err
 		}
 		y.bands.levels = append(y.bands.levels, lv)
 		y.bands.levelN = append(y.bands.levelN, int(n))
 	}
-	nh := s.count()
-	for range nh {
-		var k uint64
-		s.get(&k)
-		y.head.lists[k] = readSlice[uint32](s)
-		if s.err != nil {
-			break
+	return nil
+}
+
+// checkShape is the structural check of a loaded snapshot, in time
+// independent of its size: the entry arrays agree in length, every run
+// and arena ends where its directory or offsets say. What it does not
+// read (the values inside the arrays) is covered by the checksum that
+// check verifies; the query path does not trust them either (slots out of
+// range are skipped, codes are decoded within bounds).
+func (y *Index) checkShape() error {
+	n := len(y.ids)
+	if len(y.clusters) != n || len(y.sims) != n || len(y.hashes) != n || len(y.lens) != n ||
+		len(y.bits) != n*bitmapWords || len(y.sigOff) != n+1 || len(y.titleOff) != n+1 || n > MaxSlots {
+		return errors.New("inconsistent entry arrays")
+	}
+	if y.sigOff[n] != uint64(len(y.sigs)) || y.titleOff[n] != uint64(len(y.titles)) || y.sigOff[0] != 0 || y.titleOff[0] != 0 {
+		return errors.New("arena length")
+	}
+	if len(y.df) > len(y.spots.vals) {
+		return errors.New("inconsistent document frequencies")
+	}
+	if len(y.idKeys) != len(y.idSlots) || len(y.spots.order) != len(y.spots.vals) || len(y.bigrams.order) != len(y.bigrams.vals) {
+		return errors.New("inconsistent lookups")
+	}
+	if y.live < 0 || y.live > n || y.bands.tailSlots < 0 || y.bands.tailSlots > TailArticles {
+		return errors.New("inconsistent counts")
+	}
+	if h := &y.head; (len(h.baseKeys) > 0 || len(h.baseOff) > 0) && (len(h.baseOff) != len(h.baseKeys)+1 ||
+		h.baseOff[0] != 0 || h.baseOff[len(h.baseOff)-1] != uint64(len(h.basePost))) {
+		return errors.New("inconsistent head lists")
+	}
+	for i := range y.bands.levels {
+		for b := range Bands {
+			r := &y.bands.levels[i][b]
+			if r.dir != nil && (len(r.dir) != 1<<16+1 || len(r.low) != len(r.slots) || int(r.dir[len(r.dir)-1]) != len(r.slots) || r.pdir != nil) {
+				return fmt.Errorf("level %d band %d: bad packed run", i, b)
+			}
+			if r.dir == nil && (len(r.low) > 0 || len(r.slots) > 0 || (r.pbits == 0) != (r.pdir == nil) ||
+				(r.pdir != nil && (len(r.pdir) != 1<<r.pbits+1 || int(r.pdir[len(r.pdir)-1]) != len(r.plain)))) {
+				return fmt.Errorf("level %d band %d: bad plain run", i, b)
+			}
 		}
 	}
-	if s.err != nil {
-		return nil, s.err
-	}
-	if nl > 64 {
-		return nil, fmt.Errorf("%d levels", nl)
-	}
-	y.live, y.overflow, y.head.dropped, y.bands.tailSlots = int(counts[0]), int(counts[1]), int(counts[2]), int(counts[3])
-	return y, nil
+	return nil
 }
 
 // check validates a snapshot's arrays against each other, so that a
@@ -456,10 +472,17 @@ func (y *Index) check() error {
 			}
 		}
 	}
-	for _, l := range y.head.lists {
-		if slices.ContainsFunc(l, func(s uint32) bool { return int(s) >= n }) {
-			return errors.New("head list names an unknown entry")
+	h := &y.head
+	if !slices.IsSorted(h.baseOff) || !slices.IsSorted(h.baseKeys) {
+		return errors.New("head lists out of order")
+	}
+	for i := 1; i < len(h.baseKeys); i++ {
+		if h.baseKeys[i] == h.baseKeys[i-1] {
+			return errors.New("head list repeated")
 		}
+	}
+	if slices.ContainsFunc(h.basePost, func(s uint32) bool { return int(s) >= n }) {
+		return errors.New("head list names an unknown entry")
 	}
 	return nil
 }
@@ -534,6 +557,9 @@ func (r *run) check(n int) error {
 		if slices.ContainsFunc(r.plain, func(p uint64) bool { return int(uint32(p)) >= n }) {
 			return errors.New("run names an unknown entry")
 		}
+		if !slices.Equal(r.pdir, plainRun(r.plain).pdir) {
+			return errors.New("bad plain run directory")
+		}
 		return nil
 	}
 	if len(r.dir) != 1<<16+1 || len(r.low) != len(r.slots) || r.dir[0] != 0 || int(r.dir[len(r.dir)-1]) != len(r.slots) ||
@@ -546,24 +572,68 @@ func (r *run) check(n int) error {
 	return nil
 }
 
-// rebuildMaps rebuilds the lookup maps a snapshot does not store.
-func (y *Index) rebuildMaps() {
-	for s, id := range y.ids {
-		if y.lens[s]&deadBit == 0 {
-			y.byID[id] = uint32(s)
-			if y.sigOff[s] == y.sigOff[s+1] && y.hashes[s] != ([16]byte{}) {
-				if _, ok := y.empty[y.hashes[s]]; !ok {
-					y.empty[y.hashes[s]] = uint32(s)
-				}
+// liveIDs returns the ids of the live entries, ascending, and their slots.
+func (x *Index) liveIDs() ([]uint64, []uint32) {
+	type is struct {
+		id   uint64
+		slot uint32
+	}
+	all := make([]is, 0, x.live)
+	for s, id := range x.ids {
+		if x.lens[s]&deadBit == 0 {
+			all = append(all, is{id, uint32(s)})
+		}
+	}
+	slices.SortFunc(all, func(a, b is) int { return cmpU64(a.id, b.id) })
+	ids, slots := make([]uint64, len(all)), make([]uint32, len(all))
+	for i, e := range all {
+		ids[i], slots[i] = e.id, e.slot
+	}
+	return ids, slots
+}
+
+// byValue returns the dictionary's codes by ascending value.
+func (d *dict) byValue() []uint32 {
+	order := make([]uint32, len(d.vals))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return cmpU64(d.vals[a], d.vals[b]) })
+	return order
+}
+
+// emptySlots returns the slots of the entries without spots found by
+// text hash, ascending.
+func (x *Index) emptySlots() []uint32 {
+	out := make([]uint32, 0, len(x.empty))
+	for _, s := range x.empty {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkLookups validates the id and dictionary lookups of a snapshot
+// (the full check).
+func (y *Index) checkLookups() error {
+	if len(y.idKeys) != y.live {
+		return fmt.Errorf("%d ids for %d live entries", len(y.idKeys), y.live)
+	}
+	for i, id := range y.idKeys {
+		s := y.idSlots[i]
+		if (i > 0 && id <= y.idKeys[i-1]) || int(s) >= len(y.ids) || y.ids[s] != id || y.lens[s]&deadBit != 0 {
+			return errors.New("bad id lookup")
+		}
+	}
+	for _, d := range []*dict{&y.spots, &y.bigrams} {
+		if len(d.order) != len(d.vals) {
+			return errors.New("bad dictionary lookup")
+		}
+		for i, c := range d.order {
+			if int(c) >= len(d.vals) || (i > 0 && d.vals[c] <= d.vals[d.order[i-1]]) {
+				return errors.New("bad dictionary lookup")
 			}
 		}
 	}
-	y.spots.code = make(map[uint64]uint32, len(y.spots.vals))
-	for i, v := range y.spots.vals {
-		y.spots.code[v] = uint32(i)
-	}
-	y.bigrams.code = make(map[uint64]uint32, len(y.bigrams.vals))
-	for i, v := range y.bigrams.vals {
-		y.bigrams.code[v] = uint32(i)
-	}
+	return nil
 }

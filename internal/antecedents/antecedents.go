@@ -267,3 +267,46 @@ func ReadLabelled(ctx context.Context, dir string) ([]LabelledPage, error) {
 	}
 	return pages, nil
 }
+
+// The published selection rules of Li Yan et al. 2017
+// (../shared/papers/li-yan-2017-spotsigs-chinese-news.txt).
+const (
+	// PaperBasicMinT1: basic antecedents occur "在文本层出现频次大于900次"
+	// (line 168), over the paper's 125 pages (line 164).
+	PaperBasicMinT1 = 900
+	// PaperBasicMinRatio: and "在网页中出现频次占比例大于0.65" (line 168).
+	PaperBasicMinRatio = 0.65
+	// PaperOptMinRatio: optimised antecedents have t1/t2 > 0.9 (line 183);
+	// the paper cuts no list of top stopwords (207 optimised and 211 in
+	// all, line 183).
+	PaperOptMinRatio = 0.9
+	// PaperPages is the number of pages the paper counted on (line 164).
+	PaperPages = 125
+)
+
+// PaperBasic applies the paper's basic rule to stats: every stopword with
+// T1 > minT1 and T1/T2 > PaperBasicMinRatio (T2 > 0), by decreasing T1.
+// With minT1 = PaperBasicMinT1 it is the literal rule of line 168; a caller
+// with fewer or more pages than the paper's 125 may scale minT1.
+func PaperBasic(stats []segment.AntecedentStat, minT1 int) []string {
+	var out []string
+	for _, st := range stats {
+		if st.T2 > 0 && st.T1 > minT1 && float64(st.T1)/float64(st.T2) > PaperBasicMinRatio {
+			out = append(out, st.Word)
+		}
+	}
+	return out
+}
+
+// PaperOptimised applies the paper's optimised rule to stats: every stopword
+// with T1/T2 > PaperOptMinRatio (T1, T2 > 0), with no cut to the most
+// frequent stopwords (line 183), by decreasing T1.
+func PaperOptimised(stats []segment.AntecedentStat) []string {
+	var out []string
+	for _, st := range stats {
+		if st.T1 > 0 && st.T2 > 0 && float64(st.T1)/float64(st.T2) > PaperOptMinRatio {
+			out = append(out, st.Word)
+		}
+	}
+	return out
+}

@@ -172,3 +172,37 @@ func TestReadLabelled(t *testing.T) {
 		t.Error("empty directory: no error")
 	}
 }
+
+// TestPaperRules: the basic rule of line 168 (T1 > 900, ratio > 0.65) and
+// the optimised rule of line 183 (ratio > 0.9, no top-N cut), on the
+// paper's own Table 1 (lines 178-181) plus made-up rows: Table 1's four
+// words pass the basic rule except 是, whose 897 occurrences are under 900
+// although the paper lists it (the text's rule and table disagree).
+func TestPaperRules(t *testing.T) {
+	stats := []segment.AntecedentStat{
+		{Word: "的", T1: 4066, T2: 6038},
+		{Word: "在", T1: 1127, T2: 1652},
+		{Word: "了", T1: 1081, T2: 1471},
+		{Word: "是", T1: 897, T2: 1340},
+		{Word: "和", T1: 950, T2: 1500}, // ratio 0.633
+		{Word: "据", T1: 40, T2: 41},    // rare, ratio 0.976
+		{Word: "仍然", T1: 3, T2: 3},
+		{Word: "只在正文", T1: 5, T2: 0},
+	}
+	tests := []struct {
+		name string
+		got  []string
+		want []string
+	}{
+		{"basic, literal 900", PaperBasic(stats, PaperBasicMinT1), []string{"的", "在", "了"}},
+		{"basic, scaled to 890", PaperBasic(stats, 890), []string{"的", "在", "了", "是"}},
+		{"optimised", PaperOptimised(stats), []string{"据", "仍然"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !slices.Equal(tc.got, tc.want) {
+				t.Errorf("got %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+}

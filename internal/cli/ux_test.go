@@ -116,6 +116,7 @@ func TestExportCommand(t *testing.T) {
 		{"bad format", []string{"--format", "xml"}, `unknown --format "xml"`},
 		{"bad since", []string{"--since", "yesterday"}, `since "yesterday"`},
 		{"bad run", []string{"--run", "-1"}, "--run must be a run id"},
+		{"bad channel", []string{"--channel", "portal"}, `unknown --channel "portal"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runMain(append([]string{"export", "--db", db}, tc.args...)...)

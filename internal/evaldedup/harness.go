@@ -68,8 +68,12 @@ func Methods(seg dedup.Segmenter, base dedup.Options) []Method {
 		engine("simhash k=3", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly}, CentresOnly: true}),
 		// Li Gang et al. (2013) hash their features with SDBM.
 		engine("simhash k=3 sdbm", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly, Hash: simhash.SDBM}, CentresOnly: true}),
+		// Li Gang et al.'s experiments count a pair similar at Hamming < 3
+		// (li-gang-2013-semantic-fingerprint-simhash.txt, line 119).
+		engine("simhash k=2 sdbm", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly, Hash: simhash.SDBM}, CentresOnly: true, Hamming: 2}),
+		engine("simhash k=2", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly}, CentresOnly: true, Hamming: 2}),
 		// The contiguous-slice P-Simhash variant (TF-IDF, top 20, in-document
-		// J-Tidf) at k = 3; the published PBDR is measured by eval psimhash.
+		// J-Tidf) at k = 3; the published P-Simhash is measured by eval psimhash.
 		engine("p-simhash-contiguous k=3", dedup.Options{Research: dedup.Research{Mode: dedup.SimhashOnly, Positional: true, Weighting: segment.TFIDF, TopM: 20, JTidf: true}, CentresOnly: true}),
 		engine("spotsigs", dedup.Options{Research: dedup.Research{Mode: dedup.SpotSigsOnly}}),
 		engine("combined (default)", dedup.Options{PartialReprint: base.PartialReprint}),

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -41,10 +42,22 @@ type Filter struct {
 	// Related adds each stored article's related articles (the related
 	// key, LoadRelated); null on every record without it.
 	Related bool
+	// Channel keeps only records of this channel (newsroom, self_media,
+	// unknown; see ValidChannel); "" keeps all. "unknown" also keeps the
+	// records stored before channels were recorded.
+	Channel string
 }
 
-func (f Filter) keep(run int64, fetched time.Time) bool {
+// ValidChannel reports whether c is a channel a Filter can select.
+func ValidChannel(c string) bool {
+	return slices.Contains(extract.Channels, c)
+}
+
+func (f Filter) keep(run int64, fetched time.Time, channel string) bool {
 	if f.RunID != 0 && run != f.RunID {
+		return false
+	}
+	if f.Channel != "" && f.Channel != channel && !(f.Channel == extract.ChannelUnknown && channel == "") {
 		return false
 	}
 	return f.Since.IsZero() || !fetched.Before(f.Since)
@@ -95,13 +108,17 @@ type Record struct {
 	// Related are the stored articles a stored article shares passages
 	// with (Filter.Related; null without it, and on duplicate verdicts).
 	Related []RelatedLink `json:"related"`
+	// Channel is whose article the page is (newsroom, self_media,
+	// unknown: extract.Article.Channel); null for a record stored before
+	// channels were recorded.
+	Channel *string `json:"channel"`
 }
 
 // Columns are the CSV header, in the order of Record's JSON keys.
 var Columns = []string{"run_id", "url", "site", "kept", "dup_of", "cluster", "title", "text",
 	"published_at", "source", "author", "editor", "fetched_at", "simhash",
 	"distance", "jaccard", "containment", "reason", "partial_of", "own_share", "passages", "pages", "pages_missing",
-	"representative", "original_source", "copies", "related"}
+	"representative", "original_source", "copies", "related", "channel"}
 
 // FromArticle is the record of a stored article; partialOfURL is the URL
 // of the article a partial reprint re-uses (a.PartialOf), "" otherwise.
@@ -111,6 +128,7 @@ func FromArticle(a storage.Article, partialOfURL string) Record {
 		Title: a.Title, Text: a.Text, PublishedAt: timePtr(a.PublishedAt),
 		Source: a.Source, Author: a.Author, Editor: a.Editor,
 		FetchedAt: formatTime(a.FetchedAt), Simhash: fmt.Sprintf("%016x", a.Fingerprint.Simhash),
+		Channel: channelPtr(a.Channel),
 	}
 	if len(a.Pages) > 0 {
 		r.Pages, r.PagesMissing = slices.Clone(a.Pages), append([]string{}, a.PagesMissing...)
@@ -136,8 +154,16 @@ func FromDuplicate(d storage.Duplicate) Record {
 		Title: d.Title, Text: d.Text, PublishedAt: timePtr(d.PublishedAt),
 		Source: d.Source, Author: d.Author, Editor: "",
 		FetchedAt: formatTime(d.FetchedAt), Simhash: fmt.Sprintf("%016x", d.Simhash),
-		Distance: &dist, Jaccard: &jac, Containment: &cont, Reason: &reason,
+		Distance: &dist, Jaccard: &jac, Containment: &cont, Reason: &reason, Channel: channelPtr(d.Channel),
 	}
+}
+
+// channelPtr is a record's channel: nil when none was recorded.
+func channelPtr(c string) *string {
+	if c == "" {
+		return nil
+	}
+	return &c
 }
 
 // Each calls fn for every record f selects: stored articles in id order,
@@ -157,7 +183,7 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 		}
 	}
 	err := src.Articles(ctx, func(a storage.Article) error {
-		if !f.keep(a.RunID, a.FetchedAt) {
+		if !f.keep(a.RunID, a.FetchedAt, a.Channel) {
 			return nil
 		}
 		var of string
@@ -181,7 +207,7 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 		return err
 	}
 	return src.Duplicates(ctx, func(d storage.Duplicate) error {
-		if !f.keep(d.RunID, d.FetchedAt) {
+		if !f.keep(d.RunID, d.FetchedAt, d.Channel) {
 			return nil
 		}
 		r := FromDuplicate(d)
@@ -241,6 +267,7 @@ func (r Record) row() []string {
 		r.Editor, r.FetchedAt, r.Simhash, intStr(r.Distance), floatStr(r.Jaccard), floatStr(r.Containment),
 		str(r.Reason), str(r.PartialOf), floatStr(r.OwnShare), passagesStr(r.Passages),
 		listStr(r.Pages), listStr(r.PagesMissing), boolStr(r.Representative), str(r.OriginalSource), jsonStr(r.Copies), jsonStr(r.Related),
+		str(r.Channel),
 	}
 }
 

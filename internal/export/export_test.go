@@ -45,10 +45,14 @@ func corpus(t *testing.T) storage.Store {
 			Reason: "jaccard", Title: "转载", FetchedAt: at, Simhash: 0xabd, Signature: []uint64{1, 2},
 		}}
 	}
-	add(art("http://a/1", 1, t0))
+	// Channels: a self-media post, a newsroom article and its newsroom
+	// copy, and a verdict recorded before channels were (d/1: "").
+	a1, a2, d2 := art("http://a/1", 1, t0), art("http://a/2", 2, t0.Add(24*time.Hour)), dup("http://d/2", 2, 2, t0.Add(25*time.Hour))
+	a1.Article.Channel, a2.Article.Channel, d2.Duplicate.Channel = "self_media", "newsroom", "newsroom"
+	add(a1)
 	add(dup("http://d/1", 1, 1, t0.Add(time.Minute)))
-	add(art("http://a/2", 2, t0.Add(24*time.Hour)))
-	add(dup("http://d/2", 2, 2, t0.Add(25*time.Hour)))
+	add(a2)
+	add(d2)
 	return s
 }
 
@@ -64,6 +68,10 @@ func TestJSONL(t *testing.T) {
 		{"since", export.Filter{Since: t0.Add(time.Minute)}, []string{"http://a/2", "http://d/1", "http://d/2"}},
 		{"run and kept", export.Filter{RunID: 1, KeptOnly: true}, []string{"http://a/1"}},
 		{"none", export.Filter{RunID: 9}, nil},
+		{"newsroom", export.Filter{Channel: "newsroom"}, []string{"http://a/2", "http://d/2"}},
+		{"self-media", export.Filter{Channel: "self_media"}, []string{"http://a/1"}},
+		{"unknown, and recorded before channels", export.Filter{Channel: "unknown"}, []string{"http://d/1"}},
+		{"newsroom kept", export.Filter{Channel: "newsroom", KeptOnly: true}, []string{"http://a/2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -94,6 +102,9 @@ func TestJSONL(t *testing.T) {
 				}
 				if !kept && (m["reason"] != "jaccard" || m["dup_of"] == nil || m["distance"] != 2.0) {
 					t.Errorf("duplicate line without its verdict: %s", line)
+				}
+				if c, ok := m["channel"]; !ok || (m["url"] == "http://d/1") != (c == nil) {
+					t.Errorf("channel %v: null only on the record stored without one: %s", c, line)
 				}
 				if m["run_id"] == 0.0 {
 					t.Errorf("run_id missing: %s", line)

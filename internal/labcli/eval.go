@@ -25,12 +25,12 @@ func evalCommands() []command {
 		{"extract", "extraction quality tables (CWCED, ScrapingHub, snippets, reprint web)", cmdEvalExtract},
 		{"scale", "decision latency, memory, import rate and start-up from 10 k to 1 M stored articles (gen.py corpus)", cmdEvalScale},
 		{"keyfp", "keyword semantic fingerprint (crawler book chapter) vs the exact text hash on the dev sets", cmdEvalKeyFP},
-		{"winnow", "winnowing (Schleimer et al. 2003): shared passages and own-text share of copies, follow-ups and edits", cmdEvalWinnow},
+		{"winnow", "winnowing (Schleimer et al. 2003): shared passages and own-text share of copies, follow-ups and edits; the chapter's sentence-block winnowing beside it", cmdEvalWinnow},
 		{"images", "lead-image fingerprint (crawler book chapter, colour blocks): match rates of generated copies and of different photos of one template", cmdEvalImages},
 		{"synonyms", "synonym normalisation (Cilin) on and off, pairwise P/R/F1 on the reprint web texts and robust.jsonl", cmdEvalSynonyms},
-		{"ligang", "Li Gang et al. 2013 reproduced: Table 2 (±5 % edits), Figure 2 (recall curves, SVG), ms/doc, Simhash vs Shingle", cmdEvalLiGang},
-		{"antecedents", "Li Yan et al. 2017 Figure 4: P and R against τ for basic, optimised and learned antecedents and LSH(6,32), with SVG plots", cmdEvalAntecedents},
-		{"psimhash", "P-Simhash (Zhang Yanan et al. 2022): PBDR with learned J-Tidf, μ sweep at Hamming 10 and 3", cmdEvalPSimhash},
+		{"ligang", "Li Gang et al. 2013 reproduced: Table 2 (±5 % edits), Figure 2 (recall curves, SVG), ms/doc, Simhash (Hamming < 3 and ≤ 3) vs Shingle, on robust.jsonl and the protocol rebuilt", cmdEvalLiGang},
+		{"antecedents", "Li Yan et al. 2017: Figure 4 (P and R against τ, SVG), Table 1 recomputed, the paper's antecedent and chain rules against the product's", cmdEvalAntecedents},
+		{"psimhash", "P-Simhash (Zhang Yanan et al. 2022) as published vs Simhash and E-Simhash: published column, μ swept 0..3, run time by text length", cmdEvalPSimhash},
 		{"crash", "kill -9 bench crawls at random moments, check the store against an uninterrupted crawl", cmdEvalCrash},
 	}
 }

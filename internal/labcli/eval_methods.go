@@ -47,6 +47,9 @@ func cmdEvalWinnow(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := evalmethods.Winnow(ctx, seg, web, robust, winnow.Config{K: *k, G: *g}, stdout); err != nil {
 		return fmt.Errorf("eval winnow: %w", err)
 	}
+	if err := evalmethods.ChapterWinnowTable(ctx, seg, web, robust, winnow.Config{K: *k, G: *g}, stdout); err != nil {
+		return fmt.Errorf("eval winnow: %w", err)
+	}
 	return nil
 }
 
@@ -80,16 +83,19 @@ func cmdEvalSynonyms(ctx context.Context, args []string, stdout, stderr io.Write
 	return nil
 }
 
-// cmdEvalPSimhash measures P-Simhash as published (PBDR, learned J-Tidf)
-// with a μ sweep at the paper's Hamming threshold and at 3.
+// cmdEvalPSimhash measures P-Simhash as published against Simhash and
+// E-Simhash with the paper's settings, a μ sweep and run time by length.
 func cmdEvalPSimhash(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, shared := evalFlagSet("eval psimhash", stderr)
-	ks := fs.String("k", "10,3", "comma-separated Hamming thresholds")
-	mus := fs.String("mu", "0,0.5,1,1.5,2,3", "comma-separated μ values of the sweep")
+	def := evalmethods.DefaultPSimhashConfig()
+	ks := fs.String("k", "10,3", "comma-separated Hamming thresholds (the paper's 10)")
+	mus := fs.String("mu", "", "comma-separated μ values of the sweep (default 0 to 3 in steps of 0.1)")
+	timed := fs.Int("timed", def.Timed, "texts per length in the run-time table")
 	if err := fs.Parse(args); err != nil {
 		return usageError(err)
 	}
-	cfg := evalmethods.PSimhashConfig{}
+	cfg := def
+	cfg.Ks, cfg.Timed = nil, *timed
 	for _, s := range strings.Split(*ks, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || k < 0 || k > 64 {
@@ -97,12 +103,18 @@ func cmdEvalPSimhash(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		cfg.Ks = append(cfg.Ks, k)
 	}
-	for _, s := range strings.Split(*mus, ",") {
-		mu, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || math.IsNaN(mu) || math.IsInf(mu, 0) {
-			return usagef("eval psimhash: --mu: %q is not a finite number", s)
+	if *mus != "" {
+		cfg.Mus = nil
+		for _, s := range strings.Split(*mus, ",") {
+			mu, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || math.IsNaN(mu) || math.IsInf(mu, 0) {
+				return usagef("eval psimhash: --mu: %q is not a finite number", s)
+			}
+			cfg.Mus = append(cfg.Mus, mu)
 		}
-		cfg.Mus = append(cfg.Mus, mu)
+	}
+	if *timed < 0 {
+		return usagef("eval psimhash: --timed must not be negative")
 	}
 	dir, err := sharedDir(*shared)
 	if err != nil {
@@ -131,15 +143,26 @@ func cmdEvalPSimhash(ctx context.Context, args []string, stdout, stderr io.Write
 func cmdEvalAntecedents(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, shared := evalFlagSet("eval antecedents", stderr)
 	plots := fs.String("plots", "out/eval", "directory for the SVG plots")
+	fig4 := fs.Bool("figure4", true, "run the Figure 4 τ sweep (the slow part)")
+	fs.String("labelled", "", "labelled pages (original/*.html, cleaned/*.txt) for Table 1 and the antecedent rules (default: <shared>/data/extraction/cwced-dev)")
 	if err := fs.Parse(args); err != nil {
 		return usageError(err)
 	}
-	_, sets, seg, err := devEval("eval antecedents", *shared, false, stderr)
+	labelled := fs.Lookup("labelled").Value.String()
+	dir, sets, seg, err := devEval("eval antecedents", *shared, true, stderr)
 	if err != nil {
 		return err
 	}
+	if labelled == "" {
+		labelled = filepath.Join(dir, "data", "extraction", "cwced-dev")
+	}
 	web, robust := sets.Web, sets.Robust
-	if _, err := evalmethods.Figure4(ctx, seg, []evalmethods.Set{web, robust}, *plots, stdout); err != nil {
+	if *fig4 {
+		if _, err := evalmethods.Figure4(ctx, seg, []evalmethods.Set{web, robust}, *plots, stdout); err != nil {
+			return fmt.Errorf("eval antecedents: %w", err)
+		}
+	}
+	if err := evalmethods.SpotSigsZh(ctx, seg, labelled, []evalmethods.Set{web, robust, sets.Gold}, stdout); err != nil {
 		return fmt.Errorf("eval antecedents: %w", err)
 	}
 	return nil

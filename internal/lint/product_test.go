@@ -30,6 +30,7 @@ var (
 		"internal/dataset",     // readers of the dev sets (robust.jsonl, gold set)
 		"internal/shingle",     // the shingling and MinHash baselines
 		"internal/bloomset",    // the Bloom filter measured by eval keyfp
+		"internal/psimhash",    // P-Simhash as published and E-Simhash (eval psimhash)
 		"internal/scalecorpus", // the gen.py corpus of eval scale
 		"internal/cputime",     // CPU time of eval scale
 		"internal/textfmt",     // table formatting of eval web and eval crash

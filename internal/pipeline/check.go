@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/storage"
 )
 
@@ -92,11 +93,15 @@ func checkSnapshot(ctx context.Context, cfg *config.Config, store storage.Store)
 	if err != nil {
 		return "", err
 	}
-	eng, hdr, err := readSnapshotFile(ctx, cfg, seg, store, feed, path)
+	eng, hdr, err := readSnapshotFile(ctx, cfg, seg, store, feed, path, true)
+	load := IndexLoad{}
+	if err == nil {
+		err = applyDeltas(ctx, eng, store, feed, path, hdr, &load)
+	}
 	var un errUnusable
 	switch {
 	case errors.As(err, &un):
-		return fmt.Sprintf("not usable: %s (the next crawl rebuilds the index from the store)", un.reason), nil
+		return unusableSnapshot(ctx, cfg, seg, store, feed, path, un), nil
 	case err != nil:
 		return "", err
 	}
@@ -105,8 +110,31 @@ func checkSnapshot(ctx context.Context, cfg *config.Config, store storage.Store)
 		return "", err
 	}
 	behind := ""
-	if hdr.Cursor != head {
+	if load.DeltaCursor != head {
 		behind = "; the store has commits after it, which the next crawl replays"
 	}
-	return fmt.Sprintf("usable: %d entries (%s)%s", eng.Len(), path, behind), nil
+	deltas := ""
+	if load.Deltas > 0 || load.DeltaNote != "" {
+		deltas = fmt.Sprintf(", %d delta records", load.Deltas)
+		if load.DeltaNote != "" {
+			deltas += " (" + load.DeltaNote + ")"
+		}
+	}
+	return fmt.Sprintf("usable: %d entries%s (%s)%s", eng.Len(), deltas, path, behind), nil
+}
+
+// unusableSnapshot says why the snapshot cannot be used. When the damage
+// is one only the full check sees (a crawl checks the header and the
+// structure, not the checksum of every array), the file is removed, so
+// that the next crawl rebuilds the index instead of using it.
+func unusableSnapshot(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, feed changeFeed, path string, un errUnusable) string {
+	msg := fmt.Sprintf("not usable: %s (the next crawl rebuilds the index from the store)", un.reason)
+	if _, _, err := readSnapshotFile(ctx, cfg, seg, store, feed, path, false); err != nil {
+		return msg
+	}
+	if err := os.Remove(path); err != nil {
+		return msg + fmt.Sprintf("; a crawl would use it and it could not be removed: %v", err)
+	}
+	os.Remove(deltaPath(path))
+	return msg + "; removed, as a crawl would have used it"
 }

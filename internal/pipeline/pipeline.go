@@ -285,7 +285,7 @@ func (p *Processor) commitOf(page storage.Page, art *extract.Article, fp *dedup.
 			Title: art.Title, PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author,
 			FetchedAt: page.FetchedAt, Simhash: fp.Simhash, Signature: fp.Signature,
 			Prints: fp.PackedPrints(), ContentWords: fp.ContentWords,
-			Image: imageString(fp.Image), ImageSimilarity: v.ImageSimilarity,
+			Image: imageString(fp.Image), ImageSimilarity: v.ImageSimilarity, Channel: art.Channel,
 		}
 		if p.keepDupTxt {
 			d.Text = art.Text
@@ -295,7 +295,7 @@ func (p *Processor) commitOf(page storage.Page, art *extract.Article, fp *dedup.
 	page.Outcome = storage.OutcomeStored
 	a := &storage.Article{
 		URL: page.URL, Site: page.Site, RunID: page.RunID, Title: art.Title, Text: art.Text,
-		PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author, Editor: art.Editor,
+		PublishedAt: art.PublishedAt, Source: art.Source, Author: art.Author, Editor: art.Editor, Channel: art.Channel,
 		FetchedAt: page.FetchedAt, ContentHash: hex.EncodeToString(fp.Hash[:]),
 		Fingerprint: storage.Fingerprint{Simhash: fp.Simhash, Signature: fp.Signature, Length: fp.Words, Image: imageString(fp.Image),
 			Prints: fp.PackedPrints(), ContentWords: fp.ContentWords},

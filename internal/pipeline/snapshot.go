@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -44,7 +46,10 @@ type changeFeed interface {
 
 // snapshotMagic starts an index file; snapshotHeader follows as one JSON
 // line, then the index (dedup.Snapshotter), then nothing.
-const snapshotMagic = "newscrawl index snapshot 1\n"
+// The header line is padded with spaces to a multiple of
+// dedup.SnapshotAlign, so that the index after it can be mapped in place
+// (dedup.Mapper).
+const snapshotMagic = "newscrawl index snapshot 2\n"
 
 // snapshotHeader says what an index file reflects.
 type snapshotHeader struct {
@@ -57,6 +62,11 @@ type snapshotHeader struct {
 	ArticleURL string    `json:"article_url"`
 	Entries    int       `json:"entries"`
 	Written    time.Time `json:"written"`
+	// ID names this base snapshot: the delta records appended after it
+	// (delta.go) name it, so records of a replaced base are not applied.
+	ID string `json:"id"`
+	// size is the file's length (not stored).
+	size int64
 }
 
 // IndexSnapshotPath is where the index snapshot of the store db lives (see
@@ -94,6 +104,19 @@ type IndexLoad struct {
 	Cursor storage.Cursor
 	// Path is the snapshot file ("" when none).
 	Path string
+	// The base snapshot and its deltas (delta.go): the base's ID and
+	// size, the delta records applied, the bytes of the delta file they
+	// fill (what follows is ignored and cut by the next save), why the
+	// rest was ignored, and the store position the deltas brought the
+	// index to (the next delta starts there).
+	BaseID      string
+	BaseBytes   int64
+	Deltas      int
+	DeltaBytes  int64
+	DeltaNote   string
+	DeltaCursor storage.Cursor
+	// deltaURL is the URL of the article at DeltaCursor.
+	deltaURL string
 	// Redis: the index is shared in Redis (dedup.index: redis); nothing
 	// was loaded into the process.
 	Redis bool
@@ -105,7 +128,15 @@ func (l IndexLoad) String() string {
 		return fmt.Sprintf("index: shared in Redis, %d entries", l.Entries)
 	}
 	if !l.Rebuilt {
-		return fmt.Sprintf("index: snapshot %d entries + tail %d", l.Snapshot, l.Tail)
+		d := ""
+		if l.Deltas > 0 || l.DeltaNote != "" {
+			d = fmt.Sprintf(" (%d deltas", l.Deltas)
+			if l.DeltaNote != "" {
+				d += "; " + l.DeltaNote
+			}
+			d += ")"
+		}
+		return fmt.Sprintf("index: snapshot %d entries%s + tail %d", l.Snapshot, d, l.Tail)
 	}
 	if l.Reason == "" {
 		return fmt.Sprintf("index: rebuilt, %d entries", l.Entries)
@@ -222,18 +253,26 @@ func unusable(format string, a ...any) error { return errUnusable{fmt.Sprintf(fo
 // error is the store's (reading the tail), which fails the start-up.
 func loadSnapshot(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, feed changeFeed, path string, since time.Time) (*dedup.Engine, IndexLoad, error) {
 	load := IndexLoad{Path: path}
-	eng, hdr, err := readSnapshotFile(ctx, cfg, seg, store, feed, path)
+	eng, hdr, err := readSnapshotFile(ctx, cfg, seg, store, feed, path, false)
+	if err == nil {
+		load.BaseID, load.BaseBytes = hdr.ID, hdr.size
+		err = applyDeltas(ctx, eng, store, feed, path, hdr, &load)
+	}
 	var un errUnusable
 	switch {
 	case errors.As(err, &un):
-		load.Reason = "snapshot not used: " + un.reason
+		load = IndexLoad{Path: path, Reason: "snapshot not used: " + un.reason}
 		return nil, load, nil
 	case err != nil:
 		return nil, load, err
 	}
-	load.Snapshot, load.Cursor = eng.Len(), hdr.Cursor
+	// The next delta holds what follows: the store's tail and the run.
+	if err := eng.MarkDelta(); err != nil && !errors.Is(err, dedup.ErrNoSnapshot) {
+		return nil, load, err
+	}
+	load.Snapshot, load.Cursor = eng.Len(), load.DeltaCursor
 	members := !eng.Options().CentresOnly
-	load.Cursor, err = feed.Changes(ctx, hdr.Cursor, func(c storage.Change) error {
+	load.Cursor, err = feed.Changes(ctx, load.DeltaCursor, func(c storage.Change) error {
 		load.Tail++
 		switch {
 		case c.Article != nil:
@@ -262,9 +301,10 @@ func inWindow(fetched, published, since time.Time) bool {
 	return since.IsZero() || !fetched.Before(since) || !published.Before(since)
 }
 
-// readSnapshotFile opens, checks and loads the snapshot; an errUnusable
-// says why it cannot be used.
-func readSnapshotFile(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, feed changeFeed, path string) (*dedup.Engine, snapshotHeader, error) {
+// readSnapshotFile opens, checks and maps the base snapshot (verify: and
+// reads all of it to check its checksum and arrays, as `check` does); an
+// errUnusable says why it cannot be used.
+func readSnapshotFile(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, feed changeFeed, path string, verify bool) (*dedup.Engine, snapshotHeader, error) {
 	var hdr snapshotHeader
 	opts, err := EngineOptions(cfg.Dedup)
 	if err != nil {
@@ -302,10 +342,11 @@ func readSnapshotFile(ctx context.Context, cfg *config.Config, seg dedup.Segment
 	if err != nil {
 		return nil, hdr, unusable("%v", err)
 	}
-	// The index's length lets its arrays be read at their exact sizes,
-	// and bytes after it are an error.
-	rest := &io.LimitedReader{R: r, N: fi.Size() - int64(len(snapshotMagic)+len(line))}
-	if err := eng.ReadSnapshot(rest); err != nil {
+	// The index is used in place from the file; its length makes bytes
+	// after it an error.
+	off := int64(len(snapshotMagic) + len(line))
+	hdr.size = fi.Size()
+	if err := eng.MapSnapshot(f, off, fi.Size()-off, verify); err != nil {
 		return nil, hdr, unusable("%s: %v", path, err)
 	}
 	return eng, hdr, nil
@@ -339,24 +380,57 @@ func checkHeader(ctx context.Context, hdr snapshotHeader, cfg *config.Config, wa
 	return nil
 }
 
+// articleURL is the URL of the article at cursor ("" when none).
+func articleURL(ctx context.Context, store storage.Store, cursor storage.Cursor) (string, error) {
+	if cursor.Article <= 0 {
+		return "", nil
+	}
+	a, err := store.Article(ctx, cursor.Article)
+	if err != nil {
+		return "", err
+	}
+	return a.URL, nil
+}
+
+// newBaseID returns a random name for a base snapshot.
+func newBaseID() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
 // SaveIndex writes the engine's index and the store position it reflects
 // (cursor) to path, atomically: a crash mid-write leaves the previous
 // snapshot. The caller must know that the index holds exactly the store's
 // commits up to cursor (no decision in flight, no commit undone since).
+// The new base holds what the delta file held: the file is removed (its
+// records name the old base, and a crash before the removal leaves them
+// ignored).
 func SaveIndex(ctx context.Context, cfg *config.Config, eng *dedup.Engine, store storage.Store, path string, cursor storage.Cursor) (int64, error) {
+	return saveIndex(ctx, cfg, eng, store, path, cursor, func(string) {})
+}
+
+// saveIndex is SaveIndex; step is called before each step with its name
+// (the crash tests stop the process there).
+func saveIndex(ctx context.Context, cfg *config.Config, eng *dedup.Engine, store storage.Store, path string, cursor storage.Cursor, step func(string)) (int64, error) {
+	id, err := newBaseID()
+	if err != nil {
+		return 0, fmt.Errorf("save index: %w", err)
+	}
 	hdr := snapshotHeader{Store: snapshotStoreName(cfg.Storage), Options: indexOptions(eng.Options(), cfg.Dedup.Index, cfg.Dedup.Window.D()),
-		Cursor: cursor, Entries: eng.Len(), Written: time.Now().UTC()}
-	if cursor.Article > 0 {
-		a, err := store.Article(ctx, cursor.Article)
-		if err != nil {
-			return 0, fmt.Errorf("save index: %w", err)
-		}
-		hdr.ArticleURL = a.URL
+		Cursor: cursor, Entries: eng.Len(), Written: time.Now().UTC(), ID: id}
+	if hdr.ArticleURL, err = articleURL(ctx, store, cursor); err != nil {
+		return 0, fmt.Errorf("save index: %w", err)
 	}
 	line, err := json.Marshal(hdr)
 	if err != nil {
 		return 0, fmt.Errorf("save index: %w", err)
 	}
+	// Spaces up to the alignment of the index (JSON allows them).
+	pad := (dedup.SnapshotAlign - (len(snapshotMagic)+len(line)+1)%dedup.SnapshotAlign) % dedup.SnapshotAlign
+	line = append(line, bytes.Repeat([]byte{' '}, pad)...)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return 0, fmt.Errorf("save index: %w", err)
 	}
@@ -368,6 +442,10 @@ func SaveIndex(ctx context.Context, cfg *config.Config, eng *dedup.Engine, store
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.WriteString(snapshotMagic)
 	w.Write(append(line, '\n'))
+	if err := w.Flush(); err != nil {
+		return 0, fmt.Errorf("save index: %w", err)
+	}
+	step("index")
 	if err := eng.WriteSnapshot(w); err != nil {
 		return 0, fmt.Errorf("save index: %w", err)
 	}
@@ -378,8 +456,13 @@ func SaveIndex(ctx context.Context, cfg *config.Config, eng *dedup.Engine, store
 	if err != nil {
 		return 0, fmt.Errorf("save index: %w", err)
 	}
+	step("rename")
 	if err := f.CloseAtomicallyReplace(); err != nil {
 		return 0, fmt.Errorf("save index: %w", err)
+	}
+	step("remove-delta")
+	if err := os.Remove(deltaPath(path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return 0, fmt.Errorf("save index: remove the old deltas: %w", err)
 	}
 	return size, nil
 }
@@ -400,6 +483,7 @@ type IndexSave struct {
 	Entries int
 	Elapsed time.Duration
 	Skipped string // why nothing was written ("" when it was)
+	Delta   bool   // a delta record was appended (not a new base)
 }
 
 // startIndex builds the run's engine from its index snapshot (when the
@@ -457,6 +541,9 @@ func (ir *indexRun) save(ctx context.Context, cfg *config.Config, store storage.
 		return
 	}
 	t := time.Now()
+	if ir.saveDelta(ctx, store, cursor, status, log) {
+		return
+	}
 	n, err := SaveIndex(ctx, cfg, ir.eng, store, ir.load.Path, cursor)
 	if errors.Is(err, dedup.ErrNoSnapshot) {
 		ir.saved.Skipped = "the index has no snapshot"

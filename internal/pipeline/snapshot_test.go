@@ -113,9 +113,13 @@ func newSnapFixture(t *testing.T) *snapFixture {
 	if st.Index.Rebuilt || st.Index.Tail != 0 || st.Duplicates == 0 {
 		t.Fatalf("second import: index %+v, %d duplicates; want the snapshot without a tail, some duplicates", st.Index, st.Duplicates)
 	}
+	if !st.Saved.Delta {
+		t.Fatalf("second import saved %+v; want a delta record", st.Saved)
+	}
 	if err := os.WriteFile(f.snap, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	os.Remove(deltaPath(f.snap)) // the run's delta record was never written
 	return f
 }
 
@@ -212,11 +216,12 @@ func TestIndexSnapshotFallback(t *testing.T) {
 	}{
 		{"missing", func() []byte { return nil }, nil, "no snapshot"},
 		{"truncated", func() []byte { return good[:len(good)*2/3] }, nil, "truncated"},
-		{"flipped byte", func() []byte {
+		{"flipped magic", func() []byte {
 			b := []byte(string(good))
-			b[len(b)-100] ^= 1
+			b[3] ^= 1
 			return b
-		}, nil, "checksum"},
+		}, nil, "not an index snapshot"},
+		{"index truncated", func() []byte { return good[:len(good)-3] }, nil, "truncated"},
 		{"not a snapshot", func() []byte { return []byte("hello\n") }, nil, "not an index snapshot"},
 		{"data after the index", func() []byte { return append([]byte(string(good)), 0) }, nil, "bytes after the snapshot"},
 		{"other options", func() []byte { return good }, func(c *config.Config) { c.Dedup.Jaccard = 0.4 }, "other dedup options"},
@@ -301,7 +306,7 @@ func TestIndexSnapshotStoreMoved(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, load := f.engine(t, f.snap)
-		if !load.Rebuilt || !strings.Contains(load.Reason, "not the one the snapshot saw") {
+		if !load.Rebuilt || !strings.Contains(load.Reason, "is not the one the") {
 			t.Fatalf("load %+v; want a rebuild: another store", load)
 		}
 	})

@@ -267,3 +267,53 @@ func TestCrawlStubVariants(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessArticleChannel: the channel the extractor reads from the page
+// is stored with the article (a 网易号 post's /dy/article/ URL).
+func TestProcessArticleChannel(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Default()
+	cfg.Sites = []config.Site{{Name: "163", StartURLs: []string{"https://www.163.com/"}, AllowedDomains: []string{"www.163.com"}, ArticleURL: `/article/`}}
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := memory.New()
+	eng, _, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := NewProcessor(&cfg, store, eng, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Replace(strings.Replace(strings.Replace(stubPage, "%s", "", 1), "%s", "2024-07-08 09:30", 1), "%s", "", 1)
+	for url, want := range map[string]string{
+		"https://www.163.com/dy/article/J8UBOT180529AQIE.html":   "self_media",
+		"https://www.163.com/news/article/J8UC1M4K000189FH.html": "newsroom",
+	} {
+		page := strings.Replace(body, "</article>", "<p>"+url+"</p></article>", 1) // two texts, not one story twice
+		out, err := pl.ProcessArticle(ctx, &crawler.Response{URL: url, RequestURL: url, Site: &cfg.Sites[0], RunID: 1, Status: 200,
+			Header: http.Header{"Content-Type": []string{"text/html; charset=utf-8"}}, Body: []byte(page), FetchedAt: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out == storage.OutcomeStored {
+			a, err := store.ArticleByURL(ctx, url)
+			if err != nil || a.Channel != want {
+				t.Errorf("%s: channel %q, %v; want %q", url, a.Channel, err, want)
+			}
+			continue
+		}
+		var got string
+		err = store.Duplicates(ctx, func(d storage.Duplicate) error {
+			if d.URL == url {
+				got = d.Channel
+			}
+			return nil
+		})
+		if err != nil || got != want {
+			t.Errorf("%s (%s): channel %q, %v; want %q", url, out, got, err, want)
+		}
+	}
+}

@@ -31,6 +31,7 @@ type Source interface {
 	Pages(ctx context.Context, fn func(storage.Page) error) error
 	Articles(ctx context.Context, fn func(storage.Article) error) error
 	Duplicates(ctx context.Context, fn func(storage.Duplicate) error) error
+	Article(ctx context.Context, id int64) (storage.Article, error)
 }
 
 // Report limits.
@@ -156,37 +157,21 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		return nil, err
 	}
 
-	clusters := map[int64]*Cluster{}
-	sites := map[int64]map[string]bool{}
-	member := func(id int64, site string) *Cluster {
-		c := clusters[id]
-		if c == nil {
-			c = &Cluster{ID: id}
-			clusters[id] = c
-			sites[id] = map[string]bool{}
-		}
-		c.Size++
-		sites[id][site] = true
-		return c
-	}
+	clusters := newClusterTally()
 	delays := map[string][]time.Duration{}
-	err = src.Articles(ctx, func(a storage.Article) error {
+	err = articlesWithoutText(ctx, src, func(a storage.Article) error {
 		if !a.PublishedAt.IsZero() && !a.FetchedAt.IsZero() {
 			delays[a.Site] = append(delays[a.Site], max(a.FetchedAt.Sub(a.PublishedAt), 0))
 		}
-		c := member(a.Cluster, a.Site)
-		c.Articles++
-		if c.Title == "" || a.ID == a.Cluster {
-			c.Title, c.URL = a.Title, a.URL
-		}
+		clusters.member(a.Cluster, a.Site, a.ID, a.Title != "")
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	reasons := map[string]int{}
-	err = src.Duplicates(ctx, func(d storage.Duplicate) error {
-		member(d.Cluster, d.Site)
+	err = duplicatesWithoutText(ctx, src, func(d storage.Duplicate) error {
+		clusters.member(d.Cluster, d.Site, 0, false)
 		bin := min(int(d.Jaccard*JaccardBins), JaccardBins-1)
 		r.JaccardHist[max(bin, 0)]++
 		r.HammingHist[min(max(d.Distance, 0), MaxHammingBar)]++
@@ -201,16 +186,10 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	r.Reasons = sortedKinds(reasons)
-	var all []Cluster
-	for id, c := range clusters {
-		c.Sites = len(sites[id])
-		r.ClusterSizes[c.Size]++
-		all = append(all, *c)
+	clusters.sizes(r)
+	if r.Largest, err = clusters.largest(ctx, src, LargestClusters); err != nil {
+		return nil, err
 	}
-	slices.SortFunc(all, func(a, b Cluster) int {
-		return cmp.Or(cmp.Compare(b.Size, a.Size), cmp.Compare(a.ID, b.ID))
-	})
-	r.Largest = all[:min(len(all), LargestClusters)]
 	r.counters()
 	r.Fetching = siteFetches(r, delays)
 	if n := r.Total.Stored + r.Total.Duplicates; n > 0 {

@@ -202,21 +202,45 @@ type Hit struct {
 	RunID   int64
 }
 
+// TitleSearcher is a store with a title index (SQLite FTS5 trigram,
+// PostgreSQL pg_trgm): /search asks it instead of reading every row. Its
+// results are those of the scan: storage.TitleMatches, articles by id then
+// duplicates in commit order, at most limit.
+type TitleSearcher interface {
+	SearchTitles(ctx context.Context, q string, limit int) (hits []storage.TitleHit, more bool, err error)
+}
+
 func (h *Handler) search(w http.ResponseWriter, r *http.Request) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	var hits []Hit
 	more := false
 	if q != "" {
 		var err error
-		hits, more, err = h.collect(r.Context(), func(x Hit) bool {
-			return strings.Contains(strings.ToLower(x.Title), strings.ToLower(q))
-		})
+		if ts, ok := h.store.(TitleSearcher); ok {
+			hits, more, err = searchIndex(r.Context(), ts, q)
+		} else {
+			hits, more, err = h.collect(r.Context(), func(x Hit) bool { return storage.TitleMatches(x.Title, q) })
+		}
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
 	}
 	h.render(w, r, "search.html", map[string]any{"Q": q, "Hits": hits, "More": more, "Max": MaxResults})
+}
+
+// searchIndex is a title search through the store's index.
+func searchIndex(ctx context.Context, ts TitleSearcher, q string) ([]Hit, bool, error) {
+	found, more, err := ts.SearchTitles(ctx, q, MaxResults)
+	if err != nil {
+		return nil, false, err
+	}
+	hits := make([]Hit, len(found))
+	for i, x := range found {
+		hits[i] = Hit{ID: x.ID, URL: x.URL, Site: x.Site, Title: x.Title, Kept: x.ID != 0, Cluster: x.Cluster,
+			DupOf: x.DupOf, Reason: x.Reason, Jaccard: x.Jaccard, RunID: x.RunID}
+	}
+	return hits, more, nil
 }
 
 var errEnough = errors.New("enough results")

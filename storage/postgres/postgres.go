@@ -555,7 +555,7 @@ func queueParts(b *pgx.Batch, c *storage.Commit) {
 func queueArticle(b *pgx.Batch, url string, a *storage.Article) *pgx.QueuedQuery {
 	return b.Queue(`INSERT INTO articles(`+sqlcore.ArticleCols+`)
 		SELECT n, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12::bigint = 0 THEN n ELSE $12 END, $13, $14, $15, $16,
-		$17, $18, $19, $20, $21, $22, $23
+		$17, $18, $19, $20, $21, $22, $23, $24
 		FROM (SELECT nextval(pg_get_serial_sequence('articles', 'id')) AS n) AS next
 		WHERE $19::bigint = 0 OR EXISTS (SELECT 1 FROM articles WHERE id = $19)
 		RETURNING id, cluster`, sqlcore.ArticleArgs(url, a)...)
@@ -571,7 +571,7 @@ func queueDuplicate(b *pgx.Batch, url string, d *storage.Duplicate) *pgx.QueuedQ
 		INSERT INTO duplicates(`+sqlcore.DuplicateCols+`)
 		SELECT $1, $2, $3, $4, CASE WHEN $5::text = '' THEN a.url ELSE $5 END,
 			CASE WHEN $6::bigint = 0 THEN a.cluster ELSE $6 END, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-			$19, $20, $21, $22
+			$19, $20, $21, $22, $23
 		FROM a RETURNING seq, dup_of_url, cluster`, sqlcore.DuplicateArgs(url, d, d.DupOfURL, d.Cluster, d.Text)...)
 }
 

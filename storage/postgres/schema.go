@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the
 // one-row table schema_version. It equals len(migrations).
-const SchemaVersion = 6
+const SchemaVersion = 8
 
 // migrations[i] takes the schema from version i to i+1; each runs in one
 // transaction together with the schema_version update, under the exclusive
@@ -199,7 +199,15 @@ ALTER TABLE pages ADD COLUMN part_of TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 `,
-	// 5 -> 6: the fleet's host pacer (Store.Wait, Hold): per host, the
+	// 5 -> 6: the title search index (search.go).
+	migrationTitleSearch,
+	// 6 -> 7: each article's and duplicate's channel, as in the SQLite
+	// store's migration 10 -> 11.
+	`
+ALTER TABLE articles ADD COLUMN channel TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN channel TEXT NOT NULL DEFAULT '';
+`,
+	// 7 -> 8: the fleet's host pacer (Store.Wait, Hold): per host, the
 	// earliest start of its next request, in microseconds on the server's
 	// clock.
 	`

@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 9
+const SchemaVersion = 11
 
 // migrations[i] takes the schema from version i to i+1. Each runs in one
 // transaction together with the PRAGMA user_version update.
@@ -216,7 +216,18 @@ ALTER TABLE pages_v9 RENAME TO pages;
 ALTER TABLE articles ADD COLUMN pages TEXT NOT NULL DEFAULT '';
 ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 `,
+	// 9 -> 10: the title search tables (search.go).
+	migrationTitleSearch,
+	// 10 -> 11: each article's and duplicate's channel (newsroom,
+	// self_media, unknown); '' for the rows stored before.
+	migrationChannel,
 }
+
+// migrationChannel adds the channel columns.
+const migrationChannel = `
+ALTER TABLE articles ADD COLUMN channel TEXT NOT NULL DEFAULT '';
+ALTER TABLE duplicates ADD COLUMN channel TEXT NOT NULL DEFAULT '';
+`
 
 func (s *Store) migrate(ctx context.Context, readOnly bool) error {
 	s.writeMu.Lock()
@@ -278,14 +289,14 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.stmts.insertPage, `INSERT INTO pages(` + sqlcore.PageCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.insertArticle, `INSERT INTO articles(id, url, site, run_id, title, text, published_at, source,
 			author, editor, fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-			prints, content_words, partial_of, own_share, passages, pages, pages_missing)
+			prints, content_words, partial_of, own_share, passages, pages, pages_missing, channel)
 			VALUES ((SELECT coalesce(max(id), 0) + 1 FROM articles), ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,
 			CASE WHEN ?12 = 0 THEN (SELECT coalesce(max(id), 0) + 1 FROM articles) ELSE ?12 END, ?13, ?14, ?15, ?16,
-			?17, ?18, ?19, ?20, ?21, ?22, ?23)
+			?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)
 			RETURNING id, cluster`},
 		{&s.stmts.articleRef, `SELECT url, cluster FROM articles WHERE id = ?`},
 		{&s.stmts.insertDup, `INSERT INTO duplicates(` + sqlcore.DuplicateCols + `)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},
 		{&s.stmts.clearTerms, `DELETE FROM docfreq_pending`},

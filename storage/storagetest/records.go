@@ -400,3 +400,53 @@ func testMultiPage(t *testing.T, s storage.Store) {
 		}
 	}
 }
+
+// testChannels: an article's and a duplicate's channel round-trip through
+// every read (by id, by URL, the scans of articles, fingerprints and
+// duplicates), and a record without one reads back "".
+func testChannels(t *testing.T, s storage.Store) {
+	ctx := context.Background()
+	c := stored("http://ch/a")
+	c.Article.Channel = "self_media"
+	mustCommit(t, s, c)
+	mustStore(t, s, "http://ch/b")
+	a, err := s.ArticleByURL(ctx, "http://ch/a")
+	if err != nil || a.Channel != "self_media" {
+		t.Fatalf("article by URL: channel %q, %v", a.Channel, err)
+	}
+	if b, err := s.Article(ctx, a.ID); err != nil || b.Channel != "self_media" {
+		t.Fatalf("article by id: channel %q, %v", b.Channel, err)
+	}
+	d := duplicate("http://ch/a-copy", a.ID)
+	d.Duplicate.Channel = "newsroom"
+	mustCommit(t, s, d)
+	got := map[string]string{}
+	if err := s.Articles(ctx, func(a storage.Article) error { got[a.URL] = a.Channel; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Fingerprints(ctx, time.Time{}, func(a storage.Article) error {
+		if got[a.URL] != a.Channel {
+			t.Errorf("fingerprints of %s: channel %q, articles read %q", a.URL, a.Channel, got[a.URL])
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Duplicates(ctx, func(d storage.Duplicate) error { got[d.URL] = d.Channel; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DuplicateFingerprints(ctx, time.Time{}, func(d storage.Duplicate) error {
+		if got[d.URL] != d.Channel {
+			t.Errorf("duplicate fingerprints of %s: channel %q, duplicates read %q", d.URL, d.Channel, got[d.URL])
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"http://ch/a": "self_media", "http://ch/b": "", "http://ch/a-copy": "newsroom"}
+	for u, c := range want {
+		if got[u] != c {
+			t.Errorf("%s: channel %q, want %q", u, got[u], c)
+		}
+	}
+}

@@ -78,6 +78,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store, opts ...Option) {
 		{"SurfaceClaimConcurrent", testSurfaceClaimConcurrent},
 		{"FrontierGoneRetry", testFrontierGoneRetry},
 		{"MultiPageArticles", testMultiPage},
+		{"Channels", testChannels},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

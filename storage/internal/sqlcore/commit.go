@@ -104,7 +104,7 @@ func ArticleArgs(url string, a *storage.Article) []any {
 	return []any{url, a.Site, a.RunID, a.Title, a.Text, NullTime(a.PublishedAt), a.Source, a.Author, a.Editor,
 		NullTime(a.FetchedAt), a.ContentHash, a.Cluster, int64(a.Fingerprint.Simhash), PackSignature(a.Fingerprint.Signature),
 		a.Fingerprint.Length, a.Fingerprint.Image, PackSignature(a.Fingerprint.Prints), a.Fingerprint.ContentWords,
-		a.PartialOf, a.OwnShare, packPassages(a.Passages), joinLines(a.Pages), joinLines(a.PagesMissing)}
+		a.PartialOf, a.OwnShare, packPassages(a.Passages), joinLines(a.Pages), joinLines(a.PagesMissing), a.Channel}
 }
 
 // DuplicateArgs are the values of d's DuplicateCols, stored for url with
@@ -112,7 +112,7 @@ func ArticleArgs(url string, a *storage.Article) []any {
 func DuplicateArgs(url string, d *storage.Duplicate, dupOfURL string, cluster int64, text any) []any {
 	return []any{url, d.Site, d.RunID, d.DupOf, dupOfURL, cluster, d.Distance, d.Jaccard, d.Containment, d.Title, text,
 		NullTime(d.PublishedAt), d.Source, d.Author, NullTime(d.FetchedAt), int64(d.Simhash), PackSignature(d.Signature),
-		d.Reason, d.Image, d.ImageSimilarity, PackSignature(d.Prints), d.ContentWords}
+		d.Reason, d.Image, d.ImageSimilarity, PackSignature(d.Prints), d.ContentWords, d.Channel}
 }
 
 // SurfaceArgs are the values of st's SurfaceCols.

@@ -55,7 +55,7 @@ func (r Rows) Article(sc Scanner) (storage.Article, error) {
 	var pages, missing string
 	if err := sc.Scan(&a.ID, &a.URL, &a.Site, &a.RunID, &a.Title, &a.Text, nanos{&a.PublishedAt}, &a.Source, &a.Author,
 		&a.Editor, nanos{&a.FetchedAt}, &a.ContentHash, &a.Cluster, &simhash, &sig, &a.Fingerprint.Length, &a.Fingerprint.Image,
-		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &pass, &pages, &missing); err != nil {
+		&prints, &a.Fingerprint.ContentWords, &a.PartialOf, &a.OwnShare, &pass, &pages, &missing, &a.Channel); err != nil {
 		return storage.Article{}, err
 	}
 	a.Pages, a.PagesMissing = splitLines(pages), splitLines(missing)
@@ -89,7 +89,7 @@ func (r Rows) Duplicate(sc Scanner, lead ...any) (storage.Duplicate, error) {
 	}
 	dest := append(lead, &d.URL, &d.Site, &d.RunID, &d.DupOf, &d.DupOfURL, &d.Cluster, &d.Distance, &d.Jaccard,
 		&d.Containment, &d.Title, text, nanos{&d.PublishedAt}, &d.Source, &d.Author, nanos{&d.FetchedAt}, &simhash, &sig,
-		&d.Reason, &d.Image, &d.ImageSimilarity, &prints, &d.ContentWords)
+		&d.Reason, &d.Image, &d.ImageSimilarity, &prints, &d.ContentWords, &d.Channel)
 	if err := sc.Scan(dest...); err != nil {
 		return storage.Duplicate{}, err
 	}

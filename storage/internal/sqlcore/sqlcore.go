@@ -19,15 +19,15 @@ const (
 	// ArticleFields are the columns an article insert writes (all but id).
 	ArticleFields = `url, site, run_id, title, text, published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-		prints, content_words, partial_of, own_share, passages, pages, pages_missing`
+		prints, content_words, partial_of, own_share, passages, pages, pages_missing, channel`
 	ArticleCols     = `id, ` + ArticleFields
 	FingerprintCols = `id, url, site, run_id, title, '', published_at, source, author, editor,
 		fetched_at, content_hash, cluster, simhash, signature, sig_len, image,
-		prints, content_words, partial_of, own_share, passages, pages, pages_missing`
+		prints, content_words, partial_of, own_share, passages, pages, pages_missing, channel`
 	DuplicateCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, text,
-		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
+		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words, channel`
 	DupFingerprintCols = `url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, containment, title, '',
-		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words`
+		published_at, source, author, fetched_at, simhash, signature, reason, image, image_similarity, prints, content_words, channel`
 	PageCols    = `url, site, run_id, outcome, status, err_kind, err, permanent, fetched_at, retry_at, part_of`
 	RunCols     = `id, started_at, finished_at, status, config, stats`
 	SurfaceCols = `key, site, etag, last_modified, fetched_at, status, new_urls, empty_runs, next_due, links`

@@ -117,7 +117,7 @@ func TestOne(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	got := Names(ArticleCols)
-	if len(got) != 24 || got[0] != "id" || got[1] != "url" || got[23] != "pages_missing" {
+	if len(got) != 25 || got[0] != "id" || got[1] != "url" || got[23] != "pages_missing" || got[24] != "channel" {
 		t.Fatalf("Names(ArticleCols) = %q", got)
 	}
 	if n, args := len(Names(ArticleFields)), len(ArticleArgs("u", &storage.Article{})); n != args {

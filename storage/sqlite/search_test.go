@@ -1,0 +1,83 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/newsdedup/newscrawl/storage/sqlite"
+	"github.com/newsdedup/newscrawl/storage/storagetest"
+)
+
+func TestSQLiteTitleSearch(t *testing.T) {
+	storagetest.TitleSearch(t, func(t *testing.T) storagetest.TitleSearcher {
+		return openTemp(t, filepath.Join(t.TempDir(), "store.db"))
+	})
+}
+
+// TestSQLiteMigratesTitleSearch opens a file of schema 9 holding articles
+// and a duplicate: the migration indexes their titles, and the triggers
+// follow later commits, title changes and deletions.
+func TestSQLiteMigratesTitleSearch(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	db := rawDB(t, path)
+	for i := range 9 {
+		exec(t, db, sqlite.Migrations[i])
+	}
+	exec(t, db, "PRAGMA user_version = 9")
+	for i, title := range []string{"稳经济一揽子政策", "经济日报评论"} {
+		u := fmt.Sprintf("http://a/%d", i+1)
+		exec(t, db, fmt.Sprintf(`INSERT INTO pages(url, site, run_id, outcome, status, err_kind, err, permanent) VALUES ('%s', 'qq', 1, 'stored', 200, '', '', 0)`, u))
+		exec(t, db, fmt.Sprintf(`INSERT INTO articles(id, url, site, run_id, title, text, source, author, editor, content_hash, cluster, simhash, signature, sig_len)
+		VALUES (%d, '%s', 'qq', 1, '%s', 'x', '', '', '', 'h', %d, 0, x'', 0)`, i+1, u, title, i+1))
+	}
+	exec(t, db, `INSERT INTO duplicates(url, site, run_id, dup_of, dup_of_url, cluster, distance, jaccard, title, text, source, author, simhash)
+		VALUES ('http://b/1', 'sohu', 1, 1, 'http://a/1', 1, 0, 0.9, '转载稳经济', '', '', '', 0)`)
+	exec(t, db, `UPDATE meta SET value = 2 WHERE key = 'docs'`)
+	db.Close()
+
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	urls := func(q string) []string {
+		t.Helper()
+		hits, _, err := s.SearchTitles(ctx, q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var u []string
+		for _, h := range hits {
+			u = append(u, h.URL)
+		}
+		return u
+	}
+	steps := []struct {
+		name, sql, q string
+		want         []string
+	}{
+		{"migrated rows, indexed query", "", "稳经济", []string{"http://a/1", "http://b/1"}},
+		{"migrated rows, short query", "", "经济", []string{"http://a/1", "http://a/2", "http://b/1"}},
+		{"title changed", `UPDATE articles SET title = '社会新闻' WHERE id = 1`, "稳经济", []string{"http://b/1"}},
+		{"old title gone from a short query", "", "经济", []string{"http://a/2", "http://b/1"}},
+		{"duplicate deleted", `DELETE FROM duplicates WHERE url = 'http://b/1'`, "经济", []string{"http://a/2"}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if st.sql != "" {
+				db := rawDB(t, path)
+				exec(t, db, st.sql)
+				db.Close()
+			}
+			if got := urls(st.q); fmt.Sprint(got) != fmt.Sprint(st.want) {
+				t.Errorf("search %q = %v, want %v", st.q, got, st.want)
+			}
+		})
+	}
+	if err := s.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
