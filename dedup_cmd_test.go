@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture/fixturetest"
 )
 
 func readResults(t *testing.T, path string) map[string]dedupResult {
@@ -182,7 +183,7 @@ func TestDedupCommandHTMLDirSpecialFiles(t *testing.T) {
 // after the longer follow-up that re-used most of it is kept as a partial
 // reprint; with --partial=false it is a duplicate.
 func TestDedupCommandPartial(t *testing.T) {
-	title, story, followup := fixture.FollowUp()
+	title, story, followup := fixturetest.FollowUp()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
 	var b bytes.Buffer

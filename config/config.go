@@ -128,6 +128,7 @@ type Config struct {
 	Dedup     Dedup   `yaml:"dedup"`
 	Fetch     Fetch   `yaml:"fetch"`
 	Segment   Segment `yaml:"segment"`
+	Fleet     Fleet   `yaml:"fleet"`
 	Sites     []Site  `yaml:"sites"`
 
 	// lines maps a value's path ("sites[0].delay") to its line in the
@@ -344,6 +345,7 @@ func Default() Config {
 			ListBackoffBase:  Duration(DefaultListBackoffBase),
 			ListBackoffMax:   Duration(DefaultListBackoffMax),
 		},
+		Fleet: DefaultFleet(),
 	}
 }
 
@@ -486,6 +488,7 @@ func (c *Config) problems() []Problem {
 	c.validateGlobal(add)
 	c.validateFetch(add)
 	c.validateSegment(add)
+	c.validateFleet(add)
 	if len(c.Sites) == 0 {
 		add("sites", "at least one site is required")
 	}

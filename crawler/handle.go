@@ -217,6 +217,8 @@ func (r *run) keepPage(ctx context.Context, st *siteState, it storage.FrontierIt
 			st.stats.notArticle.Add(1)
 		case storage.OutcomePart:
 			st.stats.parts.Add(1)
+		case OutcomeDecidedElsewhere:
+			st.stats.skipDone.Add(1)
 		default:
 			st.stats.addError("processor")
 		}

@@ -253,6 +253,7 @@ func (r *run) siteLoop(ctx context.Context, st *siteState) {
 	wake := make(chan struct{}, 1)
 	var inflight atomic.Int64
 	var queue []storage.FrontierItem
+	waited := false // the wait for other processes was logged
 	r.startSources(ctx, st, &wg, &inflight, wake)
 	for ctx.Err() == nil {
 		if len(queue) == 0 {
@@ -273,9 +274,13 @@ func (r *run) siteLoop(ctx context.Context, st *siteState) {
 				return
 			}
 			if len(items) == 0 {
-				// Nothing was in flight before the Pop, so nothing can
-				// push more: the site is done.
+				// Nothing was in flight before the Pop, so nothing of
+				// this process can push more: the site is done unless
+				// other processes hold or queue its URLs.
 				if busy == 0 {
+					if r.awaitFleet(ctx, st, wake, &waited) {
+						continue
+					}
 					return
 				}
 				select {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture/fixturetest"
 	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/winnow"
 )
@@ -416,7 +417,7 @@ func TestPartialReprint(t *testing.T) {
 	// S: an 11-paragraph story (229 content words); F: its first seven
 	// paragraphs, then five of new text (SpotSigs Jaccard 0.44 with S,
 	// containment 0.61: the held-back pair had 0.43 and 0.71).
-	title, story, followup := fixture.FollowUp()
+	title, story, followup := fixturetest.FollowUp()
 	sp := strings.Split(story, "\n")
 	note := "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。"
 	fuTitle := fixture.FollowUpTitle

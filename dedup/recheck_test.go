@@ -5,6 +5,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture/fixturetest"
 )
 
 // TestStale: a verdict is stale when an entry indexed after it verifies
@@ -70,7 +71,7 @@ func TestStale(t *testing.T) {
 // decided again the same.
 func TestStalePartialReprints(t *testing.T) {
 	s4 := story(t, "s4") // FollowUp is made of s1, s2 and s3
-	title, story, followup := fixture.FollowUp()
+	title, story, followup := fixturetest.FollowUp()
 	note := "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。"
 	type page struct{ title, text string }
 	tests := []struct {

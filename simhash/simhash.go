@@ -34,11 +34,8 @@
 package simhash
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
-
-	"github.com/cespare/xxhash/v2"
 )
 
 // Feature is one weighted feature of a document, usually a segmented word
@@ -81,24 +78,6 @@ func SDBM(s string) uint64 {
 		h = uint64(s[i]) + (h << 6) + (h << 16) - h
 	}
 	return h
-}
-
-// XXHash is the 64-bit xxHash (XXH64, seed 0) of s.
-func XXHash(s string) uint64 {
-	return xxhash.Sum64String(s)
-}
-
-// HashByName returns the hash function called name: "fnv1a", "sdbm" or "xxhash".
-func HashByName(name string) (HashFunc, error) {
-	switch name {
-	case "fnv1a":
-		return FNV1a, nil
-	case "sdbm":
-		return SDBM, nil
-	case "xxhash":
-		return XXHash, nil
-	}
-	return nil, fmt.Errorf("simhash: unknown hash function %q (want fnv1a, sdbm or xxhash)", name)
 }
 
 // Sum returns the 64-bit SimHash of features hashed with h (FNV1a when h is nil).

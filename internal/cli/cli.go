@@ -26,6 +26,7 @@ func commands() []command {
 		{"discover", "print what each list surface of a site yields (sitemaps, feeds, APIs, start pages)", cmdDiscover},
 		{"explain", "show why a URL was stored or dropped, with the evidence", cmdExplain},
 		{"report", "write a self-contained HTML report of the store", cmdReport},
+		{"status", "print the latest fleet run's totals from the store and the URLs left", cmdStatus},
 		{"serve", "serve a read-only web view of the store (loopback)", cmdServe},
 		{"extract", "print the article extracted from a file or URL as JSON", cmdExtract},
 		{"dedup", "cluster a JSONL corpus or a directory of HTML pages offline", cmdDedup},

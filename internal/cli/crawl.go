@@ -34,6 +34,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics during the crawl (e.g. "+DefaultMetricsAddr+")")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	warcFile := fs.String("warc", "", "write every request and response of the run to this new WARC file (.warc.gz: gzip per record), with its CDXJ index in FILE.cdxj")
+	maxTime := durationFlag(fs, "max-time", 0, "stop the crawl after this `duration` (0: no limit); the run is interrupted with its URLs left for the next run (exit 6)")
 	workers := fs.Int("workers", 0, "bound concurrent fetches over all sites (0: the sum of the sites' parallelism; 1: one page at a time)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
@@ -46,6 +47,9 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *every < 0 {
 		return usagef("crawl: --progress must be >= 0, got %s", *every)
+	}
+	if *maxTime < 0 {
+		return usagef("crawl: --max-time must be >= 0, got %s", *maxTime)
 	}
 	if *workers < 0 {
 		return usagef("crawl: --workers must be >= 0, got %d", *workers)
@@ -105,7 +109,7 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("crawl: %w", err)
 	}
 	defer stopProfile()
-	res, err := crawl(ctx, &cfg, o, stdout, stderr)
+	res, err := crawlFor(ctx, *maxTime, &cfg, o, stdout, stderr)
 	if err == nil && res.Summary.NothingFetched {
 		return fmt.Errorf("crawl: %w", errNothingFetched)
 	}
@@ -145,4 +149,22 @@ func crawl(ctx context.Context, cfg *config.Config, o pipeline.CrawlOptions, std
 		progress.Summary(stdout, pipeline.StoreName(cfg.Storage), res.Run, res.Summary, res.Elapsed)
 	}
 	return res, err
+}
+
+// crawlFor is crawl stopped after maxTime (0: no limit); a crawl stopped
+// so returns an error wrapping errMaxTime that says how many URLs are left.
+func crawlFor(ctx context.Context, maxTime time.Duration, cfg *config.Config, o pipeline.CrawlOptions, stdout, stderr io.Writer) (pipeline.CrawlResult, error) {
+	if maxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, maxTime, errMaxTime)
+		defer cancel()
+	}
+	res, err := crawl(ctx, cfg, o, stdout, stderr)
+	switch {
+	case !errors.Is(context.Cause(ctx), errMaxTime):
+		return res, err
+	case res.Run.ID == 0:
+		return res, fmt.Errorf("crawl: %w (%s) before the crawl began: %w", errMaxTime, maxTime, err)
+	}
+	return res, fmt.Errorf("crawl: %w (%s): %d URLs left in the frontier for the next run", errMaxTime, maxTime, res.Summary.FrontierLeft)
 }

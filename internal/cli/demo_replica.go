@@ -54,15 +54,25 @@ func demoReplica(ctx context.Context, dir string, log *slog.Logger, stdout, stde
 		fmt.Fprintf(stdout, "  %-8s %2d of %2d articles\n", c.Source, c.Found, c.Listed)
 	}
 	printMultiPage(stdout, rep, stored)
-	fmt.Fprintf(stdout, "first run: %d list requests, %d article pages, %d gone URLs, %d to broken surfaces\n", first.Lists, first.Articles, first.Gone, first.Bad)
+	fmt.Fprintf(stdout, "first run: %d list requests, %d article pages, %d gone URLs (of the %d the portals list), %d to broken surfaces\n",
+		first.Lists, first.Articles, first.Gone, len(rep.Gone()), first.Bad)
 
+	// Between two cron runs a portal publishes: Sina lists one more
+	// article at the top of its roll API.
+	if err := rep.Publish("sina"); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
 	rep.ResetRequests()
 	if _, err := crawl(ctx, &cfg, pipeline.CrawlOptions{ConfigPath: siteFile, Log: log}, io.Discard, stderr); err != nil {
 		return err
 	}
 	second := portals.Summarize(rep.Requests())
-	fmt.Fprintf(stdout, "second run (nothing new): %d list requests, %d answered 304 Not Modified; %d requests to stored articles, %d to known 404/410 URLs\n",
-		second.Lists, second.NotModified, second.Articles, second.Gone)
+	after, _, err := readDecided(ctx, db)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "second run (sina published one article meanwhile): %d list requests, %d answered 304 Not Modified; %d article page(s) fetched, %d new URL(s) decided; %d requests to known 404/410 URLs\n",
+		second.Lists, second.NotModified, second.Articles, len(after)-len(decided), second.Gone)
 	return nil
 }
 

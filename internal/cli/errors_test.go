@@ -83,8 +83,8 @@ func TestHelpExitCodes(t *testing.T) {
 		cmd       string
 		has, lack []string
 	}{
-		{"crawl", []string{"3 another crawl", "4 the crawl could fetch nothing", "5 no store", "130 interrupted"}, nil},
-		{"export", []string{"1 failure", "5 no store"}, []string{"3 another", "4 the crawl"}},
+		{"crawl", []string{"3 another crawl", "4 the crawl could fetch nothing", "5 no store", "6 the crawl stopped with URLs left", "130 interrupted"}, nil},
+		{"export", []string{"1 failure", "5 no store"}, []string{"3 another", "4 the crawl", "6 the crawl"}},
 		{"check", []string{"1 failure", "5 no store"}, []string{"3 another", "4 the crawl"}},
 		{"import", []string{"3 another crawl or import", "5 no store"}, []string{"4 the crawl"}},
 		{"dedup", []string{"1 failure", "2 bad flags"}, []string{"3 another", "4 the crawl", "5 no store"}},

@@ -27,7 +27,12 @@ const (
 	// ExitNoStore: no store this program can use at --db: none yet (a
 	// reading command on an empty database or a missing file), or one
 	// written by a newer program. Nothing was created or written.
-	ExitNoStore     = 5
+	ExitNoStore = 5
+	// ExitIncomplete: the crawl stopped with URLs left in the frontier,
+	// at --max-time or because PostgreSQL or Redis stayed unreachable for
+	// longer than fleet.outage_limit; the run is interrupted, the next run
+	// resumes.
+	ExitIncomplete  = 6
 	ExitInterrupted = 130 // stopped by SIGINT (128 + 2)
 	ExitTerminated  = 143 // stopped by SIGTERM (128 + 15)
 )
@@ -39,6 +44,9 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// errMaxTime: the crawl reached --max-time (see ExitIncomplete).
+var errMaxTime = errors.New("stopped at --max-time")
 
 // errNothingFetched: see ExitNothingFetched.
 var errNothingFetched = errors.New("nothing could be fetched: every host unreachable or every start page failing (see the warnings of the summary)")
@@ -75,6 +83,8 @@ func exitCode(prog, name string, err, cause error, stderr io.Writer, sig os.Sign
 		return ExitUsage
 	case errors.Is(err, storage.ErrLocked):
 		return ExitLocked
+	case errors.Is(err, pipeline.ErrOutage), errors.Is(err, errMaxTime):
+		return ExitIncomplete
 	case errors.Is(err, errNothingFetched):
 		return ExitNothingFetched
 	case errors.Is(err, storage.ErrNoStore), errors.Is(err, storage.ErrSchemaTooNew):

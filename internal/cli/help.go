@@ -12,8 +12,9 @@ const exitCodesHelp = `Exit codes: 0 done (page errors are counted, not fatal); 
 2 bad flags or invalid config; 3 another crawl holds the store's lock;
 4 the crawl could fetch nothing at all (every host unreachable, every start
 page failing); 5 no store at --db to read (run crawl, import or migrate
-first) or one written by a newer program; 130 interrupted by SIGINT (143
-for SIGTERM).`
+first) or one written by a newer program; 6 the crawl stopped with URLs
+left (--max-time, or PostgreSQL or Redis unreachable for longer than
+fleet.outage_limit); 130 interrupted by SIGINT (143 for SIGTERM).`
 
 // doc is a command's help: what it does and an example.
 type doc struct {
@@ -85,6 +86,12 @@ external asset): per run and per site stored/duplicates/errors, cluster
 sizes, Jaccard and Hamming histograms of the duplicate verdicts with the
 thresholds marked, the largest clusters and the error kinds.`, []string{
 		"newscrawl report --db data/news.db --out report.html"}},
+	"status": {"", `Prints the latest fleet run: the runs of the crawl or import processes
+that ran together on the store (runs overlapping in time), the pages they
+recorded counted from the store (each URL once, whichever process decided
+it) beside the sum of the finished runs' own summaries, and the frontier
+URLs left.`, []string{
+		"newscrawl status --db postgres://newscrawl@db.internal/news"}},
 	"serve": {"", `Serves a read-only web view of the store: runs, sites, search by title, a
 cluster with its members, a duplicate beside its original with the shared
 passages highlighted. It listens on loopback unless --addr says otherwise
@@ -207,10 +214,10 @@ func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
 func commandExits(name string) []int {
 	switch name {
 	case "crawl":
-		return []int{ExitFailure, ExitLocked, ExitNothingFetched, ExitNoStore, ExitInterrupted}
+		return []int{ExitFailure, ExitLocked, ExitNothingFetched, ExitNoStore, ExitIncomplete, ExitInterrupted}
 	case "import", "migrate":
 		return []int{ExitFailure, ExitLocked, ExitNoStore, ExitInterrupted}
-	case "export", "explain", "report", "serve", "check":
+	case "export", "explain", "report", "serve", "check", "status":
 		return []int{ExitFailure, ExitNoStore, ExitInterrupted}
 	case "version":
 		return nil
@@ -226,6 +233,7 @@ func exitCodesOf(name string) string {
 		ExitLocked:         "3 another crawl or import holds the store's lock",
 		ExitNothingFetched: "4 the crawl could fetch nothing at all (every host unreachable, every start page failing)",
 		ExitNoStore:        "5 no store at --db to read (run crawl, import or migrate first) or one written by a newer program",
+		ExitIncomplete:     "6 the crawl stopped with URLs left (--max-time, or PostgreSQL or Redis unreachable for longer than fleet.outage_limit)",
 		ExitInterrupted:    "130 interrupted by SIGINT (143 for SIGTERM)",
 	}
 	parts := []string{"0 done"}

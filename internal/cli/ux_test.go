@@ -312,6 +312,11 @@ func TestDemoRemovesTempDir(t *testing.T) {
 			if r.code != ExitOK {
 				t.Fatalf("exit %d: %s\n%s", r.code, r.stdout, r.stderr)
 			}
+			// The second run finds the article published meanwhile and
+			// asks the portals' unchanged lists with validators only.
+			if !regexp.MustCompile(`second run \(sina published one article meanwhile\): \d+ list requests, \d+ answered 304 Not Modified; 1 article page\(s\) fetched, 1 new URL\(s\) decided; 0 requests to known 404/410 URLs`).MatchString(r.stdout) {
+				t.Errorf("demo's second run:\n%s", r.stdout)
+			}
 			m := regexp.MustCompile(`(?m)^(removed|kept) (/\S+)`).FindStringSubmatch(r.stdout)
 			if m == nil {
 				t.Fatalf("demo does not say what became of its directory:\n%s", r.stdout)

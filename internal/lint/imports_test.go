@@ -47,7 +47,7 @@ var (
 	// "testing" in non-test code, as net/http/httptest does); only tests
 	// may import them.
 	testHelpers = []string{"storage/storagetest", "dedup/indextest", "internal/devdata/devdatatest", "internal/benchtext", "internal/browser", "storage/postgres/pgtest", "crawler/robots/robotstest",
-		"internal/sample"}
+		"internal/sample", "internal/fixture/fixturetest"}
 )
 
 // TestImportRules checks the rules on this repository's source tree.

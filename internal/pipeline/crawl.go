@@ -80,7 +80,7 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	store, err := OpenStore(ctx, cfg.Storage)
+	store, err := openCrawlStore(ctx, cfg)
 	if err != nil {
 		return CrawlResult{}, err // names the store
 	}
@@ -88,7 +88,7 @@ func Crawl(ctx context.Context, cfg *config.Config, o CrawlOptions) (CrawlResult
 	// Redis is checked before anything is written or loaded.
 	var shared *redisfrontier.Frontier
 	if cfg.Redis != "" {
-		if shared, err = openRedis(ctx, cfg.Redis, cfg.Storage, store); err != nil {
+		if shared, err = openRedis(ctx, cfg.Redis, cfg.Storage, store, redisfrontier.WithLeaseTimeout(cfg.Fleet.LeaseTimeout.D())); err != nil {
 			return CrawlResult{}, err
 		}
 		defer shared.Close()
@@ -251,6 +251,7 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 		store = redisStore{Store: store, f: shared}
 		copts.Pacer, copts.Robots = shared, shared
 	}
+	store, proc = guardFleet(cfg, store, proc, &copts, o.Log)
 	var flush func()
 	copts.Progress, copts.ProgressEvery, flush = progressHook(ctx, store, o, start)
 	if o.Metrics != nil {
@@ -286,6 +287,9 @@ func runCrawl(ctx context.Context, cfg *config.Config, store storage.Store, proc
 	run.Stats.Settings = RunSettings(cfg.Dedup)
 	run.Stats.Settings.SourceNames = cfg.SourceNames()
 	switch {
+	case errors.Is(runErr, ErrOutage):
+		runErr = outageEnd(ctx, store, &sum, runErr)
+		run.Stats, run.Status = progress.RunStats(sum), storage.RunInterrupted
 	case runErr != nil:
 		run.Status = storage.RunFailed
 	case sum.Interrupted:

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/newsdedup/newscrawl/config"
+	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/dedupinput"
@@ -398,12 +399,12 @@ func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRec
 	if fp.Empty() {
 		page.Outcome, page.Err, page.Permanent = storage.OutcomeNotArticle, "no article: empty text", true
 		out, err = p.commit(ctx, &storage.Commit{Page: page})
-		return out, false, err
+		return out, out == crawler.OutcomeDecidedElsewhere, err
 	}
 	art := &extract.Article{Title: rec.Title, Text: rec.Text, PublishedAt: rec.PublishedAt,
 		Source: rec.Source, Author: rec.Author, Editor: rec.Editor}
 	out, err = p.decideAndCommit(ctx, page, art, fp, nil) // no HTTP response to keep
-	return out, false, err
+	return out, out == crawler.OutcomeDecidedElsewhere, err
 }
 
 // batchStore is the SQLite store as the import's Processor sees it: its

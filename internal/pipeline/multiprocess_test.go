@@ -19,8 +19,6 @@ import (
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/internal/export"
 	"github.com/newsdedup/newscrawl/internal/fixture"
-	"github.com/newsdedup/newscrawl/storage/postgres"
-	"github.com/newsdedup/newscrawl/storage/redisfrontier"
 )
 
 // Environment of the crawler processes TestThreeProcessesKill starts.
@@ -33,6 +31,10 @@ const (
 // crawlDelay slows the fixture crawl down (per host, per process) so that a
 // process can be killed while it holds leases.
 const crawlDelay = 150 * time.Millisecond
+
+// helperLease is the fleet.lease_timeout of the helper processes: the
+// survivors of a kill take the dead process's leases over after it.
+const helperLease = 3 * time.Second
 
 // TestHelperCrawl is the crawler process of TestThreeProcessesKill; it
 // does nothing unless started by it.
@@ -47,11 +49,16 @@ func TestHelperCrawl(t *testing.T) {
 	}
 	cfg.Storage = db
 	cfg.Redis = os.Getenv(envCrawlRedis)
+	cfg.Fleet.LeaseTimeout = config.Duration(helperLease)
 	for i := range cfg.Sites {
 		cfg.Sites[i].Delay = config.Duration(crawlDelay)
 	}
-	if _, err := Crawl(context.Background(), &cfg, CrawlOptions{ConfigPath: sites}); err != nil {
+	res, err := Crawl(context.Background(), &cfg, CrawlOptions{ConfigPath: sites})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !res.Summary.Completed {
+		t.Fatalf("crawl ended with %d URLs left", res.Summary.FrontierLeft)
 	}
 }
 
@@ -94,12 +101,13 @@ func corpusOf(t *testing.T, db string) partition {
 // TestThreeProcessesKill: three crawler processes crawl the fixture web into
 // one PostgreSQL store, with the frontier in PostgreSQL or (redis: set) in
 // Redis; one is killed with SIGKILL while it holds leases; the other two
-// finish; a crawl started once the dead process's leases have timed out
-// finishes its URLs; the corpus is a single process's: the same clusters,
-// nothing decided twice, nothing lost.
+// wait for its leases to lapse (fleet.lease_timeout), take them over and
+// exit 0 with a completed run only when the frontier is empty; the corpus
+// is a single process's: the same clusters, nothing decided twice, nothing
+// lost, with no later run.
 func TestThreeProcessesKill(t *testing.T) {
 	if testing.Short() {
-		t.Skip("waits for a lease timeout (30 s)")
+		t.Skip("waits for a lease timeout")
 	}
 	for _, tc := range []struct {
 		name  string
@@ -174,10 +182,10 @@ func redisProbe(t *testing.T, rurl, db string) queueProbe {
 
 func threeProcessesKill(t *testing.T, withRedis bool) {
 	db := pgSchema(t)
-	rurl, probe, leaseTimeout := "", pgProbe(t, db), postgres.LeaseTimeout
+	rurl, probe := "", pgProbe(t, db)
 	if withRedis {
 		rurl = redisURL(t)
-		probe, leaseTimeout = redisProbe(t, rurl, db), redisfrontier.LeaseTimeout
+		probe = redisProbe(t, rurl, db)
 	}
 	dir := t.TempDir()
 	sites, stop, err := fixture.Listen()
@@ -232,6 +240,7 @@ func threeProcessesKill(t *testing.T, withRedis bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var lastExit time.Time
 	for i, p := range procs {
 		if i == victim {
 			continue
@@ -239,13 +248,13 @@ func threeProcessesKill(t *testing.T, withRedis bool) {
 		if err := p.Wait(); err != nil {
 			t.Fatalf("process %d: %v\n%s", i, err, p.Stdout)
 		}
+		lastExit = time.Now()
 	}
-
-	// A crawl started after the lease timeout finishes the dead process's
-	// URLs (before it, they belong to a process that may still be alive).
-	time.Sleep(time.Until(killed.Add(leaseTimeout + time.Second)))
-	if err := start().Wait(); err != nil {
-		t.Fatalf("restarted crawl: %v", err)
+	// The dead process's leases were the survivors' to take over: they
+	// waited for its heartbeat to lapse.
+	if held > 0 && lastExit.Before(killed.Add(helperLease)) {
+		t.Errorf("survivors exited %s after the kill, before the lease timeout (%s) while the dead process held %d leases",
+			lastExit.Sub(killed), helperLease, held)
 	}
 	left, err := probe.left()
 	if err != nil {
@@ -265,7 +274,7 @@ func threeProcessesKill(t *testing.T, withRedis bool) {
 		t.Fatal(err)
 	}
 	got, want := corpusOf(t, db), corpusOf(t, refDB)
-	t.Logf("killed process held %d leases; shared corpus %d kept, %d dropped, %d clusters", held, got.Kept, got.Dropped, len(got.Clusters))
+	t.Logf("killed process held %d leases; survivors done %s after the kill; shared corpus %d kept, %d dropped, %d clusters", held, lastExit.Sub(killed).Round(time.Millisecond), got.Kept, got.Dropped, len(got.Clusters))
 	if !slices.Equal(got.Clusters, want.Clusters) || got.Kept != want.Kept || got.Dropped != want.Dropped {
 		t.Fatalf("three processes with a kill:\n%+v\none process:\n%+v", got, want)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture/fixturetest"
 )
 
 // TestDedupStreamMatchesDedup: the streaming offline dedup writes exactly
@@ -43,7 +44,7 @@ func TestDedupStreamMatchesDedup(t *testing.T) {
 	merging := docs
 	// A follow-up, the story it re-used (a partial reprint when the rule
 	// is on) and a copy of the story.
-	title, story, followup := fixture.FollowUp()
+	title, story, followup := fixturetest.FollowUp()
 	docs = nil
 	add(fixture.FollowUpTitle, followup)
 	add(title, story)
@@ -182,7 +183,7 @@ func TestOfflinePartialReprint(t *testing.T) {
 	for _, s := range fixture.Stories() {
 		stories[s.ID] = s
 	}
-	title, story, followup := fixture.FollowUp()
+	title, story, followup := fixturetest.FollowUp()
 	docs := []OfflineDoc{
 		{ID: json.RawMessage(`"followup"`), Title: fixture.FollowUpTitle, Text: followup},
 		{ID: json.RawMessage(`"story"`), Title: title, Text: story},

@@ -15,6 +15,7 @@ import (
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/internal/fixture"
+	"github.com/newsdedup/newscrawl/internal/fixture/fixturetest"
 	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 	"github.com/newsdedup/newscrawl/winnow"
@@ -27,7 +28,7 @@ import (
 // the second half) is still kept as a partial reprint, with the same
 // partial_of and passages, and its reprint is still a duplicate.
 func TestPartialReprintsResume(t *testing.T) {
-	title, story, followup := fixture.FollowUp()
+	title, story, followup := fixturetest.FollowUp()
 	note := "\n编者按：本文转载自江城日报，仅供参考，版权归原作者所有。"
 	var s2 fixture.Story
 	for _, s := range fixture.Stories() {

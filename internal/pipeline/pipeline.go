@@ -325,13 +325,14 @@ func (p *Processor) index(ctx context.Context, c *storage.Commit, v dedup.Verdic
 
 // decidedBefore is the outcome of a URL whose commit found it decided by
 // an earlier (possibly interrupted) attempt or another process: its first
-// verdict stands, and this one is not indexed.
+// verdict stands, this one is not indexed, and the caller counts it as
+// not decided here (crawler.OutcomeDecidedElsewhere), so that the
+// summaries of a fleet's processes add up to what the store holds.
 func (p *Processor) decidedBefore(ctx context.Context, url string) (storage.Outcome, error) {
-	o, _, err := p.store.Decided(ctx, url)
-	if err != nil {
+	if _, _, err := p.store.Decided(ctx, url); err != nil {
 		return "", err
 	}
-	return o, nil
+	return crawler.OutcomeDecidedElsewhere, nil
 }
 
 // recordPartial records a partial reprint's verdict on its article: the

@@ -27,11 +27,12 @@ func RedisNamespace(db string) string {
 // openRedis opens the Redis frontier of the store db names at redisURL.
 // Redis is shared by the crawls of one PostgreSQL store; a SQLite store
 // (one crawl at a time, its frontier in its file) is refused.
-func openRedis(ctx context.Context, redisURL, db string, store storage.Store) (*redisfrontier.Frontier, error) {
+func openRedis(ctx context.Context, redisURL, db string, store storage.Store, opts ...redisfrontier.Option) (*redisfrontier.Frontier, error) {
 	if !IsPostgres(db) {
 		return nil, fmt.Errorf("redis: %w: Redis is shared by the crawls of one postgres:// store, and the store is the SQLite file %s", storage.ErrInvalid, db)
 	}
-	f, err := redisfrontier.Open(ctx, redisURL, RedisNamespace(db), store)
+	quietRedis()
+	f, err := redisfrontier.Open(ctx, redisURL, RedisNamespace(db), store, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("redis: %w", err)
 	}
@@ -62,3 +63,8 @@ func (s redisStore) Pending(ctx context.Context, site string) (int, error) {
 }
 
 func (s redisStore) Reset(ctx context.Context) error { return s.f.Reset(ctx) }
+
+// FleetPending is the Redis frontier's (crawler.FleetFrontier).
+func (s redisStore) FleetPending(ctx context.Context, site string) (int, error) {
+	return s.f.FleetPending(ctx, site)
+}

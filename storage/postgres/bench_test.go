@@ -95,7 +95,7 @@ func BenchmarkCommit(b *testing.B) {
 // found a non-empty tail (a re-check) and the mean tail length.
 func BenchmarkDecisions(b *testing.B) {
 	for _, protocol := range []string{"lock", "optimistic"} {
-		for _, deciders := range []int{1, 4, 16} {
+		for _, deciders := range []int{1, 2, 3, 4, 16} {
 			b.Run(fmt.Sprintf("protocol=%s/deciders=%d", protocol, deciders), func(b *testing.B) {
 				benchDecisions(b, deciders, protocol == "optimistic")
 			})

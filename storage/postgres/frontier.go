@@ -27,8 +27,9 @@ func liveOwner(col, timeoutParam string) string {
 
 func (s *Store) timeoutMicros() int64 { return s.opt.leaseTimeout.Microseconds() }
 
-// Push queues the items that are neither queued nor decided, in one
-// statement, and returns how many it added; a pending item pushed again at
+// Push queues the items that are neither queued nor decided nor fetched
+// since the fleet's run began (fleetStartNanos), in one statement, and
+// returns how many it added; a pending item pushed again at
 // a smaller depth takes that depth. Pushes are serialised across
 // processes (a transaction-scoped advisory lock): two pushes inserting the
 // same URLs in different orders would otherwise deadlock on the url index.
@@ -66,9 +67,10 @@ func (s *Store) Push(ctx context.Context, items []storage.FrontierItem) (int, er
 			FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS x(u, s, d, r, i)
 			WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.url = x.u
 				AND (p.outcome IN ('stored', 'duplicate', 'part')
-					OR (p.outcome = 'error' AND p.permanent AND (p.retry_at IS NULL OR p.retry_at > $5))))
+					OR (p.outcome = 'error' AND p.permanent AND (p.retry_at IS NULL OR p.retry_at > $5))
+					OR p.fetched_at >= (`+fleetStartNanos("$6")+`)))
 			ORDER BY i
-			ON CONFLICT (url) DO NOTHING`, urls, sites, depths, refs, time.Now().UnixNano())
+			ON CONFLICT (url) DO NOTHING`, urls, sites, depths, refs, time.Now().UnixNano(), s.timeoutMicros())
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the
 // one-row table schema_version. It equals len(migrations).
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // migrations[i] takes the schema from version i to i+1; each runs in one
 // transaction together with the schema_version update, under the exclusive
@@ -206,6 +206,15 @@ ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 	`
 ALTER TABLE articles ADD COLUMN channel TEXT NOT NULL DEFAULT '';
 ALTER TABLE duplicates ADD COLUMN channel TEXT NOT NULL DEFAULT '';
+`,
+	// 7 -> 8: the fleet's host pacer (Store.Wait, Hold): per host, the
+	// earliest start of its next request, in microseconds on the server's
+	// clock.
+	`
+CREATE TABLE host_pace (
+	host       TEXT PRIMARY KEY,
+	next_start BIGINT NOT NULL
+);
 `,
 }
 

@@ -21,10 +21,22 @@ func Kill(f *Frontier) {
 	f.rdb.Close()
 }
 
-// Reserve exposes the pacer's reservation: the reserved start and the
-// server's current time, in microseconds since the epoch.
-func Reserve(ctx context.Context, f *Frontier, host string, delay time.Duration) (start, now int64, err error) {
-	return f.reserve(ctx, host, delay)
+// Claim exposes the pacer's claim: how long to wait before the host may be
+// claimed (0: claimed now, for delay).
+func Claim(ctx context.Context, f *Frontier, host string, delay time.Duration) (time.Duration, error) {
+	w, _, err := f.claim(ctx, host, delay)
+	return w, err
+}
+
+// ClaimAt is Claim, also returning the server's time of the call in
+// microseconds.
+func ClaimAt(ctx context.Context, f *Frontier, host string, delay time.Duration) (time.Duration, int64, error) {
+	return f.claim(ctx, host, delay)
+}
+
+// WaitAt is Wait, returning the server's time of the claim in microseconds.
+func WaitAt(ctx context.Context, f *Frontier, host string, delay time.Duration) (int64, error) {
+	return f.waitAt(ctx, host, delay)
 }
 
 // OpenWithWakeHook opens a frontier whose Wait calls afterWake when it

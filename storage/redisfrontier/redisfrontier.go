@@ -91,6 +91,9 @@ type Frontier struct {
 	ns    string // key namespace, ending in ':'
 	owner string
 	opt   options
+	// started is when this owner registered, in microseconds on the
+	// server's clock: the value of its owner key (fleetStart).
+	started int64
 
 	stopBeat context.CancelFunc
 	beatDone chan struct{}
@@ -110,8 +113,12 @@ type options struct {
 // it answers, and registers this Frontier as a lease owner. Keys are
 // prefixed with namespace (e.g. "newscrawl:news:"), so that several corpora
 // share one server; pages answers whether a URL is decided.
-func Open(ctx context.Context, url, namespace string, pages Pages) (*Frontier, error) {
-	return open(ctx, url, namespace, pages, options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery})
+func Open(ctx context.Context, url, namespace string, pages Pages, opts ...Option) (*Frontier, error) {
+	o := options{leaseTimeout: leaseTimeout, heartbeatEvery: heartbeatEvery}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	return open(ctx, url, namespace, pages, o)
 }
 
 func open(ctx context.Context, url, namespace string, pages Pages, opt options) (*Frontier, error) {
@@ -132,7 +139,7 @@ func open(ctx context.Context, url, namespace string, pages Pages, opt options) 
 	f := &Frontier{rdb: rdb, pages: pages, ns: namespace, opt: opt,
 		owner: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(rnd[:]))}
 	octx, cancel := context.WithTimeout(ctx, OpenTimeout)
-	err = OpenError(ctx, f.beat(octx))
+	err = OpenError(ctx, f.register(octx))
 	cancel()
 	if err != nil {
 		rdb.Close()
@@ -150,7 +157,7 @@ func (f *Frontier) Owner() string { return f.owner }
 // beat refreshes the owner key and lists the owner.
 func (f *Frontier) beat(ctx context.Context) error {
 	_, err := f.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, f.ns+"owner:"+f.owner, 1, f.opt.leaseTimeout)
+		p.Set(ctx, f.ns+"owner:"+f.owner, f.started, f.opt.leaseTimeout)
 		p.SAdd(ctx, f.ns+"owners", f.owner)
 		return nil
 	})
@@ -337,8 +344,9 @@ return redis.call('ZCARD', k('pending:') .. ARGV[2]) + redis.call('SCARD', k('in
 `)
 
 // decided reports whether Push must skip url: its page is final or a
-// permanent error not due again (storage.Page.Skipped).
-func (f *Frontier) decided(ctx context.Context, url string) (bool, error) {
+// permanent error not due again (storage.Page.Skipped), or was fetched
+// since the fleet's run began (since, microseconds; 0: unknown).
+func (f *Frontier) decided(ctx context.Context, url string, since int64) (bool, error) {
 	p, err := f.pages.PageOf(ctx, url)
 	if errors.Is(err, storage.ErrNotFound) {
 		return false, nil
@@ -346,11 +354,14 @@ func (f *Frontier) decided(ctx context.Context, url string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if since > 0 && !p.FetchedAt.IsZero() && p.FetchedAt.UnixMicro() >= since {
+		return true, nil
+	}
 	return p.Skipped(time.Now()), nil
 }
 
-// Push queues the items that are neither queued nor decided and returns how
-// many it added. The decided check reads the store before the (atomic)
+// Push queues the items that are neither queued nor decided nor fetched
+// since the fleet's run began (fleetStart) and returns how many it added. The decided check reads the store before the (atomic)
 // queueing: a URL decided in between is queued once more and its commit
 // then reports ErrAlreadyDecided, so nothing is stored twice.
 func (f *Frontier) Push(ctx context.Context, items []storage.FrontierItem) (int, error) {
@@ -369,8 +380,12 @@ func (f *Frontier) Push(ctx context.Context, items []storage.FrontierItem) (int,
 		return 0, nil
 	}
 	args := []any{f.ns}
+	since, err := f.fleetStart(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("push: %w", err)
+	}
 	for _, it := range items {
-		d, err := f.decided(ctx, it.URL)
+		d, err := f.decided(ctx, it.URL, since)
 		if err != nil {
 			return 0, fmt.Errorf("push: %w", err)
 		}
@@ -449,23 +464,29 @@ func (f *Frontier) Reset(ctx context.Context) error {
 	return nil
 }
 
-// paceScript: KEYS[1] = the host's key; ARGV = delay in microseconds.
-// Reserves the host's next request start on the server's clock (one clock
-// for every process) and returns it with the current time, both in
-// microseconds since the epoch.
+// paceScript: KEYS[1] = the host's key (the earliest start of its next
+// request, microseconds on the server's clock); ARGV = delay in
+// microseconds. Claims the host for a request starting now when its next
+// start has come, setting the next to now + delay; otherwise claims
+// nothing. Returns the microseconds to wait (0: claimed) and the current
+// time.
 var paceScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local start = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
+local next = tonumber(redis.call('GET', KEYS[1]) or '0')
+if next > now then
+	return {string.format('%.0f', next - now), string.format('%.0f', now)}
+end
 local delay = tonumber(ARGV[1])
-redis.call('SET', KEYS[1], string.format('%.0f', start + delay), 'PX', math.floor((start + delay - now) / 1000) + 60000)
-return {string.format('%.0f', start), string.format('%.0f', now)}
+redis.call('SET', KEYS[1], string.format('%.0f', now + delay), 'PX', math.floor(delay / 1000) + 60000)
+return {'0', string.format('%.0f', now)}
 `)
 
-// reserve reserves the next start of a request to host, at least delay
-// after the previous reservation, and returns it and the current time on
-// the server's clock (microseconds since the epoch).
-func (f *Frontier) reserve(ctx context.Context, host string, delay time.Duration) (start, now int64, err error) {
+// claim claims host for a request starting now, when the host's next
+// start has come (wait 0; the next start is then now + delay), and
+// otherwise returns how long to wait before claiming again; now is the
+// server's clock (microseconds since the epoch).
+func (f *Frontier) claim(ctx context.Context, host string, delay time.Duration) (wait time.Duration, now int64, err error) {
 	if delay < 0 {
 		return 0, 0, fmt.Errorf("pace %s: %w: negative delay %v", host, storage.ErrInvalid, delay)
 	}
@@ -476,62 +497,51 @@ func (f *Frontier) reserve(ctx context.Context, host string, delay time.Duration
 	if len(res) != 2 {
 		return 0, 0, fmt.Errorf("pace %s: reply %q", host, res)
 	}
-	if start, err = strconv.ParseInt(res[0], 10, 64); err == nil {
+	w, err := strconv.ParseInt(res[0], 10, 64)
+	if err == nil {
 		now, err = strconv.ParseInt(res[1], 10, 64)
 	}
-	if err != nil {
+	if err != nil || w < 0 {
 		return 0, 0, fmt.Errorf("pace %s: reply %q: %w", host, res, err)
 	}
-	return start, now, nil
+	return time.Duration(w) * time.Microsecond, now, nil
 }
 
-// Late wake-ups (Wait).
-const (
-	// maxLateWake caps how late after its reserved start a Wait may return
-	// (half the delay when that is less): a process that was descheduled
-	// (a loaded machine, a GC pause) and wakes later gives its start up and
-	// reserves again, rather than sending with the processes that did not
-	// stall: their requests would reach the host together.
-	maxLateWake = 50 * time.Millisecond
-	// maxRereserve bounds the reservations one Wait makes.
-	maxRereserve = 8
-)
-
-// Wait blocks until a request to host may start and reserves that start:
+// Wait blocks until a request to host may start and claims that start:
 // request starts to one host are at least delay apart across every process
 // sharing the server (global politeness, Crawl-delay included when the
-// caller passes it as delay), as reserved on the server's clock. A Wait
-// that wakes more than min(delay/2, maxLateWake) after its start reserves
-// again (up to maxRereserve times). It returns early with ctx's error.
+// caller passes it as delay), on the server's clock. The claim is made
+// when the request is about to start, not booked ahead: a process that
+// wakes late (descheduled on a loaded machine) claims then, so its request
+// never lands closer than the delay to another process's. The gap seen by
+// the host is the delay less the variation of the time between a claim's
+// reply and the request's arrival. It returns early with ctx's error.
 func (f *Frontier) Wait(ctx context.Context, host string, delay time.Duration) error {
-	tolerance := min(delay/2, maxLateWake)
-	for range maxRereserve {
-		sent := time.Now()
-		start, now, err := f.reserve(ctx, host, delay)
+	_, err := f.waitAt(ctx, host, delay)
+	return err
+}
+
+// waitAt is Wait, returning the server's time of the claim (microseconds).
+func (f *Frontier) waitAt(ctx context.Context, host string, delay time.Duration) (int64, error) {
+	for {
+		wait, now, err := f.claim(ctx, host, delay)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		// The server read its clock between sent and the reply: sleeping
-		// from the reply never starts early, and lateness is counted from
-		// the earliest local time the start can be.
-		ahead := time.Duration(start-now) * time.Microsecond
-		if ahead > 0 {
-			t := time.NewTimer(ahead)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			}
+		if wait == 0 {
+			return now, ctx.Err()
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
 		}
 		if f.opt.afterWake != nil {
 			f.opt.afterWake()
 		}
-		if delay == 0 || time.Since(sent.Add(ahead)) <= tolerance {
-			return ctx.Err()
-		}
 	}
-	return ctx.Err()
 }
 
 // holdScript: KEYS[1] = the host's key; ARGV = hold in microseconds. Moves

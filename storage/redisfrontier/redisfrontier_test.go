@@ -235,8 +235,8 @@ func pop(t *testing.T, f *redisfrontier.Frontier, n int) []string {
 
 // TestWaitGlobalPoliteness: three frontiers (three processes) pacing one
 // host get request starts at least the delay apart, all together, on the
-// server's clock; Wait sleeps until the reserved start; another host is not
-// held up.
+// server's clock; Wait sleeps until the host's next start; another host is
+// not held up.
 func TestWaitGlobalPoliteness(t *testing.T) {
 	u := serverURL(t)
 	ns := namespace(t, u)
@@ -246,12 +246,12 @@ func TestWaitGlobalPoliteness(t *testing.T) {
 	fs := []*redisfrontier.Frontier{openFrontier(t, u, ns, m), openFrontier(t, u, ns, m), openFrontier(t, u, ns, m)}
 	const delay, per = 50 * time.Millisecond, 20
 	var mu sync.Mutex
-	var starts []int64 // reserved starts, server clock, µs
+	var starts []int64 // claimed starts, server clock, µs
 	var wg sync.WaitGroup
 	for _, f := range fs {
 		wg.Go(func() {
 			for range per {
-				start, _, err := redisfrontier.Reserve(ctx, f, "news.example:80", delay)
+				start, err := redisfrontier.WaitAt(ctx, f, "news.example:80", delay)
 				if err != nil {
 					t.Error(err)
 					return
@@ -270,11 +270,10 @@ func TestWaitGlobalPoliteness(t *testing.T) {
 		}
 	}
 
-	// Wait sleeps until its reservation.
+	// Wait sleeps until the host's next start.
 	t0 := time.Now()
-	start, now, err := redisfrontier.Reserve(ctx, fs[0], "slow.example", 0)
-	if err != nil || start != now {
-		t.Fatalf("first reservation of a new host: start %d now %d, %v; want now", start, now, err)
+	if wait, err := redisfrontier.Claim(ctx, fs[0], "slow.example", 0); err != nil || wait != 0 {
+		t.Fatalf("first claim of a new host: wait %v, %v; want 0", wait, err)
 	}
 	if err := fs[1].Wait(ctx, "slow.example", 300*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -293,11 +292,14 @@ func TestWaitGlobalPoliteness(t *testing.T) {
 	if d := time.Since(t1); d > 500*time.Millisecond {
 		t.Errorf("first request to another host waited %v", d)
 	}
-	// news.example is booked 3*per*delay (3 s) ahead by now.
+	// A host held for a second is not claimed within 50 ms.
+	if err := fs[1].Hold(ctx, "news.example:80", time.Second); err != nil {
+		t.Fatal(err)
+	}
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	if err := fs[0].Wait(short, "news.example:80", delay); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Wait on a host booked seconds ahead with a 50ms context = %v, want DeadlineExceeded", err)
+		t.Fatalf("Wait on a host held for a second with a 50ms context = %v, want DeadlineExceeded", err)
 	}
 	if err := fs[0].Wait(ctx, "x", -time.Second); !errors.Is(err, storage.ErrInvalid) {
 		t.Fatalf("Wait(negative delay) = %v, want ErrInvalid", err)

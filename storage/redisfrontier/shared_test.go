@@ -40,11 +40,11 @@ func TestHold(t *testing.T) {
 			if err := a.Hold(ctx, host, tc.hold); err != nil {
 				t.Fatal(err)
 			}
-			start, now, err := redisfrontier.Reserve(ctx, b, host, 0)
+			got, err := redisfrontier.Claim(ctx, b, host, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := time.Duration(start-now) * time.Microsecond; got < tc.atLeast || (tc.atLeast == 0 && got != 0) {
+			if got < tc.atLeast || (tc.atLeast == 0 && got != 0) {
 				t.Fatalf("next start %v after now, want >= %v", got, tc.atLeast)
 			}
 		})
@@ -153,10 +153,11 @@ func TestOnce(t *testing.T) {
 	})
 }
 
-// TestWaitLateWakeReserves: a Wait that wakes well after its reserved start
-// (its process stalled) gives that start up and reserves a new one, so the
-// host's next request is a delay after the request actually sent.
-func TestWaitLateWakeReserves(t *testing.T) {
+// TestWaitLateWake: a Wait that wakes well after the host's next start
+// (its process stalled) claims the host when it wakes, not at the start it
+// waited for, so the host's next request is a delay after the request
+// actually sent.
+func TestWaitLateWake(t *testing.T) {
 	u := serverURL(t)
 	ns := namespace(t, u)
 	m := memory.New()
@@ -164,12 +165,11 @@ func TestWaitLateWakeReserves(t *testing.T) {
 	ctx := context.Background()
 	const delay, stall = 200 * time.Millisecond, 300 * time.Millisecond
 	tests := []struct {
-		name     string
-		stall    time.Duration
-		minAhead time.Duration // the next start, after Wait returned, at least this far ahead
+		name  string
+		stall time.Duration
 	}{
-		{"on time", 0, delay - 50*time.Millisecond},
-		{"stalled past its start", stall, delay - 50*time.Millisecond},
+		{"on time", 0},
+		{"stalled past the start", stall},
 	}
 	other := openFrontier(t, u, ns, m)
 	for i, tc := range tests {
@@ -186,15 +186,26 @@ func TestWaitLateWakeReserves(t *testing.T) {
 			}
 			defer f.Close()
 			host := fmt.Sprintf("late%d.example", i)
-			if err := f.Wait(ctx, host, delay); err != nil {
-				t.Fatal(err)
-			}
-			start, now, err := redisfrontier.Reserve(ctx, other, host, 0)
+			// The host was just claimed: f's Wait sleeps, then stalls.
+			_, c0, err := redisfrontier.ClaimAt(ctx, other, host, delay)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ahead := time.Duration(start-now) * time.Microsecond; ahead < tc.minAhead {
-				t.Fatalf("next start %v ahead, want >= %v: the late request's start was not reserved again", ahead, tc.minAhead)
+			c1, err := redisfrontier.WaitAt(ctx, f, host, delay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			us := func(d time.Duration) int64 { return d.Microseconds() }
+			if c1-c0 < us(delay+tc.stall) {
+				t.Fatalf("claimed %v after the previous claim, want >= %v (the delay and the stall)", time.Duration(c1-c0)*time.Microsecond, delay+tc.stall)
+			}
+			wait, now, err := redisfrontier.ClaimAt(ctx, other, host, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if next := now + us(wait); next-c1 < us(delay) {
+				t.Fatalf("next start %v after the late claim, want >= %v: the late request's start was not claimed when it was sent",
+					time.Duration(next-c1)*time.Microsecond, delay)
 			}
 		})
 	}
