@@ -15,9 +15,10 @@ import (
 )
 
 // Snapshots (dedup.Snapshotter): the whole state of an index (entries
-// with their window times, cluster merges, band runs and tail, head lists) as flat arrays behind a
-// header naming the format version and every option the candidates depend
-// on, followed by a CRC-32C of everything before it. ReadSnapshot refuses a
+// with their window times, cluster merges, band runs and tail, head
+// lists) as flat arrays behind a header naming the format version and
+// every option the candidates depend on, followed by a CRC-32C of
+// everything before it. ReadSnapshot refuses a
 // snapshot written with other options, a truncated or corrupt one, and any
 // index that is not freshly constructed. Version 3 added the times
 // (dedup.Windowed): an older snapshot is refused like one of other
