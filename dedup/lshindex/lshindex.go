@@ -460,6 +460,7 @@ type Probe struct {
 	HeadLong int // head postings read from the lists of longer entries
 	Checked  int // distinct slots whose length was read
 	Bitmap   int // slots the bitmap filter dropped
+	Expired  int // slots past the bitmap filter outside the window (Query.Since)
 	Proposed int // candidates returned
 	// FromLSH and FromHead are the proposed candidates each path met
 	// (a candidate met by both counts in both).
@@ -539,10 +540,6 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	}
 	qb := appendBitmap(nil, toks)
 	out := x.filterMet(met, q, cont, lx, qb, &st)
-	if !q.Since.IsZero() {
-		since := dedup.SinceKey(q.Since)
-		out = slices.DeleteFunc(out, func(p uint64) bool { return x.times[p>>2] < since })
-	}
 	slices.Sort(out) // slot order, as the callers' verification expects
 	slots, paths := make([]uint32, len(out)), make([]uint8, len(out))
 	for i, o := range out {
@@ -552,7 +549,8 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 }
 
 // filterMet returns the slots of met (slot<<2 | paths) that are live,
-// pass the path rule and the bitmap filter. It reads the lengths of all
+// pass the path rule and the bitmap filter, and are within the window
+// (q.Since). It reads the lengths of all
 // slots first and then touches the bitmaps of the survivors before
 // checking them: loads that do not depend on each other, so that their
 // cache misses overlap (a software prefetch).
@@ -575,11 +573,16 @@ func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []
 		sink += x.bits[int(s)*bitmapWords] + x.bits[int(s)*bitmapWords+bitmapWords/2]
 	}
 	st.Met += len(pass)
+	since := dedup.SinceKey(q.Since)
 	var out []uint64
 	for _, p := range pass {
 		s := uint32(p >> 2)
 		if !x.cfg.bitmapOK(q, cont, lx, int(x.lens[s]), qb, x.bits[int(s)*bitmapWords:]) {
 			st.Bitmap++
+			continue
+		}
+		if x.times[s] < since {
+			st.Expired++
 			continue
 		}
 		out = append(out, p)
