@@ -39,6 +39,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/newsdedup/newscrawl/imgfp"
@@ -337,6 +338,10 @@ type Fingerprint struct {
 	// the caller that fetched it; the zero value when there is none. It is
 	// evidence only for texts too short to compare (Short).
 	Image imgfp.Fingerprint
+	// Time is the page's place in the dedup window (WindowTime of when it
+	// was fetched and published), set by the caller before Add; the zero
+	// value when unknown (outside every window).
+	Time time.Time
 }
 
 // PackedPrints are Prints packed as the index keeps them (PackPrints), nil
@@ -409,6 +414,10 @@ type Entry struct {
 	// whose text is too short to compare (fewer than MinSpots spots) are
 	// compared by it.
 	Image imgfp.Fingerprint
+	// Time is the entry's place in the dedup window (WindowTime); zero
+	// when unknown. An index that keeps it (Windowed) proposes no entry
+	// before Query.Since.
+	Time time.Time
 }
 
 // Index finds candidate near-duplicates among indexed entries. PrefixIndex,
@@ -444,6 +453,10 @@ type Query struct {
 	Containment float64 // <= 0: no containment candidates
 	NoSimhash   bool
 	NoSpotSigs  bool
+	// Since, when set, is the start of the dedup window: a Windowed index
+	// proposes no entry whose Time is before it (the others hold only
+	// entries within the window).
+	Since time.Time
 }
 
 // Engine decides near-duplicates with Single-Pass clustering.
@@ -457,6 +470,8 @@ type Engine struct {
 	// images indexes the lead images of short-text entries (reason
 	// "image"); it is the engine's own, also over a shared Index.
 	images *imageIndex
+	// since is the start of the dedup window (SetWindow); zero: none.
+	since time.Time
 }
 
 // New returns an engine over opts.Index, or, when opts.Index is nil, over
@@ -754,7 +769,7 @@ func (e *Engine) Decide(ctx context.Context, fp *Fingerprint) (Verdict, error) {
 		v.Reason = "empty"
 		return v, nil
 	}
-	q := Query{Hamming: e.opts.Hamming, Jaccard: e.opts.Jaccard, Containment: e.opts.Containment}
+	q := Query{Hamming: e.opts.Hamming, Jaccard: e.opts.Jaccard, Containment: e.opts.Containment, Since: e.since}
 	switch e.opts.Research.Mode {
 	case SimhashOnly:
 		q.NoSpotSigs, q.Containment = true, 0
@@ -1025,7 +1040,8 @@ func (e *Engine) AddMember(ctx context.Context, id, cluster uint64, fp *Fingerpr
 }
 
 func (e *Engine) entry(id, cluster uint64, fp *Fingerprint) Entry {
-	en := Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title, Image: fp.Image}
+	en := Entry{ID: id, Cluster: cluster, Simhash: fp.Simhash, Signature: fp.Signature, Hash: fp.Hash, Title: fp.Title, Image: fp.Image,
+		Time: fp.Time}
 	if fp.packed != nil {
 		en.Prints, en.ContentWords = fp.packed, fp.ContentWords
 	}

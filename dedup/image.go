@@ -63,6 +63,7 @@ type imageEntry struct {
 	simhash     uint64
 	signature   spotsigs.Signature
 	title       []uint64
+	at          int64 // TimeKey of the entry's Time
 }
 
 func newImageIndex(minSim float64) *imageIndex {
@@ -86,10 +87,14 @@ func (x *imageIndex) add(en Entry) {
 	if fp.IsZero() || len(fp.Blocks) == 0 {
 		return
 	}
+	x.insert(imageEntry{id: en.ID, cluster: en.Cluster, fp: fp, simhash: en.Simhash, signature: en.Signature,
+		title: en.Title, at: TimeKey(en.Time)})
+}
+
+func (x *imageIndex) insert(en imageEntry) {
 	i := len(x.entries)
-	x.entries = append(x.entries, imageEntry{id: en.ID, cluster: en.Cluster, fp: fp, simhash: en.Simhash, signature: en.Signature,
-		title: en.Title})
-	for _, k := range x.bandsOf(fp) {
+	x.entries = append(x.entries, en)
+	for _, k := range x.bandsOf(en.fp) {
 		x.bands[k] = append(x.bands[k], i)
 	}
 }
@@ -140,8 +145,9 @@ func (e *Engine) decideImage(ctx context.Context, fp *Fingerprint, candidates in
 	if e.opts.Research.Mode != Combined || !fp.Short() || fp.Image.IsZero() {
 		return Verdict{}, false, nil
 	}
+	since := SinceKey(e.since)
 	m, sim, ok := e.images.best(fp.Image, func(c imageEntry) bool {
-		return titleOverlap(fp.Title, c.title) >= MinImageTitleOverlap
+		return c.at >= since && titleOverlap(fp.Title, c.title) >= MinImageTitleOverlap
 	})
 	if !ok {
 		return Verdict{}, false, nil

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"time"
 	"unsafe"
 
 	"github.com/newsdedup/newscrawl/imgfp"
@@ -705,6 +706,9 @@ type snapImage struct {
 	ID, Cluster, Simhash uint64
 	Signature, Title     []uint64
 	Image                string // imgfp form
+	// At is the entry's TimeKey; absent (zero) in snapshots without
+	// times, whose indexes are refused with a window.
+	At int64 `json:"at,omitempty"`
 }
 
 // maxImageSection bounds the image section of a snapshot (its entries
@@ -729,7 +733,7 @@ func (e *Engine) writeImages(w io.Writer) (int, error) { return writeImages(w, e
 func writeImages(w io.Writer, entries []imageEntry) (int, error) {
 	imgs := make([]snapImage, 0, len(entries))
 	for _, x := range entries {
-		imgs = append(imgs, snapImage{ID: x.id, Cluster: x.cluster, Simhash: x.simhash, Signature: x.signature, Title: x.title, Image: x.fp.String()})
+		imgs = append(imgs, snapImage{ID: x.id, Cluster: x.cluster, Simhash: x.simhash, Signature: x.signature, Title: x.title, Image: x.fp.String(), At: x.at})
 	}
 	b, err := json.Marshal(imgs)
 	if err != nil {
@@ -778,7 +782,11 @@ func readImages(r io.Reader) ([]Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dedup: read snapshot: %w: lead image of %d: %w", ErrSnapshot, x.ID, err)
 		}
-		out = append(out, Entry{ID: x.ID, Cluster: x.Cluster, Simhash: x.Simhash, Signature: x.Signature, Title: x.Title, Image: fp})
+		en := Entry{ID: x.ID, Cluster: x.Cluster, Simhash: x.Simhash, Signature: x.Signature, Title: x.Title, Image: fp}
+		if x.At != 0 && x.At != math.MinInt64 {
+			en.Time = time.Unix(0, x.At)
+		}
+		out = append(out, en)
 	}
 	return out, nil
 }

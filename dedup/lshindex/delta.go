@@ -16,8 +16,9 @@ import (
 // Deltas (dedup.DeltaSnapshotter). A run over a mapped snapshot changes a
 // few entries of a large index; instead of the whole state, WriteDelta
 // writes the operations since the last MarkDelta (a load marks it), in
-// order: the entries added (id, cluster, Simhash, text hash, signature,
-// headline, winnowing prints), the ids removed and the cluster merges.
+// order: the entries added (id, cluster, Simhash, text hash, window time,
+// signature, headline, winnowing prints), the ids removed and the cluster
+// merges.
 // ReadDelta applies them to an index holding the state they followed
 // (the caller's to ensure: the pipeline names the base and the store
 // position in each record), which gives the state WriteDelta saw: Add,
@@ -110,6 +111,7 @@ func (x *Index) appendEntry(b []byte, s uint32) []byte {
 	b = binary.LittleEndian.AppendUint64(b, x.clusters[s])
 	b = binary.LittleEndian.AppendUint64(b, x.sims[s])
 	b = append(b, x.hashes[s][:]...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(x.times[s]))
 	b = appendU64s(b, decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals))
 	// The headline in code order: adding it again gives its new bigrams
 	// the codes they have here.
@@ -167,6 +169,7 @@ func (r *deltaReader) u64s() []uint64 {
 func (r *deltaReader) entry() dedup.Entry {
 	e := dedup.Entry{ID: r.u64(), Cluster: r.u64(), Simhash: r.u64()}
 	copy(e.Hash[:], r.take(16))
+	e.Time = timeOf(int64(r.u64()))
 	e.Signature = r.u64s()
 	e.Title = r.u64s()
 	if w := r.take(1); w != nil && w[0] == 1 {

@@ -18,11 +18,13 @@ package lshindex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/spotsigs"
@@ -61,6 +63,7 @@ type Index struct {
 	sims     []uint64
 	hashes   [][16]byte
 	lens     []uint32
+	times    []int64 // dedup.TimeKey of each entry's Time (the window)
 	bits     []uint64
 	sigOff   []uint64
 	sigs     []byte
@@ -97,6 +100,7 @@ type Index struct {
 
 var _ dedup.Index = (*Index)(nil)
 var _ dedup.Snapshotter = (*Index)(nil)
+var _ dedup.Windowed = (*Index)(nil)
 
 type winnowed struct {
 	prints []uint64
@@ -214,6 +218,7 @@ func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 	x.sims = append(x.sims, e.Simhash)
 	x.hashes = append(x.hashes, e.Hash)
 	x.lens = append(x.lens, uint32(len(toks)))
+	x.times = append(x.times, dedup.TimeKey(e.Time))
 	x.bits = appendBitmap(x.bits, toks)
 	codes := x.spots.codes(nil, e.Signature)
 	x.sigs = appendCodes(x.sigs, slices.Clone(codes))
@@ -455,6 +460,7 @@ type Probe struct {
 	HeadLong int // head postings read from the lists of longer entries
 	Checked  int // distinct slots whose length was read
 	Bitmap   int // slots the bitmap filter dropped
+	Expired  int // slots past the bitmap filter outside the window (Query.Since)
 	Proposed int // candidates returned
 	// FromLSH and FromHead are the proposed candidates each path met
 	// (a candidate met by both counts in both).
@@ -474,7 +480,8 @@ func (x *Index) Candidates(_ context.Context, fp *dedup.Fingerprint, q dedup.Que
 		w := x.winnow[s]
 		out = append(out, &dedup.Entry{ID: x.ids[s], Cluster: x.merges.Of(x.clusters[s]), Simhash: x.sims[s],
 			Signature: decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals), Hash: x.hashes[s],
-			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: w.prints, ContentWords: w.words})
+			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: w.prints, ContentWords: w.words,
+			Time: timeOf(x.times[s])})
 	}
 	return out, nil
 }
@@ -505,7 +512,7 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	if len(fp.Signature) == 0 {
 		x.mu.RLock()
 		defer x.mu.RUnlock()
-		if s, ok := x.empty[fp.Hash]; ok && x.lens[s]&deadBit == 0 {
+		if s, ok := x.empty[fp.Hash]; ok && x.lens[s]&deadBit == 0 && x.times[s] >= dedup.SinceKey(q.Since) {
 			return []uint32{s}, []uint8{0}, st
 		}
 		return nil, nil, st
@@ -542,7 +549,8 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 }
 
 // filterMet returns the slots of met (slot<<2 | paths) that are live,
-// pass the path rule and the bitmap filter. It reads the lengths of all
+// pass the path rule and the bitmap filter, and are within the window
+// (q.Since). It reads the lengths of all
 // slots first and then touches the bitmaps of the survivors before
 // checking them: loads that do not depend on each other, so that their
 // cache misses overlap (a software prefetch).
@@ -565,11 +573,16 @@ func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []
 		sink += x.bits[int(s)*bitmapWords] + x.bits[int(s)*bitmapWords+bitmapWords/2]
 	}
 	st.Met += len(pass)
+	since := dedup.SinceKey(q.Since)
 	var out []uint64
 	for _, p := range pass {
 		s := uint32(p >> 2)
 		if !x.cfg.bitmapOK(q, cont, lx, int(x.lens[s]), qb, x.bits[int(s)*bitmapWords:]) {
 			st.Bitmap++
+			continue
+		}
+		if x.times[s] < since {
+			st.Expired++
 			continue
 		}
 		out = append(out, p)
@@ -621,4 +634,76 @@ func (x *Index) Stats() Stats {
 	defer x.mu.RUnlock()
 	return Stats{Entries: len(x.ids), Live: x.live, BandKeys: x.bands.keys(), Levels: len(x.bands.levels),
 		HeadPostings: x.head.postings(), HeadDropped: x.head.dropped, SignatureBytes: len(x.sigs), Spots: len(x.spots.vals)}
+}
+
+// timeOf is the time of a dedup.TimeKey (zero for the unknown time).
+func timeOf(k int64) time.Time {
+	if k == math.MinInt64 {
+		return time.Time{}
+	}
+	return time.Unix(0, k)
+}
+
+// Expire implements dedup.Windowed: it removes the live entries whose
+// Time is before since (as Remove does; the removals go into the next
+// delta). When the removed entries then outnumber the live ones, it
+// rebuilds the index from the live entries (compact), so that the arrays
+// and the snapshot of a windowed index do not grow with every entry it
+// ever held: an Add per live entry, at most once per doubling.
+func (x *Index) Expire(ctx context.Context, since time.Time) (int, error) {
+	key := dedup.SinceKey(since)
+	x.mu.RLock()
+	var ids []uint64
+	for s, t := range x.times {
+		if t < key && x.lens[s]&deadBit == 0 {
+			ids = append(ids, x.ids[s])
+		}
+	}
+	x.mu.RUnlock()
+	for _, id := range ids {
+		if err := x.Remove(ctx, id); err != nil {
+			return 0, err
+		}
+	}
+	x.mu.RLock()
+	dead := len(x.ids) - x.live
+	x.mu.RUnlock()
+	if dead > x.Len() {
+		if err := x.compact(ctx); err != nil {
+			return len(ids), err
+		}
+	}
+	return len(ids), nil
+}
+
+// compact rebuilds x from its live entries, in slot order, keeping its
+// cluster merges and counts. The slots change, so the delta log restarts
+// (as after MarkDelta): only a whole snapshot describes what came before.
+func (x *Index) compact(ctx context.Context) error {
+	y, err := New(x.cfg)
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for s := range x.ids {
+		if x.lens[s]&deadBit != 0 {
+			continue
+		}
+		r := &deltaReader{b: x.appendEntry(nil, uint32(s))}
+		e := r.entry()
+		if r.err == nil {
+			err = y.Add(ctx, e)
+		}
+		if err = errors.Join(r.err, err); err != nil {
+			return fmt.Errorf("lshindex: compact: entry %d: %w", x.ids[s], err)
+		}
+	}
+	for _, p := range x.merges.Pairs() {
+		y.merges.Merge(p[1], []uint64{p[0]})
+	}
+	y.overflow, y.head.dropped = x.overflow, x.head.dropped
+	x.adopt(y)
+	x.ops = nil
+	return nil
 }

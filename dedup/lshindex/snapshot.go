@@ -14,16 +14,19 @@ import (
 	"unsafe"
 )
 
-// Snapshots (dedup.Snapshotter): the whole state of an index (entries,
-// cluster merges, band runs and tail, head lists) as flat arrays behind a
-// header naming the format version and every option the candidates depend
-// on, followed by a CRC-32C of everything before it. ReadSnapshot refuses a
+// Snapshots (dedup.Snapshotter): the whole state of an index (entries
+// with their window times, cluster merges, band runs and tail, head
+// lists) as flat arrays behind a header naming the format version and
+// every option the candidates depend on, followed by a CRC-32C of
+// everything before it. ReadSnapshot refuses a
 // snapshot written with other options, a truncated or corrupt one, and any
-// index that is not freshly constructed.
+// index that is not freshly constructed. Version 3 added the times
+// (dedup.Windowed): an older snapshot is refused like one of other
+// options, and its store rebuilds the index.
 
 const (
 	snapshotMagic   = "NCLSHIX\n"
-	snapshotVersion = 2
+	snapshotVersion = 3
 	// maxSnapshotLen bounds every array length read from a snapshot, so a
 	// corrupt length fails instead of allocating without limit.
 	maxSnapshotLen = 1 << 40
@@ -109,6 +112,7 @@ func (x *Index) WriteSnapshot(w io.Writer) error {
 	writeSlice(s, x.sims, true)
 	writeSlice(s, x.hashes, true)
 	writeSlice(s, x.lens, true)
+	writeSlice(s, x.times, true)
 	writeSlice(s, x.bits, true)
 	writeSlice(s, x.sigOff, true)
 	writeSlice(s, x.sigs, true)
@@ -285,7 +289,7 @@ func (x *Index) load(b []byte, grow func(off, n int) []byte, full bool) error {
 
 // adopt moves y's state into x (x's locks stay).
 func (x *Index) adopt(y *Index) {
-	x.ids, x.clusters, x.sims, x.hashes, x.lens, x.bits = y.ids, y.clusters, y.sims, y.hashes, y.lens, y.bits
+	x.ids, x.clusters, x.sims, x.hashes, x.lens, x.times, x.bits = y.ids, y.clusters, y.sims, y.hashes, y.lens, y.times, y.bits
 	x.sigOff, x.sigs, x.titleOff, x.titles, x.spots, x.bigrams, x.df = y.sigOff, y.sigs, y.titleOff, y.titles, y.spots, y.bigrams, y.df
 	x.live, x.overflow, x.byID, x.empty, x.winnow, x.merges = y.live, y.overflow, y.byID, y.empty, y.winnow, y.merges
 	x.idKeys, x.idSlots = y.idKeys, y.idSlots
@@ -307,6 +311,7 @@ func readState(s *parser, cfg Config) (*Index, error) {
 	y.sims = view[uint64](s, true)
 	y.hashes = view[[16]byte](s, true)
 	y.lens = view[uint32](s, true)
+	y.times = view[int64](s, true)
 	y.bits = view[uint64](s, true)
 	y.sigOff = view[uint64](s, true)
 	y.sigs = view[byte](s, true)
@@ -393,7 +398,7 @@ func readLevels(s *parser, y *Index) error {
 // range are skipped, codes are decoded within bounds).
 func (y *Index) checkShape() error {
 	n := len(y.ids)
-	if len(y.clusters) != n || len(y.sims) != n || len(y.hashes) != n || len(y.lens) != n ||
+	if len(y.clusters) != n || len(y.sims) != n || len(y.hashes) != n || len(y.lens) != n || len(y.times) != n ||
 		len(y.bits) != n*bitmapWords || len(y.sigOff) != n+1 || len(y.titleOff) != n+1 || n > MaxSlots {
 		return errors.New("inconsistent entry arrays")
 	}
@@ -433,7 +438,7 @@ func (y *Index) checkShape() error {
 // buggy program) is refused rather than trusted.
 func (y *Index) check() error {
 	n := len(y.ids)
-	if len(y.clusters) != n || len(y.sims) != n || len(y.hashes) != n || len(y.lens) != n ||
+	if len(y.clusters) != n || len(y.sims) != n || len(y.hashes) != n || len(y.lens) != n || len(y.times) != n ||
 		len(y.bits) != n*bitmapWords || len(y.sigOff) != n+1 || len(y.titleOff) != n+1 || n > MaxSlots {
 		return errors.New("inconsistent entry arrays")
 	}

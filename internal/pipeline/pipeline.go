@@ -311,11 +311,13 @@ func (p *Processor) commitOf(page storage.Page, art *extract.Article, fp *dedup.
 func (p *Processor) index(ctx context.Context, c *storage.Commit, v dedup.Verdict, fp *dedup.Fingerprint) error {
 	switch {
 	case c.Article != nil:
+		fp.Time = dedup.WindowTime(c.Article.FetchedAt, c.Article.PublishedAt)
 		return p.engine.Add(ctx, uint64(c.Article.ID), uint64(c.Article.Cluster), fp)
 	case c.Duplicate != nil:
 		if err := p.engine.MergeClusters(ctx, v.Cluster, v.Merged); err != nil {
 			return err
 		}
+		fp.Time = dedup.WindowTime(c.Duplicate.FetchedAt, c.Duplicate.PublishedAt)
 		return p.engine.AddMember(ctx, MemberID(c.Duplicate.URL), v.Cluster, fp)
 	}
 	return nil

@@ -56,7 +56,7 @@ func articleEntry(a storage.Article) dedup.Entry {
 	}
 	return dedup.Entry{ID: uint64(a.ID), Cluster: uint64(a.Cluster), Simhash: a.Fingerprint.Simhash,
 		Signature: a.Fingerprint.Signature, Hash: h, Title: dedup.TitleSet(a.Title), Image: storedImage(a.Fingerprint.Image),
-		Prints: a.Fingerprint.Prints, ContentWords: a.Fingerprint.ContentWords}
+		Prints: a.Fingerprint.Prints, ContentWords: a.Fingerprint.ContentWords, Time: dedup.WindowTime(a.FetchedAt, a.PublishedAt)}
 }
 
 // storedImage is a lead-image fingerprint read from the store (which
@@ -69,7 +69,8 @@ func storedImage(s string) imgfp.Fingerprint {
 // memberEntry is the index entry of a duplicate (a cluster member).
 func memberEntry(d storage.Duplicate) dedup.Entry {
 	return dedup.Entry{ID: MemberID(d.URL), Cluster: uint64(d.Cluster), Simhash: d.Simhash, Signature: d.Signature,
-		Title: dedup.TitleSet(d.Title), Image: storedImage(d.Image), Prints: d.Prints, ContentWords: d.ContentWords}
+		Title: dedup.TitleSet(d.Title), Image: storedImage(d.Image), Prints: d.Prints, ContentWords: d.ContentWords,
+		Time: dedup.WindowTime(d.FetchedAt, d.PublishedAt)}
 }
 
 // newEngineShared builds the engine like NewEngine; for a shared store it

@@ -193,6 +193,9 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 			return nil, load, err
 		}
 	}
+	// A snapshot holds entries that have left the window since it was
+	// written: the index skips them (dedup.Windowed).
+	eng.SetWindow(since)
 	if eng.Options().Research.NeedsDocFreqs() {
 		df := map[string]int{}
 		docs, err := store.DocFreqs(ctx, func(term string, n int) error { df[term] = n; return nil })
@@ -314,9 +317,9 @@ func readSnapshotFile(ctx context.Context, cfg *config.Config, seg dedup.Segment
 	if err != nil {
 		return nil, hdr, err
 	}
-	if cfg.Dedup.Window.D() > 0 {
-		// Entries loaded from a snapshot would never leave the window.
-		return nil, hdr, unusable("dedup.window is set")
+	if cfg.Dedup.Window.D() > 0 && !eng.Windowed() {
+		// Its entries would never leave the window.
+		return nil, hdr, unusable("dedup.window is set and the %s index keeps no entry times", cfg.Dedup.Index)
 	}
 	want := indexOptions(eng.Options(), cfg.Dedup.Index, cfg.Dedup.Window.D())
 	f, err := os.Open(path)
@@ -474,6 +477,8 @@ type indexRun struct {
 	load   IndexLoad
 	shared *sharedDecisions
 	saved  IndexSave
+	// since is the start of the run's dedup window (zero: none).
+	since time.Time
 }
 
 // IndexSave is what the end of a run wrote.
@@ -484,6 +489,9 @@ type IndexSave struct {
 	Elapsed time.Duration
 	Skipped string // why nothing was written ("" when it was)
 	Delta   bool   // a delta record was appended (not a new base)
+	// Expired is the entries a new base dropped as outside the dedup
+	// window.
+	Expired int
 }
 
 // startIndex builds the run's engine from its index snapshot (when the
@@ -504,7 +512,11 @@ func startIndex(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, st
 	if load.Rebuilt && load.Reason != "" && log != nil {
 		log.Info("index rebuilt from the store", "reason", load.Reason)
 	}
-	return &indexRun{eng: eng, load: load, shared: shared}, nil
+	ir := &indexRun{eng: eng, load: load, shared: shared}
+	if w := cfg.Dedup.Window.D(); w > 0 {
+		ir.since = now.Add(-w)
+	}
+	return ir, nil
 }
 
 // save writes the index snapshot at the end of a run, unless the index
@@ -518,8 +530,8 @@ func (ir *indexRun) save(ctx context.Context, cfg *config.Config, store storage.
 		ir.saved.Skipped = "no snapshot path"
 	case !ok:
 		ir.saved.Skipped = "the store has no change feed"
-	case cfg.Dedup.Window.D() > 0:
-		ir.saved.Skipped = "dedup.window is set"
+	case cfg.Dedup.Window.D() > 0 && !ir.eng.Windowed():
+		ir.saved.Skipped = "dedup.window is set and the index keeps no entry times"
 	}
 	if ir.saved.Skipped != "" {
 		return
@@ -544,6 +556,17 @@ func (ir *indexRun) save(ctx context.Context, cfg *config.Config, store storage.
 	if ir.saveDelta(ctx, store, cursor, status, log) {
 		return
 	}
+	if !ir.since.IsZero() {
+		// A new base holds no entry outside the run's window (nor,
+		// then, of any later run's). The engine is not used after the
+		// save.
+		var err error
+		if ir.saved.Expired, err = ir.eng.Expire(ctx, ir.since); err != nil {
+			ir.saved.Skipped = err.Error()
+			ir.warnNotSaved(status, log, err)
+			return
+		}
+	}
 	n, err := SaveIndex(ctx, cfg, ir.eng, store, ir.load.Path, cursor)
 	if errors.Is(err, dedup.ErrNoSnapshot) {
 		ir.saved.Skipped = "the index has no snapshot"
@@ -555,7 +578,11 @@ func (ir *indexRun) save(ctx context.Context, cfg *config.Config, store storage.
 		return
 	}
 	ir.saved.Bytes, ir.saved.Entries, ir.saved.Elapsed = n, ir.eng.Len(), time.Since(t)
-	fmt.Fprintf(status, "index snapshot saved: %d entries, %.1f MB in %.1fs (%s)\n", ir.saved.Entries, float64(n)/1e6, ir.saved.Elapsed.Seconds(), ir.load.Path)
+	expired := ""
+	if ir.saved.Expired > 0 {
+		expired = fmt.Sprintf(" (%d dropped outside the window)", ir.saved.Expired)
+	}
+	fmt.Fprintf(status, "index snapshot saved: %d entries%s, %.1f MB in %.1fs (%s)\n", ir.saved.Entries, expired, float64(n)/1e6, ir.saved.Elapsed.Seconds(), ir.load.Path)
 }
 
 // warnNotSaved reports a snapshot that could not be saved: the old one (if

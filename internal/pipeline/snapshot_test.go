@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -225,7 +226,17 @@ func TestIndexSnapshotFallback(t *testing.T) {
 		{"not a snapshot", func() []byte { return []byte("hello\n") }, nil, "not an index snapshot"},
 		{"data after the index", func() []byte { return append([]byte(string(good)), 0) }, nil, "bytes after the snapshot"},
 		{"other options", func() []byte { return good }, func(c *config.Config) { c.Dedup.Jaccard = 0.4 }, "other dedup options"},
-		{"window", func() []byte { return good }, func(c *config.Config) { c.Dedup.Window = config.Duration(24 * time.Hour) }, "dedup.window"},
+		{"index without entry times", func() []byte {
+			// The format before the window times: its version.
+			b := []byte(string(good))
+			i := bytes.Index(b, []byte("NCLSHIX\n"))
+			binary.LittleEndian.PutUint32(b[i+len("NCLSHIX\n"):], 2)
+			return b
+		}, nil, "written with other options"},
+		{"window without times", func() []byte { return good }, func(c *config.Config) {
+			c.Dedup.Window, c.Dedup.Index = config.Duration(24*time.Hour), ExhaustiveIndex
+		}, "keeps no entry times"},
+		{"other window", func() []byte { return good }, func(c *config.Config) { c.Dedup.Window = config.Duration(24 * time.Hour) }, "other dedup options"},
 		{"other store name", func() []byte {
 			return []byte(strings.Replace(string(good), `"store":"`, `"store":"/elsewhere`, 1))
 		}, nil, "written for store"},
