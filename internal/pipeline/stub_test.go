@@ -52,19 +52,8 @@ func TestProcessArticleTruncatedAndRelative(t *testing.T) {
 			cfg := config.Default()
 			tokyo := time.FixedZone("JST", 9*3600)
 			cfg.Sites = []config.Site{{Name: "sina", StartURLs: []string{"https://news.sina.example/"}, AllowedDomains: []string{"news.sina.example"}, ArticleURL: `/detail-`, Location: tokyo}}
-			seg, err := NewSegmenter(cfg.Segment)
-			if err != nil {
-				t.Fatal(err)
-			}
 			store := memory.New()
-			eng, _, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Now: time.Now()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			pl, err := NewProcessor(&cfg, store, eng, slog.New(slog.NewTextHandler(io.Discard, nil)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			pl, _ := testProcessor(t, ctx, &cfg, store, nil)
 			url := "https://news.sina.example/2024-07-08/detail-1.d.html"
 			body := strings.Replace(strings.Replace(strings.Replace(stubPage, "%s", tc.head, 1), "%s", "3小时前", 1), "%s", tc.marker, 1)
 			out, err := pl.ProcessArticle(ctx, &crawler.Response{URL: url, RequestURL: url, Site: &cfg.Sites[0], RunID: 1, Status: 200,
@@ -187,20 +176,9 @@ func TestCrawlStubVariants(t *testing.T) {
 		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		seg, err := NewSegmenter(cfg.Segment)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var logs lockedBuffer
 		log := slog.New(slog.NewTextHandler(&logs, nil))
-		eng, _, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Now: time.Now()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl, err := NewProcessor(&cfg, store, eng, log)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pl, _ := testProcessor(t, ctx, &cfg, store, log)
 		cr, err := crawler.New(&cfg, store, pl, crawler.Options{Workers: 1, Logger: log})
 		if err != nil {
 			t.Fatal(err)
@@ -274,19 +252,8 @@ func TestProcessArticleChannel(t *testing.T) {
 	ctx := context.Background()
 	cfg := config.Default()
 	cfg.Sites = []config.Site{{Name: "163", StartURLs: []string{"https://www.163.com/"}, AllowedDomains: []string{"www.163.com"}, ArticleURL: `/article/`}}
-	seg, err := NewSegmenter(cfg.Segment)
-	if err != nil {
-		t.Fatal(err)
-	}
 	store := memory.New()
-	eng, _, err := NewEngine(ctx, &cfg, seg, store, EngineConfig{Now: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := NewProcessor(&cfg, store, eng, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl, _ := testProcessor(t, ctx, &cfg, store, nil)
 	body := strings.Replace(strings.Replace(strings.Replace(stubPage, "%s", "", 1), "%s", "2024-07-08 09:30", 1), "%s", "", 1)
 	for url, want := range map[string]string{
 		"https://www.163.com/dy/article/J8UBOT180529AQIE.html":   "self_media",
