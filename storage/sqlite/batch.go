@@ -20,10 +20,18 @@ import (
 // redoes. A Batch holds the store's write lock of this process until End or
 // Rollback: other writes of the process wait, so a batch is for one
 // goroutine that ends it before writing anything else.
+//
+// The document frequencies of a batch's articles are counted in memory
+// (termTally) and written by End in one fold, with the docs counter raised
+// once, instead of one docfreq_pending row and one counter update per
+// article: the same counts, in the same transaction, at a fraction of the
+// statements.
 type Batch struct {
-	s    *Store
-	tx   *sql.Tx
-	done bool
+	s     *Store
+	tx    *sql.Tx
+	done  bool
+	docs  int64     // articles committed in the batch
+	tally termTally // their distinct terms, counted
 }
 
 // BeginBatch opens a batch. The transaction lives until End or Rollback,
@@ -35,7 +43,7 @@ func (s *Store) BeginBatch(ctx context.Context) (*Batch, error) {
 		s.writeMu.Unlock()
 		return nil, fmt.Errorf("begin batch: %w", err)
 	}
-	return &Batch{s: s, tx: tx}, nil
+	return &Batch{s: s, tx: tx, tally: termTally{at: make(map[string]int)}}, nil
 }
 
 // errBatchDone is returned by the methods of an ended batch.
@@ -54,7 +62,7 @@ func (b *Batch) Commit(ctx context.Context, c *storage.Commit) error {
 	if _, err := b.tx.ExecContext(ctx, `SAVEPOINT batch_commit`); err != nil {
 		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
 	}
-	r, err := b.s.commitTx(ctx, b.tx, c)
+	r, err := b.s.commitTx(ctx, b.tx, c, b)
 	if err != nil {
 		// Undo this commit only; the batch's earlier commits stay.
 		if rerr := b.undo(context.WithoutCancel(ctx)); rerr != nil {
@@ -64,6 +72,12 @@ func (b *Batch) Commit(ctx context.Context, c *storage.Commit) error {
 	}
 	if _, err := b.tx.ExecContext(ctx, `RELEASE batch_commit`); err != nil {
 		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
+	}
+	if c.Article != nil {
+		b.docs++
+		for _, t := range storage.DistinctTerms(c.Terms) {
+			b.tally.addString(t)
+		}
 	}
 	r.Fill(c)
 	return nil
@@ -100,14 +114,24 @@ func (b *Batch) Article(ctx context.Context, id int64) (storage.Article, error) 
 	return sqlcore.One(a, err, sql.ErrNoRows, "article", id)
 }
 
-// End commits the batch and releases the write lock. After a failed End
-// nothing of the batch was written.
+// End folds the batch's document frequencies into the store, commits the
+// batch and releases the write lock. After a failed End nothing of the
+// batch was written.
 func (b *Batch) End() error {
 	if b.done {
 		return errBatchDone
 	}
 	b.done = true
 	defer b.s.writeMu.Unlock()
+	if b.docs > 0 {
+		ctx := context.Background() // the batch outlives its callers' contexts
+		if err := b.s.foldBatch(ctx, b.tx, &b.tally, b.docs); err != nil {
+			if rerr := b.tx.Rollback(); rerr != nil {
+				return fmt.Errorf("end batch: document frequencies: %w (and rolling back: %w)", err, rerr)
+			}
+			return fmt.Errorf("end batch: document frequencies: %w", err)
+		}
+	}
 	if err := b.tx.Commit(); err != nil {
 		return fmt.Errorf("end batch: %w", err)
 	}

@@ -3,7 +3,9 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -123,5 +125,90 @@ func TestSQLiteQuickCheckRecord(t *testing.T) {
 	}
 	if err := s.Check(ctx); err != nil {
 		t.Fatalf("Check after recording: %v", err)
+	}
+}
+
+// TestSQLiteBatchDocFreqs: a batch counts its articles' document
+// frequencies in memory and folds them at End; the store must end with the
+// same counts and docs counter as when every article is committed on its
+// own, whatever lies in the docfreq_pending log before the batch, and a
+// failed commit inside the batch counts nothing.
+func TestSQLiteBatchDocFreqs(t *testing.T) {
+	ctx := context.Background()
+	const n = 300 // more than one fold of the per-commit path
+	vocab := []string{"北京", "新闻", "经济", "两岸", "论坛", "开幕", "记者", "a", ""}
+	termsOf := func(i int) []string {
+		var ts []string
+		for j, v := range vocab {
+			if (i+1)%(j+2) == 0 || j == i%len(vocab) {
+				ts = append(ts, v, v) // a term twice counts once
+			}
+		}
+		return ts
+	}
+	url := func(i int) string { return fmt.Sprintf("http://df/%d", i) }
+	tests := []struct {
+		name string
+		// batches: [from, to) ranges committed in a batch; the rest one by one.
+		batches [][2]int
+	}{
+		{name: "one by one"},
+		{name: "one batch of everything", batches: [][2]int{{0, n}}},
+		{name: "batches around single commits", batches: [][2]int{{10, 210}, {211, 250}, {251, n}}},
+		{name: "batches of one", batches: [][2]int{{0, 1}, {1, 2}, {257, 258}}},
+	}
+	var want map[string]int
+	var wantDocs int
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := openTemp(t, filepath.Join(t.TempDir(), "store.db"))
+			if _, err := s.BeginRun(ctx, "test"); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < n; {
+				if len(tt.batches) > 0 && tt.batches[0][0] == i {
+					b, err := s.BeginBatch(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for ; i < tt.batches[0][1]; i++ {
+						if err := b.Commit(ctx, storedCommit(url(i), termsOf(i)...)); err != nil {
+							t.Fatal(err)
+						}
+						// A commit that fails inside the batch counts nothing.
+						if err := b.Commit(ctx, storedCommit(url(i), "失败")); !errors.Is(err, storage.ErrAlreadyDecided) {
+							t.Fatalf("second commit of %s = %v, want ErrAlreadyDecided", url(i), err)
+						}
+					}
+					if err := b.End(); err != nil {
+						t.Fatal(err)
+					}
+					tt.batches = tt.batches[1:]
+					continue
+				}
+				if err := s.Commit(ctx, storedCommit(url(i), termsOf(i)...)); err != nil {
+					t.Fatal(err)
+				}
+				i++
+			}
+			got := map[string]int{}
+			docs, err := s.DocFreqs(ctx, func(term string, df int) error { got[term] = df; return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Check(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if want == nil {
+				want, wantDocs = got, docs
+				if docs != n || len(got) != len(vocab) {
+					t.Fatalf("one by one: %d docs, %d terms; want %d, %d", docs, len(got), n, len(vocab))
+				}
+				return
+			}
+			if docs != wantDocs || !reflect.DeepEqual(got, want) {
+				t.Fatalf("docs %d, frequencies %v; want %d, %v", docs, got, wantDocs, want)
+			}
+		})
 	}
 }
