@@ -138,6 +138,10 @@ type ImportOptions struct {
 	Progress      func(s ImportStats)
 	ProgressEvery time.Duration
 	Now           func() time.Time
+	// perRecord commits each record of a SQLite import in its own
+	// transaction, as a PostgreSQL import does: the reference a batched
+	// import's verdicts are tested against.
+	perRecord bool
 }
 
 // Import brings records into the store of cfg (SQLite, or a shared
@@ -181,7 +185,7 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	// A SQLite store commits ImportBatch records to a transaction; another
 	// store (PostgreSQL, shared with crawls) commits each record on its own.
 	procStore, bs := store, (*batchStore)(nil)
-	if s, ok := store.(*sqlite.Store); ok {
+	if s, ok := store.(*sqlite.Store); ok && !o.perRecord {
 		bs = &batchStore{Store: s}
 		procStore = bs
 	}
