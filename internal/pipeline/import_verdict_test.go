@@ -76,8 +76,8 @@ func verdictCorpus(t *testing.T) []byte {
 	return b.Bytes()
 }
 
-// TestImportBatchedVerdicts: an import that commits ImportBatch records to a
-// transaction (document frequencies counted in memory and folded at each
+// TestImportBatchedVerdicts: an import that commits its records in batches
+// of many to a transaction (document frequencies counted in memory and folded at each
 // batch's end) exports exactly what an import committing every record on
 // its own does: the same URLs, outcomes, clusters, Jaccards and reasons,
 // and the same document frequencies in the store.
@@ -96,11 +96,12 @@ func TestImportBatchedVerdicts(t *testing.T) {
 		docs    int
 		docfreq string
 	}
+	const batch = 300 // records per transaction: several batches on this input
 	run := func(t *testing.T, perRecord bool) result {
 		cfg := cfg
 		cfg.Storage = filepath.Join(t.TempDir(), "news.db")
 		st, err := Import(ctx, &cfg, "in.jsonl", StreamImport(bytes.NewReader(in), "in.jsonl", false),
-			ImportOptions{Segmenter: seg, Now: func() time.Time { return at }, perRecord: perRecord})
+			ImportOptions{Segmenter: seg, Now: func() time.Time { return at }, perRecord: perRecord, batch: batch})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +129,7 @@ func TestImportBatchedVerdicts(t *testing.T) {
 		return r
 	}
 	ref := run(t, true)
-	if ref.st.Stored == 0 || ref.st.Duplicates == 0 || ref.st.Read < 2*ImportBatch {
+	if ref.st.Stored == 0 || ref.st.Duplicates == 0 || ref.st.Read < 2*batch {
 		t.Fatalf("reference import %+v: want stored articles and duplicates over several batches", ref.st)
 	}
 	t.Logf("per record: %d read, %d stored, %d duplicates, %d decided before", ref.st.Read, ref.st.Stored, ref.st.Duplicates, ref.st.AlreadyDecided)

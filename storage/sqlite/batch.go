@@ -59,7 +59,7 @@ func (b *Batch) Commit(ctx context.Context, c *storage.Commit) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	if _, err := b.tx.ExecContext(ctx, `SAVEPOINT batch_commit`); err != nil {
+	if _, err := b.tx.StmtContext(ctx, b.s.stmts.savepoint).ExecContext(ctx); err != nil {
 		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
 	}
 	r, err := b.s.commitTx(ctx, b.tx, c, b)
@@ -70,13 +70,13 @@ func (b *Batch) Commit(ctx context.Context, c *storage.Commit) error {
 		}
 		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
 	}
-	if _, err := b.tx.ExecContext(ctx, `RELEASE batch_commit`); err != nil {
+	if _, err := b.tx.StmtContext(ctx, b.s.stmts.release).ExecContext(ctx); err != nil {
 		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
 	}
 	if c.Article != nil {
 		b.docs++
-		for _, t := range storage.DistinctTerms(c.Terms) {
-			b.tally.addString(t)
+		for _, t := range c.Terms {
+			b.tally.addOnce(t, b.docs)
 		}
 	}
 	r.Fill(c)
@@ -85,10 +85,10 @@ func (b *Batch) Commit(ctx context.Context, c *storage.Commit) error {
 
 // undo rolls the open savepoint back and releases it.
 func (b *Batch) undo(ctx context.Context) error {
-	if _, err := b.tx.ExecContext(ctx, `ROLLBACK TO batch_commit`); err != nil {
+	if _, err := b.tx.StmtContext(ctx, b.s.stmts.rollbackTo).ExecContext(ctx); err != nil {
 		return err
 	}
-	_, err := b.tx.ExecContext(ctx, `RELEASE batch_commit`)
+	_, err := b.tx.StmtContext(ctx, b.s.stmts.release).ExecContext(ctx)
 	return err
 }
 

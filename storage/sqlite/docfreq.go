@@ -62,6 +62,7 @@ func decodeTerms(b []byte, fn func(term []byte)) error {
 type termDF struct {
 	term string
 	df   int
+	doc  int64 // the last document addOnce counted it for
 }
 
 // termTally sums document counts per term.
@@ -70,14 +71,19 @@ type termTally struct {
 	list []termDF
 }
 
-// addString is add for a string term.
-func (t *termTally) addString(term string) {
+// addOnce counts document doc (numbered from 1, never decreasing) for
+// term, once however often the document holds the term: one map lookup a
+// term, where storage.DistinctTerms and add took a map of their own.
+func (t *termTally) addOnce(term string, doc int64) {
 	if i, ok := t.at[term]; ok {
-		t.list[i].df++
+		if x := &t.list[i]; x.doc != doc {
+			x.df++
+			x.doc = doc
+		}
 		return
 	}
 	t.at[term] = len(t.list)
-	t.list = append(t.list, termDF{term, 1})
+	t.list = append(t.list, termDF{term: term, df: 1, doc: doc})
 }
 
 func (t *termTally) add(term []byte) {
@@ -87,7 +93,7 @@ func (t *termTally) add(term []byte) {
 	}
 	s := string(term)
 	t.at[s] = len(t.list)
-	t.list = append(t.list, termDF{s, 1})
+	t.list = append(t.list, termDF{term: s, df: 1})
 }
 
 // sorted returns the tally in byte order of the terms, the order of
