@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,8 +68,8 @@ func TestSQLiteBatch(t *testing.T) {
 			if err := b.Commit(ctx, storedCommit("http://b/1")); !errors.Is(err, storage.ErrAlreadyDecided) {
 				t.Fatalf("second commit of a URL in the batch = %v, want ErrAlreadyDecided", err)
 			}
-			// A failing commit (its page row is written before the missing
-			// dup_of is found) leaves nothing of itself; the batch goes on.
+			// A failing commit (a missing dup_of, found before anything is
+			// written) leaves nothing of itself; the batch goes on.
 			if err := b.Commit(ctx, dupCommit("http://b/bad", 999)); !errors.Is(err, storage.ErrNotFound) {
 				t.Fatalf("duplicate of a missing article = %v, want ErrNotFound", err)
 			}
@@ -208,6 +209,68 @@ func TestSQLiteBatchDocFreqs(t *testing.T) {
 			}
 			if docs != wantDocs || !reflect.DeepEqual(got, want) {
 				t.Fatalf("docs %d, frequencies %v; want %d, %v", docs, got, wantDocs, want)
+			}
+		})
+	}
+}
+
+// TestSQLiteBatchWriteFailure: a commit that fails while writing (here a
+// trigger planted to abort an article's insert, after its page row is
+// written) rolls the whole batch back: nothing of it is stored, End
+// reports the failure, and the store takes writes again.
+func TestSQLiteBatchWriteFailure(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "store.db")
+	s := openTemp(t, path)
+	raw := rawDB(t, path)
+	if _, err := raw.Exec(`CREATE TRIGGER boom BEFORE INSERT ON articles WHEN new.url = 'http://b/boom'
+		BEGIN SELECT RAISE(ABORT, 'planted failure'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.BeginRun(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		end  bool // End after the failure (else Rollback)
+	}{
+		{name: "end reports the failure", end: true},
+		{name: "rollback is a no-op", end: false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := s.BeginBatch(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := fmt.Sprintf("http://b/kept%d", i)
+			if err := b.Commit(ctx, storedCommit(kept, "北京")); err != nil {
+				t.Fatal(err)
+			}
+			err = b.Commit(ctx, storedCommit("http://b/boom", "北京"))
+			if err == nil || !strings.Contains(err.Error(), "planted failure") || !strings.Contains(err.Error(), "rolled back") {
+				t.Fatalf("commit through the planted trigger = %v", err)
+			}
+			if err := b.Commit(ctx, storedCommit(kept+"-late")); err == nil {
+				t.Fatal("commit after the batch was rolled back succeeded")
+			}
+			if tt.end {
+				if err := b.End(); err == nil || !strings.Contains(err.Error(), "planted failure") {
+					t.Fatalf("End after a rolled-back commit = %v", err)
+				}
+			} else if err := b.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+			for _, u := range []string{kept, "http://b/boom"} {
+				if _, ok, err := s.Decided(ctx, u); err != nil || ok {
+					t.Errorf("%s decided after the rolled-back batch: %v %v", u, ok, err)
+				}
+			}
+			if err := s.Commit(ctx, storedCommit(fmt.Sprintf("http://b/after%d", i), "北京")); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Check(ctx); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}

@@ -300,9 +300,6 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.stmts.logTerms, `INSERT INTO docfreq_pending(terms) VALUES (?)`},
 		{&s.stmts.addDoc, `UPDATE meta SET value = value + 1 WHERE key = 'docs' RETURNING value`},
 		{&s.stmts.clearTerms, `DELETE FROM docfreq_pending`},
-		{&s.stmts.savepoint, `SAVEPOINT batch_commit`},
-		{&s.stmts.release, `RELEASE batch_commit`},
-		{&s.stmts.rollbackTo, `ROLLBACK TO batch_commit`},
 		{&s.stmts.push, `INSERT INTO frontier(url, site, depth, referer, state)
 			SELECT ?1, ?2, ?3, ?4, 'pending'
 			WHERE NOT EXISTS (SELECT 1 FROM pages WHERE url = ?1 AND (` + finalPage + `))

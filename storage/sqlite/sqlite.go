@@ -90,10 +90,6 @@ type sqliteStmts struct {
 	logTerms      *sql.Stmt
 	addDoc        *sql.Stmt
 	clearTerms    *sql.Stmt
-	// savepoint, release and rollbackTo make each Commit of a Batch atomic.
-	savepoint  *sql.Stmt
-	release    *sql.Stmt
-	rollbackTo *sql.Stmt
 	// foldDocFreq[k] adds counts to 1<<k terms in one statement, so that a
 	// fold of n terms takes about n/maxFoldChunk +
 	// popcount(n%maxFoldChunk) statements instead of n (each costs
