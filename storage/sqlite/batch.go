@@ -38,6 +38,9 @@ type Batch struct {
 	aborted error     // the failed write that rolled the batch back
 	docs    int64     // articles committed in the batch
 	tally   termTally // their distinct terms, counted
+	// The largest article id and duplicate seq before the batch: End
+	// indexes the titles of the rows after them (deferTitles).
+	artBefore, dupBefore int64
 }
 
 // BeginBatch opens a batch. The transaction lives until End or Rollback,
@@ -49,7 +52,13 @@ func (s *Store) BeginBatch(ctx context.Context) (*Batch, error) {
 		s.writeMu.Unlock()
 		return nil, fmt.Errorf("begin batch: %w", err)
 	}
-	return &Batch{s: s, tx: tx, tally: termTally{at: make(map[string]int)}}, nil
+	art, dup, err := deferTitles(ctx, tx)
+	if err != nil {
+		err = errors.Join(err, tx.Rollback())
+		s.writeMu.Unlock()
+		return nil, fmt.Errorf("begin batch: %w", err)
+	}
+	return &Batch{s: s, tx: tx, tally: termTally{at: make(map[string]int)}, artBefore: art, dupBefore: dup}, nil
 }
 
 // errBatchDone is returned by the methods of an ended batch.
@@ -151,14 +160,12 @@ func (b *Batch) End() error {
 	}
 	b.done = true
 	defer b.s.writeMu.Unlock()
-	if b.docs > 0 {
-		ctx := context.Background() // the batch outlives its callers' contexts
-		if err := b.s.foldBatch(ctx, b.tx, &b.tally, b.docs); err != nil {
-			if rerr := b.tx.Rollback(); rerr != nil {
-				return fmt.Errorf("end batch: document frequencies: %w (and rolling back: %w)", err, rerr)
-			}
-			return fmt.Errorf("end batch: document frequencies: %w", err)
+	ctx := context.Background() // the batch outlives its callers' contexts
+	if err := b.endWrites(ctx); err != nil {
+		if rerr := b.tx.Rollback(); rerr != nil {
+			return fmt.Errorf("end batch: %w (and rolling back: %w)", err, rerr)
 		}
+		return fmt.Errorf("end batch: %w", err)
 	}
 	if err := b.tx.Commit(); err != nil {
 		return fmt.Errorf("end batch: %w", err)
@@ -175,4 +182,18 @@ func (b *Batch) Rollback() error {
 	b.done = true
 	defer b.s.writeMu.Unlock()
 	return b.tx.Rollback()
+}
+
+// endWrites writes what the batch deferred: its titles and its document
+// frequencies.
+func (b *Batch) endWrites(ctx context.Context) error {
+	if err := fillTitles(ctx, b.tx, b.artBefore, b.dupBefore); err != nil {
+		return err
+	}
+	if b.docs > 0 {
+		if err := b.s.foldBatch(ctx, b.tx, &b.tally, b.docs); err != nil {
+			return fmt.Errorf("document frequencies: %w", err)
+		}
+	}
+	return nil
 }

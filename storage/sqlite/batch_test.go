@@ -20,8 +20,12 @@ func TestSQLiteBatch(t *testing.T) {
 		end  bool // End (else Rollback)
 		// want: URLs decided after the batch, as seen by a second handle.
 		want map[string]bool
+		// titles: title search hits after the batch, for an article title
+		// and a duplicate title (End indexes the batch's titles at once).
+		titles, dupTitles int
 	}{
-		{name: "end makes every commit visible", end: true, want: map[string]bool{"http://b/1": true, "http://b/2": true, "http://b/dup": true, "http://b/bad": false}},
+		{name: "end makes every commit visible", end: true, want: map[string]bool{"http://b/1": true, "http://b/2": true, "http://b/dup": true, "http://b/bad": false},
+			titles: 2, dupTitles: 1},
 		{name: "rollback writes nothing", end: false, want: map[string]bool{"http://b/1": false, "http://b/2": false, "http://b/dup": false, "http://b/bad": false}},
 	}
 	for _, tt := range tests {
@@ -91,9 +95,18 @@ func TestSQLiteBatch(t *testing.T) {
 					t.Errorf("%s decided = %v (%v), want %v", u, ok, err, want)
 				}
 			}
-			// The store's own writes work again after the batch.
+			for q, want := range map[string]int{"经贸文化": tt.titles, "转": tt.dupTitles} {
+				if hits, _, err := other.SearchTitles(ctx, q, 10); err != nil || len(hits) != want {
+					t.Errorf("search %q after the batch: %d hits (%v), want %d", q, len(hits), err, want)
+				}
+			}
+			// The store's own writes work again after the batch, and the
+			// title triggers index them again.
 			if err := s.Commit(ctx, storedCommit("http://b/after")); err != nil {
 				t.Fatal(err)
+			}
+			if hits, _, err := other.SearchTitles(ctx, "经贸文化", 10); err != nil || len(hits) != tt.titles+1 {
+				t.Errorf("search after a commit that followed the batch: %d hits (%v), want %d", len(hits), err, tt.titles+1)
 			}
 			if err := s.Check(ctx); err != nil {
 				t.Fatal(err)
