@@ -212,8 +212,11 @@ func (e *Engine) Options() Options { return e.opts }
 func (e *Engine) SetDocFreqs(docs int, df map[string]int) { e.df.set(docs, df) }
 
 // Add indexes a stored article as a cluster centre and counts its terms in
-// the document frequencies. cluster 0 means the article's own id. On an
-// index error nothing else is recorded.
+// the document frequencies when the fingerprints use them
+// (Research.NeedsDocFreqs: TF weights read none, and counting every term
+// of every article cost a map of the corpus's vocabulary and a tenth of an
+// import's serial time). cluster 0 means the article's own id. On an index
+// error nothing else is recorded.
 func (e *Engine) Add(ctx context.Context, id, cluster uint64, fp *Fingerprint) error {
 	if cluster == 0 {
 		cluster = id
@@ -226,7 +229,9 @@ func (e *Engine) Add(ctx context.Context, id, cluster uint64, fp *Fingerprint) e
 		return fmt.Errorf("dedup: add %d: %w", id, err)
 	}
 	e.addImage(en)
-	e.df.add(fp.Terms)
+	if e.opts.Research.NeedsDocFreqs() {
+		e.df.add(fp.Terms)
+	}
 	return nil
 }
 

@@ -139,3 +139,36 @@ func TestFingerprintBuildsNoWordList(t *testing.T) {
 		t.Errorf("fingerprint of %d words, %d spots", fp.Words, len(fp.Signature))
 	}
 }
+
+// TestAddCountsDocFreqsWhenUsed: Add counts an article's terms in the
+// engine's document frequencies only when the fingerprints read them
+// (TF-IDF weights, the keyword rule); TF weights keep none.
+func TestAddCountsDocFreqsWhenUsed(t *testing.T) {
+	text := join(story(t, "s1").Paragraphs)
+	for _, tc := range []struct {
+		name     string
+		opts     Options
+		wantDocs int
+	}{
+		{"tf: none kept", Options{}, 0},
+		{"tf-idf: counted", Options{Research: Research{Weighting: segment.TFIDF}}, 1},
+		{"keyword rule: counted", Options{Research: Research{KeywordExact: true}}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testEngine(t, tc.opts)
+			fp := e.Fingerprint("标题", text)
+			if len(fp.Terms) == 0 {
+				t.Fatal("no terms")
+			}
+			if err := e.Add(t.Context(), 1, 0, fp); err != nil {
+				t.Fatal(err)
+			}
+			if got := e.df.Docs(); got != tc.wantDocs {
+				t.Fatalf("document frequencies count %d documents, want %d", got, tc.wantDocs)
+			}
+			if got := e.df.DF(fp.Terms[0]) > 0; got != (tc.wantDocs > 0) {
+				t.Fatalf("term %q counted = %v", fp.Terms[0], got)
+			}
+		})
+	}
+}

@@ -120,7 +120,7 @@ near-duplicate decision as the crawl: one JSON object per line with "url"
 3339). A line without "url" or "text", or with an unknown key, is an error
 naming the line. Each record is committed as the crawl commits a page;
 progress goes to stderr and a summary is printed at the end; a URL decided
-before keeps its verdict. A SQLite store commits 500 records per
+before keeps its verdict. A SQLite store commits 2,000 records per
 transaction; a postgres:// store commits one record at a time under the
 fleet's decision lock, so an import can run beside crawls.`, []string{
 		"newscrawl import --in corpus.jsonl --db data/news.db",

@@ -125,7 +125,7 @@ func testImport(t *testing.T, db string) {
 	}
 }
 
-// TestImportBatches: records are committed ImportBatch to a transaction;
+// TestImportBatches: records are committed many to a transaction;
 // across batch boundaries every URL is decided exactly once, a URL repeated
 // inside one batch keeps its first verdict, and an error ends the import
 // with every record before it kept (the open batch is committed).
@@ -138,7 +138,8 @@ func TestImportBatches(t *testing.T) {
 	}
 	s0 := fixture.Stories()[0]
 	base := strings.Join(s0.Paragraphs, "\n")
-	n := ImportBatch + ImportBatch/2
+	const batch = 500 // records per transaction, for a test of a few batches
+	n := batch + batch/2
 	tests := []struct {
 		name    string
 		tail    string // appended after the n records
@@ -163,7 +164,7 @@ func TestImportBatches(t *testing.T) {
 				fmt.Fprintf(&b, `{"url":%q,"title":%q,"text":%s}`+"\n", u, s0.Title, quote(text))
 			}
 			b.WriteString(tt.tail)
-			st, err := Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(b.String()), "in.jsonl", false), ImportOptions{Segmenter: seg})
+			st, err := Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(b.String()), "in.jsonl", false), ImportOptions{Segmenter: seg, batch: batch})
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("import error %v, want %q", err, tt.wantErr)
 			}

@@ -13,17 +13,34 @@ import (
 // Batch groups many commits in one write transaction, for bulk writers
 // (import): SQLite's cost per transaction (the WAL append and the
 // statement of BEGIN/COMMIT) is paid once per batch instead of once per
-// page. Each Commit of a batch stays atomic on its own (a savepoint): a
-// commit that fails leaves nothing of itself and the batch goes on. Nothing
+// page. A Commit that fails in its checks (a URL decided before, a
+// missing dup_of or partial_of: read before anything is written) leaves
+// nothing of itself and the batch goes on; one that fails while writing
+// (an I/O error, a constraint the checks do not foresee) rolls the whole
+// batch back, and End reports it. No savepoint is taken per commit: a
+// savepoint makes SQLite's FTS5 tables (the title search) flush their
+// pending rows, so each record cost a flush of the title index. Nothing
 // of a batch is visible to other connections, nor durable, before End; a
 // crash loses the whole open batch, which an idempotent bulk writer simply
 // redoes. A Batch holds the store's write lock of this process until End or
 // Rollback: other writes of the process wait, so a batch is for one
 // goroutine that ends it before writing anything else.
+//
+// The document frequencies of a batch's articles are counted in memory
+// (termTally) and written by End in one fold, with the docs counter raised
+// once, instead of one docfreq_pending row and one counter update per
+// article: the same counts, in the same transaction, at a fraction of the
+// statements.
 type Batch struct {
-	s    *Store
-	tx   *sql.Tx
-	done bool
+	s       *Store
+	tx      *sql.Tx
+	done    bool
+	aborted error     // the failed write that rolled the batch back
+	docs    int64     // articles committed in the batch
+	tally   termTally // their distinct terms, counted
+	// The largest article id and duplicate seq before the batch: End
+	// indexes the titles of the rows after them (deferTitles).
+	artBefore, dupBefore int64
 }
 
 // BeginBatch opens a batch. The transaction lives until End or Rollback,
@@ -35,7 +52,13 @@ func (s *Store) BeginBatch(ctx context.Context) (*Batch, error) {
 		s.writeMu.Unlock()
 		return nil, fmt.Errorf("begin batch: %w", err)
 	}
-	return &Batch{s: s, tx: tx}, nil
+	art, dup, err := deferTitles(ctx, tx)
+	if err != nil {
+		err = errors.Join(err, tx.Rollback())
+		s.writeMu.Unlock()
+		return nil, fmt.Errorf("begin batch: %w", err)
+	}
+	return &Batch{s: s, tx: tx, tally: termTally{at: make(map[string]int)}, artBefore: art, dupBefore: dup}, nil
 }
 
 // errBatchDone is returned by the methods of an ended batch.
@@ -51,31 +74,56 @@ func (b *Batch) Commit(ctx context.Context, c *storage.Commit) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	if _, err := b.tx.ExecContext(ctx, `SAVEPOINT batch_commit`); err != nil {
+	if err := b.s.precheck(ctx, b.tx, c); err != nil {
 		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
 	}
-	r, err := b.s.commitTx(ctx, b.tx, c)
+	r, err := b.s.commitTx(ctx, b.tx, c, b)
 	if err != nil {
-		// Undo this commit only; the batch's earlier commits stay.
-		if rerr := b.undo(context.WithoutCancel(ctx)); rerr != nil {
-			return fmt.Errorf("commit %s: %w (and undoing it: %w)", c.Page.URL, err, rerr)
+		// Part of this commit may be in the transaction: roll it all back.
+		b.done, b.aborted = true, fmt.Errorf("commit %s: %w", c.Page.URL, err)
+		defer b.s.writeMu.Unlock()
+		if rerr := b.tx.Rollback(); rerr != nil {
+			return fmt.Errorf("%w (the batch is rolled back: %w)", b.aborted, rerr)
 		}
-		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
+		return fmt.Errorf("%w (the batch is rolled back)", b.aborted)
 	}
-	if _, err := b.tx.ExecContext(ctx, `RELEASE batch_commit`); err != nil {
-		return fmt.Errorf("commit %s: %w", c.Page.URL, err)
+	if c.Article != nil {
+		b.docs++
+		for _, t := range c.Terms {
+			b.tally.addOnce(t, b.docs)
+		}
 	}
 	r.Fill(c)
 	return nil
 }
 
-// undo rolls the open savepoint back and releases it.
-func (b *Batch) undo(ctx context.Context) error {
-	if _, err := b.tx.ExecContext(ctx, `ROLLBACK TO batch_commit`); err != nil {
+// precheck reads, in the batch, what makes a commit fail before it writes
+// anything: a URL decided before (storage.ErrAlreadyDecided), a duplicate's
+// missing dup_of, an article's missing partial_of (storage.ErrNotFound).
+func (s *Store) precheck(ctx context.Context, tx *sql.Tx, c *storage.Commit) error {
+	old, err := outcome(ctx, tx.StmtContext(ctx, s.stmts.pageOutcome), c.Page.URL)
+	if err != nil {
 		return err
 	}
-	_, err := b.tx.ExecContext(ctx, `RELEASE batch_commit`)
-	return err
+	if _, err := sqlcore.Replace(old); err != nil {
+		return err
+	}
+	exists := func(id int64, missing func(int64) error) error {
+		var u string
+		var cl int64
+		err := tx.StmtContext(ctx, s.stmts.articleRef).QueryRowContext(ctx, id).Scan(&u, &cl)
+		if errors.Is(err, sql.ErrNoRows) {
+			return missing(id)
+		}
+		return err
+	}
+	switch {
+	case c.Duplicate != nil:
+		return exists(c.Duplicate.DupOf, sqlcore.MissingDupOf)
+	case c.Article != nil && c.Article.PartialOf != 0:
+		return exists(c.Article.PartialOf, sqlcore.MissingPartialOf)
+	}
+	return nil
 }
 
 // Decided is Store.Decided as seen inside the batch.
@@ -100,14 +148,25 @@ func (b *Batch) Article(ctx context.Context, id int64) (storage.Article, error) 
 	return sqlcore.One(a, err, sql.ErrNoRows, "article", id)
 }
 
-// End commits the batch and releases the write lock. After a failed End
-// nothing of the batch was written.
+// End folds the batch's document frequencies into the store, commits the
+// batch and releases the write lock. After a failed End nothing of the
+// batch was written.
 func (b *Batch) End() error {
+	if b.aborted != nil {
+		return fmt.Errorf("end batch: %w", b.aborted)
+	}
 	if b.done {
 		return errBatchDone
 	}
 	b.done = true
 	defer b.s.writeMu.Unlock()
+	ctx := context.Background() // the batch outlives its callers' contexts
+	if err := b.endWrites(ctx); err != nil {
+		if rerr := b.tx.Rollback(); rerr != nil {
+			return fmt.Errorf("end batch: %w (and rolling back: %w)", err, rerr)
+		}
+		return fmt.Errorf("end batch: %w", err)
+	}
 	if err := b.tx.Commit(); err != nil {
 		return fmt.Errorf("end batch: %w", err)
 	}
@@ -123,4 +182,18 @@ func (b *Batch) Rollback() error {
 	b.done = true
 	defer b.s.writeMu.Unlock()
 	return b.tx.Rollback()
+}
+
+// endWrites writes what the batch deferred: its titles and its document
+// frequencies.
+func (b *Batch) endWrites(ctx context.Context) error {
+	if err := fillTitles(ctx, b.tx, b.artBefore, b.dupBefore); err != nil {
+		return err
+	}
+	if b.docs > 0 {
+		if err := b.s.foldBatch(ctx, b.tx, &b.tally, b.docs); err != nil {
+			return fmt.Errorf("document frequencies: %w", err)
+		}
+	}
+	return nil
 }

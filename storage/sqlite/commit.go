@@ -17,7 +17,7 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 	}
 	var r sqlcore.Assigned
 	err := s.writeTx(ctx, func(tx *sql.Tx) (err error) {
-		r, err = s.commitTx(ctx, tx, c)
+		r, err = s.commitTx(ctx, tx, c, nil)
 		return err
 	})
 	if err != nil {
@@ -28,8 +28,10 @@ func (s *Store) Commit(ctx context.Context, c *storage.Commit) error {
 }
 
 // commitTx writes one validated page outcome in the caller's transaction
-// (s.writeMu held).
-func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r sqlcore.Assigned, err error) {
+// (s.writeMu held). An article's document frequencies go to the store
+// (addTerms), or are left to the batch b when it is not nil (Batch.Commit
+// counts them once the commit has succeeded).
+func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit, b *Batch) (r sqlcore.Assigned, err error) {
 	if err := s.putPage(ctx, tx, &c.Page, false); err != nil {
 		return r, err
 	}
@@ -41,7 +43,7 @@ func (s *Store) commitTx(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r 
 	}
 	switch {
 	case c.Article != nil:
-		return s.commitArticle(ctx, tx, c)
+		return s.commitArticle(ctx, tx, c, b)
 	case c.Duplicate != nil:
 		return s.commitDuplicate(ctx, tx, c)
 	}
@@ -72,8 +74,9 @@ func (s *Store) putPage(ctx context.Context, tx *sql.Tx, p *storage.Page, keepFi
 	return err
 }
 
-// commitArticle writes c's article, its terms and its raw response.
-func (s *Store) commitArticle(ctx context.Context, tx *sql.Tx, c *storage.Commit) (r sqlcore.Assigned, err error) {
+// commitArticle writes c's article, its terms (unless a batch b counts
+// them) and its raw response.
+func (s *Store) commitArticle(ctx context.Context, tx *sql.Tx, c *storage.Commit, b *Batch) (r sqlcore.Assigned, err error) {
 	a := c.Article
 	if a.PartialOf != 0 {
 		var u string
@@ -90,8 +93,10 @@ func (s *Store) commitArticle(ctx context.Context, tx *sql.Tx, c *storage.Commit
 	if err != nil {
 		return r, err
 	}
-	if err := s.addTerms(ctx, tx, c.Terms); err != nil {
-		return r, err
+	if b == nil {
+		if err := s.addTerms(ctx, tx, c.Terms); err != nil {
+			return r, err
+		}
 	}
 	if c.Raw != nil {
 		if err := putRaw(ctx, tx, c.Page.URL, c.Raw); err != nil {

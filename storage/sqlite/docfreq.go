@@ -23,7 +23,9 @@ import (
 // folds the log into docfreq — counts summed in memory, upserted in term
 // order, log emptied — inside its own transaction. Readers add the log to
 // docfreq (DocFreqs). Every step runs in the transaction of the Commit that
-// causes it, so document frequencies stay exactly as atomic as before.
+// causes it, so document frequencies stay exactly as atomic as before. A
+// Batch counts its articles' terms in memory instead and folds them, with
+// the log, once at its End (foldBatch).
 
 // errBadTermLog marks a docfreq_pending row that appendTerms did not write.
 var errBadTermLog = errors.New("malformed docfreq_pending row")
@@ -60,12 +62,28 @@ func decodeTerms(b []byte, fn func(term []byte)) error {
 type termDF struct {
 	term string
 	df   int
+	doc  int64 // the last document addOnce counted it for
 }
 
 // termTally sums document counts per term.
 type termTally struct {
 	at   map[string]int // index in list
 	list []termDF
+}
+
+// addOnce counts document doc (numbered from 1, never decreasing) for
+// term, once however often the document holds the term: one map lookup a
+// term, where storage.DistinctTerms and add took a map of their own.
+func (t *termTally) addOnce(term string, doc int64) {
+	if i, ok := t.at[term]; ok {
+		if x := &t.list[i]; x.doc != doc {
+			x.df++
+			x.doc = doc
+		}
+		return
+	}
+	t.at[term] = len(t.list)
+	t.list = append(t.list, termDF{term: term, df: 1, doc: doc})
 }
 
 func (t *termTally) add(term []byte) {
@@ -75,7 +93,7 @@ func (t *termTally) add(term []byte) {
 	}
 	s := string(term)
 	t.at[s] = len(t.list)
-	t.list = append(t.list, termDF{s, 1})
+	t.list = append(t.list, termDF{term: s, df: 1})
 }
 
 // sorted returns the tally in byte order of the terms, the order of
@@ -89,26 +107,31 @@ func (t *termTally) sorted() []termDF {
 // foldEvery documents' terms. A malformed row yields an error wrapping
 // errBadTermLog.
 func readPending(ctx context.Context, tx *sql.Tx) (*termTally, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, terms FROM docfreq_pending`)
-	if err != nil {
+	t := &termTally{at: make(map[string]int)}
+	if err := readPendingInto(ctx, tx, t); err != nil {
 		return nil, err
 	}
+	return t, nil
+}
+
+// readPendingInto adds the docfreq_pending log to the tally t.
+func readPendingInto(ctx context.Context, tx *sql.Tx, t *termTally) error {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, terms FROM docfreq_pending`)
+	if err != nil {
+		return err
+	}
 	defer rows.Close()
-	t := &termTally{at: make(map[string]int)}
 	for rows.Next() {
 		var seq int64
 		var blob sql.RawBytes // valid until Next: decoded at once, no copy
 		if err := rows.Scan(&seq, &blob); err != nil {
-			return nil, err
+			return err
 		}
 		if err := decodeTerms(blob, t.add); err != nil {
-			return nil, fmt.Errorf("%w %d: %w", errBadTermLog, seq, err)
+			return fmt.Errorf("%w %d: %w", errBadTermLog, seq, err)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return rows.Err()
 }
 
 // addTerms counts one more document for each distinct term and for the
@@ -146,6 +169,34 @@ func (s *Store) fold(ctx context.Context, tx *sql.Tx) error {
 	if err != nil {
 		return err
 	}
+	return s.upsertTally(ctx, tx, tally)
+}
+
+// foldBatch adds a batch's tally of docs documents, and the docfreq_pending
+// log, to docfreq, empties the log and raises the docs counter by docs, in
+// the batch's transaction (s.writeMu held).
+func (s *Store) foldBatch(ctx context.Context, tx *sql.Tx, tally *termTally, docs int64) error {
+	if err := readPendingInto(ctx, tx, tally); err != nil {
+		return err
+	}
+	if err := s.upsertTally(ctx, tx, tally); err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE meta SET value = value + ? WHERE key = 'docs'`, docs)
+	if err != nil {
+		return fmt.Errorf("docs counter: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("docs counter: %w", err)
+	} else if n != 1 {
+		return errors.New("docs counter row is missing (run Check)")
+	}
+	return nil
+}
+
+// upsertTally adds the tally's counts to docfreq and empties the
+// docfreq_pending log.
+func (s *Store) upsertTally(ctx context.Context, tx *sql.Tx, tally *termTally) error {
 	rest := tally.sorted()
 	args := make([]any, 0, 2*min(len(rest), maxFoldChunk))
 	for len(rest) > 0 {
@@ -160,7 +211,7 @@ func (s *Store) fold(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
-	_, err = tx.StmtContext(ctx, s.stmts.clearTerms).ExecContext(ctx)
+	_, err := tx.StmtContext(ctx, s.stmts.clearTerms).ExecContext(ctx)
 	return err
 }
 

@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // migrations[i] takes the schema from version i to i+1. Each runs in one
 // transaction together with the PRAGMA user_version update.
@@ -221,6 +221,9 @@ ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 	// 10 -> 11: each article's and duplicate's channel (newsroom,
 	// self_media, unknown); '' for the rows stored before.
 	migrationChannel,
+	// 11 -> 12: the title triggers stand aside while a Batch fills the
+	// title tables itself (search.go).
+	migrationDeferredTitles,
 }
 
 // migrationChannel adds the channel columns.

@@ -56,6 +56,61 @@ CREATE TRIGGER duplicate_titles_update AFTER UPDATE OF seq, title ON duplicates 
 END;
 `
 
+// migrationDeferredTitles takes the schema from version 11 to 12: the
+// insert triggers of the title tables do nothing while the meta row
+// titlesDeferred exists. A Batch writes that row at its start and, at its
+// End, inserts the titles of the rows it added in one statement and
+// deletes the row, in its own transaction, so no other connection ever
+// sees it. Through the triggers every insert was a statement transaction
+// with a savepoint, at which SQLite's FTS5 tables flush their pending
+// rows: one flush of the title index per stored record.
+const migrationDeferredTitles = `
+DROP TRIGGER article_titles_insert;
+CREATE TRIGGER article_titles_insert AFTER INSERT ON articles
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'titles_deferred') BEGIN
+	INSERT INTO article_titles(rowid, title) VALUES (new.id, new.title);
+END;
+DROP TRIGGER duplicate_titles_insert;
+CREATE TRIGGER duplicate_titles_insert AFTER INSERT ON duplicates
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'titles_deferred') BEGIN
+	INSERT INTO duplicate_titles(rowid, title) VALUES (new.seq, new.title);
+END;
+`
+
+// deferTitles makes the title triggers stand aside in tx and returns the
+// largest article id and duplicate seq before it, from which fillTitles
+// indexes the rows added since.
+func deferTitles(ctx context.Context, tx *sql.Tx) (art, dup int64, err error) {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('titles_deferred', 1)`); err != nil {
+		return 0, 0, fmt.Errorf("defer the title index: %w", err)
+	}
+	err = tx.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(id), 0) FROM articles), (SELECT coalesce(max(seq), 0) FROM duplicates)`).Scan(&art, &dup)
+	if err != nil {
+		return 0, 0, fmt.Errorf("defer the title index: %w", err)
+	}
+	return art, dup, nil
+}
+
+// fillTitles indexes the titles of the articles after id art and the
+// duplicates after seq dup, and puts the triggers back to work.
+func fillTitles(ctx context.Context, tx *sql.Tx, art, dup int64) error {
+	for _, q := range []struct {
+		query string
+		after int64
+	}{
+		{`INSERT INTO article_titles(rowid, title) SELECT id, title FROM articles WHERE id > ?`, art},
+		{`INSERT INTO duplicate_titles(rowid, title) SELECT seq, title FROM duplicates WHERE seq > ?`, dup},
+	} {
+		if _, err := tx.ExecContext(ctx, q.query, q.after); err != nil {
+			return fmt.Errorf("title index: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key = 'titles_deferred'`); err != nil {
+		return fmt.Errorf("title index: %w", err)
+	}
+	return nil
+}
+
 // SearchTitles returns the articles (by id), then the duplicates (in commit
 // order), whose title matches q by storage.TitleMatches, at most limit of
 // them; more reports that there were more. An empty q matches nothing.
