@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
+	"github.com/newsdedup/newscrawl/storage/storagetest"
 )
 
 // BenchmarkTitleSearch measures SearchTitles (limit 500) on a fresh schema
@@ -74,27 +75,7 @@ func BenchmarkTitleSearch(b *testing.B) {
 	}
 	b.Logf("copied %d articles and %d duplicates (title index maintained) in %v", n, len(dups), time.Since(t0).Round(time.Second))
 	rare := string([]rune(titles[n*7/10])[5:9])
-	for _, q := range []struct{ name, q string }{
-		{"3 chars common", "新华社"},
-		{"4 chars rare", rare},
-		{"3 chars no match", "龘靐齉"},
-		{"2 chars common", "经济"},
-		{"2 chars no match", "龘靐"},
-		{"2 Latin letters other case", "Ab"},
-	} {
-		b.Run(q.name, func(b *testing.B) {
-			var hits int
-			for b.Loop() {
-				h, _, err := s.SearchTitles(ctx, q.q, 500)
-				if err != nil {
-					b.Fatal(err)
-				}
-				hits = len(h)
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/query")
-			b.ReportMetric(float64(hits), "hits")
-		})
-	}
+	storagetest.BenchTitleQueries(b, s, rare, n)
 }
 
 // corpusTexts reads the texts of a JSONL corpus as runes, those of 200

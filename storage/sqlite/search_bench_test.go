@@ -16,6 +16,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/internal/devdata/devdatatest"
 	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
+	"github.com/newsdedup/newscrawl/storage/storagetest"
 )
 
 // BenchmarkTitleSearch measures serve's title search (SearchTitles, limit
@@ -73,28 +74,7 @@ func BenchmarkTitleSearch(b *testing.B) {
 	if err := s.db.QueryRowContext(ctx, `SELECT substr(title, 6, 4) FROM articles WHERE id = ?`, stored*7/10).Scan(&rare); err != nil {
 		b.Fatal(err)
 	}
-	for _, q := range []struct{ name, q string }{
-		{"3 chars common", "新华社"},
-		{"4 chars rare", rare},
-		{"3 chars no match", "龘靐齉"},
-		{"2 chars common", "经济"},
-		{"2 chars no match", "龘靐"},
-		{"2 Latin letters other case", "Ab"},
-	} {
-		b.Run(q.name, func(b *testing.B) {
-			var hits int
-			for b.Loop() {
-				h, _, err := s.SearchTitles(ctx, q.q, 500)
-				if err != nil {
-					b.Fatal(err)
-				}
-				hits = len(h)
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/query")
-			b.ReportMetric(float64(hits), "hits")
-			b.ReportMetric(float64(stored), "articles")
-		})
-	}
+	storagetest.BenchTitleQueries(b, s, rare, stored)
 }
 
 // readCorpusTexts reads the texts of a JSONL corpus ({"text": ...} lines).

@@ -114,3 +114,36 @@ func TitleSearch(t *testing.T, open func(t *testing.T) TitleSearcher) {
 		})
 	}
 }
+
+// BenchTitleQueries measures SearchTitles on s, a store holding stored
+// articles, for the kinds of query serve's search meets: a common
+// three-character word, a rare four-character run of a stored title
+// (rare), three characters that match nothing, a common and an absent
+// two-character word (below the trigram index), and two Latin letters in
+// another case. It reports ms/query, the hits of the last query and the
+// store's size.
+func BenchTitleQueries(b *testing.B, s TitleSearcher, rare string, stored int) {
+	ctx := context.Background()
+	for _, q := range []struct{ name, q string }{
+		{"3 chars common", "新华社"},
+		{"4 chars rare", rare},
+		{"3 chars no match", "龘靐齉"},
+		{"2 chars common", "经济"},
+		{"2 chars no match", "龘靐"},
+		{"2 Latin letters other case", "Ab"},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			var hits int
+			for b.Loop() {
+				h, _, err := s.SearchTitles(ctx, q.q, 500)
+				if err != nil {
+					b.Fatal(err)
+				}
+				hits = len(h)
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/query")
+			b.ReportMetric(float64(hits), "hits")
+			b.ReportMetric(float64(stored), "articles")
+		})
+	}
+}
