@@ -7,6 +7,7 @@ import (
 	"github.com/newsdedup/newscrawl/crawler"
 	"github.com/newsdedup/newscrawl/extract"
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/urlnorm"
 )
 
 // Stubs. A page that shows the start of an article and a read-the-rest
@@ -39,13 +40,20 @@ func (p *Processor) fullVariant(ctx context.Context, ex *extract.Extractor, r *c
 	if art.Canonical == "" {
 		return record()
 	}
-	if o, ok, err := p.store.Decided(ctx, art.Canonical); err != nil {
+	// The store keys pages by their canonical form (urlnorm), as the
+	// crawl's page fetcher does.
+	cu, err := urlnorm.Canonical(art.Canonical, nil)
+	if err != nil {
+		stub.Err += " (not fetched: " + err.Error() + ")"
+		return record()
+	}
+	if o, ok, err := p.store.Decided(ctx, cu); err != nil {
 		return articlePage{}, "", err
 	} else if ok && o.Final() {
 		stub.Err += " (already decided: " + string(o) + ")"
 		return record()
 	}
-	full, err := r.FetchPage(ctx, art.Canonical)
+	full, err := r.FetchPage(ctx, cu)
 	if errors.Is(err, crawler.ErrNoPageFetcher) {
 		return record()
 	}
@@ -60,6 +68,9 @@ func (p *Processor) fullVariant(ctx context.Context, ex *extract.Extractor, r *c
 		return record()
 	}
 	ap, err := p.extractPage(ctx, ex, full)
+	if err != nil && ctx.Err() != nil {
+		return articlePage{}, "", err // the run is stopping: the stub waits for the next
+	}
 	if err != nil {
 		stub.Err += " (not read: " + err.Error() + ")"
 		return record()

@@ -109,6 +109,10 @@ func stubSite(t *testing.T) (*httptest.Server, func() map[string]int) {
 				"今年小麦质量总体较好，各地粮库敞开收购，农民售粮顺畅，收购价格总体平稳。",
 				"农业农村部的调度显示，今年秋粮播种面积稳中有增，主要作物长势总体正常。").Replace(page)
 		}
+		if n == 7 {
+			page = strings.NewReplacer("截至七月五日", "截至七月十日", "四千多万吨", "五千多万吨",
+				"收购价格总体平稳", "收购价格稳中略升").Replace(page)
+		}
 		// Each stub of a portal differs in its text; the same lines on
 		// every page would be read as the site's boilerplate.
 		return strings.Replace(page, "</article>", fmt.Sprintf("<p>（第%d篇）</p></article>", n), 1)
@@ -120,7 +124,8 @@ func stubSite(t *testing.T) (*httptest.Server, func() map[string]int) {
 	routes := map[string]string{
 		"/": `<html><body><ul><li><a href="/m/detail-1.d.html">夏粮</a></li><li><a href="/m/detail-2.d.html">外站</a></li>
 <li><a href="/m/detail-3.d.html">缺页</a></li><li><a href="/m/detail-4.d.html">又是摘要</a></li>
-<li><a href="/m/detail-5.d.html">秋粮</a></li><li><a href="/c/doc-5.shtml">秋粮（桌面）</a></li></ul></body></html>`,
+<li><a href="/m/detail-5.d.html">秋粮</a></li><li><a href="/c/doc-5.shtml">秋粮（桌面）</a></li>
+<li><a href="/m/detail-7.d.html">夏粮（分享）</a></li></ul></body></html>`,
 		"/m/detail-1.d.html": stub("/c/doc-1.shtml", 1),
 		"/c/doc-1.shtml": desktop("今年夏粮收购进度快于上年",
 			"记者从国家粮食和物资储备局获悉，截至七月五日，主产区各类粮食企业累计收购小麦四千多万吨，收购进度快于上年同期。",
@@ -138,6 +143,8 @@ func stubSite(t *testing.T) (*httptest.Server, func() map[string]int) {
 			"业内人士认为，今年玉米价格有望保持平稳，种植户的收益预计与上年基本持平。"),
 	}
 	routes["/m/detail-4b.d.html"] = stub("/m/detail-4.d.html", 6)
+	// A share page naming the stored desktop page with a tracking tag.
+	routes["/m/detail-7.d.html"] = stub("/c/doc-1.shtml?utm_source=app", 7)
 	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		hits[r.URL.Path]++
@@ -197,6 +204,7 @@ func TestCrawlStubVariants(t *testing.T) {
 		{"variant off the site", "/m/detail-2.d.html", "not fetched"},
 		{"variant gone", "/m/detail-3.d.html", "not fetched"},
 		{"variant a stub too", "/m/detail-4.d.html", "holds no full article either"},
+		{"variant stored, named in another form", "/m/detail-7.d.html", "already decided: stored"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := store.PageOf(ctx, u(tc.stub))
