@@ -36,7 +36,11 @@ func (realClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // pacer spaces request starts per host. Each call to wait reserves the next
 // start time of the host (at least delay after the previous reservation),
-// so the spacing holds whatever the number of concurrent workers.
+// so the spacing holds whatever the number of concurrent workers. When a
+// request's response has come, the run holds the host for delay again (as
+// colly's LimitRule sleeps after a response): the host then sees requests
+// at least delay apart however late a request left after its claim (a new
+// connection, a descheduled process).
 type pacer struct {
 	clock Clock
 	mu    sync.Mutex

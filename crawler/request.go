@@ -56,6 +56,7 @@ func (r *run) fetchAs(ctx context.Context, st *siteState, rawURL, host string, d
 		t0 := time.Now()
 		err := col.Request(cmp.Or(o.method, http.MethodGet), rawURL, o.reqBody(), nil, o.headers.Clone())
 		r.fetched(st, rawURL, slot.status, time.Since(t0), err)
+		r.pacer.holdUntil(host, r.clock.Now().Add(delay))
 		if ctx.Err() != nil {
 			return nil, nil, true
 		}

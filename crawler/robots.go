@@ -280,6 +280,7 @@ func (r *run) requestRobots(ctx context.Context, st *siteState, origin string) (
 	req.Header.Set("Accept", "text/plain,*/*;q=0.8")
 	st.stats.requests.Add(1)
 	resp, err := r.robotsClient.Do(req)
+	r.pacer.holdUntil(ou.Host, r.clock.Now().Add(st.delay))
 	if err != nil {
 		if ctx.Err() != nil {
 			return robotsAnswer{}, ctx.Err()
