@@ -59,7 +59,8 @@ func (m *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.Cl
 	var members []storage.ClusterMember
 	for _, a := range m.articles {
 		if a.Cluster == id {
-			members = append(members, storage.ClusterMember{ID: a.ID, URL: a.URL, Site: a.Site, Title: a.Title})
+			members = append(members, storage.ClusterMember{ID: a.ID, URL: a.URL, Site: a.Site, Title: a.Title,
+				Source: a.Source, PublishedAt: a.PublishedAt, PartialOf: a.PartialOf})
 		}
 	}
 	var dups []*memDup
@@ -71,7 +72,8 @@ func (m *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.Cl
 	m.mu.RUnlock()
 	sort.Slice(dups, func(i, j int) bool { return dups[i].seq < dups[j].seq })
 	for _, d := range dups {
-		members = append(members, storage.ClusterMember{URL: d.URL, Site: d.Site, Title: d.Title})
+		members = append(members, storage.ClusterMember{URL: d.URL, Site: d.Site, Title: d.Title,
+			Source: d.Source, PublishedAt: d.PublishedAt, Reason: d.Reason})
 	}
 	for _, c := range members {
 		if err := ctx.Err(); err != nil {
@@ -82,4 +84,25 @@ func (m *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.Cl
 		}
 	}
 	return nil
+}
+
+// ClusterSize returns the counts of cluster id (zero counts for none).
+func (m *Store) ClusterSize(ctx context.Context, id int64) (storage.ClusterSize, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	c := storage.ClusterSize{ID: id}
+	if err := m.check(ctx); err != nil {
+		return c, err
+	}
+	for _, a := range m.articles {
+		if a.Cluster == id {
+			c.Articles++
+		}
+	}
+	for _, d := range m.dups {
+		if d.Cluster == id {
+			c.Duplicates++
+		}
+	}
+	return c, nil
 }

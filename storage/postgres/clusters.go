@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // Cluster reads of a report. The counts are aggregated by the server
@@ -23,8 +24,9 @@ SELECT a.cluster, a.n, coalesce(d.n, 0) FROM
 UNION ALL
 SELECT d.cluster, 0, count(*) FROM duplicates d
 	WHERE NOT EXISTS (SELECT 1 FROM articles a WHERE a.cluster = d.cluster) GROUP BY d.cluster`
-	clusterArticlesQuery   = `SELECT id, url, site, title FROM articles WHERE cluster = $1 ORDER BY id`
-	clusterDuplicatesQuery = `SELECT 0::bigint, url, site, title FROM duplicates WHERE cluster = $1 ORDER BY seq`
+	clusterArticlesQuery   = `SELECT ` + sqlcore.ClusterArticleCols + ` FROM articles WHERE cluster = $1 ORDER BY id`
+	clusterDuplicatesQuery = `SELECT ` + sqlcore.ClusterDuplicateCols + ` FROM duplicates WHERE cluster = $1 ORDER BY seq`
+	clusterSizeQuery       = `SELECT (SELECT count(*) FROM articles WHERE cluster = $1), (SELECT count(*) FROM duplicates WHERE cluster = $1)`
 )
 
 // ClusterSizes calls fn once for every cluster with its counts of stored
@@ -46,8 +48,8 @@ func (s *Store) ClusterSizes(ctx context.Context, fn func(storage.ClusterSize) e
 func (s *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.ClusterMember) error) error {
 	for _, q := range []string{clusterArticlesQuery, clusterDuplicatesQuery} {
 		err := s.each(ctx, "cluster members", q, []any{id}, func(r pgx.Rows) error {
-			var m storage.ClusterMember
-			if err := r.Scan(&m.ID, &m.URL, &m.Site, &m.Title); err != nil {
+			m, err := sqlcore.ClusterMember(r)
+			if err != nil {
 				return fmt.Errorf("cluster members: %w", err)
 			}
 			return fn(m)
@@ -57,4 +59,15 @@ func (s *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.Cl
 		}
 	}
 	return nil
+}
+
+// ClusterSize returns the counts of cluster id (zero counts for none).
+func (s *Store) ClusterSize(ctx context.Context, id int64) (storage.ClusterSize, error) {
+	c := storage.ClusterSize{ID: id}
+	var a, d int64
+	if err := s.pool.QueryRow(ctx, clusterSizeQuery, id).Scan(&a, &d); err != nil {
+		return c, fmt.Errorf("cluster size %d: %w", id, err)
+	}
+	c.Articles, c.Duplicates = int(a), int(d)
+	return c, nil
 }

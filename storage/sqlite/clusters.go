@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/newsdedup/newscrawl/storage"
+	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
 // Cluster reads of a report. Both walk the cluster indexes (articles_cluster,
@@ -21,8 +22,9 @@ SELECT a.cluster, count(*), (SELECT count(*) FROM duplicates d WHERE d.cluster =
 UNION ALL
 SELECT d.cluster, 0, count(*) FROM duplicates d
 	WHERE NOT EXISTS (SELECT 1 FROM articles a WHERE a.cluster = d.cluster) GROUP BY d.cluster`
-	clusterArticlesQuery   = `SELECT id, url, site, title FROM articles WHERE cluster = ? ORDER BY id`
-	clusterDuplicatesQuery = `SELECT 0, url, site, title FROM duplicates WHERE cluster = ? ORDER BY seq`
+	clusterArticlesQuery   = `SELECT ` + sqlcore.ClusterArticleCols + ` FROM articles WHERE cluster = ? ORDER BY id`
+	clusterDuplicatesQuery = `SELECT ` + sqlcore.ClusterDuplicateCols + ` FROM duplicates WHERE cluster = ? ORDER BY seq`
+	clusterSizeQuery       = `SELECT (SELECT count(*) FROM articles WHERE cluster = ?1), (SELECT count(*) FROM duplicates WHERE cluster = ?1)`
 )
 
 // ClusterSizes calls fn once for every cluster with its counts of stored
@@ -42,8 +44,8 @@ func (s *Store) ClusterSizes(ctx context.Context, fn func(storage.ClusterSize) e
 func (s *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.ClusterMember) error) error {
 	for _, q := range []string{clusterArticlesQuery, clusterDuplicatesQuery} {
 		err := s.each(ctx, "cluster members", q, []any{id}, func(r *sql.Rows) error {
-			var m storage.ClusterMember
-			if err := r.Scan(&m.ID, &m.URL, &m.Site, &m.Title); err != nil {
+			m, err := sqlcore.ClusterMember(r)
+			if err != nil {
 				return fmt.Errorf("cluster members: %w", err)
 			}
 			return fn(m)
@@ -53,4 +55,14 @@ func (s *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.Cl
 		}
 	}
 	return nil
+}
+
+// ClusterSize returns the counts of cluster id (zero counts for none),
+// from the cluster indexes alone.
+func (s *Store) ClusterSize(ctx context.Context, id int64) (storage.ClusterSize, error) {
+	c := storage.ClusterSize{ID: id}
+	if err := s.db.QueryRowContext(ctx, clusterSizeQuery, id).Scan(&c.Articles, &c.Duplicates); err != nil {
+		return c, fmt.Errorf("cluster size %d: %w", id, damaged(err))
+	}
+	return c, nil
 }

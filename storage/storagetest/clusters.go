@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/newsdedup/newscrawl/storage"
 )
@@ -17,9 +18,10 @@ type ClusterReader interface {
 	storage.Store
 	ClusterSizes(ctx context.Context, fn func(storage.ClusterSize) error) error
 	ClusterMembers(ctx context.Context, id int64, fn func(storage.ClusterMember) error) error
+	ClusterSize(ctx context.Context, id int64) (storage.ClusterSize, error)
 }
 
-// ClusterReads checks ClusterSizes and ClusterMembers against what
+// ClusterReads checks ClusterSizes, ClusterSize and ClusterMembers against what
 // Articles and Duplicates read, on clusters of one article, of articles
 // and duplicates from several sites, and on clusters a bridging duplicate
 // merged (the rows of the merged clusters then count in the one they
@@ -38,6 +40,7 @@ func ClusterReads(t *testing.T, open func(t *testing.T) ClusterReader) {
 	// stored beside it).
 	other := stored("http://c/a1-other")
 	other.Article.Site, other.Article.Cluster, other.Article.Title = "qq", a1, ""
+	other.Article.PublishedAt, other.Article.Source = time.Time{}, ""
 	mustCommit(t, s, other)
 	bridge := duplicate("http://c/bridge", a2)
 	bridge.Duplicate.Cluster, bridge.Duplicate.Merges = a2, []int64{a3}
@@ -49,7 +52,8 @@ func ClusterReads(t *testing.T, open func(t *testing.T) ClusterReader) {
 		c := want[a.Cluster]
 		c.ID, c.Articles = a.Cluster, c.Articles+1
 		want[a.Cluster] = c
-		wantMembers[a.Cluster] = append(wantMembers[a.Cluster], storage.ClusterMember{ID: a.ID, URL: a.URL, Site: a.Site, Title: a.Title})
+		wantMembers[a.Cluster] = append(wantMembers[a.Cluster], storage.ClusterMember{ID: a.ID, URL: a.URL, Site: a.Site, Title: a.Title,
+			Source: a.Source, PublishedAt: a.PublishedAt, PartialOf: a.PartialOf})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -58,7 +62,8 @@ func ClusterReads(t *testing.T, open func(t *testing.T) ClusterReader) {
 		c := want[d.Cluster]
 		c.ID, c.Duplicates = d.Cluster, c.Duplicates+1
 		want[d.Cluster] = c
-		wantMembers[d.Cluster] = append(wantMembers[d.Cluster], storage.ClusterMember{URL: d.URL, Site: d.Site, Title: d.Title})
+		wantMembers[d.Cluster] = append(wantMembers[d.Cluster], storage.ClusterMember{URL: d.URL, Site: d.Site, Title: d.Title,
+			Source: d.Source, PublishedAt: d.PublishedAt, Reason: d.Reason})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -80,6 +85,17 @@ func ClusterReads(t *testing.T, open func(t *testing.T) ClusterReader) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("ClusterSizes = %+v, want %+v", got, want)
+		}
+	})
+	t.Run("Size", func(t *testing.T) {
+		for _, id := range []int64{a1, a2, a3, lone, 9999} {
+			got, err := s.ClusterSize(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := (storage.ClusterSize{ID: id, Articles: want[id].Articles, Duplicates: want[id].Duplicates}); got != w {
+				t.Errorf("ClusterSize(%d) = %+v, want %+v", id, got, w)
+			}
 		}
 	})
 	t.Run("Members", func(t *testing.T) {
