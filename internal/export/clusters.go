@@ -185,12 +185,18 @@ func Representative(copies []Copy, names map[string][]string) string {
 // on the representative, the cluster's copies. A copy outside every
 // cluster of two or more is its own representative.
 func (cs *Clusters) annotate(r *Record, ownSource string) {
-	rep := true
-	r.Representative = &rep
 	var c *cluster
 	if cs != nil {
 		c = cs.byID[r.Cluster]
 	}
+	c.annotate(r, ownSource)
+}
+
+// annotate sets r's cluster fields from c, r's cluster (nil: none of two
+// or more copies).
+func (c *cluster) annotate(r *Record, ownSource string) {
+	rep := true
+	r.Representative = &rep
 	if c == nil || len(c.copies) == 0 {
 		if s := strings.TrimSpace(ownSource); s != "" {
 			r.OriginalSource = &s
@@ -205,4 +211,84 @@ func (cs *Clusters) annotate(r *Record, ownSource string) {
 	if rep {
 		r.Copies = c.copies
 	}
+}
+
+// ClusterLookup is a store that reads one cluster at a time
+// (storage/sqlite, storage/postgres, storage/memory): an export from it
+// reads the copies of a record's cluster when it writes the record,
+// keeping the last clusters read up to cachedCopies copies, instead of
+// loading the cluster view of the whole store first (LoadClusters), so
+// its memory does not grow with the store.
+type ClusterLookup interface {
+	ClusterSize(ctx context.Context, id int64) (storage.ClusterSize, error)
+	ClusterMembers(ctx context.Context, id int64, fn func(storage.ClusterMember) error) error
+}
+
+// cachedCopies is how many copies the clusters an export read last may
+// hold together (the cluster read last is kept whatever its size): a
+// cluster's copies are read again when it comes back after more.
+const cachedCopies = 4096
+
+// clusterReads is the cluster view of an export from a ClusterLookup.
+type clusterReads struct {
+	src   ClusterLookup
+	names map[string][]string
+	byID  map[int64]*cluster
+	order []int64 // clusters held, oldest first
+	held  int     // their copies
+}
+
+func newClusterReads(ctx context.Context, src ClusterLookup, runs ClusterSource) (*clusterReads, error) {
+	names, err := sourceNames(ctx, runs)
+	if err != nil {
+		return nil, err
+	}
+	return &clusterReads{src: src, names: names, byID: map[int64]*cluster{}}, nil
+}
+
+// of returns the cluster of a record in cluster id (article: the stored
+// article's id, 0 for a duplicate), nil when it is a cluster of one
+// copy. As LoadClusters, a cluster counts when it holds a duplicate or
+// an article that joined it; an article naming its own cluster is then
+// alone unless the cluster holds more.
+func (cr *clusterReads) of(ctx context.Context, id, article int64) (*cluster, error) {
+	if c, ok := cr.byID[id]; ok {
+		return c, nil
+	}
+	if article == id {
+		n, err := cr.src.ClusterSize(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("clusters: %w", err)
+		}
+		if n.Size() <= 1 {
+			return nil, nil
+		}
+	}
+	c := &cluster{}
+	err := cr.src.ClusterMembers(ctx, id, func(m storage.ClusterMember) error {
+		verdict := orReason(m.Reason)
+		if m.ID != 0 {
+			verdict = "kept"
+			if m.PartialOf != 0 {
+				verdict = "partial"
+			}
+		}
+		c.copies = append(c.copies, Copy{Site: m.Site, URL: m.URL, Source: strings.TrimSpace(m.Source),
+			PublishedAt: timePtr(m.PublishedAt), Verdict: verdict, published: m.PublishedAt})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("clusters: %w", err)
+	}
+	c.source = Representative(c.copies, cr.names)
+	for len(cr.order) > 0 && cr.held+len(c.copies) > cachedCopies {
+		old := cr.order[0]
+		cr.order = cr.order[1:]
+		cr.held -= len(cr.byID[old].copies)
+		delete(cr.byID, old)
+	}
+	cr.byID[id] = c
+	cr.order = append(cr.order, id)
+	cr.held += len(c.copies)
+	return c, nil
 }
