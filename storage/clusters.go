@@ -4,9 +4,8 @@ import "time"
 
 // ClusterSize is a cluster's member counts: its stored articles and the
 // duplicate verdicts in it. Stores that count clusters themselves
-// (ClusterSizes and ClusterSize of storage/sqlite, storage/postgres and
-// storage/memory) let a reader such as a report or an export keep
-// nothing per cluster.
+// (ClusterSizes of storage/sqlite, storage/postgres and storage/memory)
+// let a reader such as a report or an export keep nothing per cluster.
 type ClusterSize struct {
 	ID                   int64
 	Articles, Duplicates int

@@ -3,7 +3,10 @@ package export
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"iter"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -213,14 +216,16 @@ func (c *cluster) annotate(r *Record, ownSource string) {
 	}
 }
 
-// ClusterLookup is a store that reads one cluster at a time
-// (storage/sqlite, storage/postgres, storage/memory): an export from it
-// reads the copies of a record's cluster when it writes the record,
-// keeping the last clusters read up to cachedCopies copies, instead of
-// loading the cluster view of the whole store first (LoadClusters), so
-// its memory does not grow with the store.
+// ClusterLookup is a store that counts its clusters and reads one at a
+// time (storage/sqlite, storage/postgres, storage/memory): ClusterSizes
+// calls fn for the clusters holding a stored article in ascending id
+// order first; ClusterMembers calls fn for a cluster's members. An
+// export from it reads the copies of a record's cluster when it writes
+// the record, keeping the last clusters read up to cachedCopies copies,
+// instead of loading the cluster view of the whole store first
+// (LoadClusters), so its memory does not grow with the store.
 type ClusterLookup interface {
-	ClusterSize(ctx context.Context, id int64) (storage.ClusterSize, error)
+	ClusterSizes(ctx context.Context, fn func(storage.ClusterSize) error) error
 	ClusterMembers(ctx context.Context, id int64, fn func(storage.ClusterMember) error) error
 }
 
@@ -236,33 +241,70 @@ type clusterReads struct {
 	byID  map[int64]*cluster
 	order []int64 // clusters held, oldest first
 	held  int     // their copies
+	// sizes pulls the counts of the clusters of the articles, in id
+	// order, in step with the articles (also in id order); size is the
+	// last pulled.
+	sizes func() (storage.ClusterSize, error, bool)
+	size  storage.ClusterSize
+	stop  func()
 }
+
+// errStopSizes ends the stream of cluster sizes when the export is done.
+var errStopSizes = errors.New("export: cluster sizes no longer needed")
 
 func newClusterReads(ctx context.Context, src ClusterLookup, runs ClusterSource) (*clusterReads, error) {
 	names, err := sourceNames(ctx, runs)
 	if err != nil {
 		return nil, err
 	}
-	return &clusterReads{src: src, names: names, byID: map[int64]*cluster{}}, nil
+	cr := &clusterReads{src: src, names: names, byID: map[int64]*cluster{}}
+	cr.sizes, cr.stop = iter.Pull2(func(yield func(storage.ClusterSize, error) bool) {
+		err := src.ClusterSizes(ctx, func(c storage.ClusterSize) error {
+			if !yield(c, nil) {
+				return errStopSizes
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopSizes) {
+			yield(storage.ClusterSize{}, err)
+		}
+	})
+	return cr, nil
+}
+
+// close ends the stream of cluster sizes.
+func (cr *clusterReads) close() { cr.stop() }
+
+// alone reports whether the stored article id, which names its own
+// cluster, is its cluster's only copy. ids must come in ascending order.
+func (cr *clusterReads) alone(id int64) (bool, error) {
+	for cr.size.ID < id {
+		c, err, ok := cr.sizes()
+		if err != nil {
+			return false, fmt.Errorf("clusters: %w", err)
+		}
+		if !ok || c.Articles == 0 { // past the clusters of the articles
+			cr.size = storage.ClusterSize{ID: math.MaxInt64}
+			break
+		}
+		cr.size = c
+	}
+	return cr.size.ID != id || cr.size.Size() <= 1, nil
 }
 
 // of returns the cluster of a record in cluster id (article: the stored
-// article's id, 0 for a duplicate), nil when it is a cluster of one
-// copy. As LoadClusters, a cluster counts when it holds a duplicate or
-// an article that joined it; an article naming its own cluster is then
-// alone unless the cluster holds more.
+// article's id, in ascending order; 0 for a duplicate), nil when it is a
+// cluster of one copy. As LoadClusters, a cluster counts when it holds a
+// duplicate or an article that joined it; an article naming its own
+// cluster is then alone unless the cluster holds more.
 func (cr *clusterReads) of(ctx context.Context, id, article int64) (*cluster, error) {
+	if article == id {
+		if alone, err := cr.alone(id); alone || err != nil {
+			return nil, err
+		}
+	}
 	if c, ok := cr.byID[id]; ok {
 		return c, nil
-	}
-	if article == id {
-		n, err := cr.src.ClusterSize(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("clusters: %w", err)
-		}
-		if n.Size() <= 1 {
-			return nil, nil
-		}
 	}
 	c := &cluster{}
 	err := cr.src.ClusterMembers(ctx, id, func(m storage.ClusterMember) error {

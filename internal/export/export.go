@@ -175,7 +175,9 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 	if c, ok := src.(ClusterSource); ok {
 		var err error
 		if l, ok := src.(ClusterLookup); ok {
-			reads, err = newClusterReads(ctx, l, c)
+			if reads, err = newClusterReads(ctx, l, c); err == nil {
+				defer reads.close()
+			}
 		} else {
 			cs, err = LoadClusters(ctx, c)
 		}

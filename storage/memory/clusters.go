@@ -8,8 +8,10 @@ import (
 )
 
 // ClusterSizes calls fn once for every cluster with its counts of stored
-// articles and duplicates, in cluster id order. The counts are taken
-// under the lock; fn runs after it, so it may call back into the store.
+// articles and duplicates: the clusters holding a stored article in
+// ascending id order, then any that only duplicates name. The counts are
+// taken under the lock; fn runs after it, so it may call back into the
+// store.
 func (m *Store) ClusterSizes(ctx context.Context, fn func(storage.ClusterSize) error) error {
 	m.mu.RLock()
 	if err := m.check(ctx); err != nil {
@@ -36,7 +38,12 @@ func (m *Store) ClusterSizes(ctx context.Context, fn func(storage.ClusterSize) e
 	for _, c := range by {
 		sizes = append(sizes, *c)
 	}
-	sort.Slice(sizes, func(i, j int) bool { return sizes[i].ID < sizes[j].ID })
+	sort.Slice(sizes, func(i, j int) bool {
+		if ai, aj := sizes[i].Articles > 0, sizes[j].Articles > 0; ai != aj {
+			return ai
+		}
+		return sizes[i].ID < sizes[j].ID
+	})
 	for _, c := range sizes {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -86,23 +93,3 @@ func (m *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.Cl
 	return nil
 }
 
-// ClusterSize returns the counts of cluster id (zero counts for none).
-func (m *Store) ClusterSize(ctx context.Context, id int64) (storage.ClusterSize, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	c := storage.ClusterSize{ID: id}
-	if err := m.check(ctx); err != nil {
-		return c, err
-	}
-	for _, a := range m.articles {
-		if a.Cluster == id {
-			c.Articles++
-		}
-	}
-	for _, d := range m.dups {
-		if d.Cluster == id {
-			c.Duplicates++
-		}
-	}
-	return c, nil
-}

@@ -10,37 +10,44 @@ import (
 	"github.com/newsdedup/newscrawl/storage/internal/sqlcore"
 )
 
-// Cluster reads of a report. The counts are aggregated by the server
-// (within its work_mem, spilling to disk beyond), so the client keeps
-// nothing per cluster.
+// Cluster reads of a report or an export. The counts are aggregated by
+// the server (within its work_mem, spilling to disk beyond), so the
+// client keeps nothing per cluster.
 const (
-	// clusterSizesQuery counts every cluster once: those of the articles,
-	// with their duplicates joined by cluster, then those only duplicates
-	// name (none while Commit's rules hold).
+	// clusterSizesQuery counts the clusters of the articles, in cluster
+	// order, with their duplicates joined by cluster; dupOnlyClustersQuery
+	// those only duplicates name (none while Commit's rules hold).
 	clusterSizesQuery = `
 SELECT a.cluster, a.n, coalesce(d.n, 0) FROM
 	(SELECT cluster, count(*) AS n FROM articles GROUP BY cluster) a
 	LEFT JOIN (SELECT cluster, count(*) AS n FROM duplicates GROUP BY cluster) d ON d.cluster = a.cluster
-UNION ALL
-SELECT d.cluster, 0, count(*) FROM duplicates d
-	WHERE NOT EXISTS (SELECT 1 FROM articles a WHERE a.cluster = d.cluster) GROUP BY d.cluster`
+	ORDER BY a.cluster`
+	dupOnlyClustersQuery = `SELECT d.cluster, 0, count(*) FROM duplicates d
+	WHERE NOT EXISTS (SELECT 1 FROM articles a WHERE a.cluster = d.cluster) GROUP BY d.cluster ORDER BY d.cluster`
 	clusterArticlesQuery   = `SELECT ` + sqlcore.ClusterArticleCols + ` FROM articles WHERE cluster = $1 ORDER BY id`
 	clusterDuplicatesQuery = `SELECT ` + sqlcore.ClusterDuplicateCols + ` FROM duplicates WHERE cluster = $1 ORDER BY seq`
-	clusterSizeQuery       = `SELECT (SELECT count(*) FROM articles WHERE cluster = $1), (SELECT count(*) FROM duplicates WHERE cluster = $1)`
 )
 
 // ClusterSizes calls fn once for every cluster with its counts of stored
-// articles and duplicates, in no particular order. Rows are streamed.
+// articles and duplicates: the clusters holding a stored article in
+// ascending id order, then any that only duplicates name. Rows are
+// streamed.
 func (s *Store) ClusterSizes(ctx context.Context, fn func(storage.ClusterSize) error) error {
-	return s.each(ctx, "cluster sizes", clusterSizesQuery, nil, func(r pgx.Rows) error {
-		var c storage.ClusterSize
-		var a, d int64
-		if err := r.Scan(&c.ID, &a, &d); err != nil {
-			return fmt.Errorf("cluster sizes: %w", err)
+	for _, q := range []string{clusterSizesQuery, dupOnlyClustersQuery} {
+		err := s.each(ctx, "cluster sizes", q, nil, func(r pgx.Rows) error {
+			var c storage.ClusterSize
+			var a, d int64
+			if err := r.Scan(&c.ID, &a, &d); err != nil {
+				return fmt.Errorf("cluster sizes: %w", err)
+			}
+			c.Articles, c.Duplicates = int(a), int(d)
+			return fn(c)
+		})
+		if err != nil {
+			return err
 		}
-		c.Articles, c.Duplicates = int(a), int(d)
-		return fn(c)
-	})
+	}
+	return nil
 }
 
 // ClusterMembers calls fn for every member of cluster id: its stored
@@ -61,13 +68,3 @@ func (s *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.Cl
 	return nil
 }
 
-// ClusterSize returns the counts of cluster id (zero counts for none).
-func (s *Store) ClusterSize(ctx context.Context, id int64) (storage.ClusterSize, error) {
-	c := storage.ClusterSize{ID: id}
-	var a, d int64
-	if err := s.pool.QueryRow(ctx, clusterSizeQuery, id).Scan(&a, &d); err != nil {
-		return c, fmt.Errorf("cluster size %d: %w", id, err)
-	}
-	c.Articles, c.Duplicates = int(a), int(d)
-	return c, nil
-}
