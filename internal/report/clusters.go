@@ -11,8 +11,8 @@ import (
 )
 
 // A store that counts its clusters itself (clusterReader: storage/sqlite
-// and storage/postgres aggregate them in SQL) hands the report one count
-// a cluster, streamed: the report keeps the size distribution (one entry
+// and storage/postgres aggregate them in SQL, storage/memory in its own
+// maps) hands the report one count a cluster, streamed: the report keeps the size distribution (one entry
 // per distinct size) and the LargestClusters largest, and reads the
 // members of those only, so its memory does not grow with the store.
 //
