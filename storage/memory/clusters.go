@@ -92,4 +92,3 @@ func (m *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.Cl
 	}
 	return nil
 }
-

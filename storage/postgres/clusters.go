@@ -67,4 +67,3 @@ func (s *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.Cl
 	}
 	return nil
 }
-

@@ -63,4 +63,3 @@ func (s *Store) ClusterMembers(ctx context.Context, id int64, fn func(storage.Cl
 	}
 	return nil
 }
-
