@@ -3,7 +3,10 @@ package export
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"iter"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -185,12 +188,18 @@ func Representative(copies []Copy, names map[string][]string) string {
 // on the representative, the cluster's copies. A copy outside every
 // cluster of two or more is its own representative.
 func (cs *Clusters) annotate(r *Record, ownSource string) {
-	rep := true
-	r.Representative = &rep
 	var c *cluster
 	if cs != nil {
 		c = cs.byID[r.Cluster]
 	}
+	c.annotate(r, ownSource)
+}
+
+// annotate sets r's cluster fields from c, r's cluster (nil: none of two
+// or more copies).
+func (c *cluster) annotate(r *Record, ownSource string) {
+	rep := true
+	r.Representative = &rep
 	if c == nil || len(c.copies) == 0 {
 		if s := strings.TrimSpace(ownSource); s != "" {
 			r.OriginalSource = &s
@@ -205,4 +214,123 @@ func (cs *Clusters) annotate(r *Record, ownSource string) {
 	if rep {
 		r.Copies = c.copies
 	}
+}
+
+// ClusterLookup is a store that counts its clusters and reads one at a
+// time (storage/sqlite, storage/postgres, storage/memory): ClusterSizes
+// calls fn for the clusters holding a stored article in ascending id
+// order first; ClusterMembers calls fn for a cluster's members. An
+// export from it reads the copies of a record's cluster when it writes
+// the record, keeping the last clusters read up to cachedCopies copies,
+// instead of loading the cluster view of the whole store first
+// (LoadClusters), so its memory does not grow with the store.
+type ClusterLookup interface {
+	ClusterSizes(ctx context.Context, fn func(storage.ClusterSize) error) error
+	ClusterMembers(ctx context.Context, id int64, fn func(storage.ClusterMember) error) error
+}
+
+// cachedCopies is how many copies the clusters an export read last may
+// hold together (the cluster read last is kept whatever its size): a
+// cluster's copies are read again when it comes back after more.
+const cachedCopies = 4096
+
+// clusterReads is the cluster view of an export from a ClusterLookup.
+type clusterReads struct {
+	src   ClusterLookup
+	names map[string][]string
+	byID  map[int64]*cluster
+	order []int64 // clusters held, oldest first
+	held  int     // their copies
+	// sizes pulls the counts of the clusters of the articles, in id
+	// order, in step with the articles (also in id order); size is the
+	// last pulled.
+	sizes func() (storage.ClusterSize, error, bool)
+	size  storage.ClusterSize
+	stop  func()
+}
+
+// errStopSizes ends the stream of cluster sizes when the export is done.
+var errStopSizes = errors.New("export: cluster sizes no longer needed")
+
+func newClusterReads(ctx context.Context, src ClusterLookup, runs ClusterSource) (*clusterReads, error) {
+	names, err := sourceNames(ctx, runs)
+	if err != nil {
+		return nil, err
+	}
+	cr := &clusterReads{src: src, names: names, byID: map[int64]*cluster{}}
+	cr.sizes, cr.stop = iter.Pull2(func(yield func(storage.ClusterSize, error) bool) {
+		err := src.ClusterSizes(ctx, func(c storage.ClusterSize) error {
+			if !yield(c, nil) {
+				return errStopSizes
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopSizes) {
+			yield(storage.ClusterSize{}, err)
+		}
+	})
+	return cr, nil
+}
+
+// close ends the stream of cluster sizes.
+func (cr *clusterReads) close() { cr.stop() }
+
+// alone reports whether the stored article id, which names its own
+// cluster, is its cluster's only copy. ids must come in ascending order.
+func (cr *clusterReads) alone(id int64) (bool, error) {
+	for cr.size.ID < id {
+		c, err, ok := cr.sizes()
+		if err != nil {
+			return false, fmt.Errorf("clusters: %w", err)
+		}
+		if !ok || c.Articles == 0 { // past the clusters of the articles
+			cr.size = storage.ClusterSize{ID: math.MaxInt64}
+			break
+		}
+		cr.size = c
+	}
+	return cr.size.ID != id || cr.size.Size() <= 1, nil
+}
+
+// of returns the cluster of a record in cluster id (article: the stored
+// article's id, in ascending order; 0 for a duplicate), nil when it is a
+// cluster of one copy. As LoadClusters, a cluster counts when it holds a
+// duplicate or an article that joined it; an article naming its own
+// cluster is then alone unless the cluster holds more.
+func (cr *clusterReads) of(ctx context.Context, id, article int64) (*cluster, error) {
+	if article == id {
+		if alone, err := cr.alone(id); alone || err != nil {
+			return nil, err
+		}
+	}
+	if c, ok := cr.byID[id]; ok {
+		return c, nil
+	}
+	c := &cluster{}
+	err := cr.src.ClusterMembers(ctx, id, func(m storage.ClusterMember) error {
+		verdict := orReason(m.Reason)
+		if m.ID != 0 {
+			verdict = "kept"
+			if m.PartialOf != 0 {
+				verdict = "partial"
+			}
+		}
+		c.copies = append(c.copies, Copy{Site: m.Site, URL: m.URL, Source: strings.TrimSpace(m.Source),
+			PublishedAt: timePtr(m.PublishedAt), Verdict: verdict, published: m.PublishedAt})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("clusters: %w", err)
+	}
+	c.source = Representative(c.copies, cr.names)
+	for len(cr.order) > 0 && cr.held+len(c.copies) > cachedCopies {
+		old := cr.order[0]
+		cr.order = cr.order[1:]
+		cr.held -= len(cr.byID[old].copies)
+		delete(cr.byID, old)
+	}
+	cr.byID[id] = c
+	cr.order = append(cr.order, id)
+	cr.held += len(c.copies)
+	return c, nil
 }

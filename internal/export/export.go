@@ -170,10 +170,18 @@ func channelPtr(c string) *string {
 // then duplicate verdicts in commit order.
 func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) error {
 	var cs *Clusters
+	var reads *clusterReads
 	var related map[int64][]RelatedLink
 	if c, ok := src.(ClusterSource); ok {
 		var err error
-		if cs, err = LoadClusters(ctx, c); err != nil {
+		if l, ok := src.(ClusterLookup); ok {
+			if reads, err = newClusterReads(ctx, l, c); err == nil {
+				defer reads.close()
+			}
+		} else {
+			cs, err = LoadClusters(ctx, c)
+		}
+		if err != nil {
 			return err
 		}
 		if f.Related {
@@ -195,8 +203,8 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 			of = o.URL
 		}
 		r := FromArticle(a, of)
-		if cs != nil {
-			cs.annotate(&r, a.Source)
+		if err := annotate(ctx, &r, cs, reads, a.ID, a.Source); err != nil {
+			return err
 		}
 		if related != nil {
 			r.Related = append([]RelatedLink{}, related[a.ID]...)
@@ -211,11 +219,28 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 			return nil
 		}
 		r := FromDuplicate(d)
-		if cs != nil {
-			cs.annotate(&r, d.Source)
+		if err := annotate(ctx, &r, cs, reads, 0, d.Source); err != nil {
+			return err
 		}
 		return fn(r)
 	})
+}
+
+// annotate sets r's cluster fields from the cluster view an export has:
+// the whole store's (cs), one cluster at a time (reads), or none. article
+// is the stored article's id, 0 for a duplicate.
+func annotate(ctx context.Context, r *Record, cs *Clusters, reads *clusterReads, article int64, ownSource string) error {
+	switch {
+	case reads != nil:
+		c, err := reads.of(ctx, r.Cluster, article)
+		if err != nil {
+			return err
+		}
+		c.annotate(r, ownSource)
+	case cs != nil:
+		cs.annotate(r, ownSource)
+	}
+	return nil
 }
 
 // JSONL writes one JSON object per record and returns how many it wrote.

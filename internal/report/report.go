@@ -157,13 +157,25 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		return nil, err
 	}
 
-	clusters := newClusterTally()
-	delays := map[string][]time.Duration{}
+	// A store that counts its clusters leaves nothing per cluster here.
+	cr, counted := src.(clusterReader)
+	var clusters *clusterTally
+	if !counted {
+		clusters = newClusterTally()
+	}
+	delays := map[string]*delayTally{}
 	err = articlesWithoutText(ctx, src, func(a storage.Article) error {
 		if !a.PublishedAt.IsZero() && !a.FetchedAt.IsZero() {
-			delays[a.Site] = append(delays[a.Site], max(a.FetchedAt.Sub(a.PublishedAt), 0))
+			t := delays[a.Site]
+			if t == nil {
+				t = newDelayTally()
+				delays[a.Site] = t
+			}
+			t.add(max(a.FetchedAt.Sub(a.PublishedAt), 0))
 		}
-		clusters.member(a.Cluster, a.Site, a.ID, a.Title != "")
+		if clusters != nil {
+			clusters.member(a.Cluster, a.Site, a.ID, a.Title != "")
+		}
 		return nil
 	})
 	if err != nil {
@@ -171,7 +183,9 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 	}
 	reasons := map[string]int{}
 	err = duplicatesWithoutText(ctx, src, func(d storage.Duplicate) error {
-		clusters.member(d.Cluster, d.Site, 0, false)
+		if clusters != nil {
+			clusters.member(d.Cluster, d.Site, 0, false)
+		}
 		bin := min(int(d.Jaccard*JaccardBins), JaccardBins-1)
 		r.JaccardHist[max(bin, 0)]++
 		r.HammingHist[min(max(d.Distance, 0), MaxHammingBar)]++
@@ -186,8 +200,13 @@ func Build(ctx context.Context, src Source, th explain.Thresholds, now time.Time
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	r.Reasons = sortedKinds(reasons)
-	clusters.sizes(r)
-	if r.Largest, err = clusters.largest(ctx, src, LargestClusters); err != nil {
+	if counted {
+		err = storeClusters(ctx, cr, r, LargestClusters)
+	} else {
+		clusters.sizes(r)
+		r.Largest, err = clusters.largest(ctx, src, LargestClusters)
+	}
+	if err != nil {
 		return nil, err
 	}
 	r.counters()

@@ -15,3 +15,11 @@ func TestMemoryConformance(t *testing.T) {
 		return m
 	})
 }
+
+func TestMemoryClusterReads(t *testing.T) {
+	storagetest.ClusterReads(t, func(t *testing.T) storagetest.ClusterReader {
+		m := memory.New()
+		t.Cleanup(func() { m.Close() })
+		return m
+	})
+}
