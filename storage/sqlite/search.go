@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -21,11 +22,43 @@ import (
 // transaction; the migration builds them for an existing store.
 //
 // A query of fewer than storage.MinIndexedQuery characters (a two-character
-// Chinese word) holds no trigram: the titles are scanned instead, in the
-// FTS table, which holds only the titles, with instr() in SQL when the
-// query's letters fold alike in SQLite's ASCII-only lower() and in Go
-// (storage.StableFold), and in Go otherwise. Every row
-// either way is checked with storage.TitleMatches, the rule of the search.
+// Chinese word, one character) is no phrase of a trigram, but every one of
+// its occurrences begins one: the tables index each title followed by
+// titleEnd (two characters that the tokenizer keeps as characters of their
+// own and that case folding leaves alone), so a title's last character and
+// last two characters, and a title of one or two characters, begin a
+// trigram too. The trigrams beginning with the query are a range of the
+// index's vocabulary (the fts5vocab tables of migrationTitleEnd, read by
+// term range without a scan of the vocabulary); the rows that hold them are
+// its occurrences, read from the "instance" table when there are at most
+// shortQueryMaxInstances of them. This needs the query folded as the
+// tokenizer folds titles, which Go does alike when no letter of the query
+// has a case partner outside ASCII (storage.StableFold: the tokenizer
+// folds ASCII as strings.ToLower does). A query with more occurrences, or
+// with other letters, scans the titles instead, in the FTS table, which
+// holds only the titles, with instr() in SQL when the query's letters fold
+// alike in SQLite's ASCII-only lower() and in Go, and in Go otherwise; a
+// query with many occurrences mostly meets its limit of hits early in the
+// scan. Every row either way is checked with storage.TitleMatches, the rule
+// of the search.
+
+// titleEnd is what the title tables hold after each title, as SQL
+// (titleEndSQL) and as Go: two U+0001 characters, a control character that
+// no title of an extracted page holds and that neither the tokenizer nor
+// strings.ToLower folds. A query that holds it is still answered exactly:
+// each of its occurrences in a title still begins a trigram.
+const (
+	titleEnd    = "\x01\x01"
+	titleEndSQL = "char(1, 1)"
+)
+
+// shortQueryMaxInstances is the most occurrences of a query shorter than
+// storage.MinIndexedQuery that the index reads (one row of the instance
+// vocabulary each, about 1 µs); a query with more is common enough that a
+// scan of the titles meets the search's limit of hits early. At 1 M
+// stored titles of news, a two-character word occurs in up to a few
+// ten thousand titles; "的" begins 480,000 trigrams.
+const shortQueryMaxInstances = 100_000
 
 // migrationTitleSearch takes the schema from version 9 to 10: the title
 // tables, filled from the stored rows, and the triggers that keep them.
@@ -77,6 +110,52 @@ WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'titles_deferred') BEGIN
 END;
 `
 
+// migrationTitleEnd takes the schema from version 12 to 13: the title
+// tables are built again with titleEnd after each title, the triggers
+// write it too, and the vocabulary tables of the short queries are made
+// (fts5vocab: "row" gives each trigram's rows and occurrences, "instance"
+// each occurrence's row).
+const migrationTitleEnd = `
+DROP TRIGGER article_titles_insert;
+DROP TRIGGER article_titles_delete;
+DROP TRIGGER article_titles_update;
+DROP TRIGGER duplicate_titles_insert;
+DROP TRIGGER duplicate_titles_delete;
+DROP TRIGGER duplicate_titles_update;
+DROP TABLE article_titles;
+DROP TABLE duplicate_titles;
+CREATE VIRTUAL TABLE article_titles USING fts5(title, tokenize = 'trigram');
+CREATE VIRTUAL TABLE duplicate_titles USING fts5(title, tokenize = 'trigram');
+INSERT INTO article_titles(rowid, title) SELECT id, title || ` + titleEndSQL + ` FROM articles;
+INSERT INTO duplicate_titles(rowid, title) SELECT seq, title || ` + titleEndSQL + ` FROM duplicates;
+CREATE VIRTUAL TABLE article_title_terms USING fts5vocab(article_titles, 'row');
+CREATE VIRTUAL TABLE article_title_instances USING fts5vocab(article_titles, 'instance');
+CREATE VIRTUAL TABLE duplicate_title_terms USING fts5vocab(duplicate_titles, 'row');
+CREATE VIRTUAL TABLE duplicate_title_instances USING fts5vocab(duplicate_titles, 'instance');
+CREATE TRIGGER article_titles_insert AFTER INSERT ON articles
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'titles_deferred') BEGIN
+	INSERT INTO article_titles(rowid, title) VALUES (new.id, new.title || ` + titleEndSQL + `);
+END;
+CREATE TRIGGER article_titles_delete AFTER DELETE ON articles BEGIN
+	DELETE FROM article_titles WHERE rowid = old.id;
+END;
+CREATE TRIGGER article_titles_update AFTER UPDATE OF id, title ON articles BEGIN
+	DELETE FROM article_titles WHERE rowid = old.id;
+	INSERT INTO article_titles(rowid, title) VALUES (new.id, new.title || ` + titleEndSQL + `);
+END;
+CREATE TRIGGER duplicate_titles_insert AFTER INSERT ON duplicates
+WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'titles_deferred') BEGIN
+	INSERT INTO duplicate_titles(rowid, title) VALUES (new.seq, new.title || ` + titleEndSQL + `);
+END;
+CREATE TRIGGER duplicate_titles_delete AFTER DELETE ON duplicates BEGIN
+	DELETE FROM duplicate_titles WHERE rowid = old.seq;
+END;
+CREATE TRIGGER duplicate_titles_update AFTER UPDATE OF seq, title ON duplicates BEGIN
+	DELETE FROM duplicate_titles WHERE rowid = old.seq;
+	INSERT INTO duplicate_titles(rowid, title) VALUES (new.seq, new.title || ` + titleEndSQL + `);
+END;
+`
+
 // deferTitles makes the title triggers stand aside in tx and returns the
 // largest article id and duplicate seq before it, from which fillTitles
 // indexes the rows added since.
@@ -98,8 +177,8 @@ func fillTitles(ctx context.Context, tx *sql.Tx, art, dup int64) error {
 		query string
 		after int64
 	}{
-		{`INSERT INTO article_titles(rowid, title) SELECT id, title FROM articles WHERE id > ?`, art},
-		{`INSERT INTO duplicate_titles(rowid, title) SELECT seq, title FROM duplicates WHERE seq > ?`, dup},
+		{`INSERT INTO article_titles(rowid, title) SELECT id, title || ` + titleEndSQL + ` FROM articles WHERE id > ?`, art},
+		{`INSERT INTO duplicate_titles(rowid, title) SELECT seq, title || ` + titleEndSQL + ` FROM duplicates WHERE seq > ?`, dup},
 	} {
 		if _, err := tx.ExecContext(ctx, q.query, q.after); err != nil {
 			return fmt.Errorf("title index: %w", err)
@@ -118,13 +197,14 @@ func (s *Store) SearchTitles(ctx context.Context, q string, limit int) (hits []s
 	if q == "" || limit <= 0 {
 		return nil, false, nil
 	}
-	arts, err := s.matchTitles(ctx, "article_titles", q, limit+1)
+	arts, err := s.matchTitles(ctx, titleIndex{"article_titles", "article_title_terms", "article_title_instances"}, q, limit+1)
 	if err != nil {
 		return nil, false, fmt.Errorf("search titles: articles: %w", err)
 	}
 	var dups []int64
 	if len(arts) <= limit {
-		if dups, err = s.matchTitles(ctx, "duplicate_titles", q, limit+1-len(arts)); err != nil {
+		dupIndex := titleIndex{"duplicate_titles", "duplicate_title_terms", "duplicate_title_instances"}
+		if dups, err = s.matchTitles(ctx, dupIndex, q, limit+1-len(arts)); err != nil {
 			return nil, false, fmt.Errorf("search titles: duplicates: %w", err)
 		}
 	}
@@ -161,13 +241,25 @@ func (s *Store) SearchTitles(ctx context.Context, q string, limit int) (hits []s
 	return hits, more, nil
 }
 
-// matchTitles returns the rowids, ascending, of at most n rows of table (a
-// title table of migrationTitleSearch) whose title matches q.
-func (s *Store) matchTitles(ctx context.Context, table, q string, n int) ([]int64, error) {
+// titleIndex names a title table of migrationTitleEnd and its vocabulary
+// tables.
+type titleIndex struct{ table, terms, instances string }
+
+// matchTitles returns the rowids, ascending, of at most n rows of the
+// title table of idx whose title matches q.
+func (s *Store) matchTitles(ctx context.Context, idx titleIndex, q string, n int) ([]int64, error) {
+	table := idx.table
+	short := utf8.RuneCountInString(q) < storage.MinIndexedQuery
+	if short && storage.StableFold(q) {
+		ids, ok, err := s.matchShort(ctx, idx, q, n)
+		if err != nil || ok {
+			return ids, err
+		}
+	}
 	var rows *sql.Rows
 	var err error
 	switch {
-	case utf8.RuneCountInString(q) >= storage.MinIndexedQuery:
+	case !short:
 		phrase := `"` + strings.ReplaceAll(q, `"`, `""`) + `"`
 		rows, err = s.db.QueryContext(ctx, `SELECT rowid, title FROM `+table+` WHERE `+table+` MATCH ? ORDER BY rowid`, phrase)
 	case storage.Caseless(q):
@@ -188,9 +280,83 @@ func (s *Store) matchTitles(ctx context.Context, table, q string, n int) ([]int6
 		if err := rows.Scan(&id, &title); err != nil {
 			return nil, err
 		}
-		if storage.TitleMatches(title, q) {
+		if storage.TitleMatches(strings.TrimSuffix(title, titleEnd), q) {
 			ids = append(ids, id)
 		}
 	}
 	return ids, rows.Err()
+}
+
+// matchShort answers a query of fewer than storage.MinIndexedQuery
+// characters, every letter of which folds alike in the tokenizer and in
+// Go, from the vocabulary of idx: the rows of the trigrams that begin
+// with q, folded. ok is false, and no row read, when those trigrams occur
+// more than shortQueryMaxInstances times.
+func (s *Store) matchShort(ctx context.Context, idx titleIndex, q string, n int) (ids []int64, ok bool, err error) {
+	// Every trigram beginning with lo sorts from lo to lo followed by a
+	// byte that no UTF-8 text holds; the vocabulary is in byte order.
+	lo := strings.ToLower(q)
+	hi := lo + "\xff"
+	rows, err := s.db.QueryContext(ctx, `SELECT cnt FROM `+idx.terms+` WHERE term >= ? AND term < ?`, lo, hi)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var occurrences int64
+	for rows.Next() {
+		var cnt int64
+		if err := rows.Scan(&cnt); err != nil {
+			return nil, false, err
+		}
+		if occurrences += cnt; occurrences > shortQueryMaxInstances {
+			return nil, false, rows.Close()
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	docs, err := s.shortQueryRows(ctx, idx.instances, lo, hi, occurrences)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, id := range docs {
+		if len(ids) == n {
+			break
+		}
+		var title string
+		err := s.db.QueryRowContext(ctx, `SELECT title FROM `+idx.table+` WHERE rowid = ?`, id).Scan(&title)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // removed since the vocabulary was read
+		} else if err != nil {
+			return nil, false, err
+		}
+		if storage.TitleMatches(strings.TrimSuffix(title, titleEnd), q) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, true, nil
+}
+
+// shortQueryRows returns the rows, ascending and each once, of the
+// occurrences of the trigrams from lo to hi in instances (a vocabulary
+// table of migrationTitleEnd); about want of them.
+func (s *Store) shortQueryRows(ctx context.Context, instances, lo, hi string, want int64) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT doc FROM `+instances+` WHERE term >= ? AND term < ?`, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	docs := make([]int64, 0, min(want, shortQueryMaxInstances))
+	for rows.Next() {
+		var doc int64
+		if err := rows.Scan(&doc); err != nil {
+			return nil, err
+		}
+		docs = append(docs, doc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.Sort(docs)
+	return slices.Compact(docs), nil
 }
