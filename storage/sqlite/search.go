@@ -297,66 +297,84 @@ func (s *Store) matchShort(ctx context.Context, idx titleIndex, q string, n int)
 	// byte that no UTF-8 text holds; the vocabulary is in byte order.
 	lo := strings.ToLower(q)
 	hi := lo + "\xff"
-	rows, err := s.db.QueryContext(ctx, `SELECT cnt FROM `+idx.terms+` WHERE term >= ? AND term < ?`, lo, hi)
-	if err != nil {
+	if few, err := s.fewOccurrences(ctx, idx.terms, lo, hi); err != nil || !few {
 		return nil, false, err
+	}
+	// The first rows of the occurrences, sorted in SQL, which keeps only
+	// the first m: a title that holds q twice takes two of them, so m
+	// grows while it held too few titles.
+	for m := 2 * n; ; m *= 2 {
+		docs, err := s.int64s(ctx, `SELECT doc FROM `+idx.instances+` WHERE term >= ? AND term < ? ORDER BY doc LIMIT ?`, lo, hi, m)
+		if err != nil {
+			return nil, false, err
+		}
+		if ids, err = s.checkTitles(ctx, idx.table, slices.Compact(docs), q, n); err != nil {
+			return nil, false, err
+		}
+		if len(ids) == n || len(docs) < m {
+			return ids, true, nil
+		}
+	}
+}
+
+// fewOccurrences reports whether the trigrams from lo to hi in terms (a
+// vocabulary table of migrationTitleEnd) occur at most
+// shortQueryMaxInstances times; it stops reading when they occur more.
+func (s *Store) fewOccurrences(ctx context.Context, terms, lo, hi string) (bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT cnt FROM `+terms+` WHERE term >= ? AND term < ?`, lo, hi)
+	if err != nil {
+		return false, err
 	}
 	defer rows.Close()
 	var occurrences int64
 	for rows.Next() {
 		var cnt int64
 		if err := rows.Scan(&cnt); err != nil {
-			return nil, false, err
+			return false, err
 		}
 		if occurrences += cnt; occurrences > shortQueryMaxInstances {
-			return nil, false, rows.Close()
+			return false, rows.Close()
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, false, err
-	}
-	docs, err := s.shortQueryRows(ctx, idx.instances, lo, hi, occurrences)
-	if err != nil {
-		return nil, false, err
-	}
-	for _, id := range docs {
-		if len(ids) == n {
-			break
-		}
-		var title string
-		err := s.db.QueryRowContext(ctx, `SELECT title FROM `+idx.table+` WHERE rowid = ?`, id).Scan(&title)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // removed since the vocabulary was read
-		} else if err != nil {
-			return nil, false, err
-		}
-		if storage.TitleMatches(strings.TrimSuffix(title, titleEnd), q) {
-			ids = append(ids, id)
-		}
-	}
-	return ids, true, nil
+	return true, rows.Err()
 }
 
-// shortQueryRows returns the rows, ascending and each once, of the
-// occurrences of the trigrams from lo to hi in instances (a vocabulary
-// table of migrationTitleEnd); about want of them.
-func (s *Store) shortQueryRows(ctx context.Context, instances, lo, hi string, want int64) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT doc FROM `+instances+` WHERE term >= ? AND term < ?`, lo, hi)
+// int64s returns the single int64 column of query's rows.
+func (s *Store) int64s(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	docs := make([]int64, 0, min(want, shortQueryMaxInstances))
+	var out []int64
 	for rows.Next() {
-		var doc int64
-		if err := rows.Scan(&doc); err != nil {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		docs = append(docs, doc)
+		out = append(out, v)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	return out, rows.Err()
+}
+
+// checkTitles returns the first n of ids (rowids of table, ascending)
+// whose title matches q.
+func (s *Store) checkTitles(ctx context.Context, table string, ids []int64, q string, n int) ([]int64, error) {
+	var out []int64
+	for _, id := range ids {
+		if len(out) == n {
+			break
+		}
+		var title string
+		err := s.db.QueryRowContext(ctx, `SELECT title FROM `+table+` WHERE rowid = ?`, id).Scan(&title)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // removed since the vocabulary was read
+		} else if err != nil {
+			return nil, err
+		}
+		if storage.TitleMatches(strings.TrimSuffix(title, titleEnd), q) {
+			out = append(out, id)
+		}
 	}
-	slices.Sort(docs)
-	return slices.Compact(docs), nil
+	return out, nil
 }
