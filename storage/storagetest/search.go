@@ -140,9 +140,9 @@ func TitleSearch(t *testing.T, open func(t *testing.T) TitleSearcher) {
 // articles, for the kinds of query serve's search meets: a common
 // three-character word, a rare four-character run of a stored title
 // (rare), three characters that match nothing, a common and an absent
-// two-character word (below the trigram index), and two Latin letters in
-// another case. It reports ms/query, the hits of the last query and the
-// store's size.
+// two-character word (shorter than a trigram), two Latin letters in
+// another case, and a common and an absent character. It reports
+// ms/query, the hits of the last query and the store's size.
 func BenchTitleQueries(b *testing.B, s TitleSearcher, rare string, stored int) {
 	ctx := context.Background()
 	for _, q := range []struct{ name, q string }{
@@ -152,6 +152,8 @@ func BenchTitleQueries(b *testing.B, s TitleSearcher, rare string, stored int) {
 		{"2 chars common", "经济"},
 		{"2 chars no match", "龘靐"},
 		{"2 Latin letters other case", "Ab"},
+		{"1 char common", "中"},
+		{"1 char no match", "龘"},
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			var hits int
