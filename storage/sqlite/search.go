@@ -22,42 +22,42 @@ import (
 // transaction; the migration builds them for an existing store.
 //
 // A query of fewer than storage.MinIndexedQuery characters (a two-character
-// Chinese word, one character) is no phrase of a trigram, but every one of
-// its occurrences begins one: the tables index each title followed by
-// titleEnd (two characters that the tokenizer keeps as characters of their
-// own and that case folding leaves alone), so a title's last character and
-// last two characters, and a title of one or two characters, begin a
-// trigram too. The trigrams beginning with the query are a range of the
-// index's vocabulary (the fts5vocab tables of migrationTitleEnd, read by
-// term range without a scan of the vocabulary); the rows that hold them are
-// its occurrences, read from the "instance" table when there are at most
-// shortQueryMaxInstances of them. This needs the query folded as the
-// tokenizer folds titles, which Go does alike when no letter of the query
-// has a case partner outside ASCII (storage.StableFold: the tokenizer
-// folds ASCII as strings.ToLower does). A query with more occurrences, or
-// with other letters, scans the titles instead, in the FTS table, which
-// holds only the titles, with instr() in SQL when the query's letters fold
-// alike in SQLite's ASCII-only lower() and in Go, and in Go otherwise; a
-// query with many occurrences mostly meets its limit of hits early in the
-// scan. Every row either way is checked with storage.TitleMatches, the rule
-// of the search.
+// Chinese word, one character) is no phrase of trigrams, but each of its
+// occurrences begins a trigram: the tables index each title followed by
+// titleEnd, so that a title's last two characters and its last one, and a
+// title of one or two characters, begin a trigram too. The trigrams that
+// begin with the query are a range of the index's vocabulary (the
+// fts5vocab tables of migrationTitleEnd answer a range of terms without
+// reading the others); their occurrences, read from the "instance" table,
+// sorted by row and cut in SQL, are the rows that hold the query, when
+// there are at most shortQueryMaxInstances of them. This needs the query
+// folded as the tokenizer folds the titles, which Go does when no letter
+// of the query has a case partner outside ASCII (storage.StableFold: the
+// tokenizer folds ASCII as strings.ToLower does). A query with more
+// occurrences, or with other letters, scans the titles instead, in the FTS
+// table, which holds only the titles (and titleEnd), with instr() in SQL
+// when the query's letters fold alike in SQLite's ASCII-only lower() and
+// in Go, and in Go otherwise; a query with that many occurrences mostly
+// meets its limit of hits early in the scan. Every row either way is
+// checked with storage.TitleMatches, the rule of the search.
 
-// titleEnd is what the title tables hold after each title, as SQL
-// (titleEndSQL) and as Go: two U+0001 characters, a control character that
-// no title of an extracted page holds and that neither the tokenizer nor
-// strings.ToLower folds. A query that holds it is still answered exactly:
-// each of its occurrences in a title still begins a trigram.
+// titleEnd is what the title tables hold after each title, as Go and as
+// SQL (titleEndSQL): two U+0001, a control character that the tokenizer
+// keeps as a character of its own and that neither it nor strings.ToLower
+// folds. Titles are not expected to hold it, but one that does is still
+// found exactly, as is a query that holds it: each occurrence of a query
+// in a title still begins a trigram.
 const (
 	titleEnd    = "\x01\x01"
 	titleEndSQL = "char(1, 1)"
 )
 
 // shortQueryMaxInstances is the most occurrences of a query shorter than
-// storage.MinIndexedQuery that the index reads (one row of the instance
-// vocabulary each, about 1 µs); a query with more is common enough that a
-// scan of the titles meets the search's limit of hits early. At 1 M
-// stored titles of news, a two-character word occurs in up to a few
-// ten thousand titles; "的" begins 480,000 trigrams.
+// storage.MinIndexedQuery that the index reads and sorts (about 1 µs
+// each); a query with more is common enough that a scan of the titles
+// meets the search's limit of hits early. In the 1 M scale store the most
+// frequent two-character run begins 70,219 trigrams, 基金 48,092, 经济
+// 15,189; 中 begins 121,363 and 的 539,815.
 const shortQueryMaxInstances = 100_000
 
 // migrationTitleSearch takes the schema from version 9 to 10: the title
