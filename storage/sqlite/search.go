@@ -33,7 +33,8 @@ import (
 // there are at most shortQueryMaxInstances of them. This needs the query
 // folded as the tokenizer folds the titles, which Go does when no letter
 // of the query has a case partner outside ASCII (storage.StableFold: the
-// tokenizer folds ASCII as strings.ToLower does). A query with more
+// tokenizer folds ASCII as strings.ToLower does), with the two exceptions
+// that indexedTitle and indexedForm take care of. A query with more
 // occurrences, or with other letters, scans the titles instead, in the FTS
 // table, which holds only the titles (and titleEnd), with instr() in SQL
 // when the query's letters fold alike in SQLite's ASCII-only lower() and
@@ -50,6 +51,17 @@ import (
 const (
 	titleEnd    = "\x01\x01"
 	titleEndSQL = "char(1, 1)"
+)
+
+// indexedTitle and indexedNewTitle are what the title tables hold for a
+// title (of the row read, of the row a trigger writes): the title with İ
+// (U+0130) as i, followed by titleEnd. strings.ToLower makes İ i, but the
+// tokenizer keeps it, and no case folding pairs it with i or I; with it
+// replaced, a title matches a query by storage.TitleMatches exactly when
+// what is indexed of it does, and its trigrams are folded as Go folds.
+const (
+	indexedTitle    = "replace(title, 'İ', 'i') || " + titleEndSQL
+	indexedNewTitle = "replace(new.title, 'İ', 'i') || " + titleEndSQL
 )
 
 // shortQueryMaxInstances is the most occurrences of a query shorter than
@@ -126,33 +138,33 @@ DROP TABLE article_titles;
 DROP TABLE duplicate_titles;
 CREATE VIRTUAL TABLE article_titles USING fts5(title, tokenize = 'trigram');
 CREATE VIRTUAL TABLE duplicate_titles USING fts5(title, tokenize = 'trigram');
-INSERT INTO article_titles(rowid, title) SELECT id, title || ` + titleEndSQL + ` FROM articles;
-INSERT INTO duplicate_titles(rowid, title) SELECT seq, title || ` + titleEndSQL + ` FROM duplicates;
+INSERT INTO article_titles(rowid, title) SELECT id, ` + indexedTitle + ` FROM articles;
+INSERT INTO duplicate_titles(rowid, title) SELECT seq, ` + indexedTitle + ` FROM duplicates;
 CREATE VIRTUAL TABLE article_title_terms USING fts5vocab(article_titles, 'row');
 CREATE VIRTUAL TABLE article_title_instances USING fts5vocab(article_titles, 'instance');
 CREATE VIRTUAL TABLE duplicate_title_terms USING fts5vocab(duplicate_titles, 'row');
 CREATE VIRTUAL TABLE duplicate_title_instances USING fts5vocab(duplicate_titles, 'instance');
 CREATE TRIGGER article_titles_insert AFTER INSERT ON articles
 WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'titles_deferred') BEGIN
-	INSERT INTO article_titles(rowid, title) VALUES (new.id, new.title || ` + titleEndSQL + `);
+	INSERT INTO article_titles(rowid, title) VALUES (new.id, ` + indexedNewTitle + `);
 END;
 CREATE TRIGGER article_titles_delete AFTER DELETE ON articles BEGIN
 	DELETE FROM article_titles WHERE rowid = old.id;
 END;
 CREATE TRIGGER article_titles_update AFTER UPDATE OF id, title ON articles BEGIN
 	DELETE FROM article_titles WHERE rowid = old.id;
-	INSERT INTO article_titles(rowid, title) VALUES (new.id, new.title || ` + titleEndSQL + `);
+	INSERT INTO article_titles(rowid, title) VALUES (new.id, ` + indexedNewTitle + `);
 END;
 CREATE TRIGGER duplicate_titles_insert AFTER INSERT ON duplicates
 WHEN NOT EXISTS (SELECT 1 FROM meta WHERE key = 'titles_deferred') BEGIN
-	INSERT INTO duplicate_titles(rowid, title) VALUES (new.seq, new.title || ` + titleEndSQL + `);
+	INSERT INTO duplicate_titles(rowid, title) VALUES (new.seq, ` + indexedNewTitle + `);
 END;
 CREATE TRIGGER duplicate_titles_delete AFTER DELETE ON duplicates BEGIN
 	DELETE FROM duplicate_titles WHERE rowid = old.seq;
 END;
 CREATE TRIGGER duplicate_titles_update AFTER UPDATE OF seq, title ON duplicates BEGIN
 	DELETE FROM duplicate_titles WHERE rowid = old.seq;
-	INSERT INTO duplicate_titles(rowid, title) VALUES (new.seq, new.title || ` + titleEndSQL + `);
+	INSERT INTO duplicate_titles(rowid, title) VALUES (new.seq, ` + indexedNewTitle + `);
 END;
 `
 
@@ -177,8 +189,8 @@ func fillTitles(ctx context.Context, tx *sql.Tx, art, dup int64) error {
 		query string
 		after int64
 	}{
-		{`INSERT INTO article_titles(rowid, title) SELECT id, title || ` + titleEndSQL + ` FROM articles WHERE id > ?`, art},
-		{`INSERT INTO duplicate_titles(rowid, title) SELECT seq, title || ` + titleEndSQL + ` FROM duplicates WHERE seq > ?`, dup},
+		{`INSERT INTO article_titles(rowid, title) SELECT id, ` + indexedTitle + ` FROM articles WHERE id > ?`, art},
+		{`INSERT INTO duplicate_titles(rowid, title) SELECT seq, ` + indexedTitle + ` FROM duplicates WHERE seq > ?`, dup},
 	} {
 		if _, err := tx.ExecContext(ctx, q.query, q.after); err != nil {
 			return fmt.Errorf("title index: %w", err)
@@ -249,6 +261,9 @@ type titleIndex struct{ table, terms, instances string }
 // title table of idx whose title matches q.
 func (s *Store) matchTitles(ctx context.Context, idx titleIndex, q string, n int) ([]int64, error) {
 	table := idx.table
+	// The tables hold İ as i (indexedTitle): so does the query, which
+	// matches the same titles by storage.TitleMatches either way.
+	q = strings.ReplaceAll(q, "İ", "i")
 	short := utf8.RuneCountInString(q) < storage.MinIndexedQuery
 	if short && storage.StableFold(q) {
 		ids, ok, err := s.matchShort(ctx, idx, q, n)
@@ -295,7 +310,7 @@ func (s *Store) matchTitles(ctx context.Context, idx titleIndex, q string, n int
 func (s *Store) matchShort(ctx context.Context, idx titleIndex, q string, n int) (ids []int64, ok bool, err error) {
 	// Every trigram beginning with lo sorts from lo to lo followed by a
 	// byte that no UTF-8 text holds; the vocabulary is in byte order.
-	lo := strings.ToLower(q)
+	lo := indexedForm(q)
 	hi := lo + "\xff"
 	if few, err := s.fewOccurrences(ctx, idx.terms, lo, hi); err != nil || !few {
 		return nil, false, err
@@ -315,6 +330,20 @@ func (s *Store) matchShort(ctx context.Context, idx titleIndex, q string, n int)
 			return ids, true, nil
 		}
 	}
+}
+
+// indexedForm returns q, a query that is storage.StableFold and holds no
+// İ, as the title tables index the runs of a title that match it by
+// storage.TitleMatches: lower-cased, with U+FFFE and U+FFFF as U+FFFD, as
+// the tokenizer reads them (it folds no other character that has no case
+// in Go).
+func indexedForm(q string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\uFFFE' || r == '\uFFFF' {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToLower(q))
 }
 
 // fewOccurrences reports whether the trigrams from lo to hi in terms (a

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/newsdedup/newscrawl/storage"
 	"github.com/newsdedup/newscrawl/storage/sqlite"
 	"github.com/newsdedup/newscrawl/storage/storagetest"
 )
@@ -14,6 +16,44 @@ func TestSQLiteTitleSearch(t *testing.T) {
 	storagetest.TitleSearch(t, func(t *testing.T) storagetest.TitleSearcher {
 		return openTemp(t, filepath.Join(t.TempDir(), "store.db"))
 	})
+}
+
+// TestSQLiteTitleSearchFolds: the characters that SQLite's trigram
+// tokenizer folds otherwise than strings.ToLower (İ, which Go lower-cases
+// to i and the tokenizer keeps; U+FFFE and U+FFFF, which it reads as
+// U+FFFD) are found as storage.TitleMatches finds them, by queries of
+// every length.
+func TestSQLiteTitleSearchFolds(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t, filepath.Join(t.TempDir(), "store.db"))
+	titles := []string{"İstanbul 快讯", "ISTANBUL 快讯", "istanbul", "快讯 Kİ", "标记\uFFFE", "标记\uFFFD", "\uFFFF"}
+	for i, title := range titles {
+		c := storedCommit(fmt.Sprintf("http://f/%d", i))
+		c.Article.Title = title
+		if err := s.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{"is", "İs", "İ", "i", "stanbul", "İstanbul", "Kİ", "kı", "\uFFFE", "记\uFFFE", "标记\uFFFE", "\uFFFD", "\uFFFF"} {
+		t.Run(fmt.Sprintf("%+q", q), func(t *testing.T) {
+			var want, got []string
+			for _, title := range titles {
+				if storage.TitleMatches(title, q) {
+					want = append(want, title)
+				}
+			}
+			hits, _, err := s.SearchTitles(ctx, q, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				got = append(got, h.Title)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("SearchTitles(%+q) = %+q, want %+q", q, got, want)
+			}
+		})
+	}
 }
 
 // TestSQLiteMigratesTitleSearch opens a file of schema 9 (no title
