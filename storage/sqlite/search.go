@@ -123,10 +123,13 @@ END;
 `
 
 // migrationTitleEnd takes the schema from version 12 to 13: the title
-// tables are built again with titleEnd after each title, the triggers
-// write it too, and the vocabulary tables of the short queries are made
-// (fts5vocab: "row" gives each trigram's rows and occurrences, "instance"
-// each occurrence's row).
+// tables are built again with indexedTitle, the triggers write it too,
+// and the vocabulary tables of the short queries are made (fts5vocab:
+// "row" gives each trigram's rows and occurrences, "instance" each
+// occurrence's row). The new tables are filled before the old ones are
+// dropped: filled after, they would reuse the freed pages, and SQLite
+// would keep a statement journal of every reused page, in memory
+// (temp_store): 384 MB at 1 M articles.
 const migrationTitleEnd = `
 DROP TRIGGER article_titles_insert;
 DROP TRIGGER article_titles_delete;
@@ -134,12 +137,14 @@ DROP TRIGGER article_titles_update;
 DROP TRIGGER duplicate_titles_insert;
 DROP TRIGGER duplicate_titles_delete;
 DROP TRIGGER duplicate_titles_update;
+CREATE VIRTUAL TABLE article_titles_13 USING fts5(title, tokenize = 'trigram');
+CREATE VIRTUAL TABLE duplicate_titles_13 USING fts5(title, tokenize = 'trigram');
+INSERT INTO article_titles_13(rowid, title) SELECT id, ` + indexedTitle + ` FROM articles;
+INSERT INTO duplicate_titles_13(rowid, title) SELECT seq, ` + indexedTitle + ` FROM duplicates;
 DROP TABLE article_titles;
 DROP TABLE duplicate_titles;
-CREATE VIRTUAL TABLE article_titles USING fts5(title, tokenize = 'trigram');
-CREATE VIRTUAL TABLE duplicate_titles USING fts5(title, tokenize = 'trigram');
-INSERT INTO article_titles(rowid, title) SELECT id, ` + indexedTitle + ` FROM articles;
-INSERT INTO duplicate_titles(rowid, title) SELECT seq, ` + indexedTitle + ` FROM duplicates;
+ALTER TABLE article_titles_13 RENAME TO article_titles;
+ALTER TABLE duplicate_titles_13 RENAME TO duplicate_titles;
 CREATE VIRTUAL TABLE article_title_terms USING fts5vocab(article_titles, 'row');
 CREATE VIRTUAL TABLE article_title_instances USING fts5vocab(article_titles, 'instance');
 CREATE VIRTUAL TABLE duplicate_title_terms USING fts5vocab(duplicate_titles, 'row');
