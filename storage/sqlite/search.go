@@ -394,13 +394,18 @@ func (s *Store) int64s(ctx context.Context, query string, args ...any) ([]int64,
 // checkTitles returns the first n of ids (rowids of table, ascending)
 // whose title matches q.
 func (s *Store) checkTitles(ctx context.Context, table string, ids []int64, q string, n int) ([]int64, error) {
+	st, err := s.db.PrepareContext(ctx, `SELECT title FROM `+table+` WHERE rowid = ?`)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
 	var out []int64
 	for _, id := range ids {
 		if len(out) == n {
 			break
 		}
 		var title string
-		err := s.db.QueryRowContext(ctx, `SELECT title FROM `+table+` WHERE rowid = ?`, id).Scan(&title)
+		err := st.QueryRowContext(ctx, id).Scan(&title)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // removed since the vocabulary was read
 		} else if err != nil {
