@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion is the schema this code reads and writes, kept in the file's
 // PRAGMA user_version. It equals len(migrations).
-const SchemaVersion = 12
+const SchemaVersion = 13
 
 // migrations[i] takes the schema from version i to i+1. Each runs in one
 // transaction together with the PRAGMA user_version update.
@@ -224,6 +224,9 @@ ALTER TABLE articles ADD COLUMN pages_missing TEXT NOT NULL DEFAULT '';
 	// 11 -> 12: the title triggers stand aside while a Batch fills the
 	// title tables itself (search.go).
 	migrationDeferredTitles,
+	// 12 -> 13: the title tables end each title with titleEnd, and their
+	// vocabularies answer queries of one and two characters (search.go).
+	migrationTitleEnd,
 }
 
 // migrationChannel adds the channel columns.

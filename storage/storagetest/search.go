@@ -17,7 +17,10 @@ type TitleSearcher interface {
 
 // searchTitles are the titles of the title-search suite: Chinese, mixed
 // case in several scripts, and the characters that mean something to the
-// index's query syntax (quotes, *, OR, %, _) or to SQL LIKE.
+// index's query syntax (quotes, *, OR, %, _) or to SQL LIKE; titles of one
+// and two characters, one that holds a two-character query five times,
+// and one with a control character (what an index may put after a title
+// to find the title's last characters).
 var searchTitles = []string{
 	"国务院常务会议部署稳经济一揽子政策",
 	"经济日报：稳住经济大盘",
@@ -29,6 +32,12 @@ var searchTitles = []string{
 	"前五月增长50%_同比",
 	"中",
 	"今日无关新闻",
+	"新闻",
+	"AI",
+	"苹果发布 iPad",
+	"哈哈哈哈哈哈",
+	"笑哈哈",
+	"控制\x01字符",
 }
 
 // TitleSearch checks SearchTitles against storage.TitleMatches over every
@@ -76,6 +85,18 @@ func TitleSearch(t *testing.T, open func(t *testing.T) TitleSearcher) {
 		{"limit cuts the duplicates", "经济", 5, 4},
 		{"limit cuts the articles", "经济", 1, 4},
 		{"empty", "", 50, 0},
+		{"two characters ending a title", "政策", 50, 1},
+		{"one character ending a title", "策", 50, 1},
+		{"title of two characters", "新闻", 50, 2},
+		{"title of two Latin letters, other case", "ai", 50, 1},
+		{"two Latin letters ending a title, other case", "AD", 50, 1},
+		{"one Latin letter, other case", "P", 50, 5},
+		{"one character beginning many trigrams", "经", 50, 4},
+		{"a title holding the query many times", "哈哈", 1, 2},
+		{"control character", "\x01", 50, 1},
+		{"control character and the next", "\x01字", 50, 1},
+		{"character then control character", "策\x01", 50, 0},
+		{"one character after the last", "中\x01", 50, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,9 +140,9 @@ func TitleSearch(t *testing.T, open func(t *testing.T) TitleSearcher) {
 // articles, for the kinds of query serve's search meets: a common
 // three-character word, a rare four-character run of a stored title
 // (rare), three characters that match nothing, a common and an absent
-// two-character word (below the trigram index), and two Latin letters in
-// another case. It reports ms/query, the hits of the last query and the
-// store's size.
+// two-character word (shorter than a trigram), two Latin letters in
+// another case, and a common and an absent character. It reports
+// ms/query, the hits of the last query and the store's size.
 func BenchTitleQueries(b *testing.B, s TitleSearcher, rare string, stored int) {
 	ctx := context.Background()
 	for _, q := range []struct{ name, q string }{
@@ -131,6 +152,8 @@ func BenchTitleQueries(b *testing.B, s TitleSearcher, rare string, stored int) {
 		{"2 chars common", "经济"},
 		{"2 chars no match", "龘靐"},
 		{"2 Latin letters other case", "Ab"},
+		{"1 char common", "中"},
+		{"1 char no match", "龘"},
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			var hits int
