@@ -139,6 +139,9 @@ func (x *Index) MapSnapshot(f *os.File, off, size int64, verify bool) error {
 		return fmt.Errorf("lshindex: map snapshot: %w", err)
 	}
 	maps := [][]byte{whole}
+	if !verify {
+		advise(whole, unix.MADV_RANDOM)
+	}
 	grow := func(o, n int) []byte {
 		room := max(n/4, minGrowRoom)
 		region, err := unix.Mmap(-1, 0, n+room, prot, flags|unix.MAP_ANON|unix.MAP_NORESERVE)
@@ -149,6 +152,9 @@ func (x *Index) MapSnapshot(f *os.File, off, size int64, verify bool) error {
 			unix.Munmap(region)
 			return nil
 		}
+		if !verify {
+			advise(region[:n], unix.MADV_RANDOM)
+		}
 		maps = append(maps, region)
 		return region[:n]
 	}
@@ -158,8 +164,29 @@ func (x *Index) MapSnapshot(f *os.File, off, size int64, verify bool) error {
 		unmapAll(maps)
 		return err
 	}
+	if !verify {
+		for _, m := range maps {
+			advise(m, unix.MADV_NORMAL)
+		}
+	}
 	runtime.AddCleanup(x, unmapAll, maps)
 	return nil
+}
+
+// advise gives the kernel advice on how m will be read. A load that does
+// not verify touches a few pages of the file (the header, the length of
+// every array, the directories' ends); with the default read-around each
+// of those faults on a cold page cache reads the device's readahead
+// window around it (8 MiB on the measuring machine: 0.9 GB of the 1.2 GB
+// snapshot of 1,000,000 entries for about 110 faults), so the load is
+// made with MADV_RANDOM, one page a fault, and the queries after it get
+// the default back: a run adding many entries touches pages all over the
+// file, which read-around fetches in far fewer reads. Advice is only a
+// hint: an error changes the speed, never the data, and is ignored.
+func advise(m []byte, advice int) {
+	if len(m) > 0 {
+		_ = unix.Madvise(m, advice)
+	}
 }
 
 func unmapAll(maps [][]byte) {
