@@ -150,6 +150,9 @@ type ImportOptions struct {
 	// batch is the number of records per transaction (0: ImportBatch); tests
 	// set it small to cross many batches on a small input.
 	batch int
+	// onBatch, when set, is called by the store's writer before ("end") and
+	// after ("ended") it ends its n-th batch (tests kill the process there).
+	onBatch func(step string, n int)
 }
 
 // Import brings records into the store of cfg (SQLite, or a shared
@@ -194,7 +197,7 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	// store (PostgreSQL, shared with crawls) commits each record on its own.
 	procStore, bs := store, (*batchStore)(nil)
 	if s, ok := store.(*sqlite.Store); ok && !o.perRecord {
-		if bs, err = newBatchStore(ctx, s, cmp.Or(o.batch, ImportBatch)); err != nil {
+		if bs, err = newBatchStore(ctx, s, cmp.Or(o.batch, ImportBatch), o.onBatch); err != nil {
 			return st, err
 		}
 		defer bs.end() // after an early return: stop the writer

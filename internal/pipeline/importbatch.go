@@ -36,8 +36,9 @@ type batchStore struct {
 	size   int
 	nextID int64 // the id the next stored article gets
 	in     chan importWrite
-	ended  chan struct{} // closed when the writer has returned
-	closed bool          // in is closed
+	ended  chan struct{}            // closed when the writer has returned
+	closed bool                     // in is closed
+	hook   func(step string, n int) // ImportOptions.onBatch
 
 	mu        sync.Mutex
 	pending   map[string]storage.Outcome // URLs sent, not committed yet
@@ -53,12 +54,12 @@ type importWrite struct {
 }
 
 // newBatchStore starts the writer of a batched import into s.
-func newBatchStore(ctx context.Context, s *sqlite.Store, size int) (*batchStore, error) {
+func newBatchStore(ctx context.Context, s *sqlite.Store, size int, hook func(string, int)) (*batchStore, error) {
 	next, err := s.NextArticleID(ctx)
 	if err != nil {
 		return nil, err
 	}
-	bs := &batchStore{Store: s, size: size, nextID: next, in: make(chan importWrite, importWriteAhead),
+	bs := &batchStore{Store: s, size: size, nextID: next, hook: hook, in: make(chan importWrite, importWriteAhead),
 		ended: make(chan struct{}), pending: make(map[string]storage.Outcome)}
 	go bs.write(context.WithoutCancel(ctx)) // what was decided is written, even after ctx ends
 	return bs, nil
@@ -229,6 +230,7 @@ type importWriter struct {
 	b    *sqlite.Batch // nil between batches
 	urls []string      // the batch's URLs
 	n    ImportStats   // the batch's outcomes
+	ends int           // batches ended
 }
 
 // commit writes c in the open batch (opening one first), and ends the
@@ -270,13 +272,19 @@ func (w *importWriter) end() error {
 	if w.b == nil {
 		return nil
 	}
-	b := w.b
+	b, s := w.b, w.s
 	w.b = nil
+	w.ends++
+	if s.hook != nil {
+		s.hook("end", w.ends)
+	}
 	if err := b.End(); err != nil {
 		w.urls, w.n = w.urls[:0], ImportStats{}
 		return err
 	}
-	s := w.s
+	if s.hook != nil {
+		s.hook("ended", w.ends)
+	}
 	s.mu.Lock()
 	for _, u := range w.urls {
 		delete(s.pending, u)

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/newsdedup/newscrawl/config"
@@ -31,17 +34,8 @@ func TestImportWriterFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s0 := fixture.Stories()[0]
-	base := strings.Join(s0.Paragraphs, "\n")
 	const batch, n = 40, 200
-	var in strings.Builder
-	for i := range n {
-		text := fmt.Sprintf("第%d号：%s", i, base) // near-duplicates of one another
-		if i%4 == 0 {
-			text = randomText(uint64(i), 400) // unlike any other
-		}
-		fmt.Fprintf(&in, `{"url":"http://x/%d","title":%q,"text":%s}`+"\n", i, s0.Title, quote(text))
-	}
+	in := writerTestInput(n)
 	tests := []struct {
 		name       string
 		boom       int // the record whose article insert fails
@@ -68,7 +62,7 @@ func TestImportWriterFailure(t *testing.T) {
 				t.Fatal(err)
 			}
 			imp := func() (ImportStats, error) {
-				return Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(in.String()), "in.jsonl", false),
+				return Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(in), "in.jsonl", false),
 					ImportOptions{Segmenter: seg, batch: batch})
 			}
 			st, err := imp()
@@ -99,6 +93,148 @@ func TestImportWriterFailure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writerTestInput is n import lines: every fourth text unlike any other,
+// the rest near-duplicates of one another.
+func writerTestInput(n int) string {
+	s0 := fixture.Stories()[0]
+	base := strings.Join(s0.Paragraphs, "\n")
+	var in strings.Builder
+	for i := range n {
+		text := fmt.Sprintf("第%d号：%s", i, base)
+		if i%4 == 0 {
+			text = randomText(uint64(i), 400)
+		}
+		fmt.Fprintf(&in, `{"url":"http://x/%d","title":%q,"text":%s}`+"\n", i, s0.Title, quote(text))
+	}
+	return in.String()
+}
+
+// importKillEnv names the store, the writer's step and the batch at which
+// TestImportKillHelper kills itself.
+const importKillEnv = "NEWSCRAWL_TEST_IMPORT_KILL"
+
+// importKillBatch is the batch size of the kill tests.
+const importKillBatch = 40
+
+// TestImportKillHelper is the process TestImportKilled kills: it imports
+// writerTestInput into the store named by the environment and sends
+// itself SIGKILL when the store's writer reaches the named step of the
+// named batch, while the decisions have run ahead of it.
+func TestImportKillHelper(t *testing.T) {
+	spec := os.Getenv(importKillEnv)
+	if spec == "" {
+		t.Skip("run by TestImportKilled")
+	}
+	parts := strings.Split(spec, "|")
+	db, step := parts[0], parts[1]
+	at, err := strconv.Atoi(parts[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Storage = db
+	hook := func(s string, n int) {
+		if s == step && n == at {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+	}
+	in := writerTestInput(200)
+	_, err = Import(context.Background(), &cfg, "in.jsonl", StreamImport(strings.NewReader(in), "in.jsonl", false),
+		ImportOptions{batch: importKillBatch, onBatch: hook})
+	t.Fatalf("not killed (import: %v)", err)
+}
+
+// TestImportKilled kills an import (kill -9) while its store's writer ends
+// a batch, before and after the commit: the store holds exactly the
+// batches committed before (whole, Check passes), and the next import
+// completes it with the verdicts of an import never killed.
+func TestImportKilled(t *testing.T) {
+	ctx := context.Background()
+	const n = 200
+	cfg := config.Default()
+	seg, err := NewSegmenter(cfg.Segment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := func(db string) ImportStats {
+		t.Helper()
+		cfg.Storage = db
+		st, err := Import(ctx, &cfg, "in.jsonl", StreamImport(strings.NewReader(writerTestInput(n)), "in.jsonl", false),
+			ImportOptions{Segmenter: seg, batch: importKillBatch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	want := outcomes(t, filepath.Join(t.TempDir(), "ref.db"), imp, n)
+	for _, tc := range []struct {
+		step      string
+		batch     int
+		committed int // pages in the store after the kill
+	}{
+		{"end", 1, 0},
+		{"end", 3, 2 * importKillBatch},
+		{"ended", 3, 3 * importKillBatch},
+	} {
+		t.Run(fmt.Sprintf("%s of batch %d", tc.step, tc.batch), func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "news.db")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestImportKillHelper$")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%d", importKillEnv, db, tc.step, tc.batch))
+			out, err := cmd.CombinedOutput()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			if pages := countPages(t, db); pages != tc.committed {
+				t.Fatalf("%d pages after the kill, want %d", pages, tc.committed)
+			}
+			got := outcomes(t, db, imp, n)
+			for u, o := range want {
+				if got[u] != o {
+					t.Errorf("%s: %q after the kill and a second import, %q never killed", u, got[u], o)
+				}
+			}
+		})
+	}
+}
+
+// outcomes imports into db with imp and returns every URL's outcome, its
+// article id or the article its duplicate points at.
+func outcomes(t *testing.T, db string, imp func(string) ImportStats, n int) map[string]string {
+	t.Helper()
+	st := imp(db)
+	if st.Stored+st.Duplicates+st.AlreadyDecided != n {
+		t.Fatalf("import: %+v", st)
+	}
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	err = store.Articles(ctx, func(a storage.Article) error {
+		out[a.URL] = fmt.Sprintf("article %d", a.ID)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = store.Duplicates(ctx, func(d storage.Duplicate) error {
+		out[d.URL] = "duplicate of " + d.DupOfURL
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != n {
+		t.Fatalf("%d URLs decided, want %d", len(out), n)
+	}
+	return out
 }
 
 // randomText is n CJK characters drawn with seed, in sentences.
