@@ -86,6 +86,9 @@ func (s *batchStore) Commit(ctx context.Context, c *storage.Commit) error {
 	if err := s.failed(); err != nil {
 		return err
 	}
+	if s.closed {
+		return errBatchStoreEnded
+	}
 	if err := c.Validate(); err != nil {
 		return err
 	}
