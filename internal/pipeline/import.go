@@ -52,8 +52,8 @@ const ImportSite = "import"
 // ImportBatch is the number of records an import commits per SQLite
 // transaction (sqlite.Batch): one transaction per record made the store's
 // commit, not the decision, the import's cost. A crash loses at most the
-// open batch, which the next import redoes (decided URLs keep their
-// verdict). Larger batches share more terms per document-frequency fold
+// open batch and the decided records queued for it (importWriteAhead),
+// which the next import redoes (decided URLs keep their verdict). Larger batches share more terms per document-frequency fold
 // and pay SQLite's commit less often: 2,000 took the CPU of an import of
 // 20,000 scale-corpus texts from 25.9 s (500) to 21.8 s
 // (docs/SCALE.md), for a batch of a few MB (texts, title index, terms).
@@ -150,6 +150,9 @@ type ImportOptions struct {
 	// batch is the number of records per transaction (0: ImportBatch); tests
 	// set it small to cross many batches on a small input.
 	batch int
+	// onBatch, when set, is called by the store's writer before ("end") and
+	// after ("ended") it ends its n-th batch (tests kill the process there).
+	onBatch func(step string, n int)
 }
 
 // Import brings records into the store of cfg (SQLite, or a shared
@@ -194,7 +197,10 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	// store (PostgreSQL, shared with crawls) commits each record on its own.
 	procStore, bs := store, (*batchStore)(nil)
 	if s, ok := store.(*sqlite.Store); ok && !o.perRecord {
-		bs = &batchStore{Store: s, size: cmp.Or(o.batch, ImportBatch)}
+		if bs, err = newBatchStore(ctx, s, cmp.Or(o.batch, ImportBatch), o.onBatch); err != nil {
+			return st, err
+		}
+		defer bs.end() // after an early return: stop the writer
 		procStore = bs
 	}
 	proc, err := NewProcessor(cfg, procStore, eng, slog.New(slog.DiscardHandler))
@@ -228,18 +234,18 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 			break
 		}
 		st.Read++
-		if bs != nil {
-			bs.n++
-		}
 		out, before, err := proc.importRecord(ctx, run.ID, rec, fp, o.Now())
 		if err != nil {
-			runErr = fmt.Errorf("%s: %w", rec.URL, err)
+			runErr = cmp.Or(bs.failure(), fmt.Errorf("%s: %w", rec.URL, err)) // the writer's error names its record
 			break
 		}
-		st.count(out, before)
+		if bs == nil || before {
+			st.count(out, before) // else counted when committed
+		}
 		if o.Progress != nil && time.Since(last) >= o.ProgressEvery {
 			last = time.Now()
 			st.Elapsed = time.Since(t0)
+			bs.countCommitted(&st)
 			o.Progress(st)
 		}
 	}
@@ -254,13 +260,15 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 	return st, runErr
 }
 
-// endImport commits the open batch, which holds every record decided
-// before the loop stopped (a failed commit undid only itself), and saves
-// the index for the next run unless the batch failed: the index then
-// holds records the store does not. It returns the import's error and
-// sets st.Elapsed (from t0 to the batch's end: the save is timed apart).
+// endImport waits for the store's writer to commit every record decided
+// before the loop stopped (unless a write failed: then what it committed
+// before), counts what was committed, and saves the index for the next
+// run unless a write failed: the index then holds records the store does
+// not. It returns the import's error and sets st.Elapsed (from t0 to the
+// last commit: the save is timed apart).
 func endImport(ctx context.Context, cfg *config.Config, store storage.Store, bs *batchStore, idx *indexRun, st *ImportStats, runErr error, t0 time.Time) error {
 	batchErr := bs.end() // nil-safe
+	bs.countCommitted(st)
 	if batchErr != nil && runErr == nil {
 		runErr = batchErr
 	}
@@ -416,62 +424,4 @@ func (p *Processor) importRecord(ctx context.Context, runID int64, rec ImportRec
 		Source: rec.Source, Author: rec.Author, Editor: rec.Editor}
 	out, err = p.decideAndCommit(ctx, page, art, fp, nil) // no HTTP response to keep
 	return out, out == crawler.OutcomeDecidedElsewhere, err
-}
-
-// batchStore is the SQLite store as the import's Processor sees it: its
-// commits, and the reads that must see them, go through the open batch.
-type batchStore struct {
-	*sqlite.Store
-	b    *sqlite.Batch // nil between batches
-	n    int           // records in b
-	size int           // records per batch
-}
-
-func (s *batchStore) Commit(ctx context.Context, c *storage.Commit) error {
-	if s.b == nil {
-		return s.Store.Commit(ctx, c)
-	}
-	return s.b.Commit(ctx, c)
-}
-
-func (s *batchStore) Decided(ctx context.Context, u string) (storage.Outcome, bool, error) {
-	if s.b == nil {
-		return s.Store.Decided(ctx, u)
-	}
-	return s.b.Decided(ctx, u)
-}
-
-func (s *batchStore) Article(ctx context.Context, id int64) (storage.Article, error) {
-	if s.b == nil {
-		return s.Store.Article(ctx, id)
-	}
-	return s.b.Article(ctx, id)
-}
-
-// ready makes a batch with room for one more record: it commits a full
-// batch and opens the next.
-func (s *batchStore) ready(ctx context.Context) error {
-	if s.n >= s.size {
-		if err := s.end(); err != nil {
-			return err
-		}
-	}
-	if s.b == nil {
-		b, err := s.Store.BeginBatch(ctx)
-		if err != nil {
-			return err
-		}
-		s.b = b
-	}
-	return nil
-}
-
-// end commits the open batch, if any (nothing for a nil batchStore).
-func (s *batchStore) end() error {
-	if s == nil || s.b == nil {
-		return nil
-	}
-	b := s.b
-	s.b, s.n = nil, 0
-	return b.End()
 }

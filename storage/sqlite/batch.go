@@ -64,6 +64,21 @@ func (s *Store) BeginBatch(ctx context.Context) (*Batch, error) {
 // errBatchDone is returned by the methods of an ended batch.
 var errBatchDone = errors.New("batch already ended")
 
+// ErrBatchAborted is End's error after a commit of the batch failed while
+// writing and rolled it back (the commit's error says why).
+var ErrBatchAborted = errors.New("the batch was rolled back")
+
+// NextArticleID is the id the store's next article gets: one after the
+// largest (the insert computes it so). A bulk writer holding the store's
+// lock, the only one writing articles, may assign ids ahead with it.
+func (s *Store) NextArticleID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM articles`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("next article id: %w", err)
+	}
+	return id, nil
+}
+
 // Commit writes one page outcome in the batch, with the semantics of
 // Store.Commit (ErrAlreadyDecided for a URL decided before, in the store
 // or earlier in the batch); the ids it assigns are final once End succeeds.
@@ -153,7 +168,7 @@ func (b *Batch) Article(ctx context.Context, id int64) (storage.Article, error) 
 // batch was written.
 func (b *Batch) End() error {
 	if b.aborted != nil {
-		return fmt.Errorf("end batch: %w", b.aborted)
+		return fmt.Errorf("end batch: %w: %w", ErrBatchAborted, b.aborted)
 	}
 	if b.done {
 		return errBatchDone
