@@ -478,6 +478,9 @@ func TestFaultDiskFull(t *testing.T) {
 				if len(full.stored) >= want.Stored {
 					t.Fatalf("the limit of %d bytes did not stop the crawl (%d stored)", tc.limit, len(full.stored))
 				}
+				if len(full.pages) == 0 {
+					t.Errorf("the limit of %d bytes stopped the crawl before it recorded a page: the disk did not fill during the run", tc.limit)
+				}
 			}
 			t.Logf("stopped with %d pages, %d stored, %d duplicates: %s", len(full.pages), len(full.stored), len(full.dups), strings.TrimSpace(errb.String()))
 
@@ -499,9 +502,9 @@ func TestFaultDiskFull(t *testing.T) {
 }
 
 // diskFullLimit lets the schema and a few commits into the WAL (4 KiB pages)
-// and fails a later write of the fixture crawl (found by trying: 96 KiB
-// stops it while queueing the start URLs, 320 KiB after a few articles).
-const diskFullLimit = 320 << 10
+// and fails a later write of the fixture crawl (found by trying: 320 KiB
+// stops it before the first page is recorded, 1 MiB after a few articles).
+const diskFullLimit = 1 << 20
 
 // TestFaultNothingFetched: a run in which no start page can be fetched
 // (here: the start page answers 403; then the host is down) exits with

@@ -257,9 +257,12 @@ func (s *Store) migrate(ctx context.Context, readOnly bool) error {
 	}
 }
 
-// migrateFrom applies migrations[v] in one transaction. The version is read
-// again inside the transaction so that two processes opening a new file at
-// once do not both apply it.
+// migrateFrom applies migrations[v] in one transaction, or every migration
+// when v is 0 (a new file: one transaction writes each page once, so a new
+// store's first write is about its final size, not the sum of the
+// migrations' rewrites of its title tables). The version is read again
+// inside the transaction so that two processes opening a new file at once
+// do not both apply it.
 func (s *Store) migrateFrom(ctx context.Context, v int) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -273,14 +276,20 @@ func (s *Store) migrateFrom(ctx context.Context, v int) error {
 	if cur != v {
 		return nil // someone else migrated; the caller re-reads
 	}
-	if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
-		return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+	to := v + 1
+	if v == 0 {
+		to = SchemaVersion
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
-		return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+	for i := v; i < to; i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return fmt.Errorf("migrate schema %d to %d: %w", i, i+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", to)); err != nil {
+		return fmt.Errorf("migrate schema %d to %d: %w", v, to, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+		return fmt.Errorf("migrate schema %d to %d: %w", v, to, err)
 	}
 	return nil
 }
