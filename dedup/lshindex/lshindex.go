@@ -466,10 +466,10 @@ func (x *Index) ClusterOf(_ context.Context, cluster uint64) (uint64, error) {
 type Probe struct {
 	LSH      int // slots met through the bands (with repeats)
 	Head     int // head postings read
-	Met      int // distinct slots met that pass the path rule
+	Met      int // distinct slots past the sketch (band hits) or met (head) that pass the path rule
 	HeadLong int // head postings read from the lists of longer entries
-	Checked  int // distinct slots whose sketch was read
-	Sketch   int // slots the sketch filter dropped
+	Checked  int // distinct slots past the sketch (band hits) or met (head) whose path was checked
+	Sketch   int // band hits (with repeats) and distinct slots met through the head that the sketch dropped
 	Bitmap   int // slots past the sketch filter the bitmap filter dropped
 	Expired  int // slots past the bitmap filter outside the window (Query.Since)
 	Proposed int // candidates returned
@@ -539,24 +539,50 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	met := x.metPool.get() // per slot: the paths that met it | head hits<<2
 	defer x.metPool.put(met)
 	n := uint32(len(x.ids))
+	hits := met.hits[:0]
 	st.touched = x.bands.lookupAll(&keys, func(s uint32) {
 		if s < n { // a mapped snapshot's runs are not trusted (checkShape)
-			st.LSH++
-			met.add(s, fromLSH, 0)
+			hits = append(hits, s)
 		}
 	})
+	st.LSH = len(hits)
 	cont := q.Containment > 0 && x.cfg.Containment > 0 && lx >= x.cfg.MinContainment
+	qb := appendBitmap(nil, toks)
+	sf := newSketchFilter(x.cfg, q, cont, lx, qb)
+	x.filterHits(met, hits, sf, &st)
+	met.hits = hits
 	if cont {
 		x.headCandidates(met, toks, lx, &st)
 	}
-	qb := appendBitmap(nil, toks)
-	out := x.filterMet(met, q, cont, lx, qb, &st)
+	out := x.filterMet(met, q, cont, lx, qb, sf, &st)
 	slices.Sort(out) // slot order, as the callers' verification expects
 	slots, paths := make([]uint32, len(out)), make([]uint8, len(out))
 	for i, o := range out {
 		slots[i], paths[i] = uint32(o>>2), uint8(o&3)
 	}
 	return slots, paths, st
+}
+
+// filterHits adds to met (fromLSH) the band hits the sketch keeps. The
+// sketch drops a slot whatever path met it (its bound does not depend on
+// the path), so a band hit it drops needs no entry in met: most band hits
+// are background collisions, and this leaves them one cache line each and
+// no table probe. It touches the sketches of all hits first, then checks
+// them: loads that do not depend on each other, so that their cache
+// misses overlap (a software prefetch).
+func (x *Index) filterHits(met *metTable, hits []uint32, sf *sketchFilter, st *Probe) {
+	var sink uint64
+	for _, s := range hits {
+		sink += x.sketch[int(s)*sketchWords]
+	}
+	for _, s := range hits {
+		if !sf.keeps(x.sketch[int(s)*sketchWords : int(s+1)*sketchWords]) {
+			st.Sketch++
+			continue
+		}
+		met.add(s, fromLSH, 0)
+	}
+	st.touched += sink
 }
 
 // filterMet returns the slots of met (slot<<2 | paths) that pass the
@@ -566,27 +592,24 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 // checking them: loads that do not depend on each other, so that their
 // cache misses overlap (a software prefetch). The sketch drops only slots
 // the bitmap filter drops (sketch.go), so the candidates are the bitmap
-// filter's.
-func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []uint64, st *Probe) []uint64 {
-	var qs [sketchWords]uint64
-	appendSketch(qs[:0], qb, lx)
+// filter's. (The band hits in met passed the sketch in filterHits: checked
+// again here, from the cache, with the slots the head index met.)
+func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []uint64, sf *sketchFilter, st *Probe) []uint64 {
 	var sink uint64
 	for _, s := range met.slots {
 		sink += x.sketch[int(s)*sketchWords]
 	}
 	st.Checked += len(met.slots)
-	nd := needs{cfg: x.cfg, q: q, cont: cont, lx: lx}
 	pass := make([]uint64, 0, 64) // slot<<2 | paths
 	for _, s := range met.slots {
 		e := x.sketch[int(s)*sketchWords : int(s+1)*sketchWords]
 		v := met.get(s)
 		flags, hits := uint64(v&3), int(v>>2)
-		ly := sketchLen(e)
-		if !x.cfg.pathOK(lx, ly, flags, hits) {
+		if !x.cfg.pathOK(lx, sketchLen(e), flags, hits) {
 			continue // a pair LSH is responsible for, or too few head tokens shared
 		}
 		st.Met++
-		if (lx+ly-foldXor(&qs, e))/2 < nd.get(ly) {
+		if !sf.keeps(e) {
 			st.Sketch++
 			continue
 		}

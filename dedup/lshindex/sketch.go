@@ -69,15 +69,29 @@ func foldXor(a *[sketchWords]uint64, e []uint64) int {
 	return n
 }
 
-// needs caches, for one query, the least overlap the thresholds ask of an
-// entry of each length (need): a query meets thousands of slots of a few
-// hundred lengths.
-type needs struct {
+// sketchFilter is the sketch filter of one query: its sketch, and the
+// least overlap the thresholds ask of an entry of each length (need),
+// cached: a query meets thousands of slots of a few hundred lengths.
+type sketchFilter struct {
 	cfg  Config
 	q    dedup.Query
 	cont bool
 	lx   int
+	qs   [sketchWords]uint64
 	vals [512]int32 // need+1 by length; 0: not computed
+}
+
+func newSketchFilter(cfg Config, q dedup.Query, cont bool, lx int, qb []uint64) *sketchFilter {
+	f := &sketchFilter{cfg: cfg, q: q, cont: cont, lx: lx}
+	appendSketch(f.qs[:0], qb, lx)
+	return f
+}
+
+// keeps reports whether the entry with sketch e can reach the need of
+// the query: false only when the bitmap filter drops it too.
+func (f *sketchFilter) keeps(e []uint64) bool {
+	ly := sketchLen(e)
+	return (f.lx+ly-foldXor(&f.qs, e))/2 >= f.get(ly)
 }
 
 // need is the least overlap an entry of ly tokens must share with the
@@ -90,7 +104,7 @@ func (cfg Config) need(q dedup.Query, cont bool, lx, ly int) int {
 	return n
 }
 
-func (c *needs) get(ly int) int {
+func (c *sketchFilter) get(ly int) int {
 	if ly >= len(c.vals) {
 		return c.cfg.need(c.q, c.cont, c.lx, ly)
 	}

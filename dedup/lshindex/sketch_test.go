@@ -80,23 +80,21 @@ func TestSketchFilter(t *testing.T) {
 			}
 			tx, ty := tokenKeys(x, nil), tokenKeys(y, nil)
 			bx, by := appendBitmap(nil, tx), appendBitmap(nil, ty)
-			var sx [sketchWords]uint64
-			appendSketch(sx[:0], bx, len(tx))
 			sy := appendSketch(nil, by, len(ty))
 			lx, ly := len(tx), len(ty)
 			if sketchLen(sy) != ly {
 				t.Fatalf("sketch length %d, want %d", sketchLen(sy), ly)
 			}
-			if f, b := foldXor(&sx, sy), xorCount(bx, by); f > b {
-				t.Fatalf("fold XOR popcount %d above the bitmap's %d", f, b)
-			}
 			for _, q := range queries {
 				cont := q.Containment > 0 && lx >= cfg.MinContainment
-				nd := needs{cfg: cfg, q: q, cont: cont, lx: lx}
-				keeps := (lx+ly-foldXor(&sx, sy))/2 >= nd.get(ly)
+				sf := newSketchFilter(cfg, q, cont, lx, bx)
+				if f, b := foldXor(&sf.qs, sy), xorCount(bx, by); f > b {
+					t.Fatalf("fold XOR popcount %d above the bitmap's %d", f, b)
+				}
+				keeps := sf.keeps(sy)
 				kept := cfg.bitmapOK(q, cont, lx, ly, bx, by)
-				if nd.get(ly) != cfg.need(q, cont, lx, ly) {
-					t.Fatalf("cached need %d, computed %d", nd.get(ly), cfg.need(q, cont, lx, ly))
+				if sf.get(ly) != cfg.need(q, cont, lx, ly) {
+					t.Fatalf("cached need %d, computed %d", sf.get(ly), cfg.need(q, cont, lx, ly))
 				}
 				if kept && !keeps {
 					t.Fatalf("query %+v, %d and %d tokens: the sketch drops a pair the bitmap filter keeps", q, lx, ly)
