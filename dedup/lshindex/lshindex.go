@@ -8,7 +8,10 @@
 // index for briefs contained in longer stories (head.go), and the exact
 // 1,024-bit parity-bitmap filter of Sandes, Teodoro and Melo (2020) in
 // front of the caller's verification, which drops the background
-// collisions of the banding before any signature is decoded.
+// collisions of the banding before any signature is decoded; a 64-byte
+// sketch per entry (its length and the bitmap folded to 480 bits,
+// sketch.go) runs first and drops most of them from one cache line,
+// never one the bitmap keeps.
 //
 // Unlike dedup.PrefixIndex it is approximate: a pair at Jaccard 0.35 is
 // missed with probability 0.005 (less above it), and a brief querying a
