@@ -227,6 +227,7 @@ func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic bool, 
 			st.Head += s.Head
 			st.Met += s.Met
 			st.Bitmap += s.Bitmap
+			st.Sketch += s.Sketch
 			st.HeadLong += s.HeadLong
 			st.Checked += s.Checked
 		}
@@ -238,6 +239,7 @@ func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic bool, 
 		b.ReportMetric(float64(st.Met)/nq, "met/decision")
 		b.ReportMetric(float64(st.HeadLong)/nq, "head-long-postings/decision")
 		b.ReportMetric(float64(st.Checked)/nq, "checked/decision")
+		b.ReportMetric(float64(st.Sketch)/nq, "sketch-dropped/decision")
 		b.ReportMetric(float64(st.Bitmap)/nq, "bitmap-dropped/decision")
 		xs := lsh.Stats()
 		b.Logf("lsh index: %+v", xs)

@@ -8,7 +8,10 @@
 // index for briefs contained in longer stories (head.go), and the exact
 // 1,024-bit parity-bitmap filter of Sandes, Teodoro and Melo (2020) in
 // front of the caller's verification, which drops the background
-// collisions of the banding before any signature is decoded.
+// collisions of the banding before any signature is decoded; a 64-byte
+// sketch per entry (its length and the bitmap folded to 480 bits,
+// sketch.go) runs first and drops most of them from one cache line,
+// never one the bitmap keeps.
 //
 // Unlike dedup.PrefixIndex it is approximate: a pair at Jaccard 0.35 is
 // missed with probability 0.005 (less above it), and a brief querying a
@@ -35,6 +38,18 @@ const fromLSH, fromHead = 1, 2
 
 // bitmapWords is the size of an entry's parity bitmap: 1,024 bits.
 const bitmapWords = 16
+
+// An entry's sketch is its first filter: one 64-byte record (sketchWords
+// words, one cache line) holding its token count in the low 32 bits and,
+// above them, its parity bitmap folded to foldBits bits (bit j of the
+// bitmap XORed into fold bit j mod foldBits). A query reads the sketch of
+// every slot it meets and the bitmap, the length array and the window
+// time only of the few slots the sketch keeps: one cache line per band
+// hit instead of a length read and the bitmap's two lines.
+const (
+	sketchWords = 8
+	foldBits    = 64*sketchWords - 32
+)
 
 // deadBit marks a removed slot in Index.lens.
 const deadBit = 1 << 31
@@ -65,6 +80,7 @@ type Index struct {
 	lens     []uint32
 	times    []int64 // dedup.TimeKey of each entry's Time (the window)
 	bits     []uint64
+	sketch   []uint64 // sketchWords per slot: token count and folded bitmap
 	sigOff   []uint64
 	sigs     []byte
 	titleOff []uint64
@@ -220,6 +236,7 @@ func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 	x.lens = append(x.lens, uint32(len(toks)))
 	x.times = append(x.times, dedup.TimeKey(e.Time))
 	x.bits = appendBitmap(x.bits, toks)
+	x.sketch = appendSketch(x.sketch, x.bits[len(x.bits)-bitmapWords:], len(toks))
 	codes := x.spots.codes(nil, e.Signature)
 	x.sigs = appendCodes(x.sigs, slices.Clone(codes))
 	x.sigOff = append(x.sigOff, uint64(len(x.sigs)))
@@ -336,11 +353,7 @@ func (cfg Config) pathOK(lx, ly int, flags uint64, hits int) bool {
 // of a query (lx tokens, bitmap qb) and an entry (ly tokens, bitmap eb)
 // can reach the Jaccard (or, with cont, containment) threshold of q.
 func (cfg Config) bitmapOK(q dedup.Query, cont bool, lx, ly int, qb, eb []uint64) bool {
-	need := needJaccard(q.Jaccard, lx, ly)
-	if cont && min(lx, ly) >= cfg.MinContainment {
-		need = min(need, leastOverlap(q.Containment, min(lx, ly)))
-	}
-	return (lx+ly-xorCount(qb, eb))/2 >= need
+	return (lx+ly-xorCount(qb, eb))/2 >= cfg.need(q, cont, lx, ly)
 }
 
 // keep reports whether slot is live (merges drop removed slots).
@@ -456,10 +469,11 @@ func (x *Index) ClusterOf(_ context.Context, cluster uint64) (uint64, error) {
 type Probe struct {
 	LSH      int // slots met through the bands (with repeats)
 	Head     int // head postings read
-	Met      int // distinct live slots met
+	Met      int // distinct slots past the sketch (band hits) or met (head) that pass the path rule
 	HeadLong int // head postings read from the lists of longer entries
-	Checked  int // distinct slots whose length was read
-	Bitmap   int // slots the bitmap filter dropped
+	Checked  int // distinct slots past the sketch (band hits) or met (head) whose path was checked
+	Sketch   int // band hits (with repeats) and distinct slots met through the head that the sketch dropped
+	Bitmap   int // slots past the sketch filter the bitmap filter dropped
 	Expired  int // slots past the bitmap filter outside the window (Query.Since)
 	Proposed int // candidates returned
 	// FromLSH and FromHead are the proposed candidates each path met
@@ -528,18 +542,22 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	met := x.metPool.get() // per slot: the paths that met it | head hits<<2
 	defer x.metPool.put(met)
 	n := uint32(len(x.ids))
+	hits := met.hits[:0]
 	st.touched = x.bands.lookupAll(&keys, func(s uint32) {
 		if s < n { // a mapped snapshot's runs are not trusted (checkShape)
-			st.LSH++
-			met.add(s, fromLSH, 0)
+			hits = append(hits, s)
 		}
 	})
+	st.LSH = len(hits)
 	cont := q.Containment > 0 && x.cfg.Containment > 0 && lx >= x.cfg.MinContainment
+	qb := appendBitmap(nil, toks)
+	sf := newSketchFilter(x.cfg, q, cont, lx, qb)
+	x.filterHits(met, hits, sf, &st)
+	met.hits = hits
 	if cont {
 		x.headCandidates(met, toks, lx, &st)
 	}
-	qb := appendBitmap(nil, toks)
-	out := x.filterMet(met, q, cont, lx, qb, &st)
+	out := x.filterMet(met, q, cont, lx, qb, sf, &st)
 	slices.Sort(out) // slot order, as the callers' verification expects
 	slots, paths := make([]uint32, len(out)), make([]uint8, len(out))
 	for i, o := range out {
@@ -548,36 +566,68 @@ func (x *Index) candidates(fp *dedup.Fingerprint, q dedup.Query) ([]uint32, []ui
 	return slots, paths, st
 }
 
-// filterMet returns the slots of met (slot<<2 | paths) that are live,
-// pass the path rule and the bitmap filter, and are within the window
-// (q.Since). It reads the lengths of all
-// slots first and then touches the bitmaps of the survivors before
-// checking them: loads that do not depend on each other, so that their
-// cache misses overlap (a software prefetch).
-func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []uint64, st *Probe) []uint64 {
-	lens := make([]uint32, len(met.slots))
-	for i, s := range met.slots {
-		lens[i] = x.lens[s]
-	}
-	st.Checked += len(lens)
-	pass := make([]uint64, 0, 64) // slot<<2 | paths
+// filterHits adds to met (fromLSH) the band hits the sketch keeps. The
+// sketch drops a slot whatever path met it (its bound does not depend on
+// the path), so a band hit it drops needs no entry in met: most band hits
+// are background collisions, and this leaves them one cache line each and
+// no table probe. It touches the sketches of all hits first, then checks
+// them: loads that do not depend on each other, so that their cache
+// misses overlap (a software prefetch).
+func (x *Index) filterHits(met *metTable, hits []uint32, sf *sketchFilter, st *Probe) {
 	var sink uint64
-	for i, s := range met.slots {
+	for _, s := range hits {
+		sink += x.sketch[int(s)*sketchWords]
+	}
+	for _, s := range hits {
+		if !sf.keeps(x.sketch[int(s)*sketchWords : int(s+1)*sketchWords]) {
+			st.Sketch++
+			continue
+		}
+		met.add(s, fromLSH, 0)
+	}
+	st.touched += sink
+}
+
+// filterMet returns the slots of met (slot<<2 | paths) that pass the
+// path rule and the sketch filter, are live, pass the bitmap filter and
+// are within the window (q.Since). It touches the sketches of all slots
+// first, and the lengths and bitmaps of the sketch's survivors before
+// checking them: loads that do not depend on each other, so that their
+// cache misses overlap (a software prefetch). The sketch drops only slots
+// the bitmap filter drops (sketch.go), so the candidates are the bitmap
+// filter's. (The band hits in met passed the sketch in filterHits: checked
+// again here, from the cache, with the slots the head index met.)
+func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []uint64, sf *sketchFilter, st *Probe) []uint64 {
+	var sink uint64
+	for _, s := range met.slots {
+		sink += x.sketch[int(s)*sketchWords]
+	}
+	st.Checked += len(met.slots)
+	pass := make([]uint64, 0, 64) // slot<<2 | paths
+	for _, s := range met.slots {
+		e := x.sketch[int(s)*sketchWords : int(s+1)*sketchWords]
 		v := met.get(s)
 		flags, hits := uint64(v&3), int(v>>2)
-		ln := lens[i]
-		if ln&deadBit != 0 || !x.cfg.pathOK(lx, int(ln), flags, hits) {
-			continue // removed, a pair LSH is responsible for, or too few head tokens shared
+		if !x.cfg.pathOK(lx, sketchLen(e), flags, hits) {
+			continue // a pair LSH is responsible for, or too few head tokens shared
+		}
+		st.Met++
+		if !sf.keeps(e) {
+			st.Sketch++
+			continue
 		}
 		pass = append(pass, uint64(s)<<2|flags)
-		sink += x.bits[int(s)*bitmapWords] + x.bits[int(s)*bitmapWords+bitmapWords/2]
+		sink += uint64(x.lens[s]) + x.bits[int(s)*bitmapWords] + x.bits[int(s)*bitmapWords+bitmapWords/2]
 	}
-	st.Met += len(pass)
 	since := dedup.SinceKey(q.Since)
 	var out []uint64
 	for _, p := range pass {
 		s := uint32(p >> 2)
-		if !x.cfg.bitmapOK(q, cont, lx, int(x.lens[s]), qb, x.bits[int(s)*bitmapWords:]) {
+		ln := x.lens[s]
+		if ln&deadBit != 0 {
+			continue // removed
+		}
+		if !x.cfg.bitmapOK(q, cont, lx, int(ln), qb, x.bits[int(s)*bitmapWords:]) {
 			st.Bitmap++
 			continue
 		}

@@ -10,6 +10,7 @@ type metTable struct {
 	keys  []uint32 // slot+1; 0: empty
 	vals  []uint32
 	slots []uint32 // the distinct slots, in the order first met
+	hits  []uint32 // a buffer for the query's band hits (reused with the table)
 }
 
 // metPool keeps emptied tables for reuse (Index.metPool): a table grown
@@ -38,7 +39,7 @@ func (mp *metPool) put(t *metTable) {
 			t.keys[i] = 0
 		}
 	}
-	t.slots = t.slots[:0]
+	t.slots, t.hits = t.slots[:0], t.hits[:0]
 	mp.p.Put(t)
 }
 

@@ -21,12 +21,12 @@ import (
 // everything before it. ReadSnapshot refuses a
 // snapshot written with other options, a truncated or corrupt one, and any
 // index that is not freshly constructed. Version 3 added the times
-// (dedup.Windowed): an older snapshot is refused like one of other
-// options, and its store rebuilds the index.
+// (dedup.Windowed), version 4 the sketches (sketch.go): an older snapshot
+// is refused like one of other options, and its store rebuilds the index.
 
 const (
 	snapshotMagic   = "NCLSHIX\n"
-	snapshotVersion = 3
+	snapshotVersion = 4
 	// maxSnapshotLen bounds every array length read from a snapshot, so a
 	// corrupt length fails instead of allocating without limit.
 	maxSnapshotLen = 1 << 40
@@ -114,6 +114,7 @@ func (x *Index) WriteSnapshot(w io.Writer) error {
 	writeSlice(s, x.lens, true)
 	writeSlice(s, x.times, true)
 	writeSlice(s, x.bits, true)
+	writeSlice(s, x.sketch, true)
 	writeSlice(s, x.sigOff, true)
 	writeSlice(s, x.sigs, true)
 	writeSlice(s, x.titleOff, true)
@@ -290,6 +291,7 @@ func (x *Index) load(b []byte, grow func(off, n int) []byte, full bool) error {
 // adopt moves y's state into x (x's locks stay).
 func (x *Index) adopt(y *Index) {
 	x.ids, x.clusters, x.sims, x.hashes, x.lens, x.times, x.bits = y.ids, y.clusters, y.sims, y.hashes, y.lens, y.times, y.bits
+	x.sketch = y.sketch
 	x.sigOff, x.sigs, x.titleOff, x.titles, x.spots, x.bigrams, x.df = y.sigOff, y.sigs, y.titleOff, y.titles, y.spots, y.bigrams, y.df
 	x.live, x.overflow, x.byID, x.empty, x.winnow, x.merges = y.live, y.overflow, y.byID, y.empty, y.winnow, y.merges
 	x.idKeys, x.idSlots = y.idKeys, y.idSlots
@@ -313,6 +315,7 @@ func readState(s *parser, cfg Config) (*Index, error) {
 	y.lens = view[uint32](s, true)
 	y.times = view[int64](s, true)
 	y.bits = view[uint64](s, true)
+	y.sketch = view[uint64](s, true)
 	y.sigOff = view[uint64](s, true)
 	y.sigs = view[byte](s, true)
 	y.titleOff = view[uint64](s, true)
@@ -399,7 +402,8 @@ func readLevels(s *parser, y *Index) error {
 func (y *Index) checkShape() error {
 	n := len(y.ids)
 	if len(y.clusters) != n || len(y.sims) != n || len(y.hashes) != n || len(y.lens) != n || len(y.times) != n ||
-		len(y.bits) != n*bitmapWords || len(y.sigOff) != n+1 || len(y.titleOff) != n+1 || n > MaxSlots {
+		len(y.bits) != n*bitmapWords || len(y.sketch) != n*sketchWords || len(y.sigOff) != n+1 || len(y.titleOff) != n+1 ||
+		n > MaxSlots {
 		return errors.New("inconsistent entry arrays")
 	}
 	if y.sigOff[n] != uint64(len(y.sigs)) || y.titleOff[n] != uint64(len(y.titles)) || y.sigOff[0] != 0 || y.titleOff[0] != 0 {
@@ -439,7 +443,8 @@ func (y *Index) checkShape() error {
 func (y *Index) check() error {
 	n := len(y.ids)
 	if len(y.clusters) != n || len(y.sims) != n || len(y.hashes) != n || len(y.lens) != n || len(y.times) != n ||
-		len(y.bits) != n*bitmapWords || len(y.sigOff) != n+1 || len(y.titleOff) != n+1 || n > MaxSlots {
+		len(y.bits) != n*bitmapWords || len(y.sketch) != n*sketchWords || len(y.sigOff) != n+1 || len(y.titleOff) != n+1 ||
+		n > MaxSlots {
 		return errors.New("inconsistent entry arrays")
 	}
 	if err := checkArena(y.sigOff, y.sigs, len(y.spots.vals)); err != nil {
@@ -456,6 +461,9 @@ func (y *Index) check() error {
 		if l&deadBit == 0 {
 			live++
 		}
+	}
+	if err := y.checkSketches(); err != nil {
+		return err
 	}
 	if live != y.live {
 		return fmt.Errorf("%d live entries, header says %d", live, y.live)
@@ -488,6 +496,20 @@ func (y *Index) check() error {
 	}
 	if slices.ContainsFunc(h.basePost, func(s uint32) bool { return int(s) >= n }) {
 		return errors.New("head list names an unknown entry")
+	}
+	return nil
+}
+
+// checkSketches checks that every slot's sketch is the one its length and
+// bitmap give (the query path trusts a sketch to drop only what the bitmap
+// filter drops).
+func (y *Index) checkSketches() error {
+	var want []uint64
+	for s, l := range y.lens {
+		want = appendSketch(want[:0], y.bits[s*bitmapWords:(s+1)*bitmapWords], int(l&^deadBit))
+		if !slices.Equal(want, y.sketch[s*sketchWords:(s+1)*sketchWords]) {
+			return fmt.Errorf("sketch of entry %d does not match its bitmap", s)
+		}
 	}
 	return nil
 }

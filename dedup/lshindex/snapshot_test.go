@@ -129,6 +129,8 @@ func TestSnapshotRejects(t *testing.T) {
 	other := testConfig()
 	other.Containment = 0.7
 	full, _ := filled(t, 3)
+	bad, _ := filled(t, 50)
+	bad.sketch[3*sketchWords+2] ^= 1 // a sketch that is not its bitmap's (a buggy writer)
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -141,6 +143,7 @@ func TestSnapshotRejects(t *testing.T) {
 		{"flipped_byte", flip(snap, len(snap)/2), testConfig(), nil},
 		{"flipped_checksum", flip(snap, len(snap)-1), testConfig(), nil},
 		{"index_not_empty", snap, testConfig(), full},
+		{"sketch_not_its_bitmap", snapshotOf(t, bad), testConfig(), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			y := tc.into

@@ -135,19 +135,24 @@ func TestWindow(t *testing.T) {
 	}
 }
 
-// TestSnapshotWithoutTimes: a snapshot of the format before the window
-// times (version 2) is refused, read or mapped, never used without them.
+// TestSnapshotWithoutTimes: a snapshot of a format before the window
+// times (version 2) or before the sketches (version 3) is refused, read or
+// mapped, never used without them.
 func TestSnapshotWithoutTimes(t *testing.T) {
 	x, _ := filled(t, 300)
-	snap := snapshotOf(t, x)
-	binary.LittleEndian.PutUint32(snap[len(snapshotMagic):], 2)
-	y, _ := New(testConfig())
-	if err := y.ReadSnapshot(bytes.NewReader(snap)); err == nil || !strings.Contains(err.Error(), "other options") {
-		t.Fatalf("a version 2 snapshot: %v", err)
-	}
-	f := writeAt(t, snap, 0)
-	z, _ := New(testConfig())
-	if err := z.MapSnapshot(f, 0, int64(len(snap)), false); err == nil || z.Len() != 0 {
-		t.Fatalf("a version 2 snapshot mapped: %v, %d entries", err, z.Len())
+	for _, v := range []uint32{2, 3} {
+		t.Run(fmt.Sprintf("version_%d", v), func(t *testing.T) {
+			snap := snapshotOf(t, x)
+			binary.LittleEndian.PutUint32(snap[len(snapshotMagic):], v)
+			y, _ := New(testConfig())
+			if err := y.ReadSnapshot(bytes.NewReader(snap)); err == nil || !strings.Contains(err.Error(), "other options") {
+				t.Fatalf("a version %d snapshot: %v", v, err)
+			}
+			f := writeAt(t, snap, 0)
+			z, _ := New(testConfig())
+			if err := z.MapSnapshot(f, 0, int64(len(snap)), false); err == nil || z.Len() != 0 {
+				t.Fatalf("a version %d snapshot mapped: %v, %d entries", v, err, z.Len())
+			}
+		})
 	}
 }
