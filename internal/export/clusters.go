@@ -2,6 +2,7 @@ package export
 
 import (
 	"cmp"
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,10 @@ type Copy struct {
 type cluster struct {
 	copies []Copy
 	source string
+	rep    string // the representative's URL (copies[0] once sorted)
+	// slim: the copies were let go to bound an export's memory
+	// (clusterReads); rep and source still hold.
+	slim bool
 }
 
 // Clusters is the cluster view of a store: for every cluster of two or
@@ -106,9 +111,18 @@ func LoadClusters(ctx context.Context, src ClusterSource) (*Clusters, error) {
 		return nil, fmt.Errorf("clusters: %w", err)
 	}
 	for _, c := range cs.byID {
-		c.source = Representative(c.copies, names)
+		c.choose(names)
 	}
 	return cs, nil
+}
+
+// choose orders c's copies with its representative first
+// (Representative) and records it and the cluster's 来源.
+func (c *cluster) choose(names map[string][]string) {
+	c.source = Representative(c.copies, names)
+	if len(c.copies) > 0 {
+		c.rep = c.copies[0].URL
+	}
 }
 
 // orReason is a duplicate's verdict: its reason, "duplicate" when the
@@ -200,7 +214,7 @@ func (cs *Clusters) annotate(r *Record, ownSource string) {
 func (c *cluster) annotate(r *Record, ownSource string) {
 	rep := true
 	r.Representative = &rep
-	if c == nil || len(c.copies) == 0 {
+	if c == nil || c.rep == "" {
 		if s := strings.TrimSpace(ownSource); s != "" {
 			r.OriginalSource = &s
 		}
@@ -210,7 +224,7 @@ func (c *cluster) annotate(r *Record, ownSource string) {
 		s := c.source
 		r.OriginalSource = &s
 	}
-	rep = c.copies[0].URL == r.URL
+	rep = c.rep == r.URL
 	if rep {
 		r.Copies = c.copies
 	}
@@ -229,18 +243,27 @@ type ClusterLookup interface {
 	ClusterMembers(ctx context.Context, id int64, fn func(storage.ClusterMember) error) error
 }
 
-// cachedCopies is how many copies the clusters an export read last may
-// hold together (the cluster read last is kept whatever its size): a
-// cluster's copies are read again when it comes back after more.
-const cachedCopies = 4096
+// What an export from a ClusterLookup keeps of the clusters it read, the
+// least recently used let go first: every record of a cluster needs its
+// representative and 来源 (cachedClusters of them are kept, about 100
+// bytes each), and only the representative's record its copies
+// (cachedCopies of them are kept; the cluster used last keeps its copies
+// whatever their number). A cluster's members are read again only when
+// it comes back after cachedClusters others, or when its representative
+// is written after its copies were let go: a cluster of n copies whose
+// duplicates are spread among others' is read about once, not n times.
+const (
+	cachedClusters = 1 << 16
+	cachedCopies   = 4096
+)
 
 // clusterReads is the cluster view of an export from a ClusterLookup.
 type clusterReads struct {
 	src   ClusterLookup
 	names map[string][]string
-	byID  map[int64]*cluster
-	order []int64 // clusters held, oldest first
-	held  int     // their copies
+	byID  map[int64]*list.Element // of lru
+	lru   *list.List              // *heldCluster, least recently used first
+	held  int                     // copies held by the clusters of lru
 	// sizes pulls the counts of the clusters of the articles, in id
 	// order, in step with the articles (also in id order); size is the
 	// last pulled.
@@ -257,7 +280,7 @@ func newClusterReads(ctx context.Context, src ClusterLookup, runs ClusterSource)
 	if err != nil {
 		return nil, err
 	}
-	cr := &clusterReads{src: src, names: names, byID: map[int64]*cluster{}}
+	cr := &clusterReads{src: src, names: names, byID: map[int64]*list.Element{}, lru: list.New()}
 	cr.sizes, cr.stop = iter.Pull2(func(yield func(storage.ClusterSize, error) bool) {
 		err := src.ClusterSizes(ctx, func(c storage.ClusterSize) error {
 			if !yield(c, nil) {
@@ -296,16 +319,41 @@ func (cr *clusterReads) alone(id int64) (bool, error) {
 // article's id, in ascending order; 0 for a duplicate), nil when it is a
 // cluster of one copy. As LoadClusters, a cluster counts when it holds a
 // duplicate or an article that joined it; an article naming its own
-// cluster is then alone unless the cluster holds more.
-func (cr *clusterReads) of(ctx context.Context, id, article int64) (*cluster, error) {
+// cluster is then alone unless the cluster holds more. url is the
+// record's: the representative's record gets the copies, read again when
+// they were let go.
+func (cr *clusterReads) of(ctx context.Context, id, article int64, url string) (*cluster, error) {
 	if article == id {
 		if alone, err := cr.alone(id); alone || err != nil {
 			return nil, err
 		}
 	}
-	if c, ok := cr.byID[id]; ok {
-		return c, nil
+	if e, ok := cr.byID[id]; ok {
+		cr.lru.MoveToBack(e)
+		h := e.Value.(*heldCluster)
+		if !h.c.slim || h.c.rep != url {
+			return h.c, nil
+		}
+		// The representative's record, after its copies were let go.
+		cr.lru.Remove(e)
+		delete(cr.byID, id)
 	}
+	c, err := cr.read(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	cr.hold(id, c)
+	return c, nil
+}
+
+// heldCluster is an entry of clusterReads.lru.
+type heldCluster struct {
+	id int64
+	c  *cluster
+}
+
+// read reads the members of cluster id and chooses its representative.
+func (cr *clusterReads) read(ctx context.Context, id int64) (*cluster, error) {
 	c := &cluster{}
 	err := cr.src.ClusterMembers(ctx, id, func(m storage.ClusterMember) error {
 		verdict := orReason(m.Reason)
@@ -322,15 +370,24 @@ func (cr *clusterReads) of(ctx context.Context, id, article int64) (*cluster, er
 	if err != nil {
 		return nil, fmt.Errorf("clusters: %w", err)
 	}
-	c.source = Representative(c.copies, cr.names)
-	for len(cr.order) > 0 && cr.held+len(c.copies) > cachedCopies {
-		old := cr.order[0]
-		cr.order = cr.order[1:]
-		cr.held -= len(cr.byID[old].copies)
-		delete(cr.byID, old)
-	}
-	cr.byID[id] = c
-	cr.order = append(cr.order, id)
-	cr.held += len(c.copies)
+	c.choose(cr.names)
 	return c, nil
+}
+
+// hold keeps c as the most recently used cluster, and lets go of the
+// copies, then the clusters, least recently used beyond the bounds.
+func (cr *clusterReads) hold(id int64, c *cluster) {
+	cr.byID[id] = cr.lru.PushBack(&heldCluster{id: id, c: c})
+	cr.held += len(c.copies)
+	for e := cr.lru.Front(); e != nil && e != cr.lru.Back() && cr.held > cachedCopies; e = e.Next() {
+		if h := e.Value.(*heldCluster); !h.c.slim {
+			cr.held -= len(h.c.copies)
+			h.c.copies, h.c.slim = nil, true
+		}
+	}
+	for cr.lru.Len() > cachedClusters {
+		h := cr.lru.Remove(cr.lru.Front()).(*heldCluster)
+		cr.held -= len(h.c.copies)
+		delete(cr.byID, h.id)
+	}
 }

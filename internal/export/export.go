@@ -214,6 +214,11 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 	if err != nil || f.KeptOnly {
 		return err
 	}
+	if reads != nil {
+		// The duplicates need no cluster counts: end their read (an open
+		// read holds back SQLite's checkpoints and PostgreSQL's vacuum).
+		reads.close()
+	}
 	return src.Duplicates(ctx, func(d storage.Duplicate) error {
 		if !f.keep(d.RunID, d.FetchedAt, d.Channel) {
 			return nil
@@ -232,7 +237,7 @@ func Each(ctx context.Context, src Source, f Filter, fn func(Record) error) erro
 func annotate(ctx context.Context, r *Record, cs *Clusters, reads *clusterReads, article int64, ownSource string) error {
 	switch {
 	case reads != nil:
-		c, err := reads.of(ctx, r.Cluster, article)
+		c, err := reads.of(ctx, r.Cluster, article, r.URL)
 		if err != nil {
 			return err
 		}
