@@ -269,8 +269,12 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 func endImport(ctx context.Context, cfg *config.Config, store storage.Store, bs *batchStore, idx *indexRun, st *ImportStats, runErr error, t0 time.Time) error {
 	batchErr := bs.end() // nil-safe
 	bs.countCommitted(st)
-	if batchErr != nil && runErr == nil {
-		runErr = batchErr
+	switch {
+	case batchErr == nil || errors.Is(runErr, batchErr):
+	case runErr == nil || errors.Is(runErr, context.Canceled):
+		runErr = batchErr // a failed write is the import's outcome, even when it was stopping
+	default:
+		runErr = errors.Join(runErr, batchErr)
 	}
 	st.Elapsed = time.Since(t0)
 	if batchErr == nil && (runErr == nil || errors.Is(runErr, context.Canceled)) {

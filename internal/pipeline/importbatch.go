@@ -41,7 +41,7 @@ type batchStore struct {
 	hook   func(step string, n int) // ImportOptions.onBatch
 
 	mu        sync.Mutex
-	pending   map[string]storage.Outcome // URLs sent, not committed yet
+	pending   map[string]inFlight // URLs sent, not committed yet
 	committed ImportStats                // Stored, Duplicates, NotArticle of committed batches
 	err       error                      // the writer's first error
 }
@@ -60,7 +60,7 @@ func newBatchStore(ctx context.Context, s *sqlite.Store, size int, hook func(str
 		return nil, err
 	}
 	bs := &batchStore{Store: s, size: size, nextID: next, hook: hook, in: make(chan importWrite, importWriteAhead),
-		ended: make(chan struct{}), pending: make(map[string]storage.Outcome)}
+		ended: make(chan struct{}), pending: make(map[string]inFlight)}
 	go bs.write(context.WithoutCancel(ctx)) // what was decided is written, even after ctx ends
 	return bs, nil
 }
@@ -107,7 +107,8 @@ func (s *batchStore) Commit(ctx context.Context, c *storage.Commit) error {
 		w.Duplicate = &d
 	}
 	s.mu.Lock()
-	s.pending[c.Page.URL] = c.Page.Outcome
+	p := s.pending[c.Page.URL]
+	s.pending[c.Page.URL] = inFlight{outcome: c.Page.Outcome, commits: p.commits + 1}
 	s.mu.Unlock()
 	select {
 	case s.in <- importWrite{c: &w}:
@@ -119,6 +120,15 @@ func (s *batchStore) Commit(ctx context.Context, c *storage.Commit) error {
 	}
 }
 
+// inFlight is what a URL has among the commits sent and not committed
+// yet: the outcome of the last one sent, and how many there are (a URL
+// repeated in the input, its first record not an article, may be in two
+// batches at once).
+type inFlight struct {
+	outcome storage.Outcome
+	commits int
+}
+
 // errBatchStoreEnded is a commit after the writer has ended.
 var errBatchStoreEnded = errors.New("import: the store's writer has ended")
 
@@ -126,8 +136,8 @@ var errBatchStoreEnded = errors.New("import: the store's writer has ended")
 func (s *batchStore) pendingOutcome(u string) (storage.Outcome, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o, ok := s.pending[u]
-	return o, ok, s.err
+	p, ok := s.pending[u]
+	return p.outcome, ok, s.err
 }
 
 // Decided is Store.Decided with the commits in flight: a URL leaves them
@@ -290,7 +300,11 @@ func (w *importWriter) end() error {
 	}
 	s.mu.Lock()
 	for _, u := range w.urls {
-		delete(s.pending, u)
+		if p := s.pending[u]; p.commits > 1 {
+			s.pending[u] = inFlight{outcome: p.outcome, commits: p.commits - 1}
+		} else {
+			delete(s.pending, u)
+		}
 	}
 	s.committed.Stored += w.n.Stored
 	s.committed.Duplicates += w.n.Duplicates
