@@ -42,8 +42,8 @@ type batchStore struct {
 
 	mu        sync.Mutex
 	pending   map[string]inFlight // URLs sent, not committed yet
-	committed ImportStats                // Stored, Duplicates, NotArticle of committed batches
-	err       error                      // the writer's first error
+	committed ImportStats         // Stored, Duplicates, NotArticle of committed batches
+	err       error               // the writer's first error
 }
 
 // importWrite is a commit for the writer, or (flush set) a request to
