@@ -53,8 +53,9 @@ const ImportSite = "import"
 // transaction (sqlite.Batch): one transaction per record made the store's
 // commit, not the decision, the import's cost. A crash loses at most the
 // open batch and the decided records queued for it (importWriteAhead),
-// which the next import redoes (decided URLs keep their verdict). Larger batches share more terms per document-frequency fold
-// and pay SQLite's commit less often: 2,000 took the CPU of an import of
+// which the next import redoes (decided URLs keep their verdict). Larger
+// batches share more terms per document-frequency fold and pay SQLite's
+// commit less often: 2,000 took the CPU of an import of
 // 20,000 scale-corpus texts from 25.9 s (500) to 21.8 s
 // (docs/SCALE.md), for a batch of a few MB (texts, title index, terms).
 const ImportBatch = 2000
