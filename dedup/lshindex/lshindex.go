@@ -627,6 +627,9 @@ func (x *Index) filterMet(met *metTable, q dedup.Query, cont bool, lx int, qb []
 		if ln&deadBit != 0 {
 			continue // removed
 		}
+		if int(ln) != sketchLen(x.sketch[int(s)*sketchWords:int(s+1)*sketchWords]) {
+			continue // a damaged mapping: a slot whose lengths disagree is dropped, never proposed by a wrong path rule
+		}
 		if !x.cfg.bitmapOK(q, cont, lx, int(ln), qb, x.bits[int(s)*bitmapWords:]) {
 			st.Bitmap++
 			continue
