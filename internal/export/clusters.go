@@ -87,8 +87,7 @@ func LoadClusters(ctx context.Context, src ClusterSource) (*Clusters, error) {
 	}
 	err = src.DuplicateFingerprints(ctx, time.Time{}, func(d storage.Duplicate) error {
 		c := get(d.Cluster)
-		c.copies = append(c.copies, Copy{Site: d.Site, URL: d.URL, Source: strings.TrimSpace(d.Source),
-			PublishedAt: timePtr(d.PublishedAt), Verdict: orReason(d.Reason), published: d.PublishedAt})
+		c.copies = append(c.copies, copyOf(d.Site, d.URL, d.Source, d.PublishedAt, orReason(d.Reason)))
 		return nil
 	})
 	if err != nil {
@@ -99,12 +98,7 @@ func LoadClusters(ctx context.Context, src ClusterSource) (*Clusters, error) {
 		if c == nil {
 			return nil
 		}
-		verdict := "kept"
-		if a.PartialOf != 0 {
-			verdict = "partial"
-		}
-		c.copies = append(c.copies, Copy{Site: a.Site, URL: a.URL, Source: strings.TrimSpace(a.Source),
-			PublishedAt: timePtr(a.PublishedAt), Verdict: verdict, published: a.PublishedAt})
+		c.copies = append(c.copies, copyOf(a.Site, a.URL, a.Source, a.PublishedAt, storedVerdict(a.PartialOf)))
 		return nil
 	})
 	if err != nil {
@@ -123,6 +117,20 @@ func (c *cluster) choose(names map[string][]string) {
 	if len(c.copies) > 0 {
 		c.rep = c.copies[0].URL
 	}
+}
+
+// copyOf is a cluster's copy.
+func copyOf(site, url, source string, published time.Time, verdict string) Copy {
+	return Copy{Site: site, URL: url, Source: strings.TrimSpace(source),
+		PublishedAt: timePtr(published), Verdict: verdict, published: published}
+}
+
+// storedVerdict is a stored article's verdict in its cluster.
+func storedVerdict(partialOf int64) string {
+	if partialOf != 0 {
+		return "partial"
+	}
+	return "kept"
 }
 
 // orReason is a duplicate's verdict: its reason, "duplicate" when the
@@ -358,13 +366,9 @@ func (cr *clusterReads) read(ctx context.Context, id int64) (*cluster, error) {
 	err := cr.src.ClusterMembers(ctx, id, func(m storage.ClusterMember) error {
 		verdict := orReason(m.Reason)
 		if m.ID != 0 {
-			verdict = "kept"
-			if m.PartialOf != 0 {
-				verdict = "partial"
-			}
+			verdict = storedVerdict(m.PartialOf)
 		}
-		c.copies = append(c.copies, Copy{Site: m.Site, URL: m.URL, Source: strings.TrimSpace(m.Source),
-			PublishedAt: timePtr(m.PublishedAt), Verdict: verdict, published: m.PublishedAt})
+		c.copies = append(c.copies, copyOf(m.Site, m.URL, m.Source, m.PublishedAt, verdict))
 		return nil
 	})
 	if err != nil {
