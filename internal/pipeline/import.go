@@ -240,9 +240,12 @@ func Import(ctx context.Context, cfg *config.Config, source string, recs iter.Se
 			runErr = cmp.Or(bs.failure(), fmt.Errorf("%s: %w", rec.URL, err)) // the writer's error names its record
 			break
 		}
-		if bs == nil || before {
-			st.count(out, before) // else counted when committed
-		}
+		switch {
+		case bs == nil:
+			st.count(out, before)
+		case before:
+			bs.decidedBefore(rec.URL) // counted when what it repeats is committed
+		} // else counted when committed
 		if o.Progress != nil && time.Since(last) >= o.ProgressEvery {
 			last = time.Now()
 			st.Elapsed = time.Since(t0)

@@ -73,10 +73,25 @@ func (s *batchStore) failed() error {
 }
 
 // stats are the outcomes committed so far.
-func (s *batchStore) stats() (stored, dups, notArticle int) {
+func (s *batchStore) stats() ImportStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.committed.Stored, s.committed.Duplicates, s.committed.NotArticle
+	return s.committed
+}
+
+// decidedBefore counts a record whose URL was decided before: at once
+// when that decision is in the store, else when the commits in flight for
+// the URL have all been committed (a write that fails first leaves it
+// uncounted, as the decision it repeats).
+func (s *batchStore) decidedBefore(u string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.pending[u]; ok {
+		p.repeats++
+		s.pending[u] = p
+		return
+	}
+	s.committed.AlreadyDecided++
 }
 
 // Commit hands c to the writer: a stored article gets its id (and, as a
@@ -108,7 +123,8 @@ func (s *batchStore) Commit(ctx context.Context, c *storage.Commit) error {
 	}
 	s.mu.Lock()
 	p := s.pending[c.Page.URL]
-	s.pending[c.Page.URL] = inFlight{outcome: c.Page.Outcome, commits: p.commits + 1}
+	p.outcome, p.commits = c.Page.Outcome, p.commits+1
+	s.pending[c.Page.URL] = p
 	s.mu.Unlock()
 	select {
 	case s.in <- importWrite{c: &w}:
@@ -127,6 +143,7 @@ func (s *batchStore) Commit(ctx context.Context, c *storage.Commit) error {
 type inFlight struct {
 	outcome storage.Outcome
 	commits int
+	repeats int // records of the URL decided before by these commits
 }
 
 // errBatchStoreEnded is a commit after the writer has ended.
@@ -301,8 +318,10 @@ func (w *importWriter) end() error {
 	s.mu.Lock()
 	for _, u := range w.urls {
 		if p := s.pending[u]; p.commits > 1 {
-			s.pending[u] = inFlight{outcome: p.outcome, commits: p.commits - 1}
+			p.commits--
+			s.pending[u] = p
 		} else {
+			s.committed.AlreadyDecided += p.repeats
 			delete(s.pending, u)
 		}
 	}
@@ -347,5 +366,6 @@ func (s *batchStore) countCommitted(st *ImportStats) {
 	if s == nil {
 		return
 	}
-	st.Stored, st.Duplicates, st.NotArticle = s.stats()
+	c := s.stats()
+	st.Stored, st.Duplicates, st.NotArticle, st.AlreadyDecided = c.Stored, c.Duplicates, c.NotArticle, c.AlreadyDecided
 }
