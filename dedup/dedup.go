@@ -38,6 +38,7 @@ import (
 
 	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/keyfp"
+	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/spotsigs"
 	"github.com/newsdedup/newscrawl/winnow"
 )
@@ -157,6 +158,10 @@ type Engine struct {
 	// images indexes the lead images of short-text entries (reason
 	// "image"); it is the engine's own, also over a shared Index.
 	images *imageIndex
+	// toks is seg when it yields tokens (fingerprintTokens), ante the
+	// antecedents as its WordSet.
+	toks tokenSource
+	ante *segment.WordSet
 	// since is the start of the dedup window (SetWindow); zero: none.
 	since time.Time
 }
@@ -202,7 +207,11 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return &Engine{seg: seg, lex: lex, opts: opts, spots: spots, index: idx, df: newDocFreq(), images: newImageIndex(MinImageSimilarity)}, nil
+	e := &Engine{seg: seg, lex: lex, opts: opts, spots: spots, index: idx, df: newDocFreq(), images: newImageIndex(MinImageSimilarity)}
+	if ts, ok := seg.(tokenSource); ok {
+		e.toks, e.ante = ts, ts.NewWordSet(opts.Antecedents...)
+	}
+	return e, nil
 }
 
 // Options returns the engine's effective options.

@@ -91,6 +91,17 @@ func TestSpotterMatchesReference(t *testing.T) {
 			if got == nil {
 				t.Fatal("nil signature, want an empty one")
 			}
+			// AddClassified with the classes computed by the caller.
+			sp, err := NewSpotter(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range words {
+				sp.AddClassified(w, isAnte(w), isStop(w))
+			}
+			if cl := sp.Signature(); !slices.Equal(cl, got) {
+				t.Fatalf("AddClassified gives %d spots, Add %d", len(cl), len(got))
+			}
 		})
 	}
 }
