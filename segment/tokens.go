@@ -2,6 +2,7 @@ package segment
 
 import (
 	"iter"
+	"math/bits"
 	"strings"
 )
 
@@ -119,8 +120,12 @@ func (s *Segmenter) Counter() *TermCounter {
 	if c, ok := s.counters.Get().(*TermCounter); ok {
 		return c
 	}
-	return &TermCounter{isStop: s.IsStop, clone: true, pool: &s.counters, byID: make([]int32, s.dict.nodes+1)}
+	return &TermCounter{isStop: s.IsStop, clone: true, pool: &s.counters, byID: make([]uint64, minIDTable)}
 }
+
+// minIDTable is the initial size of a counter's id table: room for the 512
+// distinct dictionary words of a long article before it grows, in 8 KB.
+const minIDTable = 1 << 10
 
 // AddToken counts one token of the Segmenter that made the counter
 // (Segmenter.Counter), skipping stopwords: the same count as Add of its
@@ -130,20 +135,46 @@ func (c *TermCounter) AddToken(t Token) {
 	if t.Stop || t.Word == "" {
 		return
 	}
-	if t.ID == 0 || int(t.ID) >= len(c.byID) {
+	if t.ID == 0 || c.byID == nil {
 		c.addWord(t.Word)
 		return
 	}
-	i := c.byID[t.ID] - 1
-	if i < 0 {
-		i = int32(len(c.feats))
-		c.byID[t.ID] = i + 1
+	slot := c.idSlot(t.ID)
+	if c.byID[slot] == 0 {
+		if 2*(len(c.ids)+1) > len(c.byID) {
+			c.growIDs()
+			slot = c.idSlot(t.ID)
+		}
+		c.byID[slot] = uint64(t.ID)<<32 | uint64(len(c.feats))
 		c.ids = append(c.ids, t.ID)
 		c.feats = append(c.feats, Feature{})
 		c.ends = append(c.ends, int32(len(c.arena)+len(t.Word)))
 		c.arena = append(c.arena, t.Word...)
 	}
-	c.feats[i].Weight++
+	c.feats[uint32(c.byID[slot])].Weight++
+}
+
+// idSlot returns the slot of id in the id table (open addressing, linear
+// probing; an entry is id<<32 | feature index, 0 when empty): the slot
+// holding id, or the empty slot where it belongs.
+func (c *TermCounter) idSlot(id uint32) int {
+	mask := len(c.byID) - 1
+	i := int((uint64(id) * hashMul) >> (64 - bits.TrailingZeros(uint(len(c.byID)))))
+	for c.byID[i] != 0 && uint32(c.byID[i]>>32) != id {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+// growIDs doubles the id table.
+func (c *TermCounter) growIDs() {
+	old := c.byID
+	c.byID = make([]uint64, 2*len(old))
+	for _, e := range old {
+		if e != 0 {
+			c.byID[c.idSlot(uint32(e>>32))] = e
+		}
+	}
 }
 
 // termsFromArena gives the features counted by id their terms, cut from one
@@ -171,8 +202,10 @@ func (c *TermCounter) Release() {
 	if c.pool == nil {
 		return
 	}
-	for _, id := range c.ids {
-		c.byID[id] = 0
+	if len(c.byID) > maxPooledIDTable {
+		c.byID = make([]uint64, minIDTable)
+	} else {
+		clear(c.byID)
 	}
 	clear(c.index)
 	clear(c.feats[:cap(c.feats)])
@@ -182,9 +215,12 @@ func (c *TermCounter) Release() {
 	}
 }
 
-// maxPooledArena keeps the counter of one huge text from pinning its term
-// bytes in the pool.
-const maxPooledArena = 1 << 20
+// maxPooledArena and maxPooledIDTable keep the counter of one huge text
+// from pinning its term bytes and id table in the pool.
+const (
+	maxPooledArena   = 1 << 20
+	maxPooledIDTable = 1 << 14
+)
 
 // internTerm copies a new term found by Add unless the counter keeps the
 // caller's memory.

@@ -121,3 +121,40 @@ func TestCounterMatchesTermCounter(t *testing.T) {
 		})
 	}
 }
+
+// FuzzTokens: Tokens yields the words of WordSeq, a non-zero ID exactly
+// for dictionary words and Stop exactly for stopwords, and a counter fed
+// the tokens counts what a TermCounter fed the words counts.
+func FuzzTokens(f *testing.F) {
+	for _, s := range []string{"", knownSentence, "ＡＢＣ　１２３ iPhone 的", "\xff\xfe中", "a\u0300b", "𠀀𠀁中国的了"} {
+		f.Add(s)
+	}
+	s, err := New(Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var want []string
+		for w := range s.WordSeq(text) {
+			want = append(want, w)
+		}
+		ref := NewTermCounter(s.IsStop)
+		c := s.Counter()
+		defer c.Release()
+		var got []string
+		for tok := range s.Tokens(text) {
+			got = append(got, tok.Word)
+			if _, _, isWord := s.dict.lookup(tok.Word); isWord != (tok.ID != 0) || tok.Stop != s.IsStop(tok.Word) {
+				t.Fatalf("%q: ID %d, Stop %v", tok.Word, tok.ID, tok.Stop)
+			}
+			ref.Add(tok.Word)
+			c.AddToken(tok)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("Tokens %q, WordSeq %q", got, want)
+		}
+		if g, w := c.Features(TF, nil, 0), ref.Features(TF, nil, 0); len(g)+len(w) > 0 && !reflect.DeepEqual(g, w) {
+			t.Fatalf("counter %v, TermCounter %v", g, w)
+		}
+	})
+}

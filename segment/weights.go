@@ -181,10 +181,11 @@ type TermCounter struct {
 	feats  []Feature
 	clone  bool
 	// A counter of Segmenter.Counter also counts tokens by dictionary id
-	// (AddToken): byID[id] is the feature index + 1 (0: not seen), ids the
-	// ids seen, and the terms' bytes are copied into arena, ends[k] being
-	// where the term of the k-th id ends. pool takes it back on Release.
-	byID  []int32
+	// (AddToken): byID is a hash table from id to feature index (idSlot),
+	// ids the ids seen, and the terms' bytes are copied into arena,
+	// ends[k] being where the term of the k-th id ends. pool takes it back
+	// on Release.
+	byID  []uint64
 	ids   []uint32
 	ends  []int32
 	arena []byte
