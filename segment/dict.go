@@ -70,7 +70,6 @@ const (
 
 type dictionary struct {
 	rootNext []uint32  // BMP rune -> child of the root | rootWord | rootExt; 0: none
-	second   []uint64  // BMP rune -> filter of the second runes of its words (secondBit)
 	slots    []uint64  // hash table of the other transitions
 	shift    uint      // 64 - log2(len(slots))
 	dist     []float32 // node -> word path length log2(F/freq) (gse Token.distance)
@@ -99,13 +98,6 @@ func (d *dictionary) step(node uint32, r rune) (child uint32, word, ext, ok bool
 		}
 	}
 }
-
-// secondBit is the bit of rune r in a filter of the second runes of the
-// words that start with one rune (dictionary.second): a clear bit says no
-// word continues that way, so a segmentation skips the hash table lookup
-// (a CPU cache miss, nearly always) for most two-rune candidates that are
-// no words. A set bit proves nothing; the table decides.
-func secondBit(r rune) uint64 { return 1 << ((uint64(r) * hashMul) >> 58) }
 
 // builder inserts words into a dictionary under construction.
 type builder struct {
@@ -196,16 +188,9 @@ func (b *builder) setFlags(at ref, word, ext bool) {
 func (b *builder) insert(w []byte, dist float32, tag uint8) error {
 	var node uint32
 	var at ref
-	first := rune(-1)
 	for i, r := range string(w) {
 		if i > 0 {
 			b.setFlags(at, false, true)
-		}
-		switch {
-		case i == 0:
-			first = r
-		case at.root >= 0 && node != 0 && first < 0x10000:
-			b.d.second[first] |= secondBit(r)
 		}
 		next, nextAt, err := b.child(node, r)
 		if err != nil {
@@ -365,7 +350,6 @@ func loadDict(data []byte) (*dictionary, error) {
 	}
 	d := &dictionary{
 		rootNext: make([]uint32, 0x10000),
-		second:   make([]uint64, 0x10000),
 		slots:    make([]uint64, size),
 		shift:    uint(64 - bits.TrailingZeros(uint(size))),
 		dist:     make([]float32, 1, h.nodes+1),

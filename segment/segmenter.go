@@ -354,9 +354,6 @@ func (s *Segmenter) cut(text string, b *cutBuffers) []int32 {
 			// Walk the unit's runes.
 			var word, ext, ok bool
 			if r := runes[end]; r >= 0 {
-				if end == cur+1 && runes[cur] >= 0 && runes[cur] < 0x10000 && d.second[runes[cur]]&secondBit(r) == 0 {
-					break // no word starts with these two runes
-				}
 				node, word, ext, ok = d.step(node, r)
 				if !ok {
 					break
