@@ -33,6 +33,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -159,9 +160,11 @@ type Engine struct {
 	// "image"); it is the engine's own, also over a shared Index.
 	images *imageIndex
 	// toks is seg when it yields tokens (fingerprintTokens), ante the
-	// antecedents as its WordSet.
-	toks tokenSource
-	ante *segment.WordSet
+	// antecedents as its WordSet; anteStop says that every antecedent is
+	// a stopword (the default lists), so only stopwords need the test.
+	toks     tokenSource
+	ante     *segment.WordSet
+	anteStop bool
 	// since is the start of the dedup window (SetWindow); zero: none.
 	since time.Time
 }
@@ -210,6 +213,7 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 	e := &Engine{seg: seg, lex: lex, opts: opts, spots: spots, index: idx, df: newDocFreq(), images: newImageIndex(MinImageSimilarity)}
 	if ts, ok := seg.(tokenSource); ok {
 		e.toks, e.ante = ts, ts.NewWordSet(opts.Antecedents...)
+		e.anteStop = !slices.ContainsFunc(opts.Antecedents, func(w string) bool { return !seg.IsStop(w) })
 	}
 	return e, nil
 }

@@ -170,7 +170,8 @@ func (e *Engine) fingerprintTokens(title, text string) *Fingerprint {
 			buf = buf[:0]
 		}
 		terms.AddToken(t)
-		spots.AddClassified(t.Word, e.ante.Contains(t), t.Stop)
+		ante := (t.Stop || !e.anteStop) && e.ante.Contains(t)
+		spots.AddClassified(t.Word, ante, t.Stop)
 		if prints != nil && !t.Stop {
 			prints.Add(t.Word)
 		}

@@ -38,6 +38,7 @@ func TestFingerprintStreamEqualsWords(t *testing.T) {
 		{"tf-idf", Options{Research: Research{Weighting: segment.TFIDF}}, false, false},
 		{"sdbm", Options{Research: Research{Hash: simhash.SDBM}}, false, false},
 		{"chain 2 distance 2", Options{Chain: 2, Distance: 2}, false, false},
+		{"antecedents that are no stopwords", Options{Antecedents: append(DefaultAntecedents(), "北京", "公司", "2013")}, false, false},
 		{"partial reprints (winnowing prints)", Options{PartialReprint: true}, false, false},
 		{"partial reprints, segmenter without Tokens", Options{PartialReprint: true}, true, false},
 		{"segmenter without Tokens", Options{}, true, false},
@@ -47,6 +48,9 @@ func TestFingerprintStreamEqualsWords(t *testing.T) {
 			e := testEngine(t, tc.opts)
 			if e.toks == nil {
 				t.Fatal("an engine over the Segmenter does not use its tokens")
+			}
+			if e.anteStop != (tc.opts.Antecedents == nil) {
+				t.Fatalf("anteStop %v with antecedents %q", e.anteStop, tc.opts.Antecedents)
 			}
 			if tc.noTokens {
 				e.toks, e.ante = nil, nil
