@@ -115,3 +115,32 @@ func BenchmarkFingerprintLong(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFingerprintArticles fingerprints the real news articles of the
+// robustness set (3.3 KB each) with the import's options (the partial-reprint
+// rule's winnowing prints included), one article per op: from the
+// segmenter's tokens (the default) and from its words (WordSeq, the path
+// of a segmenter without tokens).
+func BenchmarkFingerprintArticles(b *testing.B) {
+	recs := benchtext.Robust(b)
+	for _, tc := range []struct {
+		name   string
+		tokens bool
+	}{{"tokens", true}, {"words", false}} {
+		b.Run(tc.name, func(b *testing.B) {
+			e := testEngine(b, Options{PartialReprint: true})
+			if !tc.tokens {
+				e.toks, e.ante = nil, nil
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				r := recs[i%len(recs)]
+				if fp := e.Fingerprint("", r.Text); fp.Words == 0 {
+					b.Fatalf("%s: no words", r.ID)
+				}
+				i++
+			}
+		})
+	}
+}

@@ -33,11 +33,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/newsdedup/newscrawl/imgfp"
 	"github.com/newsdedup/newscrawl/keyfp"
+	"github.com/newsdedup/newscrawl/segment"
 	"github.com/newsdedup/newscrawl/spotsigs"
 	"github.com/newsdedup/newscrawl/winnow"
 )
@@ -157,6 +159,12 @@ type Engine struct {
 	// images indexes the lead images of short-text entries (reason
 	// "image"); it is the engine's own, also over a shared Index.
 	images *imageIndex
+	// toks is seg when it yields tokens (fingerprintTokens), ante the
+	// antecedents as its WordSet; anteStop says that every antecedent is
+	// a stopword (the default lists), so only stopwords need the test.
+	toks     tokenSource
+	ante     *segment.WordSet
+	anteStop bool
 	// since is the start of the dedup window (SetWindow); zero: none.
 	since time.Time
 }
@@ -202,7 +210,12 @@ func New(seg Segmenter, opts Options) (*Engine, error) {
 			return nil, err
 		}
 	}
-	return &Engine{seg: seg, lex: lex, opts: opts, spots: spots, index: idx, df: newDocFreq(), images: newImageIndex(MinImageSimilarity)}, nil
+	e := &Engine{seg: seg, lex: lex, opts: opts, spots: spots, index: idx, df: newDocFreq(), images: newImageIndex(MinImageSimilarity)}
+	if ts, ok := seg.(tokenSource); ok {
+		e.toks, e.ante = ts, ts.NewWordSet(opts.Antecedents...)
+		e.anteStop = !slices.ContainsFunc(opts.Antecedents, func(w string) bool { return !seg.IsStop(w) })
+	}
+	return e, nil
 }
 
 // Options returns the engine's effective options.

@@ -78,9 +78,21 @@ func (e *Engine) streams() bool {
 	return !o.KeywordExact && o.TopM == 0 && !o.JTidf && !o.Positional
 }
 
+// tokenSource is a Segmenter that yields a text's words as tokens, with
+// their dictionary ids and stopword flag (*segment.Segmenter): the term
+// counts and the word classes then need no string hashing.
+type tokenSource interface {
+	Tokens(text string) iter.Seq[segment.Token]
+	NewWordSet(words ...string) *segment.WordSet
+	Counter() *segment.TermCounter
+}
+
 // fingerprintStream is Fingerprint from a word stream: the content hash,
 // the term counts and the spots are accumulated word by word.
 func (e *Engine) fingerprintStream(title, text string) *Fingerprint {
+	if e.toks != nil {
+		return e.fingerprintTokens(title, text)
+	}
 	var words iter.Seq[string]
 	if s, ok := e.seg.(wordStreamer); ok {
 		words = s.WordSeq(text)
@@ -112,6 +124,13 @@ func (e *Engine) fingerprintStream(title, text string) *Fingerprint {
 	if fp.Words == 0 {
 		return fp
 	}
+	e.finishStream(fp, terms, spots, prints)
+	return fp
+}
+
+// finishStream sets the Terms, Simhash, Signature and Prints of fp from
+// the accumulators of a word stream.
+func (e *Engine) finishStream(fp *Fingerprint, terms *segment.TermCounter, spots *spotsigs.Spotter, prints *winnow.Stream) {
 	feats := terms.Features(e.opts.Research.Weighting, e.df, 0)
 	// The features are exactly the distinct non-stopword terms.
 	fp.Terms = make([]string, len(feats))
@@ -125,8 +144,51 @@ func (e *Engine) fingerprintStream(title, text string) *Fingerprint {
 	if prints != nil {
 		fp.setPrints(prints.Prints(), prints.Words())
 	}
+}
+
+// fingerprintTokens is fingerprintStream from the tokens of a tokenSource:
+// each word's stopword and antecedent classes are read once, by dictionary
+// id, and the content hash is written in blocks of words.
+func (e *Engine) fingerprintTokens(title, text string) *Fingerprint {
+	fp := &Fingerprint{Title: TitleSet(title)}
+	h := sha256.New()
+	buf := make([]byte, 0, hashBlock+64)
+	terms := e.toks.Counter()
+	defer terms.Release()
+	// The config was validated by New, so NewSpotter cannot fail here.
+	spots, _ := spotsigs.NewSpotter(e.spots)
+	var prints *winnow.Stream
+	if e.winnows() {
+		prints, _ = winnow.NewStream(winnowConfig) // the default config is valid
+	}
+	for t := range e.toks.Tokens(text) {
+		fp.Words++
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(t.Word)))
+		buf = append(buf, t.Word...)
+		if len(buf) >= hashBlock {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+		terms.AddToken(t)
+		ante := (t.Stop || !e.anteStop) && e.ante.Contains(t)
+		spots.AddClassified(t.Word, ante, t.Stop)
+		if prints != nil && !t.Stop {
+			prints.Add(t.Word)
+		}
+	}
+	h.Write(buf)
+	copy(fp.Hash[:], h.Sum(nil))
+	if fp.Words == 0 {
+		return fp
+	}
+	e.finishStream(fp, terms, spots, prints)
 	return fp
 }
+
+// hashBlock is the size of the blocks in which fingerprintTokens writes
+// the length-prefixed words to the content hash (the digest is that of
+// their concatenation, whatever the blocks).
+const hashBlock = 4 << 10
 
 // winnows reports whether fingerprints carry the winnowing prints (the
 // partial-reprint rule).

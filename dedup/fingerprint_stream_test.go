@@ -13,7 +13,8 @@ import (
 
 // TestFingerprintStreamEqualsWords: the word-stream fingerprint (the
 // default options) equals the one computed from the word list, for short
-// and long texts, with TF-IDF weights and another hash, and with a
+// and long texts, with TF-IDF weights and another hash, from tokens (the
+// Segmenter), from words (a segmenter without tokens) and with a
 // segmenter that cannot stream.
 func TestFingerprintStreamEqualsWords(t *testing.T) {
 	var texts []string
@@ -26,20 +27,34 @@ func TestFingerprintStreamEqualsWords(t *testing.T) {
 		long = append(long, r.Text)
 	}
 	texts = append(texts, "", "，。！", strings.Join(long, "\n"), strings.Join(long, ""))
+	texts = append(texts, long...)
 	for _, tc := range []struct {
-		name  string
-		opts  Options
-		plain bool
+		name     string
+		opts     Options
+		noTokens bool // a segmenter with WordSeq but not Tokens
+		plain    bool // a segmenter with neither
 	}{
-		{"defaults", Options{}, false},
-		{"tf-idf", Options{Research: Research{Weighting: segment.TFIDF}}, false},
-		{"sdbm", Options{Research: Research{Hash: simhash.SDBM}}, false},
-		{"chain 2 distance 2", Options{Chain: 2, Distance: 2}, false},
-		{"partial reprints (winnowing prints)", Options{PartialReprint: true}, false},
-		{"segmenter without WordSeq", Options{}, true},
+		{"defaults", Options{}, false, false},
+		{"tf-idf", Options{Research: Research{Weighting: segment.TFIDF}}, false, false},
+		{"sdbm", Options{Research: Research{Hash: simhash.SDBM}}, false, false},
+		{"chain 2 distance 2", Options{Chain: 2, Distance: 2}, false, false},
+		{"antecedents that are no stopwords", Options{Antecedents: append(DefaultAntecedents(), "北京", "公司", "2013")}, false, false},
+		{"partial reprints (winnowing prints)", Options{PartialReprint: true}, false, false},
+		{"partial reprints, segmenter without Tokens", Options{PartialReprint: true}, true, false},
+		{"segmenter without Tokens", Options{}, true, false},
+		{"segmenter without WordSeq", Options{}, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := testEngine(t, tc.opts)
+			if e.toks == nil {
+				t.Fatal("an engine over the Segmenter does not use its tokens")
+			}
+			if e.anteStop != (tc.opts.Antecedents == nil) {
+				t.Fatalf("anteStop %v with antecedents %q", e.anteStop, tc.opts.Antecedents)
+			}
+			if tc.noTokens {
+				e.toks, e.ante = nil, nil
+			}
 			if tc.plain {
 				e.seg = plainSeg{seg}
 			}

@@ -120,3 +120,35 @@ func BenchmarkWordsParallel(b *testing.B) {
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "docs/s")
 	b.ReportMetric(float64(b.N)/(cpuSeconds()-cpu0), "docs/cpu-s")
 }
+
+// BenchmarkWordStreams segments the articles of the robustness set one per
+// op through WordSeq and through Tokens (with the dictionary ids and stop
+// flags), counting the words.
+func BenchmarkWordStreams(b *testing.B) {
+	recs := benchtext.Robust(b)
+	s := sharedSegmenter(b)
+	b.Run("WordSeq", func(b *testing.B) {
+		b.ReportAllocs()
+		i, n := 0, 0
+		for b.Loop() {
+			for range s.WordSeq(recs[i%len(recs)].Text) {
+				n++
+			}
+			i++
+		}
+		b.ReportMetric(float64(n)/float64(b.N), "words/op")
+	})
+	b.Run("Tokens", func(b *testing.B) {
+		b.ReportAllocs()
+		i, n := 0, 0
+		for b.Loop() {
+			for t := range s.Tokens(recs[i%len(recs)].Text) {
+				if !t.Stop {
+					n++
+				}
+			}
+			i++
+		}
+		b.ReportMetric(float64(n)/float64(b.N), "content/op")
+	})
+}

@@ -19,6 +19,12 @@
 // stopwords, because SpotSigs (Theobald et al., SIGIR 2008; Chinese adaptation
 // Li Yan et al. 2017) anchors its signatures on them; IsStop reports them.
 //
+// Tokens yields the words with what the segmentation found out about them
+// anyway: the dictionary id of a dictionary word (its trie node) and its
+// stopword flag, so that a caller counting terms (Counter, a pooled
+// TermCounter) or testing word sets (WordSet) hashes no strings for
+// dictionary words; dedup fingerprints from them.
+//
 // Features computes TF or TF-IDF term weights with term positions for
 // Simhash/P-Simhash, optionally with a documented co-occurrence penalty in
 // place of P-Simhash's J-Tidf. Antecedents returns the SpotSigs antecedents:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -38,6 +39,8 @@ type Segmenter struct {
 	stop     map[string]struct{}
 	synonyms map[string]string
 	bufs     sync.Pool // *cutBuffers
+	stopSet  *WordSet  // stop by token (Tokens)
+	counters sync.Pool // *TermCounter of Counter
 }
 
 // New loads the embedded dictionary and stopword list and the optional files
@@ -77,6 +80,7 @@ func New(opts Options) (*Segmenter, error) {
 		}
 		s.synonyms = syn
 	}
+	s.stopSet = s.wordSetOf(s.stop)
 	return s, nil
 }
 
@@ -284,7 +288,9 @@ type cutBuffers struct {
 	runes []rune    // rune of each one-rune unit, -1 for alphanumeric runs
 	dist  []float32 // shortest path length to the end of unit i (0: unreached)
 	back  []int32   // number of units of the last token on that path
+	node  []uint32  // trie node of that token when it is a dictionary word, else 0
 	spans []int32   // output: start, end byte offsets of each token
+	ids   []uint32  // output: the node of each token of spans (0: not a dictionary word)
 }
 
 const (
@@ -330,8 +336,9 @@ func (s *Segmenter) cut(text string, b *cutBuffers) []int32 {
 	if cap(b.dist) < n {
 		b.dist = make([]float32, n)
 		b.back = make([]int32, n)
+		b.node = make([]uint32, n)
 	}
-	dist, back := b.dist[:n], b.back[:n]
+	dist, back, nodes := b.dist[:n], b.back[:n], b.node[:n]
 	clear(dist)
 
 	d := s.dict
@@ -367,6 +374,7 @@ func (s *Segmenter) cut(text string, b *cutBuffers) []int32 {
 				if nd := base + d.dist[node]; dist[end] == 0 || dist[end] > nd {
 					dist[end] = nd
 					back[end] = int32(end - cur + 1)
+					nodes[end] = node
 				}
 				if end == cur {
 					single = true
@@ -380,22 +388,23 @@ func (s *Segmenter) cut(text string, b *cutBuffers) []int32 {
 			if nd := base + unknownDistance; dist[cur] == 0 || dist[cur] > nd {
 				dist[cur] = nd
 				back[cur] = 1
+				nodes[cur] = 0
 			}
 		}
 	}
 
 	// Walk back from the last unit, then reverse.
-	spans := b.spans[:0]
+	spans, ids := b.spans[:0], b.ids[:0]
 	end := n
 	endByte := int32(len(text))
 	for end > 0 {
 		start := end - int(back[end-1])
 		spans = append(spans, endByte, units[start])
+		ids = append(ids, nodes[end-1])
 		end, endByte = start, units[start]
 	}
-	for i, j := 0, len(spans)-1; i < j; i, j = i+1, j-1 {
-		spans[i], spans[j] = spans[j], spans[i]
-	}
-	b.spans = spans
+	slices.Reverse(spans)
+	slices.Reverse(ids)
+	b.spans, b.ids = spans, ids
 	return spans
 }

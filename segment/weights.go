@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Feature is one term of a document with its weight and the indices of its
@@ -179,6 +180,16 @@ type TermCounter struct {
 	index  map[string]int32
 	feats  []Feature
 	clone  bool
+	// A counter of Segmenter.Counter also counts tokens by dictionary id
+	// (AddToken): byID is a hash table from id to feature index (idSlot),
+	// ids the ids seen, and the terms' bytes are copied into arena,
+	// ends[k] being where the term of the k-th id ends. pool takes it back
+	// on Release.
+	byID  []uint64
+	ids   []uint32
+	ends  []int32
+	arena []byte
+	pool  *sync.Pool
 }
 
 // NewTermCounter returns an empty counter skipping the words for which
@@ -192,11 +203,17 @@ func (c *TermCounter) Add(word string) {
 	if word == "" || (c.isStop != nil && c.isStop(word)) {
 		return
 	}
+	c.addWord(word)
+}
+
+// addWord counts a word that is not a stopword by the string map.
+func (c *TermCounter) addWord(word string) {
 	i, ok := c.index[word]
 	if !ok {
-		if c.clone {
-			word = strings.Clone(word)
+		if c.index == nil {
+			c.index = make(map[string]int32)
 		}
+		word = c.internTerm(word)
 		i = int32(len(c.feats))
 		c.index[word] = i
 		c.feats = append(c.feats, Feature{Term: word})
@@ -206,14 +223,18 @@ func (c *TermCounter) Add(word string) {
 
 // Features returns what Features(words, isStop, w, df,
 // FeatureOptions{TopM: topM, NoPositions: true}) returns for the words
-// added. The counter must not be used after it.
+// added. The counter must not be used after it, except for Release.
 func (c *TermCounter) Features(w Weighting, df DocFreq, topM int) []Feature {
 	return c.features(w, df, FeatureOptions{TopM: topM, NoPositions: true})
 }
 
 func (c *TermCounter) features(w Weighting, df DocFreq, opts FeatureOptions) []Feature {
 	feats := c.feats
-	c.feats, c.index = nil, nil
+	if c.pool == nil {
+		c.feats, c.index = nil, nil
+	} else {
+		c.termsFromArena()
+	}
 	if len(feats) == 0 {
 		return nil
 	}

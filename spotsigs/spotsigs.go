@@ -159,13 +159,35 @@ func NewSpotter(cfg Config) (*Spotter, error) {
 func (s *Spotter) Add(w string) {
 	switch {
 	case s.isAnte(w):
-		if s.need > 0 {
-			s.pending = append(s.pending, pendingSpot{k: s.content, h: fnvString(fnvOffset64, w)})
-		}
-		return
+		s.addAntecedent(w)
 	case s.isStop != nil && s.isStop(w):
-		return
+	default:
+		s.addContent(w)
 	}
+}
+
+// AddClassified is Add of a word whose classes the caller already knows:
+// antecedent and stop must be what Config.IsAntecedent and Config.IsStop
+// report for w (a stop that Config.IsStop would not report is ignored
+// when IsStop is nil, as in Add).
+func (s *Spotter) AddClassified(w string, antecedent, stop bool) {
+	switch {
+	case antecedent:
+		s.addAntecedent(w)
+	case stop && s.isStop != nil:
+	default:
+		s.addContent(w)
+	}
+}
+
+func (s *Spotter) addAntecedent(w string) {
+	if s.need > 0 {
+		s.pending = append(s.pending, pendingSpot{k: s.content, h: fnvString(fnvOffset64, w)})
+	}
+}
+
+// addContent takes the next content word.
+func (s *Spotter) addContent(w string) {
 	if s.need == 0 {
 		return
 	}

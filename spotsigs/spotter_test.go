@@ -91,6 +91,17 @@ func TestSpotterMatchesReference(t *testing.T) {
 			if got == nil {
 				t.Fatal("nil signature, want an empty one")
 			}
+			// AddClassified with the classes computed by the caller.
+			sp, err := NewSpotter(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range words {
+				sp.AddClassified(w, isAnte(w), isStop(w))
+			}
+			if cl := sp.Signature(); !slices.Equal(cl, got) {
+				t.Fatalf("AddClassified gives %d spots, Add %d", len(cl), len(got))
+			}
 		})
 	}
 }
@@ -119,8 +130,19 @@ func FuzzSpotterMatchesReference(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string, c, d uint8) {
 		words := strings.Fields(text)
 		cfg := Config{IsAntecedent: WordSet("的", "了", "在", "a"), IsStop: WordSet("和", "b"), Chain: int(c % 8), Distance: int(d % 8)}
-		if got, want := mustExtract(t, words, cfg), extractReference(words, cfg); !slices.Equal(got, want) {
+		want := extractReference(words, cfg)
+		if got := mustExtract(t, words, cfg); !slices.Equal(got, want) {
 			t.Fatalf("Spotter %v, reference %v", got, want)
+		}
+		sp, err := NewSpotter(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range words {
+			sp.AddClassified(w, cfg.IsAntecedent(w), cfg.IsStop(w))
+		}
+		if got := sp.Signature(); !slices.Equal(got, want) {
+			t.Fatalf("AddClassified %v, reference %v", got, want)
 		}
 	})
 }

@@ -79,17 +79,18 @@ func StreamImport(r io.Reader, name string, lenient bool) iter.Seq2[ImportRecord
 			if len(bytes.TrimSpace(b)) == 0 {
 				continue
 			}
-			if err := dedupinput.CheckLine(b, own...); err != nil {
+			k, unknown, err := dedupinput.CheckLineKeys(b, own, known)
+			if err != nil {
 				yield(ImportRecord{}, fmt.Errorf("%s:%d: %w", name, line, err))
 				return
 			}
-			if k, ok := dedupinput.UnknownKey(b, known); ok && !lenient {
+			if unknown && !lenient {
 				yield(ImportRecord{}, fmt.Errorf("%s:%d: unknown key %q (allowed: url, title, text, site, published_at, source, author, editor, or the keys of a newscrawl export; lenient reading ignores unknown keys)", name, line, k))
 				return
 			}
 			var rec ImportRecord
 			dec := json.NewDecoder(bytes.NewReader(b))
-			err := dec.Decode(&rec)
+			err = dec.Decode(&rec)
 			switch {
 			case err != nil:
 				err = fmt.Errorf("%s:%d: %w", name, line, err)
