@@ -80,7 +80,10 @@ func (x *Index) WriteDelta(w io.Writer) error {
 		b = append(b, op.kind)
 		switch op.kind {
 		case opAdd:
-			b = x.appendEntry(b, uint32(op.a))
+			var err error
+			if b, err = x.appendEntry(b, uint32(op.a)); err != nil {
+				return fmt.Errorf("lshindex: write delta: %w", err)
+			}
 		case opRemove:
 			b = binary.LittleEndian.AppendUint64(b, op.a)
 		case opMerge:
@@ -105,8 +108,9 @@ func appendU64s(b []byte, vs []uint64) []byte {
 	return b
 }
 
-// appendEntry appends the entry in slot s as Add received it.
-func (x *Index) appendEntry(b []byte, s uint32) []byte {
+// appendEntry appends the entry in slot s as Add received it (a removed
+// one without its prints).
+func (x *Index) appendEntry(b []byte, s uint32) ([]byte, error) {
 	b = binary.LittleEndian.AppendUint64(b, x.ids[s])
 	b = binary.LittleEndian.AppendUint64(b, x.clusters[s])
 	b = binary.LittleEndian.AppendUint64(b, x.sims[s])
@@ -116,13 +120,16 @@ func (x *Index) appendEntry(b []byte, s uint32) []byte {
 	// The headline in code order: adding it again gives its new bigrams
 	// the codes they have here.
 	b = appendU64s(b, decodeInCodeOrder(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals))
-	w, ok := x.winnow[s]
-	if !ok {
-		return append(b, 0)
+	if !x.keep(s) {
+		return append(b, 0), nil
+	}
+	prints, words, ok, err := x.cold.get(s)
+	if err != nil || !ok {
+		return append(b, 0), err
 	}
 	b = append(b, 1)
-	b = binary.AppendUvarint(b, uint64(w.words))
-	return appendU64s(b, w.prints)
+	b = binary.AppendUvarint(b, uint64(words))
+	return appendU64s(b, prints), nil
 }
 
 // deltaReader decodes a delta held in memory; the first error sticks.

@@ -92,7 +92,7 @@ type Index struct {
 	overflow int
 	byID     map[uint64]uint32
 	empty    map[[16]byte]uint32 // entries without spots, by text hash
-	winnow   map[uint32]winnowed
+	cold     coldStore           // winnowing prints (cold.go)
 	merges   dedup.ClusterMerges
 	bands    bands
 	head     headLists
@@ -117,11 +117,6 @@ type Index struct {
 var _ dedup.Index = (*Index)(nil)
 var _ dedup.Snapshotter = (*Index)(nil)
 var _ dedup.Windowed = (*Index)(nil)
-
-type winnowed struct {
-	prints []uint64
-	words  int
-}
 
 // dict gives each distinct 64-bit value a dense 32-bit code. The codes
 // of a loaded snapshot are found through order (its codes by ascending
@@ -178,7 +173,7 @@ func New(cfg Config) (*Index, error) {
 	}
 	cfg.MinContainment = max(cfg.MinContainment, 1)
 	return &Index{cfg: cfg, sigOff: []uint64{0}, titleOff: []uint64{0}, byID: map[uint64]uint32{},
-		empty: map[[16]byte]uint32{}, winnow: map[uint32]winnowed{}, merges: dedup.NewClusterMerges(),
+		empty: map[[16]byte]uint32{}, cold: newColdStore(0), merges: dedup.NewClusterMerges(),
 		bands: newBands(), head: newHeadLists()}, nil
 }
 
@@ -229,6 +224,9 @@ func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 		return nil
 	}
 	slot := uint32(len(x.ids))
+	if err := x.cold.add(slot, e.Prints, e.ContentWords, e.Prints != nil); err != nil {
+		return fmt.Errorf("lshindex: add %d: %w", e.ID, err)
+	}
 	x.ids = append(x.ids, e.ID)
 	x.clusters = append(x.clusters, e.Cluster)
 	x.sims = append(x.sims, e.Simhash)
@@ -245,9 +243,6 @@ func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 	x.byID[e.ID] = slot
 	x.live++
 	x.logOp(deltaOp{kind: opAdd, a: uint64(slot)})
-	if e.Prints != nil {
-		x.winnow[slot] = winnowed{prints: e.Prints, words: e.ContentWords}
-	}
 	if len(toks) == 0 {
 		if _, ok := x.empty[e.Hash]; !ok && e.Hash != ([16]byte{}) {
 			x.empty[e.Hash] = slot
@@ -415,7 +410,6 @@ func (x *Index) Remove(_ context.Context, id uint64) error {
 	x.logOp(deltaOp{kind: opRemove, a: id})
 	x.lens[s] |= deadBit
 	x.live--
-	delete(x.winnow, s)
 	if x.empty[x.hashes[s]] == s && x.sigOff[s] == x.sigOff[s+1] {
 		delete(x.empty, x.hashes[s])
 	}
@@ -491,10 +485,13 @@ func (x *Index) Candidates(_ context.Context, fp *dedup.Fingerprint, q dedup.Que
 	defer x.mu.RUnlock()
 	out := make([]*dedup.Entry, 0, len(slots))
 	for _, s := range slots {
-		w := x.winnow[s]
+		prints, words, _, err := x.cold.get(s)
+		if err != nil {
+			return nil, fmt.Errorf("lshindex: candidates: entry %d: %w", x.ids[s], err)
+		}
 		out = append(out, &dedup.Entry{ID: x.ids[s], Cluster: x.merges.Of(x.clusters[s]), Simhash: x.sims[s],
 			Signature: decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals), Hash: x.hashes[s],
-			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: w.prints, ContentWords: w.words,
+			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: prints, ContentWords: words,
 			Time: timeOf(x.times[s])})
 	}
 	return out, nil
@@ -739,18 +736,31 @@ func (x *Index) compact(ctx context.Context) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.cold.file != nil {
+		if err := y.SpillCold(x.cold.dir); err != nil {
+			return fmt.Errorf("lshindex: compact: %w", err)
+		}
+	}
 	for s := range x.ids {
 		if x.lens[s]&deadBit != 0 {
 			continue
 		}
-		r := &deltaReader{b: x.appendEntry(nil, uint32(s))}
-		e := r.entry()
-		if r.err == nil {
+		b, err := x.appendEntry(nil, uint32(s))
+		r := &deltaReader{b: b}
+		var e dedup.Entry
+		if err == nil {
+			e = r.entry()
+		}
+		if err == nil && r.err == nil {
 			err = y.Add(ctx, e)
 		}
 		if err = errors.Join(r.err, err); err != nil {
+			y.Close()
 			return fmt.Errorf("lshindex: compact: entry %d: %w", x.ids[s], err)
 		}
+	}
+	if x.cold.file != nil {
+		x.cold.file.Close() // y's file replaces it
 	}
 	for _, p := range x.merges.Pairs() {
 		y.merges.Merge(p[1], []uint64{p[0]})
