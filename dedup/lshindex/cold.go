@@ -89,6 +89,14 @@ func (x *Index) SpillCold(dir string) error {
 	return nil
 }
 
+// SpillDir is the directory of the file holding the cold data ("" when
+// they are in the heap).
+func (x *Index) SpillDir() string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.cold.dir
+}
+
 // Close releases the file of the spilled cold data (SpillCold): the
 // queries that need it fail after. An index that does not spill has
 // nothing to release. (The file is closed too when the index is garbage

@@ -3,9 +3,12 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/dedup/lshindex"
 	"github.com/newsdedup/newscrawl/dedup/redisindex"
@@ -92,4 +95,42 @@ func SetIndex(o *dedup.Options, name string) error {
 	}
 	o.NewIndex = f
 	return nil
+}
+
+// coldSpiller is an index that can keep its entries' cold data (the
+// winnowing prints, read only for the candidates it returns) in a file
+// instead of the heap (lshindex.Index.SpillCold).
+type coldSpiller interface {
+	SpillCold(dir string) error
+}
+
+// runEngineOptions is EngineOptions for a run over cfg's store (a crawl's
+// or an import's engine): an index that can spills the cold data of the
+// entries it adds to an unlinked temporary file next to the store (a
+// SQLite store's directory, which the run writes anyway; the temporary
+// directory for a PostgreSQL store), read back through the page cache, so
+// that the process's memory does not grow with them.
+func runEngineOptions(cfg *config.Config) (dedup.Options, error) {
+	o, err := EngineOptions(cfg.Dedup)
+	if err != nil || o.NewIndex == nil {
+		return o, err
+	}
+	dir := os.TempDir()
+	if !IsPostgres(cfg.Storage) {
+		dir = filepath.Dir(cfg.Storage)
+	}
+	newIndex := o.NewIndex
+	o.NewIndex = func(q dedup.Query) (dedup.Index, error) {
+		x, err := newIndex(q)
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := x.(coldSpiller); ok {
+			if err := s.SpillCold(dir); err != nil {
+				return nil, fmt.Errorf("dedup index: %w", err)
+			}
+		}
+		return x, nil
+	}
+	return o, nil
 }
