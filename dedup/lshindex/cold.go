@@ -2,6 +2,7 @@ package lshindex
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -28,15 +29,135 @@ import (
 // caller keeps them; a mapping is released with the index); a read error
 // fails the query instead of answering without them.
 
-// coldBuffer is the uint64s of records a spilling index holds in memory
-// before it writes them to its file (512 KiB).
-const coldBuffer = 1 << 16
+// coldBufferBytes is what a spilling arena holds in memory before it
+// writes it to its file (512 KiB).
+const coldBufferBytes = 1 << 19
 
 // coldFile is the file behind a spilled arena (an *os.File).
 type coldFile interface {
 	io.ReaderAt
 	io.WriterAt
 	io.Closer
+}
+
+// coldArena is an append-only arena of T, in the heap or, with a file,
+// in the file below flushed and in buf above it. Records are flushed
+// whole (ready flushes before a record is put), so none straddles the two.
+type coldArena[T byte | uint64] struct {
+	heap    []T
+	file    coldFile
+	buf     []T
+	flushed uint64 // elements written to file
+	limit   int    // buffer bytes (0: coldBufferBytes; tests make it small)
+}
+
+// elSize is the size of a T in bytes.
+func elSize[T byte | uint64]() int64 {
+	var zero T
+	return int64(unsafe.Sizeof(zero))
+}
+
+func asBytes[T byte | uint64](v []T) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	var zero T
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(zero)))
+}
+
+// size is the number of elements put.
+func (a *coldArena[T]) size() uint64 {
+	if a.file == nil {
+		return uint64(len(a.heap))
+	}
+	return a.flushed + uint64(len(a.buf))
+}
+
+// ready writes a full buffer to the file, so that the next put cannot fail.
+func (a *coldArena[T]) ready() error {
+	if a.file == nil || len(asBytes(a.buf)) < cmp.Or(a.limit, coldBufferBytes) {
+		return nil
+	}
+	if _, err := a.file.WriteAt(asBytes(a.buf), int64(a.flushed)*elSize[T]()); err != nil {
+		return fmt.Errorf("write cold data: %w", err)
+	}
+	a.flushed += uint64(len(a.buf))
+	a.buf = a.buf[:0]
+	return nil
+}
+
+// put appends one record.
+func (a *coldArena[T]) put(parts ...[]T) {
+	for _, p := range parts {
+		if a.file == nil {
+			a.heap = append(a.heap, p...)
+		} else {
+			a.buf = append(a.buf, p...)
+		}
+	}
+}
+
+// read returns the record [lo, hi): in place in the heap, else appended
+// to dst (from the buffer, or read from the file).
+func (a *coldArena[T]) read(dst []T, lo, hi uint64) ([]T, error) {
+	if lo > hi || hi > a.size() {
+		return nil, errors.New("cold record out of range")
+	}
+	if a.file == nil {
+		return a.heap[lo:hi:hi], nil
+	}
+	if hi > a.flushed {
+		if lo < a.flushed {
+			return nil, errors.New("cold record straddles the file's end")
+		}
+		return append(dst, a.buf[lo-a.flushed:hi-a.flushed]...), nil
+	}
+	n := len(dst)
+	dst = append(dst, make([]T, hi-lo)...)
+	if _, err := a.file.ReadAt(asBytes(dst[n:]), int64(lo)*elSize[T]()); err != nil && hi > lo {
+		return nil, fmt.Errorf("read cold data: %w", err)
+	}
+	return dst, nil
+}
+
+// coldStream reads an arena's records in order: the file through one
+// buffered sequential reader instead of a pread a record.
+type coldStream[T byte | uint64] struct {
+	a       *coldArena[T]
+	r       *bufio.Reader
+	pos     uint64
+	scratch []T
+}
+
+func (a *coldArena[T]) stream() *coldStream[T] {
+	s := &coldStream[T]{a: a}
+	if a.file != nil {
+		s.r = bufio.NewReaderSize(io.NewSectionReader(a.file, 0, int64(a.flushed)*elSize[T]()), 1<<20)
+	}
+	return s
+}
+
+// next returns the next n elements (what the file holds of them read in
+// sequence, the rest from the buffer), valid until the next call.
+func (s *coldStream[T]) next(n uint64) ([]T, error) {
+	lo, hi := s.pos, s.pos+n
+	if s.r == nil {
+		s.pos = hi
+		return s.a.read(nil, lo, hi)
+	}
+	if hi > s.a.size() {
+		return nil, errors.New("cold record out of range")
+	}
+	mid := min(max(lo, s.a.flushed), hi)
+	s.scratch = append(s.scratch[:0], make([]T, mid-lo)...)
+	if _, err := io.ReadFull(s.r, asBytes(s.scratch)); err != nil {
+		return nil, fmt.Errorf("read cold data: %w", err)
+	}
+	s.pos = hi
+	if hi > mid {
+		s.scratch = append(s.scratch, s.a.buf[mid-s.a.flushed:hi-s.a.flushed]...)
+	}
+	return s.scratch, nil
 }
 
 // coldStore holds the cold data of an index's entries (x.mu guards it).
@@ -48,48 +169,77 @@ type coldStore struct {
 	baseAt    []uint64
 	baseN     []uint32
 	baseWords []uint64
-	// The entries added since: slot first+i's record is [off[i], off[i+1])
-	// of the arena (uint64s), in heap or, spilled, in file below flushed
-	// and in buf above it. Records are flushed whole.
-	first   uint32
-	off     []uint64
-	heap    []uint64
-	dir     string
-	file    coldFile
-	buf     []uint64
-	flushed uint64
+	// The entries added since: slot first+i's prints record is
+	// [off[i], off[i+1]) of prints.
+	first  uint32
+	off    []uint64
+	prints coldArena[uint64]
+	// Spilled, the signature and headline codes of the entries added
+	// (appendCodes) are in sigs and titles: slot s's signature is
+	// sigs[sigOff[s]−len(x.sigs) : sigOff[s+1]−len(x.sigs)] (x.sigs holds
+	// the loaded snapshot's only). Without a spill they are in x.sigs and
+	// x.titles.
+	sigs, titles coldArena[byte]
+	dir          string
+	scratch      []byte
 }
 
 func newColdStore(first uint32) coldStore {
 	return coldStore{first: first, off: []uint64{0}}
 }
 
-// SpillCold keeps the winnowing prints of the entries added from now on in
-// an unlinked temporary file in dir instead of the heap (see cold.go). It
-// is refused once entries were added (a loaded snapshot's are kept in
-// place) or when the index already spills. Close releases the file.
+// spilled reports whether the cold data of the added entries are in files.
+func (c *coldStore) spilled() bool { return c.prints.file != nil }
+
+// files are the arenas' files (nil when not spilled).
+func (c *coldStore) files() []*coldFile {
+	return []*coldFile{&c.prints.file, &c.sigs.file, &c.titles.file}
+}
+
+// takeSpill makes c spill where d does (d has no added entries).
+func (c *coldStore) takeSpill(d *coldStore) {
+	c.dir = d.dir
+	for i, f := range d.files() {
+		*c.files()[i] = *f
+	}
+}
+
+// SpillCold keeps the winnowing prints and the signature and headline
+// codes of the entries added from now on in unlinked temporary files in
+// dir instead of the heap (see cold.go). It is refused once entries were
+// added (a loaded snapshot's are kept in place) or when the index already
+// spills. Close releases the files.
 func (x *Index) SpillCold(dir string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.cold.file != nil {
+	if x.cold.spilled() {
 		return errors.New("lshindex: spill cold data: already spilled")
 	}
 	if len(x.cold.off) > 1 {
 		return errors.New("lshindex: spill cold data: entries were added already")
 	}
-	f, err := os.CreateTemp(dir, "lshindex-cold-*")
-	if err != nil {
-		return fmt.Errorf("lshindex: spill cold data: %w", err)
+	var made []*os.File
+	for range x.cold.files() {
+		f, err := os.CreateTemp(dir, "lshindex-cold-*")
+		if err == nil {
+			made = append(made, f)
+			err = os.Remove(f.Name())
+		}
+		if err != nil {
+			for _, f := range made {
+				f.Close()
+			}
+			return fmt.Errorf("lshindex: spill cold data: %w", err)
+		}
 	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
-		return fmt.Errorf("lshindex: spill cold data: %w", err)
+	for i, f := range x.cold.files() {
+		*f = made[i]
 	}
-	x.cold.dir, x.cold.file = dir, f
+	x.cold.dir = dir
 	return nil
 }
 
-// SpillDir is the directory of the file holding the cold data ("" when
+// SpillDir is the directory of the files holding the cold data ("" when
 // they are in the heap).
 func (x *Index) SpillDir() string {
 	x.mu.RLock()
@@ -97,91 +247,110 @@ func (x *Index) SpillDir() string {
 	return x.cold.dir
 }
 
-// Close releases the file of the spilled cold data (SpillCold): the
-// queries that need it fail after. An index that does not spill has
-// nothing to release. (The file is closed too when the index is garbage
-// collected; being unlinked, it leaves nothing on disk.)
+// Close releases the files of the spilled cold data (SpillCold): the
+// queries that need them fail after. An index that does not spill has
+// nothing to release. (The files are closed too when the index is garbage
+// collected; being unlinked, they leave nothing on disk.)
 func (x *Index) Close() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.cold.file == nil {
-		return nil
+	return x.cold.close()
+}
+
+func (c *coldStore) close() error {
+	var errs []error
+	for _, f := range c.files() {
+		if *f == nil {
+			continue
+		}
+		if err := (*f).Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			errs = append(errs, err)
+		}
 	}
-	if err := x.cold.file.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("lshindex: close: %w", err)
 	}
 	return nil
 }
 
-func u64Bytes(v []uint64) []byte {
-	if len(v) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*8)
-}
-
-// add records the prints of the entry added in slot (has: it has prints,
-// possibly none). On an error nothing is recorded.
+// add makes room for the next entry's cold data (writing full buffers)
+// and records its prints (has: it has prints, possibly none); the codes
+// follow (putCodes), which cannot fail then. On an error nothing is
+// recorded.
 func (c *coldStore) add(slot uint32, prints []uint64, words int, has bool) error {
 	if want := c.first + uint32(len(c.off)-1); slot != want {
 		return fmt.Errorf("cold data of slot %d recorded as slot %d", slot, want)
 	}
-	n := 0
-	if has {
-		n = 1 + len(prints)
-	}
-	if c.file == nil {
-		if has {
-			c.heap = append(c.heap, uint64(words))
-			c.heap = append(c.heap, prints...)
-		}
-		c.off = append(c.off, uint64(len(c.heap)))
-		return nil
-	}
-	if len(c.buf) > 0 && len(c.buf)+n > coldBuffer {
-		if err := c.flush(); err != nil {
+	for _, err := range []error{c.prints.ready(), c.sigs.ready(), c.titles.ready()} {
+		if err != nil {
 			return err
 		}
 	}
 	if has {
-		c.buf = append(c.buf, uint64(words))
-		c.buf = append(c.buf, prints...)
+		c.prints.put([]uint64{uint64(words)}, prints)
 	}
-	c.off = append(c.off, c.flushed+uint64(len(c.buf)))
+	c.off = append(c.off, c.prints.size())
 	return nil
 }
 
-// flush writes the buffered records to the file.
-func (c *coldStore) flush() error {
-	if _, err := c.file.WriteAt(u64Bytes(c.buf), int64(c.flushed*8)); err != nil {
-		return fmt.Errorf("write cold data: %w", err)
+// putCodes appends an entry's codes (appendCodes) to arena, or, spilled,
+// to the cold arena a, and returns arena and the end offset of the
+// entry's codes among all entries'.
+func (c *coldStore) putCodes(arena []byte, a *coldArena[byte], codes []uint32) ([]byte, uint64) {
+	if !c.spilled() {
+		arena = appendCodes(arena, codes)
+		return arena, uint64(len(arena))
 	}
-	c.flushed += uint64(len(c.buf))
-	c.buf = c.buf[:0]
-	return nil
+	c.scratch = appendCodes(c.scratch[:0], codes)
+	a.put(c.scratch)
+	return arena, uint64(len(arena)) + a.size()
 }
 
-// record reads the record [lo, hi) of the added entries' arena into dst
-// (spilled) or returns it in place (in the heap).
-func (c *coldStore) record(dst []uint64, lo, hi uint64) ([]uint64, error) {
-	if c.file == nil {
-		if lo > hi || hi > uint64(len(c.heap)) {
-			return nil, errors.New("cold record out of range")
+// codes returns slot s's codes: in arena (offsets off) for an entry of
+// the snapshot or when nothing spills, else from the cold arena a.
+func (c *coldStore) codes(arena []byte, off []uint64, a *coldArena[byte], s uint32) ([]byte, error) {
+	if !c.spilled() || s < c.first {
+		return arenaOf(arena, off, s), nil
+	}
+	base := uint64(len(arena))
+	if off[s] < base || off[s+1] < off[s] {
+		return nil, errors.New("cold codes out of range")
+	}
+	return a.read(nil, off[s]-base, off[s+1]-base)
+}
+
+// entryCodes returns the signature and headline codes of slot s.
+func (x *Index) entryCodes(s uint32) (sig, title []byte, err error) {
+	if sig, err = x.cold.codes(x.sigs, x.sigOff, &x.cold.sigs, s); err == nil {
+		title, err = x.cold.codes(x.titles, x.titleOff, &x.cold.titles, s)
+	}
+	return sig, title, err
+}
+
+// writeCodes writes an arena of codes as writeSlice does: arena and,
+// spilled, the cold arena a after it, streamed.
+func (x *Index) writeCodes(s *snapWriter, arena []byte, a *coldArena[byte]) {
+	if !x.cold.spilled() {
+		writeSlice(s, arena, true)
+		return
+	}
+	n := uint64(len(arena)) + a.size()
+	s.put(n)
+	if s.err != nil || n == 0 {
+		return
+	}
+	s.align(growAlign)
+	s.bytes(arena)
+	st := a.stream()
+	for left := a.size(); left > 0 && s.err == nil; {
+		b, err := st.next(min(left, 1<<20))
+		if err != nil {
+			s.err = err
+			return
 		}
-		return c.heap[lo:hi:hi], nil
+		s.bytes(b)
+		left -= uint64(len(b))
 	}
-	if hi > c.flushed {
-		if lo < c.flushed || hi-c.flushed > uint64(len(c.buf)) {
-			return nil, errors.New("cold record out of range")
-		}
-		return append(dst, c.buf[lo-c.flushed:hi-c.flushed]...), nil
-	}
-	n := len(dst)
-	dst = append(dst, make([]uint64, hi-lo)...)
-	if _, err := c.file.ReadAt(u64Bytes(dst[n:]), int64(lo*8)); err != nil {
-		return nil, fmt.Errorf("read cold data: %w", err)
-	}
-	return dst, nil
 }
 
 // get returns the prints and content words of slot's entry; ok is false
@@ -199,7 +368,7 @@ func (c *coldStore) get(slot uint32) (prints []uint64, words int, ok bool, err e
 	if i+1 >= len(c.off) || c.off[i] == c.off[i+1] {
 		return nil, 0, false, nil
 	}
-	r, err := c.record(nil, c.off[i], c.off[i+1])
+	r, err := c.prints.read(nil, c.off[i], c.off[i+1])
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -246,30 +415,14 @@ func (c *coldStore) each(keep func(uint32) bool, fn func(slot uint32, words uint
 			fn(s, c.baseWords[i], p)
 		}
 	}
-	var r *bufio.Reader
-	if c.file != nil {
-		r = bufio.NewReaderSize(io.NewSectionReader(c.file, 0, int64(c.flushed*8)), 1<<20)
-	}
-	var scratch []uint64
+	st := c.prints.stream()
 	for i := 0; i+1 < len(c.off); i++ {
-		lo, hi := c.off[i], c.off[i+1]
-		if lo == hi {
+		if c.off[i] == c.off[i+1] {
 			continue
 		}
-		var rec []uint64
-		switch {
-		case r != nil && hi <= c.flushed:
-			// Read in sequence, kept or not.
-			scratch = append(scratch[:0], make([]uint64, hi-lo)...)
-			if _, err := io.ReadFull(r, u64Bytes(scratch)); err != nil {
-				return fmt.Errorf("read cold data: %w", err)
-			}
-			rec = scratch
-		default:
-			var err error
-			if rec, err = c.record(scratch[:0], lo, hi); err != nil {
-				return err
-			}
+		rec, err := st.next(c.off[i+1] - c.off[i]) // read in sequence, kept or not
+		if err != nil {
+			return err
 		}
 		if s := c.first + uint32(i); keep(s) {
 			fn(s, rec[0], rec[1:])

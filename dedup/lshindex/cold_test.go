@@ -48,6 +48,8 @@ func newCold(t *testing.T, spill bool) *Index {
 	if spill {
 		check(t, x.SpillCold(t.TempDir()))
 		t.Cleanup(func() { x.Close() })
+		// Small buffers: the tests' entries cross many flushes.
+		x.cold.prints.limit, x.cold.sigs.limit, x.cold.titles.limit = 1<<15, 1<<12, 1<<9
 	}
 	return x
 }
@@ -102,8 +104,8 @@ func TestCold(t *testing.T) {
 	heap, spilled := newCold(t, false), newCold(t, true)
 	addAll(t, heap, es, removed)
 	addAll(t, spilled, es, removed)
-	if spilled.cold.flushed < 3*coldBuffer {
-		t.Fatalf("the test flushed %d values, want several buffers", spilled.cold.flushed)
+	if c := &spilled.cold; c.prints.flushed < 3*(1<<15)/8 || c.sigs.flushed < 3*(1<<12) {
+		t.Fatalf("the test flushed %d prints and %d signature bytes, want several buffers", c.prints.flushed, c.sigs.flushed)
 	}
 	snap := snapshotOf(t, heap)
 	t.Run("candidates", func(t *testing.T) {
@@ -145,11 +147,11 @@ func TestCold(t *testing.T) {
 	t.Run("compact", func(t *testing.T) {
 		x := newCold(t, true)
 		addAll(t, x, es, removed)
-		old := x.cold.file
+		old := x.cold.prints.file
 		n, err := x.Expire(t.Context(), es[len(es)*2/3].Time)
 		check(t, err)
-		if n == 0 || x.cold.file == old || x.cold.file == nil {
-			t.Fatalf("expired %d entries; cold file replaced: %t", n, x.cold.file != old)
+		if n == 0 || x.cold.prints.file == old || x.cold.prints.file == nil {
+			t.Fatalf("expired %d entries; cold file replaced: %t", n, x.cold.prints.file != old)
 		}
 		var gone []uint64
 		for _, e := range es[:len(es)*2/3] {
@@ -166,6 +168,16 @@ func TestCold(t *testing.T) {
 type failingFile struct {
 	coldFile
 	reads, writes bool
+}
+
+// failing wraps the cold files of x in failingFiles.
+func failing(x *Index) []*failingFile {
+	var fs []*failingFile
+	for _, f := range x.cold.files() {
+		ff := &failingFile{coldFile: *f}
+		*f, fs = ff, append(fs, ff)
+	}
+	return fs
 }
 
 var errInjected = errors.New("injected")
@@ -193,39 +205,45 @@ func TestColdErrors(t *testing.T) {
 	q := dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment}
 	x := newCold(t, true)
 	addAll(t, x, es, nil)
-	f := &failingFile{coldFile: x.cold.file}
-	x.cold.file = f
-	e := es[2] // flushed to the file
-	if off := x.cold.off[1]; off >= x.cold.flushed {
+	fs := failing(x)
+	e := es[2] // flushed to the files
+	if x.cold.off[3] >= x.cold.prints.flushed || x.sigOff[3] >= x.cold.sigs.flushed || x.titleOff[3] >= x.cold.titles.flushed {
 		t.Fatalf("entry %d not flushed", e.ID)
 	}
 	t.Run("read", func(t *testing.T) {
-		f.reads = true
-		defer func() { f.reads = false }()
-		if cs, err := x.Candidates(t.Context(), &dedup.Fingerprint{Signature: e.Signature, Words: 1}, q); !errors.Is(err, errInjected) {
-			t.Errorf("Candidates with an unreadable cold file: %d candidates, error %v", len(cs), err)
+		for i, name := range []string{"prints", "signatures", "headlines"} {
+			fs[i].reads = true
+			if cs, err := x.Candidates(t.Context(), &dedup.Fingerprint{Signature: e.Signature, Words: 1}, q); !errors.Is(err, errInjected) {
+				t.Errorf("Candidates with unreadable %s: %d candidates, error %v", name, len(cs), err)
+			}
+			if err := x.WriteSnapshot(new(bytes.Buffer)); !errors.Is(err, errInjected) {
+				t.Errorf("WriteSnapshot with unreadable %s: %v", name, err)
+			}
+			fs[i].reads = false
 		}
-		if err := x.WriteSnapshot(new(bytes.Buffer)); !errors.Is(err, errInjected) {
-			t.Errorf("WriteSnapshot with an unreadable cold file: %v", err)
+		if err := x.WriteSnapshot(new(bytes.Buffer)); err != nil {
+			t.Errorf("WriteSnapshot once the files read again: %v", err)
 		}
 	})
 	t.Run("write", func(t *testing.T) {
-		f.writes = true
-		n, added := x.Len(), 0
-		more, _ := coldEntries(4, 50000, 1000)
-		var err error
-		for _, e := range more {
-			if err = x.Add(t.Context(), e); err != nil {
-				break
+		for i, name := range []string{"prints", "signatures", "headlines"} {
+			fs[i].writes = true
+			n, added := x.Len(), 0
+			more, _ := coldEntries(uint64(4+i), 50000+10000*i, 2000)
+			var err error
+			for _, e := range more {
+				if err = x.Add(t.Context(), e); err != nil {
+					break
+				}
+				added++
 			}
-			added++
+			if !errors.Is(err, errInjected) || x.Len() != n+added {
+				t.Fatalf("Add with unwritable %s: error %v, Len %d, want %d", name, err, x.Len(), n+added)
+			}
+			fs[i].writes = false
+			check(t, x.Add(t.Context(), more[added]))
+			checkPrints(t, x, more[:added+1], nil)
 		}
-		if !errors.Is(err, errInjected) || x.Len() != n+added {
-			t.Fatalf("Add with an unwritable cold file: error %v, Len %d, want %d", err, x.Len(), n+added)
-		}
-		f.writes = false
-		check(t, x.Add(t.Context(), more[added]))
-		checkPrints(t, x, more[:added+1], nil)
 	})
 	t.Run("spill_after_adds", func(t *testing.T) {
 		y := newCold(t, false)
@@ -238,7 +256,9 @@ func TestColdErrors(t *testing.T) {
 		}
 	})
 	t.Run("closed", func(t *testing.T) {
-		x.cold.file = f.coldFile
+		for i, f := range x.cold.files() {
+			*f = fs[i].coldFile
+		}
 		check(t, x.Close())
 		if _, err := x.Candidates(t.Context(), &dedup.Fingerprint{Signature: e.Signature, Words: 1}, q); err == nil {
 			t.Error("Candidates on a closed index read its cold file")

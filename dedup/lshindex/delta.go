@@ -111,15 +111,19 @@ func appendU64s(b []byte, vs []uint64) []byte {
 // appendEntry appends the entry in slot s as Add received it (a removed
 // one without its prints).
 func (x *Index) appendEntry(b []byte, s uint32) ([]byte, error) {
+	sig, title, err := x.entryCodes(s)
+	if err != nil {
+		return b, err
+	}
 	b = binary.LittleEndian.AppendUint64(b, x.ids[s])
 	b = binary.LittleEndian.AppendUint64(b, x.clusters[s])
 	b = binary.LittleEndian.AppendUint64(b, x.sims[s])
 	b = append(b, x.hashes[s][:]...)
 	b = binary.LittleEndian.AppendUint64(b, uint64(x.times[s]))
-	b = appendU64s(b, decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals))
+	b = appendU64s(b, decodeCodes(sig, x.spots.vals))
 	// The headline in code order: adding it again gives its new bigrams
 	// the codes they have here.
-	b = appendU64s(b, decodeInCodeOrder(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals))
+	b = appendU64s(b, decodeInCodeOrder(title, x.bigrams.vals))
 	if !x.keep(s) {
 		return append(b, 0), nil
 	}

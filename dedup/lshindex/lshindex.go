@@ -236,10 +236,11 @@ func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 	x.bits = appendBitmap(x.bits, toks)
 	x.sketch = appendSketch(x.sketch, x.bits[len(x.bits)-bitmapWords:], len(toks))
 	codes := x.spots.codes(nil, e.Signature)
-	x.sigs = appendCodes(x.sigs, slices.Clone(codes))
-	x.sigOff = append(x.sigOff, uint64(len(x.sigs)))
-	x.titles = appendCodes(x.titles, x.bigrams.codes(nil, e.Title))
-	x.titleOff = append(x.titleOff, uint64(len(x.titles)))
+	var end uint64
+	x.sigs, end = x.cold.putCodes(x.sigs, &x.cold.sigs, slices.Clone(codes))
+	x.sigOff = append(x.sigOff, end)
+	x.titles, end = x.cold.putCodes(x.titles, &x.cold.titles, x.bigrams.codes(nil, e.Title))
+	x.titleOff = append(x.titleOff, end)
 	x.byID[e.ID] = slot
 	x.live++
 	x.logOp(deltaOp{kind: opAdd, a: uint64(slot)})
@@ -486,12 +487,16 @@ func (x *Index) Candidates(_ context.Context, fp *dedup.Fingerprint, q dedup.Que
 	out := make([]*dedup.Entry, 0, len(slots))
 	for _, s := range slots {
 		prints, words, _, err := x.cold.get(s)
+		var sig, title []byte
+		if err == nil {
+			sig, title, err = x.entryCodes(s)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("lshindex: candidates: entry %d: %w", x.ids[s], err)
 		}
 		out = append(out, &dedup.Entry{ID: x.ids[s], Cluster: x.merges.Of(x.clusters[s]), Simhash: x.sims[s],
-			Signature: decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals), Hash: x.hashes[s],
-			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: prints, ContentWords: words,
+			Signature: decodeCodes(sig, x.spots.vals), Hash: x.hashes[s],
+			Title: decodeCodes(title, x.bigrams.vals), Prints: prints, ContentWords: words,
 			Time: timeOf(x.times[s])})
 	}
 	return out, nil
@@ -683,7 +688,7 @@ func (x *Index) Stats() Stats {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return Stats{Entries: len(x.ids), Live: x.live, BandKeys: x.bands.keys(), Levels: len(x.bands.levels),
-		HeadPostings: x.head.postings(), HeadDropped: x.head.dropped, SignatureBytes: len(x.sigs), Spots: len(x.spots.vals)}
+		HeadPostings: x.head.postings(), HeadDropped: x.head.dropped, SignatureBytes: int(x.sigOff[len(x.sigOff)-1]), Spots: len(x.spots.vals)}
 }
 
 // timeOf is the time of a dedup.TimeKey (zero for the unknown time).
@@ -736,7 +741,7 @@ func (x *Index) compact(ctx context.Context) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.cold.file != nil {
+	if x.cold.spilled() {
 		if err := y.SpillCold(x.cold.dir); err != nil {
 			return fmt.Errorf("lshindex: compact: %w", err)
 		}
@@ -759,9 +764,7 @@ func (x *Index) compact(ctx context.Context) error {
 			return fmt.Errorf("lshindex: compact: entry %d: %w", x.ids[s], err)
 		}
 	}
-	if x.cold.file != nil {
-		x.cold.file.Close() // y's file replaces it
-	}
+	x.cold.close() // y's files replace them
 	for _, p := range x.merges.Pairs() {
 		y.merges.Merge(p[1], []uint64{p[0]})
 	}

@@ -116,9 +116,9 @@ func (x *Index) WriteSnapshot(w io.Writer) error {
 	writeSlice(s, x.bits, true)
 	writeSlice(s, x.sketch, true)
 	writeSlice(s, x.sigOff, true)
-	writeSlice(s, x.sigs, true)
+	x.writeCodes(s, x.sigs, &x.cold.sigs)
 	writeSlice(s, x.titleOff, true)
-	writeSlice(s, x.titles, true)
+	x.writeCodes(s, x.titles, &x.cold.titles)
 	writeSlice(s, x.spots.vals, true)
 	writeSlice(s, x.bigrams.vals, true)
 	writeSlice(s, x.df, true)
@@ -274,7 +274,7 @@ func (x *Index) load(b []byte, grow func(off, n int) []byte, full bool) error {
 		return fmt.Errorf("lshindex: read snapshot: %w", err)
 	}
 	// The entries added from now on spill where x's would have.
-	y.cold.dir, y.cold.file = x.cold.dir, x.cold.file
+	y.cold.takeSpill(&x.cold)
 	x.adopt(y)
 	x.ops, x.logging = nil, true
 	return nil
