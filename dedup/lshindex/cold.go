@@ -25,6 +25,12 @@ import (
 //     temporary file there, read back with pread: the page cache holds
 //     them, not the process, and the kernel drops them under pressure.
 //
+// A spilling index keeps its added entries' signature and headline codes
+// (appendCodes; decoded for every candidate returned, never to find one)
+// in two more such files; a snapshot's arenas of codes are its own
+// (x.sigs, x.titles), and the snapshot written streams both, so its
+// format does not depend on where the codes were.
+//
 // A candidate's prints are copied out of the snapshot or the file (the
 // caller keeps them; a mapping is released with the index); a read error
 // fails the query instead of answering without them.

@@ -72,7 +72,8 @@ type Index struct {
 	cfg Config
 	// Per slot: id, cluster, Simhash, text hash, token count (deadBit when
 	// removed), bitmap, signature and headline codes (appendCodes) in
-	// arenas: slot s's signature is sigs[sigOff[s]:sigOff[s+1]].
+	// arenas: slot s's signature is sigs[sigOff[s]:sigOff[s+1]] (for an
+	// entry added to a spilling index, in cold.sigs: entryCodes).
 	ids      []uint64
 	clusters []uint64
 	sims     []uint64
