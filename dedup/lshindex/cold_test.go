@@ -265,3 +265,31 @@ func TestColdErrors(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkColdRead is the cost of reading a candidate's cold data (its
+// prints, signature and headline codes) from the heap or spilled (three
+// preads), as Candidates does for every candidate it returns.
+func BenchmarkColdRead(b *testing.B) {
+	es, _ := coldEntries(7, 1, 5000)
+	for _, spill := range []bool{false, true} {
+		b.Run(map[bool]string{false: "heap", true: "spilled"}[spill], func(b *testing.B) {
+			x, err := New(testConfig())
+			check(b, err)
+			if spill {
+				check(b, x.SpillCold(b.TempDir()))
+				defer x.Close()
+			}
+			for _, e := range es {
+				check(b, x.Add(b.Context(), e))
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				s := uint32(i % len(es))
+				_, _, _, err := x.cold.get(s)
+				check(b, err)
+				_, _, err = x.entryCodes(s)
+				check(b, err)
+			}
+		})
+	}
+}
