@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,22 +10,25 @@ import (
 )
 
 // TestRunEngineOptionsSpill: a run's LSH index spills its cold data next
-// to a SQLite store (to the temporary directory for PostgreSQL), leaves
-// no file there, and fails clearly when it cannot; the other candidate
-// stages are built as before.
+// to a SQLite store (to the temporary directory for PostgreSQL or when
+// the store's directory does not exist), leaves no file there, and fails
+// clearly when it can spill nowhere; the other candidate stages are built
+// as before.
 func TestRunEngineOptionsSpill(t *testing.T) {
-	dir := t.TempDir()
+	dir, tmp := t.TempDir(), t.TempDir()
 	tests := []struct {
-		name, storage, index, want string
-		fails                      bool
+		name, storage, index, tmpdir, want string
+		fails                              bool
 	}{
-		{"sqlite", filepath.Join(dir, "news.db"), "", dir, false},
-		{"postgres", "postgres://u:p@localhost/news", "lsh", os.TempDir(), false},
-		{"missing_dir", filepath.Join(dir, "absent", "news.db"), "", "", true},
-		{"prefix_index", filepath.Join(dir, "news.db"), PrefixIndex, "", false},
+		{"sqlite", filepath.Join(dir, "news.db"), "", tmp, dir, false},
+		{"postgres", "postgres://u:p@localhost/news", "lsh", tmp, tmp, false},
+		{"missing_store_dir", filepath.Join(dir, "absent", "news.db"), "", tmp, tmp, false},
+		{"nowhere", filepath.Join(dir, "absent", "news.db"), "", filepath.Join(dir, "absent"), "", true},
+		{"prefix_index", filepath.Join(dir, "news.db"), PrefixIndex, tmp, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("TMPDIR", tt.tmpdir)
 			cfg := config.Default()
 			cfg.Storage, cfg.Dedup.Index = tt.storage, tt.index
 			o, err := runEngineOptions(&cfg)
@@ -36,7 +38,7 @@ func TestRunEngineOptionsSpill(t *testing.T) {
 			x, err := o.NewIndex(dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment})
 			if tt.fails {
 				if err == nil {
-					t.Fatal("an index spilling to a missing directory was built")
+					t.Fatal("an index spilling to missing directories was built")
 				}
 				return
 			}
@@ -54,8 +56,10 @@ func TestRunEngineOptionsSpill(t *testing.T) {
 			if got := l.SpillDir(); got != tt.want {
 				t.Errorf("spills to %q, want %q", got, tt.want)
 			}
-			if left, _ := filepath.Glob(filepath.Join(dir, "lshindex-cold-*")); len(left) > 0 {
-				t.Errorf("cold files left in the store's directory: %v", left)
+			for _, d := range []string{dir, tmp} {
+				if left, _ := filepath.Glob(filepath.Join(d, "lshindex-cold-*")); len(left) > 0 {
+					t.Errorf("cold files left in %s: %v", d, left)
+				}
 			}
 		})
 	}

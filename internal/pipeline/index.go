@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -106,18 +107,19 @@ type coldSpiller interface {
 
 // runEngineOptions is EngineOptions for a run over cfg's store (a crawl's
 // or an import's engine): an index that can spills the cold data of the
-// entries it adds to an unlinked temporary file next to the store (a
-// SQLite store's directory, which the run writes anyway; the temporary
-// directory for a PostgreSQL store), read back through the page cache, so
-// that the process's memory does not grow with them.
+// entries it adds to unlinked temporary files next to the store (a SQLite
+// store's directory, which the run writes anyway), or in the temporary
+// directory (a PostgreSQL store, or a store whose directory does not
+// exist), read back through the page cache, so that the process's memory
+// does not grow with them. An index that can spill to neither fails.
 func runEngineOptions(cfg *config.Config) (dedup.Options, error) {
 	o, err := EngineOptions(cfg.Dedup)
 	if err != nil || o.NewIndex == nil {
 		return o, err
 	}
-	dir := os.TempDir()
+	dirs := []string{os.TempDir()}
 	if !IsPostgres(cfg.Storage) {
-		dir = filepath.Dir(cfg.Storage)
+		dirs = append([]string{filepath.Dir(cfg.Storage)}, dirs...)
 	}
 	newIndex := o.NewIndex
 	o.NewIndex = func(q dedup.Query) (dedup.Index, error) {
@@ -125,12 +127,19 @@ func runEngineOptions(cfg *config.Config) (dedup.Options, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s, ok := x.(coldSpiller); ok {
-			if err := s.SpillCold(dir); err != nil {
-				return nil, fmt.Errorf("dedup index: %w", err)
-			}
+		s, ok := x.(coldSpiller)
+		if !ok {
+			return x, nil
 		}
-		return x, nil
+		var errs []error
+		for _, dir := range dirs {
+			if err := s.SpillCold(dir); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			return x, nil
+		}
+		return nil, fmt.Errorf("dedup index: %w", errors.Join(errs...))
 	}
 	return o, nil
 }
