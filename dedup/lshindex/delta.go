@@ -80,7 +80,10 @@ func (x *Index) WriteDelta(w io.Writer) error {
 		b = append(b, op.kind)
 		switch op.kind {
 		case opAdd:
-			b = x.appendEntry(b, uint32(op.a))
+			var err error
+			if b, err = x.appendEntry(b, uint32(op.a)); err != nil {
+				return fmt.Errorf("lshindex: write delta: %w", err)
+			}
 		case opRemove:
 			b = binary.LittleEndian.AppendUint64(b, op.a)
 		case opMerge:
@@ -105,24 +108,32 @@ func appendU64s(b []byte, vs []uint64) []byte {
 	return b
 }
 
-// appendEntry appends the entry in slot s as Add received it.
-func (x *Index) appendEntry(b []byte, s uint32) []byte {
+// appendEntry appends the entry in slot s as Add received it (a removed
+// one without its prints).
+func (x *Index) appendEntry(b []byte, s uint32) ([]byte, error) {
+	sig, title, err := x.entryCodes(s)
+	if err != nil {
+		return b, err
+	}
 	b = binary.LittleEndian.AppendUint64(b, x.ids[s])
 	b = binary.LittleEndian.AppendUint64(b, x.clusters[s])
 	b = binary.LittleEndian.AppendUint64(b, x.sims[s])
 	b = append(b, x.hashes[s][:]...)
 	b = binary.LittleEndian.AppendUint64(b, uint64(x.times[s]))
-	b = appendU64s(b, decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals))
+	b = appendU64s(b, decodeCodes(sig, x.spots.vals))
 	// The headline in code order: adding it again gives its new bigrams
 	// the codes they have here.
-	b = appendU64s(b, decodeInCodeOrder(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals))
-	w, ok := x.winnow[s]
-	if !ok {
-		return append(b, 0)
+	b = appendU64s(b, decodeInCodeOrder(title, x.bigrams.vals))
+	if !x.keep(s) {
+		return append(b, 0), nil
+	}
+	prints, words, ok, err := x.cold.get(s)
+	if err != nil || !ok {
+		return append(b, 0), err
 	}
 	b = append(b, 1)
-	b = binary.AppendUvarint(b, uint64(w.words))
-	return appendU64s(b, w.prints)
+	b = binary.AppendUvarint(b, uint64(words))
+	return appendU64s(b, prints), nil
 }
 
 // deltaReader decodes a delta held in memory; the first error sticks.

@@ -72,7 +72,8 @@ type Index struct {
 	cfg Config
 	// Per slot: id, cluster, Simhash, text hash, token count (deadBit when
 	// removed), bitmap, signature and headline codes (appendCodes) in
-	// arenas: slot s's signature is sigs[sigOff[s]:sigOff[s+1]].
+	// arenas: slot s's signature is sigs[sigOff[s]:sigOff[s+1]] (for an
+	// entry added to a spilling index, in cold.sigs: entryCodes).
 	ids      []uint64
 	clusters []uint64
 	sims     []uint64
@@ -92,7 +93,7 @@ type Index struct {
 	overflow int
 	byID     map[uint64]uint32
 	empty    map[[16]byte]uint32 // entries without spots, by text hash
-	winnow   map[uint32]winnowed
+	cold     coldStore           // winnowing prints (cold.go)
 	merges   dedup.ClusterMerges
 	bands    bands
 	head     headLists
@@ -117,11 +118,6 @@ type Index struct {
 var _ dedup.Index = (*Index)(nil)
 var _ dedup.Snapshotter = (*Index)(nil)
 var _ dedup.Windowed = (*Index)(nil)
-
-type winnowed struct {
-	prints []uint64
-	words  int
-}
 
 // dict gives each distinct 64-bit value a dense 32-bit code. The codes
 // of a loaded snapshot are found through order (its codes by ascending
@@ -178,7 +174,7 @@ func New(cfg Config) (*Index, error) {
 	}
 	cfg.MinContainment = max(cfg.MinContainment, 1)
 	return &Index{cfg: cfg, sigOff: []uint64{0}, titleOff: []uint64{0}, byID: map[uint64]uint32{},
-		empty: map[[16]byte]uint32{}, winnow: map[uint32]winnowed{}, merges: dedup.NewClusterMerges(),
+		empty: map[[16]byte]uint32{}, cold: newColdStore(0), merges: dedup.NewClusterMerges(),
 		bands: newBands(), head: newHeadLists()}, nil
 }
 
@@ -229,6 +225,9 @@ func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 		return nil
 	}
 	slot := uint32(len(x.ids))
+	if err := x.cold.add(slot, e.Prints, e.ContentWords, e.Prints != nil); err != nil {
+		return fmt.Errorf("lshindex: add %d: %w", e.ID, err)
+	}
 	x.ids = append(x.ids, e.ID)
 	x.clusters = append(x.clusters, e.Cluster)
 	x.sims = append(x.sims, e.Simhash)
@@ -238,16 +237,14 @@ func (x *Index) Add(_ context.Context, e dedup.Entry) error {
 	x.bits = appendBitmap(x.bits, toks)
 	x.sketch = appendSketch(x.sketch, x.bits[len(x.bits)-bitmapWords:], len(toks))
 	codes := x.spots.codes(nil, e.Signature)
-	x.sigs = appendCodes(x.sigs, slices.Clone(codes))
-	x.sigOff = append(x.sigOff, uint64(len(x.sigs)))
-	x.titles = appendCodes(x.titles, x.bigrams.codes(nil, e.Title))
-	x.titleOff = append(x.titleOff, uint64(len(x.titles)))
+	var end uint64
+	x.sigs, end = x.cold.putCodes(x.sigs, &x.cold.sigs, slices.Clone(codes))
+	x.sigOff = append(x.sigOff, end)
+	x.titles, end = x.cold.putCodes(x.titles, &x.cold.titles, x.bigrams.codes(nil, e.Title))
+	x.titleOff = append(x.titleOff, end)
 	x.byID[e.ID] = slot
 	x.live++
 	x.logOp(deltaOp{kind: opAdd, a: uint64(slot)})
-	if e.Prints != nil {
-		x.winnow[slot] = winnowed{prints: e.Prints, words: e.ContentWords}
-	}
 	if len(toks) == 0 {
 		if _, ok := x.empty[e.Hash]; !ok && e.Hash != ([16]byte{}) {
 			x.empty[e.Hash] = slot
@@ -415,7 +412,6 @@ func (x *Index) Remove(_ context.Context, id uint64) error {
 	x.logOp(deltaOp{kind: opRemove, a: id})
 	x.lens[s] |= deadBit
 	x.live--
-	delete(x.winnow, s)
 	if x.empty[x.hashes[s]] == s && x.sigOff[s] == x.sigOff[s+1] {
 		delete(x.empty, x.hashes[s])
 	}
@@ -491,10 +487,17 @@ func (x *Index) Candidates(_ context.Context, fp *dedup.Fingerprint, q dedup.Que
 	defer x.mu.RUnlock()
 	out := make([]*dedup.Entry, 0, len(slots))
 	for _, s := range slots {
-		w := x.winnow[s]
+		prints, words, _, err := x.cold.get(s)
+		var sig, title []byte
+		if err == nil {
+			sig, title, err = x.entryCodes(s)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("lshindex: candidates: entry %d: %w", x.ids[s], err)
+		}
 		out = append(out, &dedup.Entry{ID: x.ids[s], Cluster: x.merges.Of(x.clusters[s]), Simhash: x.sims[s],
-			Signature: decodeCodes(arenaOf(x.sigs, x.sigOff, s), x.spots.vals), Hash: x.hashes[s],
-			Title: decodeCodes(arenaOf(x.titles, x.titleOff, s), x.bigrams.vals), Prints: w.prints, ContentWords: w.words,
+			Signature: decodeCodes(sig, x.spots.vals), Hash: x.hashes[s],
+			Title: decodeCodes(title, x.bigrams.vals), Prints: prints, ContentWords: words,
 			Time: timeOf(x.times[s])})
 	}
 	return out, nil
@@ -686,7 +689,7 @@ func (x *Index) Stats() Stats {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return Stats{Entries: len(x.ids), Live: x.live, BandKeys: x.bands.keys(), Levels: len(x.bands.levels),
-		HeadPostings: x.head.postings(), HeadDropped: x.head.dropped, SignatureBytes: len(x.sigs), Spots: len(x.spots.vals)}
+		HeadPostings: x.head.postings(), HeadDropped: x.head.dropped, SignatureBytes: int(x.sigOff[len(x.sigOff)-1]), Spots: len(x.spots.vals)}
 }
 
 // timeOf is the time of a dedup.TimeKey (zero for the unknown time).
@@ -739,19 +742,30 @@ func (x *Index) compact(ctx context.Context) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.cold.spilled() {
+		if err := y.SpillCold(x.cold.dir); err != nil {
+			return fmt.Errorf("lshindex: compact: %w", err)
+		}
+	}
 	for s := range x.ids {
 		if x.lens[s]&deadBit != 0 {
 			continue
 		}
-		r := &deltaReader{b: x.appendEntry(nil, uint32(s))}
-		e := r.entry()
-		if r.err == nil {
+		b, err := x.appendEntry(nil, uint32(s))
+		r := &deltaReader{b: b}
+		var e dedup.Entry
+		if err == nil {
+			e = r.entry()
+		}
+		if err == nil && r.err == nil {
 			err = y.Add(ctx, e)
 		}
 		if err = errors.Join(r.err, err); err != nil {
+			y.Close()
 			return fmt.Errorf("lshindex: compact: entry %d: %w", x.ids[s], err)
 		}
 	}
+	x.cold.close() // y's files replace them
 	for _, p := range x.merges.Pairs() {
 		y.merges.Merge(p[1], []uint64{p[0]})
 	}

@@ -18,6 +18,18 @@ func newIndex(t *testing.T) dedup.Index {
 
 func TestConformance(t *testing.T) { indextest.Run(t, newIndex) }
 
+// TestConformanceSpilled: the suite with the cold data in a file.
+func TestConformanceSpilled(t *testing.T) {
+	indextest.Run(t, func(t *testing.T) dedup.Index {
+		x := newIndex(t).(*lshindex.Index)
+		if err := x.SpillCold(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Close() })
+		return x
+	})
+}
+
 func TestNewRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -116,9 +116,9 @@ func (x *Index) WriteSnapshot(w io.Writer) error {
 	writeSlice(s, x.bits, true)
 	writeSlice(s, x.sketch, true)
 	writeSlice(s, x.sigOff, true)
-	writeSlice(s, x.sigs, true)
+	x.writeCodes(s, x.sigs, &x.cold.sigs)
 	writeSlice(s, x.titleOff, true)
-	writeSlice(s, x.titles, true)
+	x.writeCodes(s, x.titles, &x.cold.titles)
 	writeSlice(s, x.spots.vals, true)
 	writeSlice(s, x.bigrams.vals, true)
 	writeSlice(s, x.df, true)
@@ -147,17 +147,7 @@ func (x *Index) WriteSnapshot(w io.Writer) error {
 // writeMaps writes the winnowing prints, the merges, the band tail and
 // runs and the head lists, each in a deterministic order.
 func (x *Index) writeMaps(s *snapWriter) {
-	wslots := make([]uint32, 0, len(x.winnow))
-	for k := range x.winnow {
-		wslots = append(wslots, k)
-	}
-	slices.Sort(wslots)
-	s.put(uint64(len(wslots)))
-	for _, k := range wslots {
-		w := x.winnow[k]
-		s.put([]uint64{uint64(k), uint64(w.words)})
-		writeSlice(s, w.prints, false)
-	}
+	x.writeCold(s)
 	pairs := x.merges.Pairs()
 	s.put(uint64(len(pairs)))
 	for _, p := range pairs {
@@ -283,6 +273,8 @@ func (x *Index) load(b []byte, grow func(off, n int) []byte, full bool) error {
 	if err != nil {
 		return fmt.Errorf("lshindex: read snapshot: %w", err)
 	}
+	// The entries added from now on spill where x's would have.
+	y.cold.takeSpill(&x.cold)
 	x.adopt(y)
 	x.ops, x.logging = nil, true
 	return nil
@@ -293,7 +285,7 @@ func (x *Index) adopt(y *Index) {
 	x.ids, x.clusters, x.sims, x.hashes, x.lens, x.times, x.bits = y.ids, y.clusters, y.sims, y.hashes, y.lens, y.times, y.bits
 	x.sketch = y.sketch
 	x.sigOff, x.sigs, x.titleOff, x.titles, x.spots, x.bigrams, x.df = y.sigOff, y.sigs, y.titleOff, y.titles, y.spots, y.bigrams, y.df
-	x.live, x.overflow, x.byID, x.empty, x.winnow, x.merges = y.live, y.overflow, y.byID, y.empty, y.winnow, y.merges
+	x.live, x.overflow, x.byID, x.empty, x.cold, x.merges = y.live, y.overflow, y.byID, y.empty, y.cold, y.merges
 	x.idKeys, x.idSlots = y.idKeys, y.idSlots
 	x.bands, x.head, x.classes = y.bands, y.head, y.classes
 }
@@ -335,12 +327,9 @@ func readState(s *parser, cfg Config) (*Index, error) {
 	for i := range y.classes {
 		y.classes[i] = int(s.u64())
 	}
-	nw := s.count()
-	for range nw {
-		k, words := s.u64(), s.u64()
-		// Copied: Candidates hands the prints to the caller.
-		p := slices.Clone(view[uint64](s, false))
-		y.winnow[uint32(k)] = winnowed{prints: p, words: int(words)}
+	y.cold.first = uint32(len(y.ids))
+	if err := readCold(s, y); err != nil {
+		return nil, err
 	}
 	nm := s.count()
 	for range nm {
@@ -415,6 +404,9 @@ func (y *Index) checkShape() error {
 	if len(y.idKeys) != len(y.idSlots) || len(y.spots.order) != len(y.spots.vals) || len(y.bigrams.order) != len(y.bigrams.vals) {
 		return errors.New("inconsistent lookups")
 	}
+	if k := y.cold.baseSlots; len(k) > 0 && int(k[len(k)-1]) >= n {
+		return errors.New("winnowing prints of an unknown entry")
+	}
 	if y.live < 0 || y.live > n || y.bands.tailSlots < 0 || y.bands.tailSlots > TailArticles {
 		return errors.New("inconsistent counts")
 	}
@@ -467,11 +459,6 @@ func (y *Index) check() error {
 	}
 	if live != y.live {
 		return fmt.Errorf("%d live entries, header says %d", live, y.live)
-	}
-	for k := range y.winnow {
-		if int(k) >= n {
-			return errors.New("winnowing prints of an unknown entry")
-		}
 	}
 	for _, p := range y.bands.tail.pairs() {
 		if int(p[1]) >= n {

@@ -2,10 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/newsdedup/newscrawl/config"
 	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/dedup/lshindex"
 	"github.com/newsdedup/newscrawl/dedup/redisindex"
@@ -92,4 +96,50 @@ func SetIndex(o *dedup.Options, name string) error {
 	}
 	o.NewIndex = f
 	return nil
+}
+
+// coldSpiller is an index that can keep its entries' cold data (the
+// winnowing prints, read only for the candidates it returns) in a file
+// instead of the heap (lshindex.Index.SpillCold).
+type coldSpiller interface {
+	SpillCold(dir string) error
+}
+
+// runEngineOptions is EngineOptions for a run over cfg's store (a crawl's
+// or an import's engine): an index that can spills the cold data of the
+// entries it adds to unlinked temporary files next to the store (a SQLite
+// store's directory, which the run writes anyway), or in the temporary
+// directory (a PostgreSQL store, or a store whose directory does not
+// exist), read back through the page cache, so that the process's memory
+// does not grow with them. An index that can spill to neither fails.
+func runEngineOptions(cfg *config.Config) (dedup.Options, error) {
+	o, err := EngineOptions(cfg.Dedup)
+	if err != nil || o.NewIndex == nil {
+		return o, err
+	}
+	dirs := []string{os.TempDir()}
+	if !IsPostgres(cfg.Storage) {
+		dirs = append([]string{filepath.Dir(cfg.Storage)}, dirs...)
+	}
+	newIndex := o.NewIndex
+	o.NewIndex = func(q dedup.Query) (dedup.Index, error) {
+		x, err := newIndex(q)
+		if err != nil {
+			return nil, err
+		}
+		s, ok := x.(coldSpiller)
+		if !ok {
+			return x, nil
+		}
+		var errs []error
+		for _, dir := range dirs {
+			if err := s.SpillCold(dir); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			return x, nil
+		}
+		return nil, fmt.Errorf("dedup index: %w", errors.Join(errs...))
+	}
+	return o, nil
 }

@@ -158,7 +158,7 @@ type EngineConfig struct {
 // stored article and duplicate within the dedup window). Document
 // frequencies are loaded from the store when the options use them.
 func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, ec EngineConfig) (*dedup.Engine, IndexLoad, error) {
-	opts, err := EngineOptions(cfg.Dedup)
+	opts, err := runEngineOptions(cfg)
 	if err != nil {
 		return nil, IndexLoad{}, err
 	}
@@ -309,7 +309,7 @@ func inWindow(fetched, published, since time.Time) bool {
 // errUnusable says why it cannot be used.
 func readSnapshotFile(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, feed changeFeed, path string, verify bool) (*dedup.Engine, snapshotHeader, error) {
 	var hdr snapshotHeader
-	opts, err := EngineOptions(cfg.Dedup)
+	opts, err := runEngineOptions(cfg)
 	if err != nil {
 		return nil, hdr, err
 	}
