@@ -108,8 +108,8 @@ type headLists struct {
 	table    []headEntry
 	used     int               // entries in table
 	chunks   [][]uint32        // the arena; block off is chunks[off>>headChunkBits][off&(headChunk-1):]
-	free     [headSizes]uint32 // first free block of each size (noBlock: none)
-	fresh    [headSizes]uint32 // next block of each size in its current chunk (noBlock: none)
+	free     [headSizes]uint32 // first free block of each size + 1 (0: none); a free block holds the next's
+	fresh    [headSizes]uint32 // next block of each size in its current chunk + 1 (0: none)
 	baseKeys []uint64
 	baseOff  []uint64
 	basePost []uint32
@@ -139,16 +139,9 @@ const (
 	headMinTable = 1 << 10
 	headLoadNum  = 3
 	headLoadDen  = 4
-	noBlock      = ^uint32(0)
 )
 
-func newHeadLists() headLists {
-	h := headLists{}
-	for i := range h.free {
-		h.free[i], h.fresh[i] = noBlock, noBlock
-	}
-	return h
-}
+func newHeadLists() headLists { return headLists{} }
 
 // home is the first table slot of token key t's lists (t without its class
 // bits), for a table of 1<<b slots.
@@ -182,21 +175,22 @@ func (h *headLists) block(e *headEntry) []uint32 {
 
 // alloc returns a block of 1<<k postings (false when the arena is full).
 func (h *headLists) alloc(k int) (uint32, bool) {
-	if off := h.free[k]; off != noBlock {
+	if f := h.free[k]; f != 0 {
+		off := f - 1
 		h.free[k] = h.chunks[off>>headChunkBits][off&(headChunk-1)]
 		return off, true
 	}
-	if h.fresh[k] == noBlock {
+	if h.fresh[k] == 0 {
 		if len(h.chunks) >= headMaxChunks {
 			return 0, false
 		}
-		h.fresh[k] = uint32(len(h.chunks)) << headChunkBits
+		h.fresh[k] = uint32(len(h.chunks))<<headChunkBits + 1
 		h.chunks = append(h.chunks, make([]uint32, headChunk))
 	}
-	off := h.fresh[k]
-	h.fresh[k] += 1 << k
-	if h.fresh[k]&(headChunk-1) == 0 {
-		h.fresh[k] = noBlock // the chunk is used up
+	off := h.fresh[k] - 1
+	h.fresh[k] = 0 // when the block ends the chunk
+	if next := off + 1<<k; next&(headChunk-1) != 0 {
+		h.fresh[k] = next + 1
 	}
 	return off, true
 }
@@ -204,7 +198,7 @@ func (h *headLists) alloc(k int) (uint32, bool) {
 // release puts the block off of 1<<k postings on its free list.
 func (h *headLists) release(off uint32, k int) {
 	h.chunks[off>>headChunkBits][off&(headChunk-1)] = h.free[k]
-	h.free[k] = off
+	h.free[k] = off + 1
 }
 
 // grow doubles the table.
