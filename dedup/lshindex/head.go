@@ -234,11 +234,39 @@ func (h *headLists) baseAt(i int) []uint32 {
 
 // baseList returns the snapshot's list of key (nil when it has none).
 func (h *headLists) baseList(key uint64) []uint32 {
-	i, ok := slices.BinarySearch(h.baseKeys, key)
-	if !ok {
-		return nil
+	if i := h.baseFrom(key); i < len(h.baseKeys) && h.baseKeys[i] == key {
+		return h.baseAt(i)
 	}
-	return h.baseAt(i)
+	return nil
+}
+
+// baseFrom returns the index of the snapshot's first key ≥ key. The keys
+// are token hashes, spread over the key range, so key's share of the range
+// is a guess close to its place; an exponential search from the guess
+// then reads a few nearby keys (and stays O(log n) when they are not
+// spread).
+func (h *headLists) baseFrom(key uint64) int {
+	keys := h.baseKeys
+	n := len(keys)
+	if n == 0 {
+		return 0
+	}
+	g, _ := bits.Mul64(key, uint64(n)) // ⌊key·n / 2^64⌋ < n
+	i := int(g)
+	lo, hi, step := 0, i, 1 // the answer is in [lo, hi]
+	if keys[i] < key {
+		for lo = i + 1; lo+step-1 < n && keys[lo+step-1] < key; step *= 2 {
+			lo += step
+		}
+		hi = min(lo+step-1, n)
+	} else {
+		for ; hi-step >= 0 && keys[hi-step] >= key; step *= 2 {
+			hi -= step
+		}
+		lo = max(hi-step+1, 0)
+	}
+	j, _ := slices.BinarySearch(keys[lo:hi], key)
+	return lo + j
 }
 
 // list returns key's list, the run's copy first.
@@ -353,8 +381,7 @@ func (h *headLists) token(t uint64, want uint32, out *[1 << classBits][]uint32) 
 		}
 	}
 	if len(h.baseKeys) > 0 {
-		i, _ := slices.BinarySearch(h.baseKeys, t0)
-		for ; i < len(h.baseKeys) && h.baseKeys[i]^t0 < 1<<classBits; i++ {
+		for i := h.baseFrom(t0); i < len(h.baseKeys) && h.baseKeys[i]^t0 < 1<<classBits; i++ {
 			if c := uint32(h.baseKeys[i] & (1<<classBits - 1)); want&^got&(1<<c) != 0 {
 				out[c] = newest(h.baseAt(i))
 				got |= 1 << c

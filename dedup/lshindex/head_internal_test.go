@@ -210,3 +210,41 @@ func TestHeadBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestBaseFrom compares the guided search of the snapshot's keys with a
+// binary search, on keys spread over the range and on keys that are not.
+func TestBaseFrom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	gen := map[string]func(i int) uint64{
+		"spread":    func(int) uint64 { return rng.Uint64() },
+		"low":       func(int) uint64 { return rng.Uint64N(1 << 20) },
+		"high":      func(int) uint64 { return ^rng.Uint64N(1 << 20) },
+		"clustered": func(i int) uint64 { return uint64(i%3)<<62 | rng.Uint64N(1<<10) },
+		"sequence":  func(i int) uint64 { return uint64(i) * 3 },
+	}
+	for name, g := range gen {
+		for _, n := range []int{0, 1, 2, 17, 5000} {
+			t.Run(fmt.Sprintf("%s-%d", name, n), func(t *testing.T) {
+				var h headLists
+				for i := range n {
+					h.baseKeys = append(h.baseKeys, g(i))
+				}
+				slices.Sort(h.baseKeys)
+				h.baseKeys = slices.Compact(h.baseKeys)
+				queries := []uint64{0, 1, ^uint64(0), ^uint64(0) - 1, 1 << 63}
+				for _, k := range h.baseKeys {
+					queries = append(queries, k, k-1, k+1)
+				}
+				for range 200 {
+					queries = append(queries, rng.Uint64())
+				}
+				for _, k := range queries {
+					want, _ := slices.BinarySearch(h.baseKeys, k)
+					if got := h.baseFrom(k); got != want {
+						t.Fatalf("baseFrom(%#x) = %d, want %d", k, got, want)
+					}
+				}
+			})
+		}
+	}
+}
