@@ -94,24 +94,135 @@ func headKey(t uint64, c uint32) uint64 { return t<<classBits | uint64(c) }
 // headLists is the head index: list key -> slots, newest last. The lists
 // of a loaded snapshot stay where the snapshot holds them (baseKeys
 // ascending, list i is basePost[baseOff[i]:baseOff[i+1]], used in place
-// from a mapped file); a list a run adds to is copied into lists, which
-// overrides the snapshot's.
+// from a mapped file); a list a run adds to is copied into the run's
+// table, which overrides the snapshot's.
+//
+// The run's lists hold no pointers, so that the collector never scans
+// them: an open-addressing table (linear probing) of list headers, each
+// naming a block of the arena, a power of two of postings (up to
+// 2·HeadListCap) carved from chunks of headChunk postings; a block a list
+// outgrows goes on its size's free list for the next list of that size.
+// A token's lists (one per length class) share the token's home slot, so
+// that a query finds all of them in one walk (token).
 type headLists struct {
-	lists    map[uint64][]uint32
+	table    []headEntry
+	used     int               // entries in table
+	chunks   [][]uint32        // the arena; block off is chunks[off>>headChunkBits][off&(headChunk-1):]
+	free     [headSizes]uint32 // first free block of each size + 1 (0: none); a free block holds the next's
+	fresh    [headSizes]uint32 // next block of each size in its current chunk + 1 (0: none)
 	baseKeys []uint64
 	baseOff  []uint64
 	basePost []uint32
-	dropped  int // postings dropped by the cap
+	dropped  int // postings dropped by the cap (and by a full arena)
 }
 
-func newHeadLists() headLists { return headLists{lists: map[uint64][]uint32{}} }
+// headEntry is one list of the run: its key, its block and its length.
+type headEntry struct {
+	key  uint64
+	off  uint32 // the block, an arena offset
+	n    uint8  // postings
+	size uint8  // log2 of the block's postings + 1; 0: an empty table slot
+}
 
-// baseList returns the snapshot's list of key (nil when it has none, or
-// when its offsets are out of order: a damaged mapped snapshot, which
-// check finds).
-func (h *headLists) baseList(key uint64) []uint32 {
-	i, ok := slices.BinarySearch(h.baseKeys, key)
-	if !ok || i+1 >= len(h.baseOff) {
+const (
+	// headChunkBits: the arena grows by chunks of headChunk postings; a
+	// block never crosses a chunk.
+	headChunkBits = 16
+	headChunk     = 1 << headChunkBits
+	// headMaxChunks bounds the arena to 2^32 postings (offsets are 32
+	// bits): a posting past it is dropped and counted.
+	headMaxChunks = 1 << (32 - headChunkBits)
+	// headSizes is the number of block sizes, 1 to 2·HeadListCap postings.
+	headSizes = 7
+	// headMinTable is the table's first size; it doubles when more than
+	// headLoadNum/headLoadDen of it is used.
+	headMinTable = 1 << 10
+	headLoadNum  = 3
+	headLoadDen  = 4
+)
+
+func newHeadLists() headLists { return headLists{} }
+
+// home is the first table slot of token key t's lists (t without its class
+// bits), for a table of 1<<b slots.
+func headHome(key uint64, b int) int {
+	return int(((key >> classBits) * 0x9E3779B97F4A7C15) >> (64 - b))
+}
+
+// find returns the table slot of key and whether the run holds its list;
+// when it does not, the slot is the empty one a new list would take.
+func (h *headLists) find(key uint64) (int, bool) {
+	if len(h.table) == 0 {
+		return 0, false
+	}
+	m := len(h.table) - 1
+	for i := headHome(key, bits.Len(uint(m))); ; i = (i + 1) & m {
+		e := &h.table[i]
+		if e.size == 0 {
+			return i, false
+		}
+		if e.key == key {
+			return i, true
+		}
+	}
+}
+
+// block returns the postings of e's block (its capacity).
+func (h *headLists) block(e *headEntry) []uint32 {
+	c, o := e.off>>headChunkBits, e.off&(headChunk-1)
+	return h.chunks[c][o : o+1<<(e.size-1) : o+1<<(e.size-1)]
+}
+
+// alloc returns a block of 1<<k postings (false when the arena is full).
+func (h *headLists) alloc(k int) (uint32, bool) {
+	if f := h.free[k]; f != 0 {
+		off := f - 1
+		h.free[k] = h.chunks[off>>headChunkBits][off&(headChunk-1)]
+		return off, true
+	}
+	if h.fresh[k] == 0 {
+		if len(h.chunks) >= headMaxChunks {
+			return 0, false
+		}
+		h.fresh[k] = uint32(len(h.chunks))<<headChunkBits + 1
+		h.chunks = append(h.chunks, make([]uint32, headChunk))
+	}
+	off := h.fresh[k] - 1
+	h.fresh[k] = 0 // when the block ends the chunk
+	if next := off + 1<<k; next&(headChunk-1) != 0 {
+		h.fresh[k] = next + 1
+	}
+	return off, true
+}
+
+// release puts the block off of 1<<k postings on its free list.
+func (h *headLists) release(off uint32, k int) {
+	h.chunks[off>>headChunkBits][off&(headChunk-1)] = h.free[k]
+	h.free[k] = off + 1
+}
+
+// grow doubles the table.
+func (h *headLists) grow() {
+	old := h.table
+	h.table = make([]headEntry, max(2*len(old), headMinTable))
+	m := len(h.table) - 1
+	b := bits.Len(uint(m))
+	for _, e := range old {
+		if e.size == 0 {
+			continue
+		}
+		i := headHome(e.key, b)
+		for h.table[i].size != 0 {
+			i = (i + 1) & m
+		}
+		h.table[i] = e
+	}
+}
+
+// baseAt returns the snapshot's list i (nil when its offsets are out of
+// order: a damaged mapped snapshot, which check finds).
+func (h *headLists) baseAt(i int) []uint32 {
+	if i+1 >= len(h.baseOff) {
 		return nil
 	}
 	lo, hi := h.baseOff[i], h.baseOff[i+1]
@@ -121,64 +232,171 @@ func (h *headLists) baseList(key uint64) []uint32 {
 	return h.basePost[lo:hi:hi]
 }
 
+// baseList returns the snapshot's list of key (nil when it has none).
+func (h *headLists) baseList(key uint64) []uint32 {
+	if i := h.baseFrom(key); i < len(h.baseKeys) && h.baseKeys[i] == key {
+		return h.baseAt(i)
+	}
+	return nil
+}
+
+// baseFrom returns the index of the snapshot's first key ≥ key. The keys
+// are token hashes, spread over the key range, so key's share of the range
+// is a guess close to its place; an exponential search from the guess
+// then reads a few nearby keys (and stays O(log n) when they are not
+// spread).
+func (h *headLists) baseFrom(key uint64) int {
+	keys := h.baseKeys
+	n := len(keys)
+	if n == 0 {
+		return 0
+	}
+	g, _ := bits.Mul64(key, uint64(n)) // ⌊key·n / 2^64⌋ < n
+	i := int(g)
+	lo, hi, step := 0, i, 1 // the answer is in [lo, hi]
+	if keys[i] < key {
+		for lo = i + 1; lo+step-1 < n && keys[lo+step-1] < key; step *= 2 {
+			lo += step
+		}
+		hi = min(lo+step-1, n)
+	} else {
+		for ; hi-step >= 0 && keys[hi-step] >= key; step *= 2 {
+			hi -= step
+		}
+		lo = max(hi-step+1, 0)
+	}
+	j, _ := slices.BinarySearch(keys[lo:hi], key)
+	return lo + j
+}
+
 // list returns key's list, the run's copy first.
 func (h *headLists) list(key uint64) []uint32 {
-	if l, ok := h.lists[key]; ok {
-		return l
+	if i, ok := h.find(key); ok {
+		e := &h.table[i]
+		return h.block(e)[:e.n]
 	}
 	return h.baseList(key)
 }
 
+// blockSize is the size index of the least block holding n postings.
+func blockSize(n int) int { return bits.Len(uint(max(n, 1) - 1)) }
+
+// add appends slot to key's list. A list of 2·HeadListCap postings keeps
+// its newest HeadListCap first (amortised O(1) per posting); the postings
+// dropped are counted.
 func (h *headLists) add(key uint64, slot uint32) {
-	l, ok := h.lists[key]
+	i, ok := h.find(key)
 	if !ok {
-		l = h.baseList(key)
-	}
-	if len(l) >= 2*HeadListCap {
-		// Keep the newest HeadListCap: amortised O(1) per posting.
-		if !ok {
-			l = slices.Clone(l) // never write into the snapshot's list
+		if (h.used+1)*headLoadDen > len(h.table)*headLoadNum {
+			h.grow()
+			i, _ = h.find(key)
 		}
-		n := copy(l, l[len(l)-HeadListCap:])
-		h.dropped += len(l) - n
-		l = l[:n]
+		l := h.baseList(key) // copied: never write into the snapshot's list
+		if len(l) >= 2*HeadListCap {
+			h.dropped += len(l) - HeadListCap
+			l = l[len(l)-HeadListCap:]
+		}
+		k := blockSize(len(l) + 1)
+		off, fits := h.alloc(k)
+		if !fits {
+			h.dropped++
+			return
+		}
+		h.table[i] = headEntry{key: key, off: off, n: uint8(len(l)), size: uint8(k + 1)}
+		h.used++
+		copy(h.block(&h.table[i]), l)
 	}
-	if len(l) == cap(l) {
-		nl := make([]uint32, len(l), len(l)+len(l)/4+1)
-		copy(nl, l)
-		l = nl
+	e := &h.table[i]
+	b := h.block(e)
+	if int(e.n) >= 2*HeadListCap {
+		n := copy(b, b[e.n-HeadListCap:e.n])
+		h.dropped += int(e.n) - n
+		e.n = uint8(n)
 	}
-	h.lists[key] = append(l, slot)
+	if int(e.n) == len(b) {
+		k := int(e.size) // the next size up
+		off, fits := h.alloc(k)
+		if !fits {
+			h.dropped++
+			return
+		}
+		old := e.off
+		e.off, e.size = off, uint8(k+1)
+		nb := h.block(e)
+		copy(nb, b)
+		h.release(old, k-1)
+		b = nb
+	}
+	b[e.n] = slot
+	e.n++
 }
 
 // get returns the newest HeadListCap postings of key.
 func (h *headLists) get(key uint64) []uint32 {
-	l := h.list(key)
-	if len(l) > HeadListCap {
-		l = l[len(l)-HeadListCap:]
-	}
-	return l
+	return newest(h.list(key))
 }
 
 // each calls fn for every list in key order.
 func (h *headLists) each(fn func(key uint64, l []uint32)) {
-	keys := make([]uint64, 0, len(h.lists))
-	for k := range h.lists {
-		if _, in := slices.BinarySearch(h.baseKeys, k); !in {
-			keys = append(keys, k)
+	keys := make([]uint64, 0, h.used)
+	for i := range h.table {
+		if e := &h.table[i]; e.size != 0 {
+			if _, in := slices.BinarySearch(h.baseKeys, e.key); !in {
+				keys = append(keys, e.key)
+			}
 		}
 	}
 	slices.Sort(keys)
 	j := 0
 	for _, k := range h.baseKeys {
 		for ; j < len(keys) && keys[j] < k; j++ {
-			fn(keys[j], h.lists[keys[j]])
+			fn(keys[j], h.list(keys[j]))
 		}
 		fn(k, h.list(k))
 	}
 	for ; j < len(keys); j++ {
-		fn(keys[j], h.lists[keys[j]])
+		fn(keys[j], h.list(keys[j]))
 	}
+}
+
+// token sets out[c] to the newest HeadListCap postings of token key t's
+// list of class c, for the classes c of want that have one, and returns
+// those classes: one walk of the run's table from the token's home slot,
+// and one search of the snapshot's keys, where a token's classes are
+// adjacent (the run's list of a class overrides the snapshot's).
+func (h *headLists) token(t uint64, want uint32, out *[1 << classBits][]uint32) uint32 {
+	var got uint32
+	t0 := headKey(t, 0)
+	if len(h.table) > 0 {
+		m := len(h.table) - 1
+		for i := headHome(t0, bits.Len(uint(m))); ; i = (i + 1) & m {
+			e := &h.table[i]
+			if e.size == 0 {
+				break
+			}
+			if c := uint32(e.key & (1<<classBits - 1)); e.key^t0 < 1<<classBits && want&(1<<c) != 0 {
+				out[c] = newest(h.block(e)[:e.n])
+				got |= 1 << c
+			}
+		}
+	}
+	if len(h.baseKeys) > 0 {
+		for i := h.baseFrom(t0); i < len(h.baseKeys) && h.baseKeys[i]^t0 < 1<<classBits; i++ {
+			if c := uint32(h.baseKeys[i] & (1<<classBits - 1)); want&^got&(1<<c) != 0 {
+				out[c] = newest(h.baseAt(i))
+				got |= 1 << c
+			}
+		}
+	}
+	return got
+}
+
+// newest returns the newest HeadListCap postings of l.
+func newest(l []uint32) []uint32 {
+	if len(l) > HeadListCap {
+		l = l[len(l)-HeadListCap:]
+	}
+	return l
 }
 
 // beyond returns the postings the cap has taken out of reach: those
@@ -209,34 +427,38 @@ func (h *headLists) postings() int {
 // longer class needs one hit: every posting is kept.
 func (x *Index) headCandidates(met *metTable, toks []spotsigs.Token, lx int, st *Probe) {
 	var minHits [32]uint32
-	var short, long []uint32
+	var want, long uint32 // classes read; of them, the longer ones
 	for _, c := range briefClasses(lx, x.cfg.MinContainment) {
 		if x.classes[c] == 0 {
 			continue
 		}
 		if lo, _ := classRange(c); lo > lx {
-			long = append(long, c)
+			want, long = want|1<<c, long|1<<c
 		} else if minHits[c] = uint32(x.cfg.classHits(lx, c)); minHits[c] > 0 {
-			short = append(short, c)
+			want |= 1 << c
 		}
+	}
+	if want == 0 {
+		return
 	}
 	counted := x.metPool.get() // per slot of a shorter class: hits<<classBits | class
 	n := uint32(len(x.ids))    // a mapped snapshot's postings are not trusted (checkShape)
 	defer x.metPool.put(counted)
+	var lists [1 << classBits][]uint32
 	for _, t := range toks {
-		k := t.Key()
-		for _, c := range short {
-			l := x.head.get(headKey(k, c))
+		// The classes found, ascending: the shorter ones, then the longer.
+		for got := x.head.token(t.Key(), want, &lists); got != 0; got &= got - 1 {
+			c := uint32(bits.TrailingZeros32(got))
+			l := lists[c]
 			st.Head += len(l)
-			for _, s := range l {
-				if s < n {
-					counted.add(s, c, 1<<classBits)
+			if long&(1<<c) == 0 {
+				for _, s := range l {
+					if s < n {
+						counted.add(s, c, 1<<classBits)
+					}
 				}
+				continue
 			}
-		}
-		for _, c := range long {
-			l := x.head.get(headKey(k, c))
-			st.Head += len(l)
 			st.HeadLong += len(l)
 			for _, s := range l {
 				if s < n {
