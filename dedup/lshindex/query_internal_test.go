@@ -99,23 +99,27 @@ func TestLookupAll(t *testing.T) {
 	}
 }
 
-// referenceCandidates is the query path before the slot table and the
-// head pruning: every band and every head list of the brief classes read
+// referenceCandidates is the query path before the band runs, the slot
+// table and the head pruning: every slot's band keys (slotKeys) compared
+// with the query's (those of the slots in runs on their top 16 + kbits
+// bits, the tail's in full), every head list of the brief classes read
 // in full, all postings sorted, then the path rule and the bitmap filter.
-func referenceCandidates(x *Index, sig spotsigs.Signature, q dedup.Query) []uint32 {
+func referenceCandidates(x *Index, sig spotsigs.Signature, q dedup.Query, slotKeys [][Bands]uint32, kbits int) []uint32 {
 	toks := tokenKeys(sig, nil)
 	lx := len(toks)
 	var keys [Bands]uint32
 	bandKeys(toks, &keys)
 	var met []uint64
-	for b, k := range keys {
-		x.bands.tail.get(uint64(b)<<32|uint64(k), func(s uint32) { met = append(met, uint64(s)<<2|fromLSH) })
-		for i := range x.bands.levels {
-			x.bands.levels[i][b].each(func(p uint64) {
-				if uint32(p>>32) == k {
-					met = append(met, uint64(uint32(p))<<2|fromLSH)
-				}
-			})
+	inTail := len(x.ids) - x.bands.tailSlots
+	for s, ks := range slotKeys {
+		sh := 16 - kbits
+		if s >= inTail {
+			sh = 0
+		}
+		for b, k := range keys {
+			if (ks[b]^k)>>sh == 0 {
+				met = append(met, uint64(s)<<2|fromLSH)
+			}
 		}
 	}
 	cont := q.Containment > 0 && lx >= x.cfg.MinContainment
@@ -152,12 +156,29 @@ func referenceCandidates(x *Index, sig spotsigs.Signature, q dedup.Query) []uint
 // TestCandidatesReference: the index proposes exactly the reference's
 // candidates for near-duplicates, briefs of stored entries, stories
 // containing them and unrelated signatures, over random signatures of
-// 3 to 400 spots with removals.
+// 3 to 400 spots with removals; with plain runs, with packed runs, and
+// with packed runs that store no key bits below their directory (every
+// pair of a key's bucket is a band hit), whose candidates are those of
+// the keys' top 16 bits: a superset of the exact keys' (logged).
 func TestCandidatesReference(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pk   packing
+	}{
+		{"plain_runs", defaultPacking()},
+		{"packed_runs", packing{min: 64, keyBits: 16}},
+		{"packed_runs_directory_bits_only", packing{min: 64, keyBits: 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testCandidatesReference(t, tc.pk) })
+	}
+}
+
+func testCandidatesReference(t *testing.T, pk packing) {
 	x, err := New(testConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
+	x.bands.packing = pk
 	rng := rand.New(rand.NewPCG(11, 12))
 	var sigs []spotsigs.Signature
 	for id := uint64(1); id <= 1500; id++ {
@@ -178,19 +199,43 @@ func TestCandidatesReference(t *testing.T) {
 			check(t, x.Remove(t.Context(), id-50))
 		}
 	}
+	packed, kbits := 0, 16
+	for i := range x.bands.levels {
+		for b := range Bands {
+			if r := &x.bands.levels[i][b]; r.dir != nil {
+				packed++
+				kbits = min(kbits, int(r.kbits))
+			}
+		}
+	}
+	if (pk.min < packedMin) != (packed > 0) || (packed > 0 && kbits != int(pk.keyBits)) {
+		t.Fatalf("%d packed runs storing %d key bits, packing %+v", packed, kbits, pk)
+	}
+	slotKeys := make([][Bands]uint32, len(x.ids))
+	for s, id := range x.ids {
+		bandKeys(tokenKeys(sigs[id-1], nil), &slotKeys[s])
+	}
 	q := dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment}
-	total, head := 0, 0
+	total, head, hits, extra := 0, 0, 0, 0
 	for i := 0; i < len(sigs); i += 5 {
 		s := sigs[i]
 		for _, qs := range []spotsigs.Signature{s, slices.Clone(s[:len(s)/2]), append(slices.Clone(s), randSig(rng, 2*len(s)+10)...), randSig(rng, 30)} {
 			slices.Sort(qs)
 			fp := &dedup.Fingerprint{Signature: qs, Words: 1}
-			got, paths, _ := x.candidates(fp, q)
-			want := referenceCandidates(x, qs, q)
+			got, paths, st := x.candidates(fp, q)
+			want := referenceCandidates(x, qs, q, slotKeys, kbits)
 			if !slices.Equal(got, want) {
 				t.Fatalf("entry %d, query of %d spots: %d candidates %v, reference %d %v", i, len(qs), len(got), got, len(want), want)
 			}
+			exact := referenceCandidates(x, qs, q, slotKeys, 16)
+			for _, s := range exact {
+				if !slices.Contains(got, s) {
+					t.Fatalf("entry %d, query of %d spots: slot %d of the exact keys not proposed", i, len(qs), s)
+				}
+			}
+			extra += len(got) - len(exact)
 			total += len(got)
+			hits += st.LSH
 			for _, p := range paths {
 				if p == fromHead {
 					head++
@@ -198,7 +243,11 @@ func TestCandidatesReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d candidates, %d through the head index only", total, head)
+	t.Logf("%d packed runs storing %d key bits: %d candidates (%d not of the exact keys), %d through the head index only, %d band hits",
+		packed, kbits, total, extra, head, hits)
+	if kbits == 16 && extra != 0 {
+		t.Fatalf("%d candidates not of the exact keys with all key bits stored", extra)
+	}
 	if total == 0 || head == 0 {
 		t.Fatal("no candidates, or none through the head index only: the comparison tested little")
 	}

@@ -18,11 +18,33 @@ const (
 	// LevelFanout is the capacity ratio of consecutive levels.
 	LevelFanout = 8
 	// packedMin is the run length from which a run is stored packed: the
-	// top 16 bits of each key implied by a bucket directory of 2^16+1
-	// offsets, the low 16 bits and the slot stored (6 bytes a key instead
-	// of 8; the directory costs under a byte a key from this length).
-	packedMin = 1 << 18
+	// top dirBits bits of each key implied by a bucket directory of
+	// 2^dirBits+1 offsets (256 KiB), key bits below them and the slot in
+	// one 32-bit word (4 bytes a key instead of 8, the directory under 4
+	// bytes a key from this length).
+	packedMin = 1 << 16
+	// dirBits is the number of key bits a packed run's directory implies.
+	dirBits = 16
+	// minKeyBits is the least number of key bits below the directory a
+	// packed run stores in its words; a run whose slots need more than
+	// 32 − minKeyBits bits is stored wide: 16-bit key parts and 32-bit
+	// slots in two arrays (6 bytes a key), for indexes of 2^24 entries
+	// and more.
+	minKeyBits = 8
 )
+
+// A packed run stores, below the directory's 16 bits, only kbits bits of
+// each key: as many as the word leaves beside the largest slot (12 at a
+// million entries, 8 from 2^23), never more than an input run of a merge
+// kept. A lookup then also returns the pairs whose key differs from the
+// query's only in the bits not stored: about n / 2^(16+kbits) extra band
+// hits a lookup in a run of n pairs (0.4 a decision over the 121 bands at
+// a million articles). They are background collisions: the sketch and
+// bitmap filters drop them like every other band hit, from one cache
+// line each, unless the slot can reach the Jaccard or containment
+// threshold, so a pair the exact keys would propose is proposed, and a
+// pair they would not can only be added when it passes the exact bitmap
+// bound (the verification decides it, as it decides every candidate).
 
 // run is one sorted run of (key, slot) pairs of one band, plain or packed.
 type run struct {
@@ -33,29 +55,45 @@ type run struct {
 	// pair to rebuild it).
 	pdir  []uint32
 	pbits uint8
-	dir   []uint32 // packed: dir[k>>16] .. dir[k>>16+1] index low and slots
+	// Packed runs: dir[k>>16] .. dir[k>>16+1] index the pairs of keys
+	// whose top 16 bits are k>>16, ordered by the kbits key bits below
+	// them (ties in any order).
+	dir   []uint32
+	kbits uint8
+	// sbits is the slot width: words hold (k&0xffff)>>(16-kbits) in the
+	// top kbits bits and the slot in the low sbits = 32 − kbits bits;
+	// a wide run's low holds k&0xffff with the 16−kbits lowest bits
+	// cleared and slots the slot.
+	sbits uint8
+	wide  bool
+	words []uint32
 	low   []uint16
 	slots []uint32
 }
 
 func (r *run) len() int {
-	if r.dir != nil {
+	switch {
+	case r.dir == nil:
+		return len(r.plain)
+	case r.wide:
 		return len(r.slots)
 	}
-	return len(r.plain)
+	return len(r.words)
 }
 
 // touch reads the first pair of a bucket lo..hi and returns a value
 // derived from it: a load the caller issues early, so that the bucket is
 // in the cache when scan reads it (a software prefetch).
 func (r *run) touch(lo, hi uint32) uint64 {
-	if lo >= hi {
+	switch {
+	case lo >= hi:
 		return 0
-	}
-	if r.dir == nil {
+	case r.dir == nil:
 		return r.plain[lo]
+	case r.wide:
+		return uint64(r.low[lo])
 	}
-	return uint64(r.low[lo])
+	return uint64(r.words[lo])
 }
 
 // bucket returns the range of the run's pairs that can hold key: one
@@ -63,9 +101,9 @@ func (r *run) touch(lo, hi uint32) uint64 {
 func (r *run) bucket(key uint32) (lo, hi uint32) {
 	switch {
 	case r.dir != nil:
-		b := key >> 16
+		b := key >> dirBits
 		lo, hi = r.dir[b], r.dir[b+1]
-		if lo > hi || int(hi) > len(r.slots) {
+		if lo > hi || int(hi) > r.len() {
 			return 0, 0 // a damaged mapped snapshot (check finds it)
 		}
 		return lo, hi
@@ -81,53 +119,193 @@ func (r *run) bucket(key uint32) (lo, hi uint32) {
 }
 
 // scan calls fn for every slot stored under key among pairs lo..hi (the
-// key's bucket).
+// key's bucket); in a packed run, under the key's stored bits.
 func (r *run) scan(key uint32, lo, hi uint32, fn func(slot uint32)) {
-	if r.dir == nil {
+	switch {
+	case r.dir == nil:
 		ps := r.plain[lo:hi]
 		i, _ := slices.BinarySearch(ps, uint64(key)<<32)
 		for ; i < len(ps) && ps[i]>>32 == uint64(key); i++ {
 			fn(uint32(ps[i]))
 		}
-		return
-	}
-	l := uint16(key)
-	i, _ := slices.BinarySearch(r.low[lo:hi], l)
-	for i += int(lo); i < int(hi) && r.low[i] == l; i++ {
-		fn(r.slots[i])
+	case r.wide:
+		sh := 16 - r.kbits
+		t := uint16(key) >> sh
+		i := lowerBound(r.low[lo:hi], t<<sh)
+		for i += int(lo); i < int(hi) && r.low[i]>>sh == t; i++ {
+			fn(r.slots[i])
+		}
+	default:
+		sh := r.sbits
+		t := uint32(uint16(key)) >> (16 - r.kbits)
+		ws := r.words[lo:hi]
+		mask := uint32(1)<<sh - 1
+		for i := lowerBound(ws, t<<sh); i < len(ws) && ws[i]>>sh == t; i++ {
+			fn(ws[i] & mask)
+		}
 	}
 }
 
-// each calls fn for every pair in order.
+// lowerBound is the index of the first element of s not below v (s
+// ordered by the bits v's search compares).
+func lowerBound[T uint16 | uint32](s []T, v T) int {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// each calls fn for every pair in order, as key<<32 | slot; a packed
+// run's key bits not stored are zero.
 func (r *run) each(fn func(p uint64)) {
-	if r.dir == nil {
-		for _, p := range r.plain {
-			fn(p)
-		}
-		return
-	}
-	for b := 0; b+1 < len(r.dir); b++ {
-		for i := r.dir[b]; i < r.dir[b+1]; i++ {
-			fn((uint64(b)<<16|uint64(r.low[i]))<<32 | uint64(r.slots[i]))
-		}
+	for c := (cursor{r: r}); c.ok(); c.next() {
+		fn(c.pair())
 	}
 }
 
-// newRun stores sorted pairs, packed when there are enough of them.
-func newRun(pairs []uint64) run {
-	if len(pairs) < packedMin {
-		return plainRun(pairs)
+// cursor walks a run's pairs in order.
+type cursor struct {
+	r *run
+	i int // pair
+	b int // packed: the bucket of pair i
+}
+
+func (c *cursor) ok() bool {
+	if c.i >= c.r.len() {
+		return false
 	}
-	r := run{dir: make([]uint32, 1<<16+1), low: make([]uint16, len(pairs)), slots: make([]uint32, len(pairs))}
-	for i, p := range pairs {
-		r.dir[(p>>48)+1]++
-		r.low[i] = uint16(p >> 32)
-		r.slots[i] = uint32(p)
+	for r := c.r; r.dir != nil && c.b+1 < len(r.dir) && int(r.dir[c.b+1]) <= c.i; {
+		c.b++
 	}
+	return true
+}
+
+func (c *cursor) next() { c.i++ }
+
+// pair is the current pair (after ok).
+func (c *cursor) pair() uint64 {
+	r := c.r
+	switch {
+	case r.dir == nil:
+		return r.plain[c.i]
+	case r.wide:
+		return (uint64(c.b)<<16|uint64(r.low[c.i]))<<32 | uint64(r.slots[c.i])
+	}
+	w := r.words[c.i]
+	sh := r.sbits
+	low := uint64(w>>sh) << (16 - r.kbits)
+	return (uint64(c.b)<<16|low)<<32 | uint64(w&(1<<sh-1))
+}
+
+// maxSlot is the largest slot a run holds.
+func (r *run) maxSlot() uint32 {
+	var m uint32
+	switch {
+	case r.dir == nil:
+		for _, p := range r.plain {
+			m = max(m, uint32(p))
+		}
+	case r.wide:
+		for _, s := range r.slots {
+			m = max(m, s)
+		}
+	default:
+		mask := uint32(1)<<r.sbits - 1
+		for _, w := range r.words {
+			m = max(m, w&mask)
+		}
+	}
+	return m
+}
+
+// storedBits is the number of key bits below the directory a run knows
+// (all 16 for a plain run).
+func (r *run) storedBits() uint8 {
+	if r.dir == nil {
+		return 16
+	}
+	return r.kbits
+}
+
+// packer builds a packed run from pairs appended in key order.
+type packer struct {
+	r    run
+	mask uint64 // clears the key bits not stored
+}
+
+// newPacker starts a packed run of at most n pairs with slots up to
+// maxSlot, storing at most kbits key bits below the directory.
+func newPacker(n int, maxSlot uint32, kbits uint8) *packer {
+	p := &packer{r: run{dir: make([]uint32, 1<<dirBits+1)}}
+	if sb := max(bits.Len32(maxSlot), 1); 32-sb >= minKeyBits {
+		p.r.kbits = min(kbits, uint8(32-sb))
+		p.r.sbits = 32 - p.r.kbits
+		p.r.words = make([]uint32, 0, n)
+	} else {
+		p.r.kbits, p.r.wide = kbits, true
+		p.r.low, p.r.slots = make([]uint16, 0, n), make([]uint32, 0, n)
+	}
+	p.mask = keyMask(p.r.kbits)
+	return p
+}
+
+// add appends pair key<<32 | slot (in key order, its key bits not stored
+// cleared by the caller through p.mask).
+func (p *packer) add(pair uint64) {
+	r := &p.r
+	r.dir[pair>>(32+dirBits)+1]++
+	if r.wide {
+		r.low = append(r.low, uint16(pair>>32))
+		r.slots = append(r.slots, uint32(pair))
+		return
+	}
+	r.words = append(r.words, uint32(uint16(pair>>32))>>(16-r.kbits)<<r.sbits|uint32(pair))
+}
+
+// done returns the run, its arrays cut to length when pairs were dropped.
+func (p *packer) done() run {
+	r := p.r
 	for b := 1; b < len(r.dir); b++ {
 		r.dir[b] += r.dir[b-1]
 	}
+	if cap(r.words)-len(r.words) > len(r.words)/8 {
+		r.words = slices.Clone(r.words)
+	}
+	if cap(r.slots)-len(r.slots) > len(r.slots)/8 {
+		r.low, r.slots = slices.Clone(r.low), slices.Clone(r.slots)
+	}
 	return r
+}
+
+// packing says which runs are packed and how many key bits below the
+// directory they store at most (tests lower both).
+type packing struct {
+	min     int   // runs of this many pairs and more are packed (packedMin)
+	keyBits uint8 // at most 16
+}
+
+func defaultPacking() packing { return packing{min: packedMin, keyBits: 16} }
+
+// newRun stores sorted pairs, packed when there are at least pk.min.
+func newRun(pairs []uint64, pk packing) run {
+	if len(pairs) < pk.min {
+		return plainRun(pairs)
+	}
+	var m uint32
+	for _, p := range pairs {
+		m = max(m, uint32(p))
+	}
+	w := newPacker(len(pairs), m, pk.keyBits)
+	for _, p := range pairs {
+		w.add(p & w.mask)
+	}
+	return w.done()
 }
 
 // plainRun stores sorted pairs unpacked, with a bucket directory.
@@ -153,34 +331,50 @@ func plainBits(n int) uint8 {
 }
 
 // mergeRuns merges two runs into one, dropping the pairs whose slot keep
-// rejects (removed entries).
-func mergeRuns(a, b *run, keep func(slot uint32) bool) run {
-	out := make([]uint64, 0, a.len()+b.len())
-	var bs []uint64
-	if b.dir == nil {
-		bs = b.plain
-	} else {
-		bs = make([]uint64, 0, b.len())
-		b.each(func(p uint64) { bs = append(bs, p) })
+// rejects (removed entries). The result is packed when it can hold
+// pk.min pairs or an input is packed (whose key bits not stored are
+// lost); it is written in place, without a copy of the pairs in between,
+// and stores no more key bits than either input.
+func mergeRuns(a, b *run, keep func(slot uint32) bool, pk packing) run {
+	n := a.len() + b.len()
+	ca, cb := cursor{r: a}, cursor{r: b}
+	if n < pk.min && a.dir == nil && b.dir == nil {
+		out := make([]uint64, 0, n)
+		mergePairs(&ca, &cb, keep, ^uint64(0), func(p uint64) { out = append(out, p) })
+		return plainRun(out)
 	}
-	j := 0
-	a.each(func(p uint64) {
-		for j < len(bs) && bs[j] < p {
-			if keep(uint32(bs[j])) {
-				out = append(out, bs[j])
+	w := newPacker(n, max(a.maxSlot(), b.maxSlot()), min(a.storedBits(), b.storedBits(), pk.keyBits))
+	mergePairs(&ca, &cb, keep, w.mask, w.add)
+	return w.done()
+}
+
+// mergePairs calls add for the pairs of a and b that keep accepts, their
+// key bits outside mask cleared, in order.
+func mergePairs(a, b *cursor, keep func(slot uint32) bool, mask uint64, add func(p uint64)) {
+	for {
+		var p uint64
+		switch aok, bok := a.ok(), b.ok(); {
+		case aok && bok:
+			if pa, pb := a.pair()&mask, b.pair()&mask; pa <= pb {
+				p = pa
+				a.next()
+			} else {
+				p = pb
+				b.next()
 			}
-			j++
+		case aok:
+			p = a.pair() & mask
+			a.next()
+		case bok:
+			p = b.pair() & mask
+			b.next()
+		default:
+			return
 		}
 		if keep(uint32(p)) {
-			out = append(out, p)
-		}
-	})
-	for ; j < len(bs); j++ {
-		if keep(uint32(bs[j])) {
-			out = append(out, bs[j])
+			add(p)
 		}
 	}
-	return newRun(out)
 }
 
 // bands holds the band keys of every indexed slot.
@@ -189,9 +383,10 @@ type bands struct {
 	tailSlots int          // articles in the tail
 	levels    [][Bands]run // levels[i][band]: level i holds up to levelCap(i) articles
 	levelN    []int        // articles in each level (removed included)
+	packing   packing
 }
 
-func newBands() bands { return bands{tail: newTailTable()} }
+func newBands() bands { return bands{tail: newTailTable(), packing: defaultPacking()} }
 
 // tailTable is an open-addressing multimap (linear probing) from
 // band<<32 | key to slots, sized for TailArticles articles at half load:
@@ -299,7 +494,7 @@ func (bs *bands) flush(keep func(uint32) bool) {
 	}
 	for b := range per {
 		slices.Sort(per[b])
-		carry[b] = newRun(per[b])
+		carry[b] = newRun(per[b], bs.packing)
 	}
 	n := bs.tailSlots
 	clear(bs.tail.keys)
@@ -311,7 +506,7 @@ func (bs *bands) flush(keep func(uint32) bool) {
 			return
 		}
 		for b := range Bands {
-			carry[b] = mergeRuns(&bs.levels[i][b], &carry[b], keep)
+			carry[b] = mergeRuns(&bs.levels[i][b], &carry[b], keep, bs.packing)
 			// Release the merged run at once: the level is rewritten one
 			// band at a time, so a merge never holds two copies of a level.
 			bs.levels[i][b] = run{}
@@ -362,4 +557,10 @@ func (bs *bands) keys() int {
 		}
 	}
 	return n
+}
+
+// keyMask clears, in a pair key<<32 | slot, the key bits a packed run of
+// kbits stored bits below the directory does not store.
+func keyMask(kbits uint8) uint64 {
+	return ^((uint64(1)<<(16-kbits) - 1) << 32)
 }

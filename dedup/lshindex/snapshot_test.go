@@ -176,39 +176,132 @@ func flip(b []byte, i int) []byte {
 	return c
 }
 
-// TestPackedRun checks packed runs (from packedMin pairs) against plain
-// ones: lookups, merging, iteration.
+// TestPackedRun checks packed runs against a reference over the plain
+// pairs: a lookup returns exactly the slots whose key agrees with the
+// query's on the 16 directory bits and the kbits stored bits (all exact
+// matches, and the keys that differ only in the bits not stored), for
+// random keys, keys sharing the stored bits and keys of other buckets;
+// the run iterates its pairs back (round trip, bits not stored cleared),
+// passes check, and merges with removals into a run no more exact than
+// its inputs.
 func TestPackedRun(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	pairs := make([]uint64, packedMin+1000)
-	for i := range pairs {
-		pairs[i] = uint64(rng.Uint32()%(1<<20)*4096)<<32 | uint64(rng.IntN(1<<20))
+	for _, tc := range []struct {
+		name    string
+		maxSlot uint32
+		kbits   uint8 // stored key bits expected
+		wide    bool
+	}{
+		{"slots_of_12_bits", 1<<12 - 1, 16, false},
+		{"slots_of_20_bits", 1<<20 - 1, 12, false},
+		{"slots_of_24_bits", 1<<24 - 1, 8, false},
+		{"slots_of_31_bits", MaxSlots - 1, 16, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, uint64(tc.maxSlot)))
+			pairs := make([]uint64, 3000)
+			for i := range pairs {
+				// Few distinct top bits and a small key range, so that
+				// buckets hold many keys sharing the stored bits.
+				k := rng.Uint32()%64<<24 | rng.Uint32()%(1<<12)
+				pairs[i] = uint64(k)<<32 | uint64(rng.Uint32()%tc.maxSlot)
+			}
+			pairs[0] = uint64(0xFFFFFFFF)<<32 | uint64(tc.maxSlot) // the last bucket, the largest slot
+			slices.Sort(pairs)
+			packed := newRun(slices.Clone(pairs), packing{min: 1, keyBits: 16})
+			if packed.dir == nil || packed.kbits != tc.kbits || (packed.wide) != tc.wide {
+				t.Fatalf("run packed %v with %d key bits, wide %v; want %d, wide %v",
+					packed.dir != nil, packed.kbits, packed.wide, tc.kbits, tc.wide)
+			}
+			checkPacked(t, &packed, pairs, int(tc.maxSlot)+1)
+			// Merge with a plain run, dropping odd slots: the result is
+			// packed like the inputs (whatever its length) and holds the
+			// even-slot pairs of both.
+			more := make([]uint64, 500)
+			for i := range more {
+				more[i] = uint64(rng.Uint32()%64<<24|rng.Uint32()%(1<<12))<<32 | uint64(rng.Uint32()%tc.maxSlot)
+			}
+			slices.Sort(more)
+			small := newRun(slices.Clone(more), defaultPacking())
+			even := func(s uint32) bool { return s%2 == 0 }
+			m := mergeRuns(&packed, &small, even, defaultPacking())
+			var want []uint64
+			for _, p := range append(slices.Clone(pairs), more...) {
+				if even(uint32(p)) {
+					want = append(want, p)
+				}
+			}
+			slices.Sort(want)
+			if m.dir == nil || m.kbits > packed.kbits {
+				t.Fatalf("merged run packed %v with %d key bits, inputs %d", m.dir != nil, m.kbits, packed.kbits)
+			}
+			checkPacked(t, &m, want, int(tc.maxSlot)+1)
+		})
 	}
-	slices.Sort(pairs)
-	packed := newRun(slices.Clone(pairs))
-	if packed.dir == nil {
-		t.Fatal("not packed")
+	t.Run("merge_keeps_fewer_bits", func(t *testing.T) {
+		// A run of large slots (8 key bits) merged with one of small slots
+		// (16) keeps 8: the bits the first one lost are not invented.
+		a := newRun([]uint64{0x12345678<<32 | 1<<24 - 1}, packing{min: 1, keyBits: 16})
+		b := newRun([]uint64{0x12345679<<32 | 3}, packing{min: 1, keyBits: 16})
+		m := mergeRuns(&a, &b, func(uint32) bool { return true }, defaultPacking())
+		if a.kbits != 8 || b.kbits != 16 || m.kbits != 8 {
+			t.Fatalf("key bits %d, %d, merged %d; want 8, 16, 8", a.kbits, b.kbits, m.kbits)
+		}
+		checkPacked(t, &m, []uint64{0x12345600<<32 | 3, 0x12345600<<32 | 1<<24 - 1}, 1<<24)
+	})
+}
+
+// checkPacked compares r with the sorted pairs it was built from: its
+// pairs in order with the key bits not stored cleared, the lookups of
+// every stored key and of keys next to them, and check.
+func checkPacked(t *testing.T, r *run, pairs []uint64, n int) {
+	t.Helper()
+	mask := keyMask(r.kbits)
+	var got, want []uint64
+	r.each(func(p uint64) { got = append(got, p) })
+	for _, p := range pairs {
+		want = append(want, p&mask)
 	}
-	plain := run{plain: pairs}
-	for i := 0; i < len(pairs); i += 997 {
-		k := uint32(pairs[i] >> 32)
-		var a, b []uint32
-		packed.lookup(k, func(s uint32) { a = append(a, s) })
-		plain.lookup(k, func(s uint32) { b = append(b, s) })
-		if !slices.Equal(a, b) || len(a) == 0 {
-			t.Fatalf("key %x: packed %v, plain %v", k, a, b)
+	key := func(p uint64) uint64 { return p >> 32 }
+	if !slices.Equal(got, want) && !slices.Equal(sortPairs(got), sortPairs(want)) ||
+		!slices.IsSortedFunc(got, func(a, b uint64) int { return cmpU64(key(a), key(b)) }) {
+		t.Fatalf("run's pairs differ from the input's:\n%x\n%x", got, want)
+	}
+	if err := r.check(n); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	exact := 0
+	for i, p := range pairs {
+		for _, k := range []uint32{uint32(p >> 32), uint32(p>>32) ^ 1, uint32(p>>32) ^ 0x100, uint32(p>>32) + 1<<16} {
+			var a, b []uint32
+			r.lookup(k, func(s uint32) { a = append(a, s) })
+			for _, q := range pairs {
+				if (q>>32)<<32&mask == uint64(k)<<32&mask {
+					b = append(b, uint32(q))
+				}
+			}
+			slices.Sort(a)
+			slices.Sort(b)
+			if !slices.Equal(a, b) {
+				t.Fatalf("pair %d, key %08x: slots %v, want %v", i, k, a, b)
+			}
+			if k == uint32(p>>32) && !slices.Contains(a, uint32(p)) {
+				t.Fatalf("key %08x: slot %d not returned", k, uint32(p))
+			}
+			exact += len(b)
+		}
+		if i > 400 {
+			break
 		}
 	}
-	small := newRun([]uint64{1<<32 | 5, 9<<32 | 6})
-	m := mergeRuns(&packed, &small, func(s uint32) bool { return s != 6 })
-	if m.len() != len(pairs)+1 {
-		t.Errorf("merged run of %d pairs, want %d", m.len(), len(pairs)+1)
+	if exact == 0 {
+		t.Fatal("no lookup returned anything: the comparison tested little")
 	}
-	var all []uint64
-	m.each(func(p uint64) { all = append(all, p) })
-	if !slices.IsSorted(all) || !slices.Contains(all, 1<<32|5) || slices.Contains(all, 9<<32|6) {
-		t.Error("merged run wrong")
-	}
+}
+
+func sortPairs(ps []uint64) []uint64 {
+	c := slices.Clone(ps)
+	slices.Sort(c)
+	return c
 }
 
 func FuzzReadSnapshot(f *testing.F) {
