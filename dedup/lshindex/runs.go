@@ -17,34 +17,40 @@ const (
 	TailArticles = 512
 	// LevelFanout is the capacity ratio of consecutive levels.
 	LevelFanout = 8
-	// packedMin is the run length from which a run is stored packed: the
-	// top dirBits bits of each key implied by a bucket directory of
-	// 2^dirBits+1 offsets (256 KiB), key bits below them and the slot in
-	// one 32-bit word (4 bytes a key instead of 8, the directory under 4
-	// bytes a key from this length).
-	packedMin = 1 << 16
-	// dirBits is the number of key bits a packed run's directory implies.
-	dirBits = 16
+	// packedMin is the run length from which a run is stored packed
+	// (below it, about 4 % of the pairs of a large index, runs stay plain
+	// and exact): the top dbits bits of each key implied by a bucket
+	// directory of 2^dbits+1 offsets, the key bits below them and the slot
+	// in one 32-bit word, 4 bytes a pair instead of 8, the directory
+	// 0.25 to 0.5 byte a pair (packedBucket).
+	packedMin = 1 << 15
+	// packedBucket is the mean number of pairs a packed run's directory
+	// bucket holds, at least (a bucket is 16 pairs a cache line).
+	packedBucket = 16
+	// maxDirBits bounds a packed run's directory (4 MiB).
+	maxDirBits = 20
 	// minKeyBits is the least number of key bits below the directory a
 	// packed run stores in its words; a run whose slots need more than
-	// 32 − minKeyBits bits is stored wide: 16-bit key parts and 32-bit
-	// slots in two arrays (6 bytes a key), for indexes of 2^24 entries
-	// and more.
+	// 32 − minKeyBits bits is stored wide: 16 key bits below the
+	// directory and a 32-bit slot in two arrays (6 bytes a pair), for
+	// indexes of 2^24 entries and more.
 	minKeyBits = 8
 )
 
-// A packed run stores, below the directory's 16 bits, only kbits bits of
-// each key: as many as the word leaves beside the largest slot (12 at a
-// million entries, 8 from 2^23), never more than an input run of a merge
-// kept. A lookup then also returns the pairs whose key differs from the
-// query's only in the bits not stored: about n / 2^(16+kbits) extra band
-// hits a lookup in a run of n pairs (0.4 a decision over the 121 bands at
-// a million articles). They are background collisions: the sketch and
-// bitmap filters drop them like every other band hit, from one cache
-// line each, unless the slot can reach the Jaccard or containment
-// threshold, so a pair the exact keys would propose is proposed, and a
-// pair they would not can only be added when it passes the exact bitmap
-// bound (the verification decides it, as it decides every candidate).
+// A packed run of n pairs knows only the top dbits + kbits bits of each
+// key: the directory's dbits (about log2(n/16)) and kbits bits stored
+// beside the slot (as many as the largest slot leaves of 32: 12 at a
+// million entries, 8 from 2^23; never more than an input run of a merge
+// knew). A lookup then also returns the pairs whose key differs from the
+// query's only in the bits not known: about n / 2^(dbits+kbits) ≈
+// 16 / 2^kbits extra band hits a run and band (about one a decision over
+// the 121 bands and two packed levels at a million articles). They are
+// background collisions: the sketch and bitmap filters drop them like
+// every other band hit, from one cache line each, unless the slot can
+// reach the Jaccard or containment threshold; so every pair the exact
+// keys propose is proposed, and a pair they do not can only be added when
+// it passes the exact bitmap bound (the verification decides it, as it
+// decides every candidate).
 
 // run is one sorted run of (key, slot) pairs of one band, plain or packed.
 type run struct {
@@ -55,15 +61,15 @@ type run struct {
 	// pair to rebuild it).
 	pdir  []uint32
 	pbits uint8
-	// Packed runs: dir[k>>16] .. dir[k>>16+1] index the pairs of keys
-	// whose top 16 bits are k>>16, ordered by the kbits key bits below
-	// them (ties in any order).
-	dir   []uint32
-	kbits uint8
-	// sbits is the slot width: words hold (k&0xffff)>>(16-kbits) in the
-	// top kbits bits and the slot in the low sbits = 32 − kbits bits;
-	// a wide run's low holds k&0xffff with the 16−kbits lowest bits
-	// cleared and slots the slot.
+	// Packed runs: dir[k>>(32-dbits)] .. dir[k>>(32-dbits)+1] index the
+	// pairs of keys whose top dbits bits are those of k, ordered by the
+	// kbits key bits below them (ties in any order).
+	dir          []uint32
+	dbits, kbits uint8
+	// sbits is the slot width: a word holds the kbits key bits below the
+	// directory's in its top bits and the slot in the low sbits =
+	// 32 − kbits bits. A wide run's low holds the 16 key bits below the
+	// directory's (those past kbits cleared) and slots the slot.
 	sbits uint8
 	wide  bool
 	words []uint32
@@ -101,10 +107,13 @@ func (r *run) touch(lo, hi uint32) uint64 {
 func (r *run) bucket(key uint32) (lo, hi uint32) {
 	switch {
 	case r.dir != nil:
-		b := key >> dirBits
+		b := uint64(key) >> (32 - r.dbits)
+		if b+1 >= uint64(len(r.dir)) {
+			return 0, 0 // a damaged mapped snapshot (check finds it)
+		}
 		lo, hi = r.dir[b], r.dir[b+1]
 		if lo > hi || int(hi) > r.len() {
-			return 0, 0 // a damaged mapped snapshot (check finds it)
+			return 0, 0
 		}
 		return lo, hi
 	case r.pdir != nil:
@@ -118,8 +127,12 @@ func (r *run) bucket(key uint32) (lo, hi uint32) {
 	return 0, uint32(len(r.plain))
 }
 
+// below is the part of key below a packed run's directory bits, in the
+// top bits of the result.
+func (r *run) below(key uint32) uint32 { return uint32(uint64(key) << r.dbits) }
+
 // scan calls fn for every slot stored under key among pairs lo..hi (the
-// key's bucket); in a packed run, under the key's stored bits.
+// key's bucket); in a packed run, under the key's known bits.
 func (r *run) scan(key uint32, lo, hi uint32, fn func(slot uint32)) {
 	switch {
 	case r.dir == nil:
@@ -129,18 +142,18 @@ func (r *run) scan(key uint32, lo, hi uint32, fn func(slot uint32)) {
 			fn(uint32(ps[i]))
 		}
 	case r.wide:
-		sh := 16 - r.kbits
-		t := uint16(key) >> sh
+		sh := 16 - min(r.kbits, 16)
+		t := uint16(r.below(key)>>16) >> sh
 		i := lowerBound(r.low[lo:hi], t<<sh)
 		for i += int(lo); i < int(hi) && r.low[i]>>sh == t; i++ {
 			fn(r.slots[i])
 		}
 	default:
 		sh := r.sbits
-		t := uint32(uint16(key)) >> (16 - r.kbits)
+		t := uint32(uint64(r.below(key)) >> (32 - r.kbits))
 		ws := r.words[lo:hi]
-		mask := uint32(1)<<sh - 1
-		for i := lowerBound(ws, t<<sh); i < len(ws) && ws[i]>>sh == t; i++ {
+		mask := uint32(uint64(1)<<sh - 1)
+		for i := lowerBound(ws, uint32(uint64(t)<<sh)); i < len(ws) && uint64(ws[i])>>sh == uint64(t); i++ {
 			fn(ws[i] & mask)
 		}
 	}
@@ -162,7 +175,7 @@ func lowerBound[T uint16 | uint32](s []T, v T) int {
 }
 
 // each calls fn for every pair in order, as key<<32 | slot; a packed
-// run's key bits not stored are zero.
+// run's key bits not known are zero.
 func (r *run) each(fn func(p uint64)) {
 	for c := (cursor{r: r}); c.ok(); c.next() {
 		fn(c.pair())
@@ -191,16 +204,15 @@ func (c *cursor) next() { c.i++ }
 // pair is the current pair (after ok).
 func (c *cursor) pair() uint64 {
 	r := c.r
+	top := uint64(c.b) << (32 - r.dbits) << 32
 	switch {
 	case r.dir == nil:
 		return r.plain[c.i]
 	case r.wide:
-		return (uint64(c.b)<<16|uint64(r.low[c.i]))<<32 | uint64(r.slots[c.i])
+		return top | uint64(r.low[c.i])<<16>>r.dbits<<32 | uint64(r.slots[c.i])
 	}
-	w := r.words[c.i]
-	sh := r.sbits
-	low := uint64(w>>sh) << (16 - r.kbits)
-	return (uint64(c.b)<<16|low)<<32 | uint64(w&(1<<sh-1))
+	w := uint64(r.words[c.i])
+	return top | w>>r.sbits<<(32-r.kbits)>>r.dbits<<32 | w&(1<<r.sbits-1)
 }
 
 // maxSlot is the largest slot a run holds.
@@ -216,7 +228,7 @@ func (r *run) maxSlot() uint32 {
 			m = max(m, s)
 		}
 	default:
-		mask := uint32(1)<<r.sbits - 1
+		mask := uint32(uint64(1)<<r.sbits - 1)
 		for _, w := range r.words {
 			m = max(m, w&mask)
 		}
@@ -224,48 +236,57 @@ func (r *run) maxSlot() uint32 {
 	return m
 }
 
-// storedBits is the number of key bits below the directory a run knows
-// (all 16 for a plain run).
-func (r *run) storedBits() uint8 {
+// knownBits is the number of top key bits a run knows (all 32 for a
+// plain run).
+func (r *run) knownBits() uint8 {
 	if r.dir == nil {
-		return 16
+		return 32
 	}
-	return r.kbits
+	return r.dbits + r.kbits
+}
+
+// keyMask clears, in a pair key<<32 | slot, the key bits past the top
+// known bits.
+func keyMask(known uint8) uint64 {
+	return ^((uint64(1)<<(32-known) - 1) << 32)
 }
 
 // packer builds a packed run from pairs appended in key order.
 type packer struct {
 	r    run
-	mask uint64 // clears the key bits not stored
+	mask uint64 // clears the key bits not known
 }
 
 // newPacker starts a packed run of at most n pairs with slots up to
-// maxSlot, storing at most kbits key bits below the directory.
-func newPacker(n int, maxSlot uint32, kbits uint8) *packer {
-	p := &packer{r: run{dir: make([]uint32, 1<<dirBits+1)}}
+// maxSlot, knowing at most known top key bits, at most keyBits of them
+// below the directory.
+func newPacker(n int, maxSlot uint32, known, keyBits uint8) *packer {
+	d := min(uint8(max(bits.Len(uint(n/packedBucket)), 1)), maxDirBits, known)
+	p := &packer{r: run{dir: make([]uint32, 1<<d+1), dbits: d}}
 	if sb := max(bits.Len32(maxSlot), 1); 32-sb >= minKeyBits {
-		p.r.kbits = min(kbits, uint8(32-sb))
+		p.r.kbits = min(keyBits, uint8(32-sb), known-d)
 		p.r.sbits = 32 - p.r.kbits
 		p.r.words = make([]uint32, 0, n)
 	} else {
-		p.r.kbits, p.r.wide = kbits, true
+		p.r.kbits, p.r.wide = min(keyBits, 16, known-d), true
 		p.r.low, p.r.slots = make([]uint16, 0, n), make([]uint32, 0, n)
 	}
-	p.mask = keyMask(p.r.kbits)
+	p.mask = keyMask(p.r.knownBits())
 	return p
 }
 
-// add appends pair key<<32 | slot (in key order, its key bits not stored
+// add appends pair key<<32 | slot (in key order, its key bits not known
 // cleared by the caller through p.mask).
 func (p *packer) add(pair uint64) {
 	r := &p.r
-	r.dir[pair>>(32+dirBits)+1]++
+	key := uint32(pair >> 32)
+	r.dir[uint64(key)>>(32-r.dbits)+1]++
 	if r.wide {
-		r.low = append(r.low, uint16(pair>>32))
+		r.low = append(r.low, uint16(r.below(key)>>16))
 		r.slots = append(r.slots, uint32(pair))
 		return
 	}
-	r.words = append(r.words, uint32(uint16(pair>>32))>>(16-r.kbits)<<r.sbits|uint32(pair))
+	r.words = append(r.words, uint32(uint64(r.below(key))>>(32-r.kbits)<<r.sbits)|uint32(pair))
 }
 
 // done returns the run, its arrays cut to length when pairs were dropped.
@@ -287,10 +308,10 @@ func (p *packer) done() run {
 // directory they store at most (tests lower both).
 type packing struct {
 	min     int   // runs of this many pairs and more are packed (packedMin)
-	keyBits uint8 // at most 16
+	keyBits uint8 // at most 32
 }
 
-func defaultPacking() packing { return packing{min: packedMin, keyBits: 16} }
+func defaultPacking() packing { return packing{min: packedMin, keyBits: 32} }
 
 // newRun stores sorted pairs, packed when there are at least pk.min.
 func newRun(pairs []uint64, pk packing) run {
@@ -301,7 +322,7 @@ func newRun(pairs []uint64, pk packing) run {
 	for _, p := range pairs {
 		m = max(m, uint32(p))
 	}
-	w := newPacker(len(pairs), m, pk.keyBits)
+	w := newPacker(len(pairs), m, 32, pk.keyBits)
 	for _, p := range pairs {
 		w.add(p & w.mask)
 	}
@@ -332,9 +353,9 @@ func plainBits(n int) uint8 {
 
 // mergeRuns merges two runs into one, dropping the pairs whose slot keep
 // rejects (removed entries). The result is packed when it can hold
-// pk.min pairs or an input is packed (whose key bits not stored are
+// pk.min pairs or an input is packed (whose key bits not known are
 // lost); it is written in place, without a copy of the pairs in between,
-// and stores no more key bits than either input.
+// and knows no more key bits than either input.
 func mergeRuns(a, b *run, keep func(slot uint32) bool, pk packing) run {
 	n := a.len() + b.len()
 	ca, cb := cursor{r: a}, cursor{r: b}
@@ -343,7 +364,7 @@ func mergeRuns(a, b *run, keep func(slot uint32) bool, pk packing) run {
 		mergePairs(&ca, &cb, keep, ^uint64(0), func(p uint64) { out = append(out, p) })
 		return plainRun(out)
 	}
-	w := newPacker(n, max(a.maxSlot(), b.maxSlot()), min(a.storedBits(), b.storedBits(), pk.keyBits))
+	w := newPacker(n, max(a.maxSlot(), b.maxSlot()), min(a.knownBits(), b.knownBits()), pk.keyBits)
 	mergePairs(&ca, &cb, keep, w.mask, w.add)
 	return w.done()
 }
@@ -557,10 +578,4 @@ func (bs *bands) keys() int {
 		}
 	}
 	return n
-}
-
-// keyMask clears, in a pair key<<32 | slot, the key bits a packed run of
-// kbits stored bits below the directory does not store.
-func keyMask(kbits uint8) uint64 {
-	return ^((uint64(1)<<(16-kbits) - 1) << 32)
 }

@@ -174,7 +174,7 @@ func (x *Index) writeMaps(s *snapWriter) {
 		s.put(uint64(x.bands.levelN[i]))
 		for b := range Bands {
 			r := &x.bands.levels[i][b]
-			s.put(uint64(r.kbits) | uint64(r.sbits)<<8 | uint64(b2u(r.wide))<<16)
+			s.put(uint64(r.kbits) | uint64(r.sbits)<<8 | uint64(b2u(r.wide))<<16 | uint64(r.dbits)<<24)
 			writeSlice(s, r.plain, false)
 			writeSlice(s, r.pdir, false)
 			writeSlice(s, r.dir, false)
@@ -384,9 +384,9 @@ func readLevels(s *parser, y *Index) error {
 		var lv [Bands]run
 		for b := range Bands {
 			w := s.u64()
-			lv[b] = run{kbits: uint8(w), sbits: uint8(w >> 8), wide: w>>16 == 1, plain: view[uint64](s, false), pdir: view[uint32](s, false),
+			lv[b] = run{kbits: uint8(w), sbits: uint8(w >> 8), wide: uint8(w>>16) == 1, dbits: uint8(w >> 24), plain: view[uint64](s, false), pdir: view[uint32](s, false),
 				dir: view[uint32](s, false), words: view[uint32](s, false), low: view[uint16](s, false), slots: view[uint32](s, false)}
-			if w>>17 != 0 {
+			if w>>32 != 0 || uint8(w>>16) > 1 {
 				return fmt.Errorf("level %d band %d: bad run widths %#x", len(y.bands.levels), b, w)
 			}
 			lv[b].pbits = plainBits(len(lv[b].plain))
@@ -435,7 +435,7 @@ func (y *Index) checkShape() error {
 			if r.dir != nil && (!r.packedShape() || int(r.dir[len(r.dir)-1]) != r.len()) {
 				return fmt.Errorf("level %d band %d: bad packed run", i, b)
 			}
-			if r.dir == nil && (len(r.low) > 0 || len(r.slots) > 0 || len(r.words) > 0 || r.kbits != 0 || r.sbits != 0 || r.wide || (r.pbits == 0) != (r.pdir == nil) ||
+			if r.dir == nil && (len(r.low) > 0 || len(r.slots) > 0 || len(r.words) > 0 || r.kbits != 0 || r.sbits != 0 || r.wide || r.dbits != 0 || (r.pbits == 0) != (r.pdir == nil) ||
 				(r.pdir != nil && (len(r.pdir) != 1<<r.pbits+1 || int(r.pdir[len(r.pdir)-1]) != len(r.plain)))) {
 				return fmt.Errorf("level %d band %d: bad plain run", i, b)
 			}
@@ -585,7 +585,7 @@ func checkCodes(off []uint64, arena []byte, vals int) error {
 // check validates a run against n entries.
 func (r *run) check(n int) error {
 	if r.dir == nil {
-		if len(r.low) > 0 || len(r.slots) > 0 || len(r.words) > 0 || r.kbits != 0 || r.sbits != 0 || r.wide || !slices.IsSorted(r.plain) {
+		if len(r.low) > 0 || len(r.slots) > 0 || len(r.words) > 0 || r.kbits != 0 || r.sbits != 0 || r.wide || r.dbits != 0 || !slices.IsSorted(r.plain) {
 			return errors.New("bad plain run")
 		}
 		if slices.ContainsFunc(r.plain, func(p uint64) bool { return int(uint32(p)) >= n }) {
@@ -605,7 +605,7 @@ func (r *run) check(n int) error {
 	// Every bucket in the order of its stored key bits, the bits not
 	// stored cleared.
 	c := cursor{r: r}
-	mask := keyMask(r.kbits)
+	mask := keyMask(r.knownBits())
 	for prev := uint64(0); c.ok(); c.next() {
 		p := c.pair()
 		if p&mask != p || (c.i > int(r.dir[c.b]) && p>>32 < prev) {
@@ -626,11 +626,12 @@ func b2u(b bool) uint8 {
 // packedShape reports whether a packed run's arrays and widths agree
 // (one directory read, no pair).
 func (r *run) packedShape() bool {
-	if len(r.dir) != 1<<dirBits+1 || len(r.plain) > 0 || r.pdir != nil || r.kbits > 16 {
+	if r.dbits == 0 || r.dbits > maxDirBits || len(r.dir) != 1<<r.dbits+1 || len(r.plain) > 0 || r.pdir != nil ||
+		r.kbits > 32-r.dbits {
 		return false
 	}
 	if r.wide {
-		return r.sbits == 0 && len(r.words) == 0 && len(r.low) == len(r.slots)
+		return r.sbits == 0 && r.kbits <= 16 && len(r.words) == 0 && len(r.low) == len(r.slots)
 	}
 	return r.sbits == 32-r.kbits && len(r.low) == 0 && len(r.slots) == 0
 }

@@ -188,13 +188,13 @@ func TestPackedRun(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		maxSlot uint32
-		kbits   uint8 // stored key bits expected
+		known   uint8 // key bits known: a directory of 8 bits and the bits the slots leave
 		wide    bool
 	}{
-		{"slots_of_12_bits", 1<<12 - 1, 16, false},
-		{"slots_of_20_bits", 1<<20 - 1, 12, false},
-		{"slots_of_24_bits", 1<<24 - 1, 8, false},
-		{"slots_of_31_bits", MaxSlots - 1, 16, true},
+		{"slots_of_12_bits", 1<<12 - 1, 28, false},
+		{"slots_of_20_bits", 1<<20 - 1, 20, false},
+		{"slots_of_24_bits", 1<<24 - 1, 16, false},
+		{"slots_of_31_bits", MaxSlots - 1, 24, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, uint64(tc.maxSlot)))
@@ -207,10 +207,10 @@ func TestPackedRun(t *testing.T) {
 			}
 			pairs[0] = uint64(0xFFFFFFFF)<<32 | uint64(tc.maxSlot) // the last bucket, the largest slot
 			slices.Sort(pairs)
-			packed := newRun(slices.Clone(pairs), packing{min: 1, keyBits: 16})
-			if packed.dir == nil || packed.kbits != tc.kbits || (packed.wide) != tc.wide {
-				t.Fatalf("run packed %v with %d key bits, wide %v; want %d, wide %v",
-					packed.dir != nil, packed.kbits, packed.wide, tc.kbits, tc.wide)
+			packed := newRun(slices.Clone(pairs), packing{min: 1, keyBits: 32})
+			if packed.dir == nil || packed.knownBits() != tc.known || packed.wide != tc.wide {
+				t.Fatalf("run packed %v knowing %d key bits, wide %v; want %d, wide %v",
+					packed.dir != nil, packed.knownBits(), packed.wide, tc.known, tc.wide)
 			}
 			checkPacked(t, &packed, pairs, int(tc.maxSlot)+1)
 			// Merge with a plain run, dropping odd slots: the result is
@@ -231,22 +231,23 @@ func TestPackedRun(t *testing.T) {
 				}
 			}
 			slices.Sort(want)
-			if m.dir == nil || m.kbits > packed.kbits {
-				t.Fatalf("merged run packed %v with %d key bits, inputs %d", m.dir != nil, m.kbits, packed.kbits)
+			if m.dir == nil || m.knownBits() > packed.knownBits() {
+				t.Fatalf("merged run packed %v knowing %d key bits, inputs %d", m.dir != nil, m.knownBits(), packed.knownBits())
 			}
 			checkPacked(t, &m, want, int(tc.maxSlot)+1)
 		})
 	}
 	t.Run("merge_keeps_fewer_bits", func(t *testing.T) {
-		// A run of large slots (8 key bits) merged with one of small slots
-		// (16) keeps 8: the bits the first one lost are not invented.
-		a := newRun([]uint64{0x12345678<<32 | 1<<24 - 1}, packing{min: 1, keyBits: 16})
-		b := newRun([]uint64{0x12345679<<32 | 3}, packing{min: 1, keyBits: 16})
+		// A run of large slots (a directory bit and 8 key bits) merged
+		// with one of small slots (1 and 30) knows 9: the bits the first
+		// one lost are not invented.
+		a := newRun([]uint64{0x12345678<<32 | 1<<24 - 1}, packing{min: 1, keyBits: 32})
+		b := newRun([]uint64{0x12345679<<32 | 3}, packing{min: 1, keyBits: 32})
 		m := mergeRuns(&a, &b, func(uint32) bool { return true }, defaultPacking())
-		if a.kbits != 8 || b.kbits != 16 || m.kbits != 8 {
-			t.Fatalf("key bits %d, %d, merged %d; want 8, 16, 8", a.kbits, b.kbits, m.kbits)
+		if a.knownBits() != 9 || b.knownBits() != 31 || m.knownBits() != 9 {
+			t.Fatalf("key bits known %d, %d, merged %d; want 9, 31, 9", a.knownBits(), b.knownBits(), m.knownBits())
 		}
-		checkPacked(t, &m, []uint64{0x12345600<<32 | 3, 0x12345600<<32 | 1<<24 - 1}, 1<<24)
+		checkPacked(t, &m, []uint64{0x12000000<<32 | 3, 0x12000000<<32 | 1<<24 - 1}, 1<<24)
 	})
 }
 
@@ -255,7 +256,7 @@ func TestPackedRun(t *testing.T) {
 // every stored key and of keys next to them, and check.
 func checkPacked(t *testing.T, r *run, pairs []uint64, n int) {
 	t.Helper()
-	mask := keyMask(r.kbits)
+	mask := keyMask(r.knownBits())
 	var got, want []uint64
 	r.each(func(p uint64) { got = append(got, p) })
 	for _, p := range pairs {
@@ -264,7 +265,7 @@ func checkPacked(t *testing.T, r *run, pairs []uint64, n int) {
 	key := func(p uint64) uint64 { return p >> 32 }
 	if !slices.Equal(got, want) && !slices.Equal(sortPairs(got), sortPairs(want)) ||
 		!slices.IsSortedFunc(got, func(a, b uint64) int { return cmpU64(key(a), key(b)) }) {
-		t.Fatalf("run's pairs differ from the input's:\n%x\n%x", got, want)
+		t.Fatalf("run's pairs differ from the input's (%d, %d)", len(got), len(want))
 	}
 	if err := r.check(n); err != nil {
 		t.Fatalf("check: %v", err)
