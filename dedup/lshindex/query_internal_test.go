@@ -54,12 +54,19 @@ func TestMetTable(t *testing.T) {
 
 // TestLookupAll compares the staged lookup of every band with a scan of
 // all pairs stored (tail and every level), on band keys drawn from a small
-// range so that keys repeat, for sizes spanning several levels.
+// range so that keys repeat, for sizes spanning several levels, with plain
+// runs and with packed ones (whose slots, under 2^14, leave every key bit
+// known).
 func TestLookupAll(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	for _, n := range []int{1, TailArticles - 1, TailArticles * 3, TailArticles*LevelFanout*2 + 77} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
+	for _, n := range []int{1, TailArticles - 1, TailArticles * 3, TailArticles*LevelFanout*2 + 77, -(TailArticles*LevelFanout*2 + 77)} {
+		packed := n < 0
+		n = max(n, -n)
+		t.Run(fmt.Sprintf("%d_packed_%v", n, packed), func(t *testing.T) {
 			bs := newBands()
+			if packed {
+				bs.packing = packing{min: 64, keyBits: 32}
+			}
 			ref := map[uint64][]uint32{} // band<<32 | key -> slots
 			all := make([][Bands]uint32, n)
 			for s := range n {
@@ -73,8 +80,8 @@ func TestLookupAll(t *testing.T) {
 				}
 				bs.add(uint32(s), &all[s], func(uint32) bool { return true })
 			}
-			if n > TailArticles && len(bs.levels) == 0 {
-				t.Fatal("no level was built")
+			if n > TailArticles && len(bs.levels) == 0 || packed && (bs.levels[0][0].dir == nil || bs.levels[0][0].knownBits() != 32) {
+				t.Fatal("no level was built, or not packed knowing every key bit")
 			}
 			for q := range 200 {
 				keys := all[rng.IntN(n)]

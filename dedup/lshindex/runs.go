@@ -1,6 +1,7 @@
 package lshindex
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -27,7 +28,13 @@ const (
 	// packedBucket is the mean number of pairs a packed run's directory
 	// bucket holds, at least (a bucket is 16 pairs a cache line).
 	packedBucket = 16
-	// maxDirBits bounds a packed run's directory (4 MiB).
+	// minDirBits and maxDirBits bound a packed run's directory (64 KiB
+	// to 4 MiB). The floor keeps the key bits a level's runs know: a run
+	// merged into the next level passes on no more than it knew, and the
+	// first run of a level, of 2^15 pairs or so, would know only
+	// log2(n/16) + kbits of them (24 at a million entries, where it
+	// knows 28 with the floor).
+	minDirBits = 14
 	maxDirBits = 20
 	// minKeyBits is the least number of key bits below the directory a
 	// packed run stores in its words; a run whose slots need more than
@@ -72,6 +79,7 @@ type run struct {
 	// directory's (those past kbits cleared) and slots the slot.
 	sbits uint8
 	wide  bool
+	base  uint32 // slots are stored less base (the run's least slot)
 	words []uint32
 	low   []uint16
 	slots []uint32
@@ -146,7 +154,7 @@ func (r *run) scan(key uint32, lo, hi uint32, fn func(slot uint32)) {
 		t := uint16(r.below(key)>>16) >> sh
 		i := lowerBound(r.low[lo:hi], t<<sh)
 		for i += int(lo); i < int(hi) && r.low[i]>>sh == t; i++ {
-			fn(r.slots[i])
+			fn(r.slots[i] + r.base)
 		}
 	default:
 		sh := r.sbits
@@ -154,7 +162,7 @@ func (r *run) scan(key uint32, lo, hi uint32, fn func(slot uint32)) {
 		ws := r.words[lo:hi]
 		mask := uint32(uint64(1)<<sh - 1)
 		for i := lowerBound(ws, uint32(uint64(t)<<sh)); i < len(ws) && uint64(ws[i])>>sh == uint64(t); i++ {
-			fn(ws[i] & mask)
+			fn(ws[i]&mask + r.base)
 		}
 	}
 }
@@ -209,31 +217,36 @@ func (c *cursor) pair() uint64 {
 	case r.dir == nil:
 		return r.plain[c.i]
 	case r.wide:
-		return top | uint64(r.low[c.i])<<16>>r.dbits<<32 | uint64(r.slots[c.i])
+		return top | uint64(r.low[c.i])<<16>>r.dbits<<32 | uint64(r.slots[c.i]+r.base)
 	}
 	w := uint64(r.words[c.i])
-	return top | w>>r.sbits<<(32-r.kbits)>>r.dbits<<32 | w&(1<<r.sbits-1)
+	return top | w>>r.sbits<<(32-r.kbits)>>r.dbits<<32 | uint64(uint32(w&(1<<r.sbits-1))+r.base)
 }
 
-// maxSlot is the largest slot a run holds.
-func (r *run) maxSlot() uint32 {
-	var m uint32
+// slotRange returns the least and the largest slot a run holds, as
+// stored (lo > hi: none).
+func (r *run) slotRange() (lo, hi uint64) {
+	lo = math.MaxUint64
 	switch {
 	case r.dir == nil:
 		for _, p := range r.plain {
-			m = max(m, uint32(p))
+			lo, hi = min(lo, uint64(uint32(p))), max(hi, uint64(uint32(p)))
 		}
+		return lo, hi
 	case r.wide:
 		for _, s := range r.slots {
-			m = max(m, s)
+			lo, hi = min(lo, uint64(s)), max(hi, uint64(s))
 		}
 	default:
 		mask := uint32(uint64(1)<<r.sbits - 1)
 		for _, w := range r.words {
-			m = max(m, w&mask)
+			lo, hi = min(lo, uint64(w&mask)), max(hi, uint64(w&mask))
 		}
 	}
-	return m
+	if lo > hi {
+		return lo, hi
+	}
+	return lo + uint64(r.base), hi + uint64(r.base)
 }
 
 // knownBits is the number of top key bits a run knows (all 32 for a
@@ -257,13 +270,13 @@ type packer struct {
 	mask uint64 // clears the key bits not known
 }
 
-// newPacker starts a packed run of at most n pairs with slots up to
-// maxSlot, knowing at most known top key bits, at most keyBits of them
-// below the directory.
-func newPacker(n int, maxSlot uint32, known, keyBits uint8) *packer {
-	d := min(uint8(max(bits.Len(uint(n/packedBucket)), 1)), maxDirBits, known)
-	p := &packer{r: run{dir: make([]uint32, 1<<d+1), dbits: d}}
-	if sb := max(bits.Len32(maxSlot), 1); 32-sb >= minKeyBits {
+// newPacker starts a packed run of at most n pairs with slots lo..hi,
+// knowing at most known top key bits, at most keyBits of them below the
+// directory.
+func newPacker(n int, lo, hi uint32, known, keyBits uint8) *packer {
+	d := min(uint8(max(bits.Len(uint(n/packedBucket)), minDirBits)), maxDirBits, known)
+	p := &packer{r: run{dir: make([]uint32, 1<<d+1), dbits: d, base: lo}}
+	if sb := max(bits.Len32(hi-lo), 1); 32-sb >= minKeyBits {
 		p.r.kbits = min(keyBits, uint8(32-sb), known-d)
 		p.r.sbits = 32 - p.r.kbits
 		p.r.words = make([]uint32, 0, n)
@@ -283,10 +296,10 @@ func (p *packer) add(pair uint64) {
 	r.dir[uint64(key)>>(32-r.dbits)+1]++
 	if r.wide {
 		r.low = append(r.low, uint16(r.below(key)>>16))
-		r.slots = append(r.slots, uint32(pair))
+		r.slots = append(r.slots, uint32(pair)-r.base)
 		return
 	}
-	r.words = append(r.words, uint32(uint64(r.below(key))>>(32-r.kbits)<<r.sbits)|uint32(pair))
+	r.words = append(r.words, uint32(uint64(r.below(key))>>(32-r.kbits)<<r.sbits)|(uint32(pair)-r.base))
 }
 
 // done returns the run, its arrays cut to length when pairs were dropped.
@@ -318,11 +331,11 @@ func newRun(pairs []uint64, pk packing) run {
 	if len(pairs) < pk.min {
 		return plainRun(pairs)
 	}
-	var m uint32
+	lo, hi := uint32(math.MaxUint32), uint32(0)
 	for _, p := range pairs {
-		m = max(m, uint32(p))
+		lo, hi = min(lo, uint32(p)), max(hi, uint32(p))
 	}
-	w := newPacker(len(pairs), m, 32, pk.keyBits)
+	w := newPacker(len(pairs), min(lo, hi), hi, 32, pk.keyBits)
 	for _, p := range pairs {
 		w.add(p & w.mask)
 	}
@@ -364,7 +377,10 @@ func mergeRuns(a, b *run, keep func(slot uint32) bool, pk packing) run {
 		mergePairs(&ca, &cb, keep, ^uint64(0), func(p uint64) { out = append(out, p) })
 		return plainRun(out)
 	}
-	w := newPacker(n, max(a.maxSlot(), b.maxSlot()), min(a.knownBits(), b.knownBits()), pk.keyBits)
+	alo, ahi := a.slotRange()
+	blo, bhi := b.slotRange()
+	lo, hi := min(alo, blo), max(ahi, bhi)
+	w := newPacker(n, uint32(min(lo, hi)), uint32(hi), min(a.knownBits(), b.knownBits()), pk.keyBits)
 	mergePairs(&ca, &cb, keep, w.mask, w.add)
 	return w.done()
 }

@@ -174,7 +174,7 @@ func (x *Index) writeMaps(s *snapWriter) {
 		s.put(uint64(x.bands.levelN[i]))
 		for b := range Bands {
 			r := &x.bands.levels[i][b]
-			s.put(uint64(r.kbits) | uint64(r.sbits)<<8 | uint64(b2u(r.wide))<<16 | uint64(r.dbits)<<24)
+			s.put(uint64(r.kbits) | uint64(r.sbits)<<8 | uint64(b2u(r.wide))<<16 | uint64(r.dbits)<<24 | uint64(r.base)<<32)
 			writeSlice(s, r.plain, false)
 			writeSlice(s, r.pdir, false)
 			writeSlice(s, r.dir, false)
@@ -384,9 +384,9 @@ func readLevels(s *parser, y *Index) error {
 		var lv [Bands]run
 		for b := range Bands {
 			w := s.u64()
-			lv[b] = run{kbits: uint8(w), sbits: uint8(w >> 8), wide: uint8(w>>16) == 1, dbits: uint8(w >> 24), plain: view[uint64](s, false), pdir: view[uint32](s, false),
+			lv[b] = run{kbits: uint8(w), sbits: uint8(w >> 8), wide: uint8(w>>16) == 1, dbits: uint8(w >> 24), base: uint32(w >> 32), plain: view[uint64](s, false), pdir: view[uint32](s, false),
 				dir: view[uint32](s, false), words: view[uint32](s, false), low: view[uint16](s, false), slots: view[uint32](s, false)}
-			if w>>32 != 0 || uint8(w>>16) > 1 {
+			if uint8(w>>16) > 1 {
 				return fmt.Errorf("level %d band %d: bad run widths %#x", len(y.bands.levels), b, w)
 			}
 			lv[b].pbits = plainBits(len(lv[b].plain))
@@ -435,7 +435,7 @@ func (y *Index) checkShape() error {
 			if r.dir != nil && (!r.packedShape() || int(r.dir[len(r.dir)-1]) != r.len()) {
 				return fmt.Errorf("level %d band %d: bad packed run", i, b)
 			}
-			if r.dir == nil && (len(r.low) > 0 || len(r.slots) > 0 || len(r.words) > 0 || r.kbits != 0 || r.sbits != 0 || r.wide || r.dbits != 0 || (r.pbits == 0) != (r.pdir == nil) ||
+			if r.dir == nil && (len(r.low) > 0 || len(r.slots) > 0 || len(r.words) > 0 || r.kbits != 0 || r.sbits != 0 || r.wide || r.dbits != 0 || r.base != 0 || (r.pbits == 0) != (r.pdir == nil) ||
 				(r.pdir != nil && (len(r.pdir) != 1<<r.pbits+1 || int(r.pdir[len(r.pdir)-1]) != len(r.plain)))) {
 				return fmt.Errorf("level %d band %d: bad plain run", i, b)
 			}
@@ -585,7 +585,7 @@ func checkCodes(off []uint64, arena []byte, vals int) error {
 // check validates a run against n entries.
 func (r *run) check(n int) error {
 	if r.dir == nil {
-		if len(r.low) > 0 || len(r.slots) > 0 || len(r.words) > 0 || r.kbits != 0 || r.sbits != 0 || r.wide || r.dbits != 0 || !slices.IsSorted(r.plain) {
+		if len(r.low) > 0 || len(r.slots) > 0 || len(r.words) > 0 || r.kbits != 0 || r.sbits != 0 || r.wide || r.dbits != 0 || r.base != 0 || !slices.IsSorted(r.plain) {
 			return errors.New("bad plain run")
 		}
 		if slices.ContainsFunc(r.plain, func(p uint64) bool { return int(uint32(p)) >= n }) {
@@ -599,7 +599,7 @@ func (r *run) check(n int) error {
 	if !r.packedShape() || r.dir[0] != 0 || int(r.dir[len(r.dir)-1]) != r.len() || !slices.IsSorted(r.dir) {
 		return errors.New("bad packed run")
 	}
-	if int(r.maxSlot()) >= n && r.len() > 0 {
+	if _, hi := r.slotRange(); hi >= uint64(n) && r.len() > 0 {
 		return errors.New("run names an unknown entry")
 	}
 	// Every bucket in the order of its stored key bits, the bits not

@@ -186,39 +186,43 @@ func flip(b []byte, i int) []byte {
 // its inputs.
 func TestPackedRun(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		maxSlot uint32
-		known   uint8 // key bits known: a directory of 8 bits and the bits the slots leave
-		wide    bool
+		name     string
+		lo, span uint32 // slots lo .. lo+span-1
+		known    uint8  // key bits known: a directory of 14 bits and the bits the slot range leaves
+		wide     bool
 	}{
-		{"slots_of_12_bits", 1<<12 - 1, 28, false},
-		{"slots_of_20_bits", 1<<20 - 1, 20, false},
-		{"slots_of_24_bits", 1<<24 - 1, 16, false},
-		{"slots_of_31_bits", MaxSlots - 1, 24, true},
+		{"slots_of_12_bits", 0, 1 << 12, 32, false},
+		{"slots_of_20_bits", 0, 1 << 20, 26, false},
+		{"slots_of_24_bits", 0, 1 << 24, 22, false},
+		{"slots_of_31_bits", 0, MaxSlots, 30, true},
+		{"slots_of_12_bits_past_2^24", 1 << 24, 1 << 12, 32, false},
+		{"slots_of_20_bits_past_2^30", 1 << 30, 1 << 20, 26, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(5, uint64(tc.maxSlot)))
+			maxSlot := tc.lo + tc.span - 1
+			rng := rand.New(rand.NewPCG(5, uint64(maxSlot)))
 			pairs := make([]uint64, 3000)
 			for i := range pairs {
 				// Few distinct top bits and a small key range, so that
 				// buckets hold many keys sharing the stored bits.
 				k := rng.Uint32()%64<<24 | rng.Uint32()%(1<<12)
-				pairs[i] = uint64(k)<<32 | uint64(rng.Uint32()%tc.maxSlot)
+				pairs[i] = uint64(k)<<32 | uint64(tc.lo+rng.Uint32()%tc.span)
 			}
-			pairs[0] = uint64(0xFFFFFFFF)<<32 | uint64(tc.maxSlot) // the last bucket, the largest slot
+			pairs[0] = uint64(0xFFFFFFFF)<<32 | uint64(maxSlot) // the last bucket, the largest slot
+			pairs[1] = uint64(pairs[1]>>32)<<32 | uint64(tc.lo) // the least slot
 			slices.Sort(pairs)
 			packed := newRun(slices.Clone(pairs), packing{min: 1, keyBits: 32})
 			if packed.dir == nil || packed.knownBits() != tc.known || packed.wide != tc.wide {
 				t.Fatalf("run packed %v knowing %d key bits, wide %v; want %d, wide %v",
 					packed.dir != nil, packed.knownBits(), packed.wide, tc.known, tc.wide)
 			}
-			checkPacked(t, &packed, pairs, int(tc.maxSlot)+1)
+			checkPacked(t, &packed, pairs, int(maxSlot)+1)
 			// Merge with a plain run, dropping odd slots: the result is
 			// packed like the inputs (whatever its length) and holds the
 			// even-slot pairs of both.
 			more := make([]uint64, 500)
 			for i := range more {
-				more[i] = uint64(rng.Uint32()%64<<24|rng.Uint32()%(1<<12))<<32 | uint64(rng.Uint32()%tc.maxSlot)
+				more[i] = uint64(rng.Uint32()%64<<24|rng.Uint32()%(1<<12))<<32 | uint64(tc.lo+rng.Uint32()%tc.span)
 			}
 			slices.Sort(more)
 			small := newRun(slices.Clone(more), defaultPacking())
@@ -234,20 +238,20 @@ func TestPackedRun(t *testing.T) {
 			if m.dir == nil || m.knownBits() > packed.knownBits() {
 				t.Fatalf("merged run packed %v knowing %d key bits, inputs %d", m.dir != nil, m.knownBits(), packed.knownBits())
 			}
-			checkPacked(t, &m, want, int(tc.maxSlot)+1)
+			checkPacked(t, &m, want, int(maxSlot)+1)
 		})
 	}
 	t.Run("merge_keeps_fewer_bits", func(t *testing.T) {
-		// A run of large slots (a directory bit and 8 key bits) merged
-		// with one of small slots (1 and 30) knows 9: the bits the first
-		// one lost are not invented.
-		a := newRun([]uint64{0x12345678<<32 | 1<<24 - 1}, packing{min: 1, keyBits: 32})
+		// A run of a wide slot range (14 directory bits and 8 key bits)
+		// merged with one of a single slot (all 32) knows 22: the bits the
+		// first one lost are not invented.
+		a := newRun([]uint64{0x12345678<<32 | 0, 0x12345678<<32 | 1<<24 - 1}, packing{min: 1, keyBits: 32})
 		b := newRun([]uint64{0x12345679<<32 | 3}, packing{min: 1, keyBits: 32})
 		m := mergeRuns(&a, &b, func(uint32) bool { return true }, defaultPacking())
-		if a.knownBits() != 9 || b.knownBits() != 31 || m.knownBits() != 9 {
-			t.Fatalf("key bits known %d, %d, merged %d; want 9, 31, 9", a.knownBits(), b.knownBits(), m.knownBits())
+		if a.knownBits() != 22 || b.knownBits() != 32 || m.knownBits() != 22 {
+			t.Fatalf("key bits known %d, %d, merged %d; want 22, 32, 22", a.knownBits(), b.knownBits(), m.knownBits())
 		}
-		checkPacked(t, &m, []uint64{0x12000000<<32 | 3, 0x12000000<<32 | 1<<24 - 1}, 1<<24)
+		checkPacked(t, &m, []uint64{0x12345400<<32 | 0, 0x12345400<<32 | 3, 0x12345400<<32 | 1<<24 - 1}, 1<<24)
 	})
 }
 
