@@ -373,9 +373,7 @@ func mergeRuns(a, b *run, keep func(slot uint32) bool, pk packing) run {
 	n := a.len() + b.len()
 	ca, cb := cursor{r: a}, cursor{r: b}
 	if n < pk.min && a.dir == nil && b.dir == nil {
-		out := make([]uint64, 0, n)
-		mergePairs(&ca, &cb, keep, ^uint64(0), func(p uint64) { out = append(out, p) })
-		return plainRun(out)
+		return plainRun(mergePlain(a.plain, b.plain, keep))
 	}
 	alo, ahi := a.slotRange()
 	blo, bhi := b.slotRange()
@@ -383,6 +381,26 @@ func mergeRuns(a, b *run, keep func(slot uint32) bool, pk packing) run {
 	w := newPacker(n, uint32(min(lo, hi)), uint32(hi), min(a.knownBits(), b.knownBits()), pk.keyBits)
 	mergePairs(&ca, &cb, keep, w.mask, w.add)
 	return w.done()
+}
+
+// mergePlain merges two plain runs' pairs, dropping the pairs whose slot
+// keep rejects.
+func mergePlain(a, b []uint64, keep func(slot uint32) bool) []uint64 {
+	out := make([]uint64, 0, len(a)+len(b))
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		var p uint64
+		if j == len(b) || i < len(a) && a[i] <= b[j] {
+			p = a[i]
+			i++
+		} else {
+			p = b[j]
+			j++
+		}
+		if keep(uint32(p)) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // mergePairs calls add for the pairs of a and b that keep accepts, their
