@@ -31,10 +31,16 @@ func randSig(rng *rand.Rand, n int) spotsigs.Signature {
 // filled returns an index of n entries with removals, merges, winnowing
 // prints and an entry without spots, and the signatures added.
 func filled(t *testing.T, n int) (*Index, []spotsigs.Signature) {
+	return filledWith(t, n, defaultPacking())
+}
+
+// filledWith is filled with band runs packed as pk says.
+func filledWith(t *testing.T, n int, pk packing) (*Index, []spotsigs.Signature) {
 	x, err := New(testConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
+	x.bands.packing = pk
 	rng := rand.New(rand.NewPCG(11, 12))
 	var sigs []spotsigs.Signature
 	for i := range n {
@@ -86,13 +92,32 @@ func answers(t testing.TB, x *Index, sigs []spotsigs.Signature) [][]cand {
 	return out
 }
 
+// TestSnapshotRoundTrip: a read snapshot answers, writes and goes on as
+// the written index, with plain band runs and with packed ones.
 func TestSnapshotRoundTrip(t *testing.T) {
-	x, sigs := filled(t, 6000)
+	for _, tc := range []struct {
+		name string
+		pk   packing
+	}{
+		{"plain_runs", defaultPacking()},
+		{"packed_runs", packing{min: 64, keyBits: 32}},
+		{"packed_runs_knowing_16_key_bits", packing{min: 64, keyBits: 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testSnapshotRoundTrip(t, tc.pk) })
+	}
+}
+
+func testSnapshotRoundTrip(t *testing.T, pk packing) {
+	x, sigs := filledWith(t, 6000, pk)
+	if packed := x.bands.levels[len(x.bands.levels)-1][0].dir != nil; packed != (pk.min < packedMin) {
+		t.Fatalf("largest run packed %v, packing %+v", packed, pk)
+	}
 	snap := snapshotOf(t, x)
 	y, err := New(testConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
+	y.bands.packing = pk
 	if err := y.ReadSnapshot(bytes.NewReader(snap)); err != nil {
 		t.Fatal(err)
 	}
