@@ -45,13 +45,13 @@ const (
 )
 
 // A packed run of n pairs knows only the top dbits + kbits bits of each
-// key: the directory's dbits (about log2(n/16)) and kbits bits stored
-// beside the slot (as many as the largest slot leaves of 32: 12 at a
-// million entries, 8 from 2^23; never more than an input run of a merge
-// knew). A lookup then also returns the pairs whose key differs from the
-// query's only in the bits not known: about n / 2^(dbits+kbits) ≈
-// 16 / 2^kbits extra band hits a run and band (about one a decision over
-// the 121 bands and two packed levels at a million articles). They are
+// key: the directory's dbits (about log2(n/16), at least minDirBits) and
+// kbits bits stored beside the slot (as many as the run's slot range
+// leaves of 32, and never more than an input run of a merge knew): 28 in
+// every level at a million entries. A lookup then also returns the pairs
+// whose key differs from the query's only in the bits not known: about
+// n / 2^(dbits+kbits) extra band hits a run and band, 0.4 a decision over
+// the 121 bands at a million articles (4 at ten million). They are
 // background collisions: the sketch and bitmap filters drop them like
 // every other band hit, from one cache line each, unless the slot can
 // reach the Jaccard or containment threshold; so every pair the exact
@@ -74,9 +74,10 @@ type run struct {
 	dir          []uint32
 	dbits, kbits uint8
 	// sbits is the slot width: a word holds the kbits key bits below the
-	// directory's in its top bits and the slot in the low sbits =
-	// 32 − kbits bits. A wide run's low holds the 16 key bits below the
-	// directory's (those past kbits cleared) and slots the slot.
+	// directory's in its top bits and the slot less base in the low
+	// sbits = 32 − kbits bits. A wide run's low holds the 16 key bits
+	// below the directory's (those past kbits cleared) and slots the
+	// slot less base.
 	sbits uint8
 	wide  bool
 	base  uint32 // slots are stored less base (the run's least slot)
