@@ -372,7 +372,6 @@ func plainBits(n int) uint8 {
 // and knows no more key bits than either input.
 func mergeRuns(a, b *run, keep func(slot uint32) bool, pk packing) run {
 	n := a.len() + b.len()
-	ca, cb := cursor{r: a}, cursor{r: b}
 	if n < pk.min && a.dir == nil && b.dir == nil {
 		return plainRun(mergePlain(a.plain, b.plain, keep))
 	}
@@ -380,8 +379,80 @@ func mergeRuns(a, b *run, keep func(slot uint32) bool, pk packing) run {
 	blo, bhi := b.slotRange()
 	lo, hi := min(alo, blo), max(ahi, bhi)
 	w := newPacker(n, uint32(min(lo, hi)), uint32(hi), min(a.knownBits(), b.knownBits()), pk.keyBits)
-	mergePairs(&ca, &cb, keep, w.mask, w.add)
+	ra, rb := newPairReader(a), newPairReader(b)
+	pa, oka := ra.next()
+	pb, okb := rb.next()
+	for oka || okb {
+		var p uint64
+		if oka && (!okb || pa&w.mask <= pb&w.mask) {
+			p = pa & w.mask
+			pa, oka = ra.next()
+		} else {
+			p = pb & w.mask
+			pb, okb = rb.next()
+		}
+		if keep(uint32(p)) {
+			w.add(p)
+		}
+	}
 	return w.done()
+}
+
+// pairReader reads a run's pairs in order: a plain run's in place, a
+// packed run's decoded a chunk at a time (a merge makes no 8-byte copy of
+// a packed run).
+type pairReader struct {
+	r      *run
+	i, b   int // the next pair to decode and its bucket
+	buf    []uint64
+	at     int
+	packed bool
+}
+
+// readChunk is the number of pairs a pairReader decodes at a time.
+const readChunk = 1024
+
+func newPairReader(r *run) *pairReader {
+	if r.dir == nil {
+		return &pairReader{r: r, buf: r.plain}
+	}
+	return &pairReader{r: r, buf: make([]uint64, 0, readChunk), packed: true}
+}
+
+// next returns the next pair, false past the last.
+func (p *pairReader) next() (uint64, bool) {
+	if p.at == len(p.buf) && !p.fill() {
+		return 0, false
+	}
+	p.at++
+	return p.buf[p.at-1], true
+}
+
+// fill decodes the next chunk of a packed run into buf.
+func (p *pairReader) fill() bool {
+	if !p.packed {
+		return false
+	}
+	r := p.r
+	p.buf, p.at = p.buf[:0], 0
+	for p.b+1 < len(r.dir) && len(p.buf) < cap(p.buf) {
+		// (bounded by the run's length: the directory of an unverified
+		// mapped snapshot is not trusted)
+		end := min(int(r.dir[p.b+1]), p.i+cap(p.buf)-len(p.buf), r.len())
+		top := uint64(p.b) << (32 - r.dbits) << 32
+		for ; p.i < end; p.i++ {
+			if r.wide {
+				p.buf = append(p.buf, top|uint64(r.low[p.i])<<16>>r.dbits<<32|uint64(r.slots[p.i]+r.base))
+				continue
+			}
+			w := uint64(r.words[p.i])
+			p.buf = append(p.buf, top|w>>r.sbits<<(32-r.kbits)>>r.dbits<<32|uint64(uint32(w&(1<<r.sbits-1))+r.base))
+		}
+		if p.i >= int(r.dir[p.b+1]) {
+			p.b++
+		}
+	}
+	return len(p.buf) > 0
 }
 
 // mergePlain merges two plain runs' pairs, dropping the pairs whose slot
@@ -402,35 +473,6 @@ func mergePlain(a, b []uint64, keep func(slot uint32) bool) []uint64 {
 		}
 	}
 	return out
-}
-
-// mergePairs calls add for the pairs of a and b that keep accepts, their
-// key bits outside mask cleared, in order.
-func mergePairs(a, b *cursor, keep func(slot uint32) bool, mask uint64, add func(p uint64)) {
-	for {
-		var p uint64
-		switch aok, bok := a.ok(), b.ok(); {
-		case aok && bok:
-			if pa, pb := a.pair()&mask, b.pair()&mask; pa <= pb {
-				p = pa
-				a.next()
-			} else {
-				p = pb
-				b.next()
-			}
-		case aok:
-			p = a.pair() & mask
-			a.next()
-		case bok:
-			p = b.pair() & mask
-			b.next()
-		default:
-			return
-		}
-		if keep(uint32(p)) {
-			add(p)
-		}
-	}
 }
 
 // bands holds the band keys of every indexed slot.

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -71,4 +72,24 @@ func liveHeap() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// BenchmarkMergeRuns merges a packed run of 2^20 pairs with one of 2^18
+// (a level-3 merge at a million articles, one band): ns a pair.
+func BenchmarkMergeRuns(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	gen := func(n, base int) run {
+		ps := make([]uint64, n)
+		for i := range ps {
+			ps[i] = uint64(rng.Uint32())<<32 | uint64(base+i)
+		}
+		slices.Sort(ps)
+		return newRun(ps, defaultPacking())
+	}
+	big, small := gen(1<<20, 0), gen(1<<18, 1<<20)
+	keep := func(uint32) bool { return true }
+	for b.Loop() {
+		mergeRuns(&big, &small, keep, defaultPacking())
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(1<<20+1<<18), "ns/pair")
 }
