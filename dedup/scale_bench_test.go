@@ -2,6 +2,8 @@ package dedup_test
 
 import (
 	"fmt"
+	"hash/fnv"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -220,6 +222,18 @@ func benchDecide(b *testing.B, fps []*dedup.Fingerprint, n int, synthetic bool, 
 	if lsh != nil {
 		var st lshindex.Probe
 		hits := make([]int, 0, len(queries)) // band hits of each query
+		// A checksum of every query's proposed candidates (ids, sorted):
+		// equal between two builds when they propose the same candidates.
+		sum, proposed := fnv.New64a(), 0
+		for _, q := range queries {
+			ids := slices.Sorted(maps.Keys(lsh.CandidatePaths(q, dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment})))
+			proposed += len(ids)
+			for _, id := range ids {
+				fmt.Fprintf(sum, "%d,", id)
+			}
+			fmt.Fprint(sum, ";")
+		}
+		b.Logf("proposed candidates: %d, checksum %016x", proposed, sum.Sum64())
 		for _, q := range queries {
 			s := lsh.ProbeStats(q)
 			hits = append(hits, s.LSH)

@@ -32,13 +32,22 @@ func writeAt(t *testing.T, snap []byte, pad int) *os.File {
 // mapping give the same state as the same adds to the written index, and
 // the file is not changed by them (the mapping is private).
 func TestMapSnapshot(t *testing.T) {
-	x, sigs := filled(t, 3000)
+	for _, pk := range []packing{defaultPacking(), {min: 64, keyBits: 32}} {
+		t.Run(map[bool]string{false: "plain_runs", true: "packed_runs"}[pk.min < packedMin], func(t *testing.T) {
+			testMapSnapshot(t, pk)
+		})
+	}
+}
+
+func testMapSnapshot(t *testing.T, pk packing) {
+	x, sigs := filledWith(t, 3000, pk)
 	snap := snapshotOf(t, x)
 	pad := os.Getpagesize() * 3
 	for _, verify := range []bool{false, true} {
 		t.Run(map[bool]string{false: "structural", true: "verified"}[verify], func(t *testing.T) {
 			f := writeAt(t, snap, pad)
 			y, _ := New(testConfig())
+			y.bands.packing = pk
 			if err := y.MapSnapshot(f, int64(pad), int64(len(snap)), verify); err != nil {
 				t.Fatal(err)
 			}
@@ -50,6 +59,7 @@ func TestMapSnapshot(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(3, 4))
 			x2, _ := New(testConfig())
+			x2.bands.packing = pk
 			if err := x2.ReadSnapshot(bytes.NewReader(snap)); err != nil {
 				t.Fatal(err)
 			}
@@ -118,9 +128,15 @@ func TestMapSnapshotRejects(t *testing.T) {
 			}
 		}
 	})
+	packed, psigs := filledWith(t, 800, packing{min: 64, keyBits: 32})
+	psnap := snapshotOf(t, packed)
 	t.Run("damaged_arrays_unverified", func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 7))
-		for range 40 {
+		for i := range 80 {
+			snap, sigs := snap, sigs
+			if i%2 == 1 { // band runs packed
+				snap, sigs = psnap, psigs
+			}
 			bad := slices.Clone(snap)
 			for range 20 {
 				bad[len(snapshotMagic)+rng.IntN(len(bad)-len(snapshotMagic)-4)] ^= byte(1 + rng.IntN(255))

@@ -21,12 +21,13 @@ import (
 // everything before it. ReadSnapshot refuses a
 // snapshot written with other options, a truncated or corrupt one, and any
 // index that is not freshly constructed. Version 3 added the times
-// (dedup.Windowed), version 4 the sketches (sketch.go): an older snapshot
-// is refused like one of other options, and its store rebuilds the index.
+// (dedup.Windowed), version 4 the sketches (sketch.go), version 5 packed
+// runs of 32-bit words (runs.go): an older snapshot is refused like one
+// of other options, and its store rebuilds the index.
 
 const (
 	snapshotMagic   = "NCLSHIX\n"
-	snapshotVersion = 4
+	snapshotVersion = 5
 	// maxSnapshotLen bounds every array length read from a snapshot, so a
 	// corrupt length fails instead of allocating without limit.
 	maxSnapshotLen = 1 << 40
@@ -163,9 +164,11 @@ func (x *Index) writeMaps(s *snapWriter) {
 		s.put(uint64(x.bands.levelN[i]))
 		for b := range Bands {
 			r := &x.bands.levels[i][b]
+			s.put(uint64(r.kbits) | uint64(r.sbits)<<8 | uint64(b2u(r.wide))<<16 | uint64(r.dbits)<<24 | uint64(r.base)<<32)
 			writeSlice(s, r.plain, false)
 			writeSlice(s, r.pdir, false)
 			writeSlice(s, r.dir, false)
+			writeSlice(s, r.words, false)
 			writeSlice(s, r.low, false)
 			writeSlice(s, r.slots, false)
 		}
@@ -369,8 +372,12 @@ func readLevels(s *parser, y *Index) error {
 		n := s.u64()
 		var lv [Bands]run
 		for b := range Bands {
-			lv[b] = run{plain: view[uint64](s, false), pdir: view[uint32](s, false), dir: view[uint32](s, false),
-				low: view[uint16](s, false), slots: view[uint32](s, false)}
+			w := s.u64()
+			lv[b] = run{kbits: uint8(w), sbits: uint8(w >> 8), wide: uint8(w>>16) == 1, dbits: uint8(w >> 24), base: uint32(w >> 32), plain: view[uint64](s, false), pdir: view[uint32](s, false),
+				dir: view[uint32](s, false), words: view[uint32](s, false), low: view[uint16](s, false), slots: view[uint32](s, false)}
+			if uint8(w>>16) > 1 {
+				return fmt.Errorf("level %d band %d: bad run widths %#x", len(y.bands.levels), b, w)
+			}
 			lv[b].pbits = plainBits(len(lv[b].plain))
 		}
 		if s.err != nil {
@@ -417,10 +424,10 @@ func (y *Index) checkShape() error {
 	for i := range y.bands.levels {
 		for b := range Bands {
 			r := &y.bands.levels[i][b]
-			if r.dir != nil && (len(r.dir) != 1<<16+1 || len(r.low) != len(r.slots) || int(r.dir[len(r.dir)-1]) != len(r.slots) || r.pdir != nil) {
+			if r.dir != nil && (!r.packedShape() || int(r.dir[len(r.dir)-1]) != r.len()) {
 				return fmt.Errorf("level %d band %d: bad packed run", i, b)
 			}
-			if r.dir == nil && (len(r.low) > 0 || len(r.slots) > 0 || (r.pbits == 0) != (r.pdir == nil) ||
+			if r.dir == nil && (len(r.low) > 0 || len(r.slots) > 0 || len(r.words) > 0 || r.kbits != 0 || r.sbits != 0 || r.wide || r.dbits != 0 || r.base != 0 || (r.pbits == 0) != (r.pdir == nil) ||
 				(r.pdir != nil && (len(r.pdir) != 1<<r.pbits+1 || int(r.pdir[len(r.pdir)-1]) != len(r.plain)))) {
 				return fmt.Errorf("level %d band %d: bad plain run", i, b)
 			}
@@ -565,7 +572,7 @@ func checkCodes(off []uint64, arena []byte, vals int) error {
 // check validates a run against n entries.
 func (r *run) check(n int) error {
 	if r.dir == nil {
-		if len(r.low) > 0 || len(r.slots) > 0 || !slices.IsSorted(r.plain) {
+		if len(r.low) > 0 || len(r.slots) > 0 || len(r.words) > 0 || r.kbits != 0 || r.sbits != 0 || r.wide || r.dbits != 0 || r.base != 0 || !slices.IsSorted(r.plain) {
 			return errors.New("bad plain run")
 		}
 		if slices.ContainsFunc(r.plain, func(p uint64) bool { return int(uint32(p)) >= n }) {
@@ -576,14 +583,44 @@ func (r *run) check(n int) error {
 		}
 		return nil
 	}
-	if len(r.dir) != 1<<16+1 || len(r.low) != len(r.slots) || r.dir[0] != 0 || int(r.dir[len(r.dir)-1]) != len(r.slots) ||
-		!slices.IsSorted(r.dir) || len(r.plain) > 0 {
+	if !r.packedShape() || r.dir[0] != 0 || int(r.dir[len(r.dir)-1]) != r.len() || !slices.IsSorted(r.dir) {
 		return errors.New("bad packed run")
 	}
-	if slices.ContainsFunc(r.slots, func(s uint32) bool { return int(s) >= n }) {
+	if _, hi := r.slotRange(); hi >= uint64(n) && r.len() > 0 {
 		return errors.New("run names an unknown entry")
 	}
+	// Every bucket in the order of its stored key bits, the bits not
+	// stored cleared.
+	c := cursor{r: r}
+	mask := keyMask(r.knownBits())
+	for prev := uint64(0); c.ok(); c.next() {
+		p := c.pair()
+		if p&mask != p || (c.i > int(r.dir[c.b]) && p>>32 < prev) {
+			return errors.New("packed run out of order")
+		}
+		prev = p >> 32
+	}
 	return nil
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// packedShape reports whether a packed run's arrays and widths agree
+// (one directory read, no pair).
+func (r *run) packedShape() bool {
+	if r.dbits == 0 || r.dbits > maxDirBits || len(r.dir) != 1<<r.dbits+1 || len(r.plain) > 0 || r.pdir != nil ||
+		r.kbits > 32-r.dbits {
+		return false
+	}
+	if r.wide {
+		return r.sbits == 0 && r.kbits <= 16 && len(r.words) == 0 && len(r.low) == len(r.slots)
+	}
+	return r.sbits == 32-r.kbits && len(r.low) == 0 && len(r.slots) == 0
 }
 
 // liveIDs returns the ids of the live entries, ascending, and their slots.

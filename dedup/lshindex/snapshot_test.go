@@ -31,10 +31,16 @@ func randSig(rng *rand.Rand, n int) spotsigs.Signature {
 // filled returns an index of n entries with removals, merges, winnowing
 // prints and an entry without spots, and the signatures added.
 func filled(t *testing.T, n int) (*Index, []spotsigs.Signature) {
+	return filledWith(t, n, defaultPacking())
+}
+
+// filledWith is filled with band runs packed as pk says.
+func filledWith(t *testing.T, n int, pk packing) (*Index, []spotsigs.Signature) {
 	x, err := New(testConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
+	x.bands.packing = pk
 	rng := rand.New(rand.NewPCG(11, 12))
 	var sigs []spotsigs.Signature
 	for i := range n {
@@ -86,13 +92,32 @@ func answers(t testing.TB, x *Index, sigs []spotsigs.Signature) [][]cand {
 	return out
 }
 
+// TestSnapshotRoundTrip: a read snapshot answers, writes and goes on as
+// the written index, with plain band runs and with packed ones.
 func TestSnapshotRoundTrip(t *testing.T) {
-	x, sigs := filled(t, 6000)
+	for _, tc := range []struct {
+		name string
+		pk   packing
+	}{
+		{"plain_runs", defaultPacking()},
+		{"packed_runs", packing{min: 64, keyBits: 32}},
+		{"packed_runs_knowing_16_key_bits", packing{min: 64, keyBits: 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testSnapshotRoundTrip(t, tc.pk) })
+	}
+}
+
+func testSnapshotRoundTrip(t *testing.T, pk packing) {
+	x, sigs := filledWith(t, 6000, pk)
+	if packed := x.bands.levels[len(x.bands.levels)-1][0].dir != nil; packed != (pk.min < packedMin) {
+		t.Fatalf("largest run packed %v, packing %+v", packed, pk)
+	}
 	snap := snapshotOf(t, x)
 	y, err := New(testConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
+	y.bands.packing = pk
 	if err := y.ReadSnapshot(bytes.NewReader(snap)); err != nil {
 		t.Fatal(err)
 	}
@@ -176,39 +201,137 @@ func flip(b []byte, i int) []byte {
 	return c
 }
 
-// TestPackedRun checks packed runs (from packedMin pairs) against plain
-// ones: lookups, merging, iteration.
+// TestPackedRun checks packed runs against a reference over the plain
+// pairs: a lookup returns exactly the slots whose key agrees with the
+// query's on the 16 directory bits and the kbits stored bits (all exact
+// matches, and the keys that differ only in the bits not stored), for
+// random keys, keys sharing the stored bits and keys of other buckets;
+// the run iterates its pairs back (round trip, bits not stored cleared),
+// passes check, and merges with removals into a run no more exact than
+// its inputs.
 func TestPackedRun(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	pairs := make([]uint64, packedMin+1000)
-	for i := range pairs {
-		pairs[i] = uint64(rng.Uint32()%(1<<20)*4096)<<32 | uint64(rng.IntN(1<<20))
+	for _, tc := range []struct {
+		name     string
+		lo, span uint32 // slots lo .. lo+span-1
+		known    uint8  // key bits known: a directory of 14 bits and the bits the slot range leaves
+		wide     bool
+	}{
+		{"slots_of_12_bits", 0, 1 << 12, 32, false},
+		{"slots_of_20_bits", 0, 1 << 20, 26, false},
+		{"slots_of_24_bits", 0, 1 << 24, 22, false},
+		{"slots_of_31_bits", 0, MaxSlots, 30, true},
+		{"slots_of_12_bits_past_2^24", 1 << 24, 1 << 12, 32, false},
+		{"slots_of_20_bits_past_2^30", 1 << 30, 1 << 20, 26, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			maxSlot := tc.lo + tc.span - 1
+			rng := rand.New(rand.NewPCG(5, uint64(maxSlot)))
+			pairs := make([]uint64, 3000)
+			for i := range pairs {
+				// Few distinct top bits and a small key range, so that
+				// buckets hold many keys sharing the stored bits.
+				k := rng.Uint32()%64<<24 | rng.Uint32()%(1<<12)
+				pairs[i] = uint64(k)<<32 | uint64(tc.lo+rng.Uint32()%tc.span)
+			}
+			pairs[0] = uint64(0xFFFFFFFF)<<32 | uint64(maxSlot) // the last bucket, the largest slot
+			pairs[1] = uint64(pairs[1]>>32)<<32 | uint64(tc.lo) // the least slot
+			slices.Sort(pairs)
+			packed := newRun(slices.Clone(pairs), packing{min: 1, keyBits: 32})
+			if packed.dir == nil || packed.knownBits() != tc.known || packed.wide != tc.wide {
+				t.Fatalf("run packed %v knowing %d key bits, wide %v; want %d, wide %v",
+					packed.dir != nil, packed.knownBits(), packed.wide, tc.known, tc.wide)
+			}
+			checkPacked(t, &packed, pairs, int(maxSlot)+1)
+			// Merge with a plain run, dropping odd slots: the result is
+			// packed like the inputs (whatever its length) and holds the
+			// even-slot pairs of both.
+			more := make([]uint64, 500)
+			for i := range more {
+				more[i] = uint64(rng.Uint32()%64<<24|rng.Uint32()%(1<<12))<<32 | uint64(tc.lo+rng.Uint32()%tc.span)
+			}
+			slices.Sort(more)
+			small := newRun(slices.Clone(more), defaultPacking())
+			even := func(s uint32) bool { return s%2 == 0 }
+			m := mergeRuns(&packed, &small, even, defaultPacking())
+			var want []uint64
+			for _, p := range append(slices.Clone(pairs), more...) {
+				if even(uint32(p)) {
+					want = append(want, p)
+				}
+			}
+			slices.Sort(want)
+			if m.dir == nil || m.knownBits() > packed.knownBits() {
+				t.Fatalf("merged run packed %v knowing %d key bits, inputs %d", m.dir != nil, m.knownBits(), packed.knownBits())
+			}
+			checkPacked(t, &m, want, int(maxSlot)+1)
+		})
 	}
-	slices.Sort(pairs)
-	packed := newRun(slices.Clone(pairs))
-	if packed.dir == nil {
-		t.Fatal("not packed")
+	t.Run("merge_keeps_fewer_bits", func(t *testing.T) {
+		// A run of a wide slot range (14 directory bits and 8 key bits)
+		// merged with one of a single slot (all 32) knows 22: the bits the
+		// first one lost are not invented.
+		a := newRun([]uint64{0x12345678<<32 | 0, 0x12345678<<32 | 1<<24 - 1}, packing{min: 1, keyBits: 32})
+		b := newRun([]uint64{0x12345679<<32 | 3}, packing{min: 1, keyBits: 32})
+		m := mergeRuns(&a, &b, func(uint32) bool { return true }, defaultPacking())
+		if a.knownBits() != 22 || b.knownBits() != 32 || m.knownBits() != 22 {
+			t.Fatalf("key bits known %d, %d, merged %d; want 22, 32, 22", a.knownBits(), b.knownBits(), m.knownBits())
+		}
+		checkPacked(t, &m, []uint64{0x12345400<<32 | 0, 0x12345400<<32 | 3, 0x12345400<<32 | 1<<24 - 1}, 1<<24)
+	})
+}
+
+// checkPacked compares r with the sorted pairs it was built from: its
+// pairs in order with the key bits not stored cleared, the lookups of
+// every stored key and of keys next to them, and check.
+func checkPacked(t *testing.T, r *run, pairs []uint64, n int) {
+	t.Helper()
+	mask := keyMask(r.knownBits())
+	var got, want []uint64
+	r.each(func(p uint64) { got = append(got, p) })
+	for _, p := range pairs {
+		want = append(want, p&mask)
 	}
-	plain := run{plain: pairs}
-	for i := 0; i < len(pairs); i += 997 {
-		k := uint32(pairs[i] >> 32)
-		var a, b []uint32
-		packed.lookup(k, func(s uint32) { a = append(a, s) })
-		plain.lookup(k, func(s uint32) { b = append(b, s) })
-		if !slices.Equal(a, b) || len(a) == 0 {
-			t.Fatalf("key %x: packed %v, plain %v", k, a, b)
+	key := func(p uint64) uint64 { return p >> 32 }
+	if !slices.Equal(got, want) && !slices.Equal(sortPairs(got), sortPairs(want)) ||
+		!slices.IsSortedFunc(got, func(a, b uint64) int { return cmpU64(key(a), key(b)) }) {
+		t.Fatalf("run's pairs differ from the input's (%d, %d)", len(got), len(want))
+	}
+	if err := r.check(n); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	exact := 0
+	for i, p := range pairs {
+		for _, k := range []uint32{uint32(p >> 32), uint32(p>>32) ^ 1, uint32(p>>32) ^ 0x100, uint32(p>>32) + 1<<16} {
+			var a, b []uint32
+			r.lookup(k, func(s uint32) { a = append(a, s) })
+			for _, q := range pairs {
+				if (q>>32)<<32&mask == uint64(k)<<32&mask {
+					b = append(b, uint32(q))
+				}
+			}
+			slices.Sort(a)
+			slices.Sort(b)
+			if !slices.Equal(a, b) {
+				t.Fatalf("pair %d, key %08x: slots %v, want %v", i, k, a, b)
+			}
+			if k == uint32(p>>32) && !slices.Contains(a, uint32(p)) {
+				t.Fatalf("key %08x: slot %d not returned", k, uint32(p))
+			}
+			exact += len(b)
+		}
+		if i > 400 {
+			break
 		}
 	}
-	small := newRun([]uint64{1<<32 | 5, 9<<32 | 6})
-	m := mergeRuns(&packed, &small, func(s uint32) bool { return s != 6 })
-	if m.len() != len(pairs)+1 {
-		t.Errorf("merged run of %d pairs, want %d", m.len(), len(pairs)+1)
+	if exact == 0 {
+		t.Fatal("no lookup returned anything: the comparison tested little")
 	}
-	var all []uint64
-	m.each(func(p uint64) { all = append(all, p) })
-	if !slices.IsSorted(all) || !slices.Contains(all, 1<<32|5) || slices.Contains(all, 9<<32|6) {
-		t.Error("merged run wrong")
-	}
+}
+
+func sortPairs(ps []uint64) []uint64 {
+	c := slices.Clone(ps)
+	slices.Sort(c)
+	return c
 }
 
 func FuzzReadSnapshot(f *testing.F) {
