@@ -331,11 +331,6 @@ func (h *headLists) add(key uint64, slot uint32) {
 	e.n++
 }
 
-// get returns the newest HeadListCap postings of key.
-func (h *headLists) get(key uint64) []uint32 {
-	return newest(h.list(key))
-}
-
 // each calls fn for every list in key order.
 func (h *headLists) each(fn func(key uint64, l []uint32)) {
 	keys := make([]uint64, 0, h.used)

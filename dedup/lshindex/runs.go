@@ -183,14 +183,6 @@ func lowerBound[T uint16 | uint32](s []T, v T) int {
 	return lo
 }
 
-// each calls fn for every pair in order, as key<<32 | slot; a packed
-// run's key bits not known are zero.
-func (r *run) each(fn func(p uint64)) {
-	for c := (cursor{r: r}); c.ok(); c.next() {
-		fn(c.pair())
-	}
-}
-
 // cursor walks a run's pairs in order.
 type cursor struct {
 	r *run
