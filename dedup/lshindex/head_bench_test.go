@@ -7,12 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/newsdedup/newscrawl/dedup"
 	"github.com/newsdedup/newscrawl/internal/cputime"
 	"github.com/newsdedup/newscrawl/internal/scalecorpus"
 	"github.com/newsdedup/newscrawl/spotsigs"
@@ -34,33 +31,8 @@ const headBenchQueries = 2000
 // of the snapshot's. Sizes: NEWSCRAWL_HEAD_SIZES (comma-separated,
 // default 100000).
 func BenchmarkHeadCandidates(b *testing.B) {
-	path := os.Getenv("NEWSCRAWL_SCALE_FP")
-	if path == "" {
-		b.Skip("NEWSCRAWL_SCALE_FP is not set: no scale fingerprints")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var fps []*dedup.Fingerprint
-	err = scalecorpus.Read(f, func(fp *dedup.Fingerprint) bool { fps = append(fps, fp); return true })
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	model, err := scalecorpus.Fit(fps)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sizes := "100000"
-	if s := os.Getenv("NEWSCRAWL_HEAD_SIZES"); s != "" {
-		sizes = s
-	}
-	for _, s := range strings.Split(sizes, ",") {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			b.Fatal(err)
-		}
+	model := scaleModel(b)
+	for _, n := range benchSizes(b, "NEWSCRAWL_HEAD_SIZES", "100000") {
 		for _, mapped := range []bool{false, true} {
 			name := fmt.Sprintf("run-%d", n)
 			if mapped {

@@ -3,6 +3,7 @@ package lshindex
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -26,6 +27,16 @@ import (
 // time of their delta against those of the whole snapshot. Sizes:
 // NEWSCRAWL_MAP_SIZES (comma-separated, default 10000,100000).
 func BenchmarkMapScale(b *testing.B) {
+	model := scaleModel(b)
+	for _, n := range benchSizes(b, "NEWSCRAWL_MAP_SIZES", "10000,100000") {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchMap(b, model, n) })
+	}
+}
+
+// scaleModel is the model of internal/scalecorpus fitted on the
+// fingerprints in NEWSCRAWL_SCALE_FP; the benchmark is skipped without it.
+func scaleModel(b *testing.B) *scalecorpus.Model {
+	b.Helper()
 	path := os.Getenv("NEWSCRAWL_SCALE_FP")
 	if path == "" {
 		b.Skip("NEWSCRAWL_SCALE_FP is not set: no scale fingerprints")
@@ -44,17 +55,23 @@ func BenchmarkMapScale(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sizes := "10000,100000"
-	if s := os.Getenv("NEWSCRAWL_MAP_SIZES"); s != "" {
-		sizes = s
-	}
+	return model
+}
+
+// benchSizes are the index sizes in the comma-separated variable env,
+// def when it is not set.
+func benchSizes(b *testing.B, env, def string) []int {
+	b.Helper()
+	sizes := cmp.Or(os.Getenv(env), def)
+	var ns []int
 	for _, s := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			b.Fatal(err)
+			b.Fatalf("%s: %v", env, err)
 		}
-		b.Run(fmt.Sprint(n), func(b *testing.B) { benchMap(b, model, n) })
+		ns = append(ns, n)
 	}
+	return ns
 }
 
 func synthEntry(model *scalecorpus.Model, rng *rand.Rand, i int) dedup.Entry {
