@@ -440,6 +440,9 @@ func (p *pairReader) fill() bool {
 			w := uint64(r.words[p.i])
 			p.buf = append(p.buf, top|w>>r.sbits<<(32-r.kbits)>>r.dbits<<32|uint64(uint32(w&(1<<r.sbits-1))+r.base))
 		}
+		if p.i >= r.len() {
+			break // every pair read, whatever the directory's later entries say
+		}
 		if p.i >= int(r.dir[p.b+1]) {
 			p.b++
 		}

@@ -11,9 +11,9 @@ import (
 
 // TestRunEngineOptionsSpill: a run's LSH index spills its cold data next
 // to a SQLite store (to the temporary directory for PostgreSQL or when
-// the store's directory does not exist), leaves no file there, and fails
-// clearly when it can spill nowhere; the other candidate stages are built
-// as before.
+// the store's directory does not exist), leaves no file there, and keeps
+// its cold data in memory, saying why, when it can spill nowhere; the
+// other candidate stages are built as before.
 func TestRunEngineOptionsSpill(t *testing.T) {
 	dir, tmp := t.TempDir(), t.TempDir()
 	tests := []struct {
@@ -31,19 +31,16 @@ func TestRunEngineOptionsSpill(t *testing.T) {
 			t.Setenv("TMPDIR", tt.tmpdir)
 			cfg := config.Default()
 			cfg.Storage, cfg.Dedup.Index = tt.storage, tt.index
-			o, err := runEngineOptions(&cfg)
+			o, note, err := runEngineOptions(&cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			x, err := o.NewIndex(dedup.Query{Jaccard: dedup.DefaultJaccard, Containment: dedup.DefaultContainment})
-			if tt.fails {
-				if err == nil {
-					t.Fatal("an index spilling to missing directories was built")
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if got := note.String(); (got != "") != tt.fails {
+				t.Errorf("note %q, want one: %v", got, tt.fails)
 			}
 			l, ok := x.(*lshindex.Index)
 			if !ok {
@@ -60,6 +57,27 @@ func TestRunEngineOptionsSpill(t *testing.T) {
 				if left, _ := filepath.Glob(filepath.Join(d, "lshindex-cold-*")); len(left) > 0 {
 					t.Errorf("cold files left in %s: %v", d, left)
 				}
+			}
+		})
+	}
+}
+
+// TestIndexLoadSpillNote: the start-up line says when the cold data stay
+// in memory, whatever way the index was filled.
+func TestIndexLoadSpillNote(t *testing.T) {
+	const note = "cold data in memory: no directory"
+	for _, tt := range []struct {
+		name string
+		load IndexLoad
+		want string
+	}{
+		{"rebuilt", IndexLoad{Rebuilt: true, Entries: 3, Spill: note}, "index: rebuilt, 3 entries; " + note},
+		{"snapshot", IndexLoad{Snapshot: 5, Tail: 1, Spill: note}, "index: snapshot 5 entries + tail 1; " + note},
+		{"spilled", IndexLoad{Rebuilt: true, Entries: 3}, "index: rebuilt, 3 entries"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.load.String(); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 
@@ -111,11 +112,14 @@ type coldSpiller interface {
 // store's directory, which the run writes anyway), or in the temporary
 // directory (a PostgreSQL store, or a store whose directory does not
 // exist), read back through the page cache, so that the process's memory
-// does not grow with them. An index that can spill to neither fails.
-func runEngineOptions(cfg *config.Config) (dedup.Options, error) {
+// does not grow with them. An index that can spill to neither keeps them
+// in memory, and the returned spillNote says why (the start-up line
+// reports it: IndexLoad.Spill).
+func runEngineOptions(cfg *config.Config) (dedup.Options, *spillNote, error) {
+	note := &spillNote{}
 	o, err := EngineOptions(cfg.Dedup)
 	if err != nil || o.NewIndex == nil {
-		return o, err
+		return o, note, err
 	}
 	dirs := []string{os.TempDir()}
 	if !IsPostgres(cfg.Storage) {
@@ -139,7 +143,27 @@ func runEngineOptions(cfg *config.Config) (dedup.Options, error) {
 			}
 			return x, nil
 		}
-		return nil, fmt.Errorf("dedup index: %w", errors.Join(errs...))
+		note.set(fmt.Sprintf("cold data in memory: %v", errors.Join(errs...)))
+		return x, nil
 	}
-	return o, nil
+	return o, note, nil
+}
+
+// spillNote records why an index built by runEngineOptions keeps its
+// cold data in memory ("" when every index spilled).
+type spillNote struct {
+	mu  sync.Mutex
+	msg string
+}
+
+func (n *spillNote) set(msg string) {
+	n.mu.Lock()
+	n.msg = msg
+	n.mu.Unlock()
+}
+
+func (n *spillNote) String() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.msg
 }

@@ -120,10 +120,18 @@ type IndexLoad struct {
 	// Redis: the index is shared in Redis (dedup.index: redis); nothing
 	// was loaded into the process.
 	Redis bool
+	// Spill says why the index keeps the cold data of the entries the
+	// run adds in memory instead of files ("" when it does not).
+	Spill string
 }
 
 // String is the start-up line's account of the index.
 func (l IndexLoad) String() string {
+	if l.Spill != "" {
+		l2 := l
+		l2.Spill = ""
+		return l2.String() + "; " + l.Spill
+	}
 	if l.Redis {
 		return fmt.Sprintf("index: shared in Redis, %d entries", l.Entries)
 	}
@@ -158,7 +166,7 @@ type EngineConfig struct {
 // stored article and duplicate within the dedup window). Document
 // frequencies are loaded from the store when the options use them.
 func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, ec EngineConfig) (*dedup.Engine, IndexLoad, error) {
-	opts, err := runEngineOptions(cfg)
+	opts, spill, err := runEngineOptions(cfg)
 	if err != nil {
 		return nil, IndexLoad{}, err
 	}
@@ -204,6 +212,7 @@ func NewEngine(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, sto
 		}
 		eng.SetDocFreqs(docs, df)
 	}
+	load.Spill = spill.String()
 	return eng, load, nil
 }
 
@@ -309,7 +318,7 @@ func inWindow(fetched, published, since time.Time) bool {
 // errUnusable says why it cannot be used.
 func readSnapshotFile(ctx context.Context, cfg *config.Config, seg dedup.Segmenter, store storage.Store, feed changeFeed, path string, verify bool) (*dedup.Engine, snapshotHeader, error) {
 	var hdr snapshotHeader
-	opts, err := runEngineOptions(cfg)
+	opts, _, err := runEngineOptions(cfg) // a read (check) needs no note where the cold data went
 	if err != nil {
 		return nil, hdr, err
 	}
